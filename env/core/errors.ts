@@ -1,0 +1,27 @@
+/**
+ * The error taxonomy shared by the tools, the action parser, the episodes and the rewards.
+ * Classes follow VISTA-Gym's E1–E6 (REFERENCE §5). Messages are written for the model that
+ * caused them: say what was wrong and what would have been valid, so it can recover next turn.
+ */
+
+export type ErrorClass = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6';
+
+export const ERROR_CLASS_DESCRIPTIONS: Readonly<Record<ErrorClass, string>> = {
+  E1: 'malformed call or unknown tool',
+  E2: 'missing or extra argument',
+  E3: 'argument of the wrong type',
+  E4: 'unknown label or out-of-range value',
+  E5: 'tool failure',
+  E6: 'wrong reasoning after the tool output',
+};
+
+export interface ActionError {
+  class: ErrorClass;
+  message: string;
+  /** Name of the tool involved, when one could be identified. */
+  tool?: string;
+}
+
+export function actionError(errorClass: ErrorClass, message: string, tool?: string): ActionError {
+  return tool === undefined ? { class: errorClass, message } : { class: errorClass, message, tool };
+}

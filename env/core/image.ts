@@ -1,0 +1,44 @@
+/**
+ * The in-memory image every tool works on: tightly packed 8-bit RGB pixels. Tools edit raw
+ * buffers (fast, exact, deterministic) and sharp does all decoding and encoding.
+ * Alpha is flattened onto white at load, as a chart or table is read on a white page.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+
+export interface RgbImage {
+  readonly width: number;
+  readonly height: number;
+  /** width * height * 3 bytes, row-major, RGB. */
+  readonly data: Buffer;
+}
+
+export async function decodeImage(input: string | Buffer): Promise<RgbImage> {
+  const { data, info } = await sharp(input)
+    .flatten({ background: { r: 255, g: 255, b: 255 } })
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`expected 3 channels after decoding, got ${info.channels}`);
+  return { width: info.width, height: info.height, data };
+}
+
+/**
+ * PNG bytes for an image. Fixed encoder settings make the bytes a pure function of the pixels,
+ * which is what content addressing and the determinism tests rely on.
+ */
+export async function encodePng(image: RgbImage): Promise<Buffer> {
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
+    .png({ compressionLevel: 6, adaptiveFiltering: false, palette: false })
+    .toBuffer();
+}
+
+export function cloneImage(image: RgbImage): RgbImage {
+  return { width: image.width, height: image.height, data: Buffer.from(image.data) };
+}
+
+/** Content address of PNG bytes: the file name under a run's images/ folder. */
+export function contentHash(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

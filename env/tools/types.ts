@@ -1,0 +1,43 @@
+/**
+ * What a tool is: a name, a JSON Schema for its arguments, a description written for a model,
+ * and a pure function from (current image, arguments, metadata) to a new image or an error.
+ * Tools never see model text and never run model code: they get validated, typed arguments.
+ */
+import type { ActionError } from '../core/errors.js';
+import type { RgbImage } from '../core/image.js';
+import type { PixelMetadata } from './metadata.js';
+
+/** A JSON Schema (draft-07) object schema for a tool's arguments. */
+export interface ArgumentSchema {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required: string[];
+  additionalProperties: false;
+}
+
+/** A label the model wrote, and the label in the metadata it was matched to. */
+export interface LabelMatch {
+  requested: string;
+  matched: string;
+  /** 'exact', or how it was matched when not exact (case, whitespace, punctuation). */
+  how: 'exact' | 'case' | 'whitespace' | 'punctuation';
+}
+
+export type ToolOutcome =
+  | { ok: true; image: RgbImage; /** One line for the model about what was done. */ summary: string; matches: LabelMatch[] }
+  | { ok: false; error: ActionError };
+
+export interface ToolDefinition {
+  name: string;
+  /** One paragraph, written for a model: what it does, when to use it, what comes back. */
+  description: string;
+  parameters: ArgumentSchema;
+  /** Arguments are already schema-valid when this is called; the image must not be mutated. */
+  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome;
+}
+
+/** A call as the parser or a client hands it over: not yet validated. */
+export interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}

@@ -1,0 +1,25 @@
+// Bundles every runnable piece: the CLI (which also hosts the env server), and — as they land —
+// the extension host and each webview. Native modules (sharp, onnxruntime-node) stay external.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const nodeExternals = ['sharp', 'onnxruntime-node', 'vscode'];
+
+/** @type {esbuild.BuildOptions[]} */
+const targets = [
+  { entryPoints: { cli: 'env/cli/main.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals },
+  { entryPoints: { extension: 'extension/extension.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals },
+];
+
+const common = { bundle: true, outdir: 'dist', sourcemap: !production, minify: production, logLevel: 'info' };
+// A target whose entry file does not exist yet is not built (the extension and webviews land in later issues).
+const ready = targets.filter((t) => Object.values(t.entryPoints).every((p) => existsSync(p)));
+
+if (watch) {
+  for (const t of ready) await (await esbuild.context({ ...common, ...t })).watch();
+} else {
+  await Promise.all(ready.map((t) => esbuild.build({ ...common, ...t })));
+}
