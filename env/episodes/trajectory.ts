@@ -1,0 +1,55 @@
+/**
+ * The record of one episode, in the rollout format of docs/CONTRACTS.md. Episodes write it,
+ * rewards read it, the trainer adds step/group/advantage, the viewer shows it.
+ */
+import type { ActionError } from '../core/errors.js';
+import type { TaskKind } from '../tasks/record.js';
+
+export interface CallRecord {
+  name: string;
+  arguments: Record<string, unknown>;
+  ok: boolean;
+  /** Content hash of the image the tool read, and of the image it produced (when ok). */
+  image_in?: string;
+  image_out?: string;
+  summary?: string;
+  error?: ActionError;
+}
+
+export interface AssistantTurn {
+  role: 'assistant';
+  text: string;
+  calls: CallRecord[];
+  /** Parse errors and tool errors of this turn. */
+  errors: ActionError[];
+  answer: string | string[] | null;
+}
+
+export interface ObservationTurn {
+  role: 'tool' | 'user';
+  text: string;
+  /** Content hashes of the images shown in this turn. */
+  images: string[];
+}
+
+export type Turn = AssistantTurn | ObservationTurn;
+
+export interface Trajectory {
+  prompt_id: string;
+  task: { question: string; answer: string | string[]; kind: TaskKind; difficulty: number; image: string };
+  turns: Turn[];
+  /** The final answer given, or null when the episode ended without one. */
+  answer: string | string[] | null;
+  /** Why the episode ended: 'answer', 'max_turns', 'max_tool_calls', 'max_images', 'closed'. */
+  end_reason: string | null;
+  tool_calls: number;
+  tool_errors: number;
+  /** Filled in by scoring. */
+  correct?: boolean;
+  reward?: number;
+  reward_breakdown?: Record<string, number>;
+  /** Filled in by the trainer. */
+  step?: number;
+  group?: number;
+  advantage?: number;
+}
