@@ -1,0 +1,287 @@
+/**
+ * One episode: a Gymnasium-style state machine over a task. `start` gives the first
+ * observation (system prompt with the tools, the image, the question); `step` takes a model
+ * message or a structured call and gives the next observation, whether the episode is done,
+ * and what happened. Every turn is recorded as a trajectory in the rollout format.
+ *
+ * Model text is only ever parsed (env/actions) and tool arguments validated (env/tools);
+ * nothing the model writes is executed.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseAction } from '../actions/parse.js';
+import type { ParsedAction } from '../actions/types.js';
+import { actionError, type ActionError } from '../core/errors.js';
+import type { RgbImage } from '../core/image.js';
+import type { PixelMetadata } from '../tools/metadata.js';
+import { availableToolNames, runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
+import type { ToolCall } from '../tools/types.js';
+import type { TaskRecord } from '../tasks/record.js';
+import type { ImageStore, StoredImage } from './image-store.js';
+import type { ChatMessage, ImagePart, Observation } from './messages.js';
+import {
+  NO_ACTION_MESSAGE,
+  TOOLS_OFF_MESSAGE,
+  errorObservationText,
+  questionText,
+  systemPrompt,
+  toolObservationText,
+} from './prompt.js';
+import type { AssistantTurn, CallRecord, Trajectory } from './trajectory.js';
+
+export interface EpisodeLimits {
+  /** Assistant messages before the episode ends without an answer. */
+  maxTurns: number;
+  /** Tool calls executed over the whole episode. */
+  maxToolCalls: number;
+  /** Images shown to the policy over the whole episode, the task image included. */
+  maxImages: number;
+  /** Largest image (width × height) the episode accepts or produces. */
+  maxPixels: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<EpisodeLimits> = { maxTurns: 6, maxToolCalls: 8, maxImages: 10, maxPixels: 4_000_000 };
+
+export interface EpisodeOptions {
+  limits?: Partial<EpisodeLimits>;
+  /** false: the text-only arm — no tool list, tool calls are refused. */
+  tools?: boolean;
+  /** Put base64 PNG data in image parts (for clients that do not share the images folder). */
+  inlineImages?: boolean;
+}
+
+export type Action = { text: string } | { call: ToolCall };
+
+export interface StepInfo {
+  turn: number;
+  calls: CallRecord[];
+  errors: ActionError[];
+  answer: string | string[] | null;
+  tool_calls: number;
+  end_reason: string | null;
+}
+
+export interface StepResult {
+  observation: Observation;
+  done: boolean;
+  info: StepInfo;
+}
+
+export class EpisodeError extends Error {
+  override name = 'EpisodeError';
+}
+
+/** Band tools read boxes measured on the full image, so they cannot run on a zoomed crop. */
+function isBandTool(name: string): boolean {
+  return name.startsWith('focus_on_');
+}
+
+export class Episode {
+  readonly id = randomUUID();
+  private readonly limits: EpisodeLimits;
+  private readonly toolNames: string[];
+  private current: StoredImage;
+  private zoomed = false;
+  private imagesShown = 1;
+  private turn = 0;
+  private done = false;
+  private readonly record: Trajectory;
+  lastActive = Date.now();
+
+  private constructor(
+    readonly task: TaskRecord,
+    private readonly meta: PixelMetadata,
+    private readonly store: ImageStore,
+    private readonly options: EpisodeOptions,
+    first: StoredImage,
+    private currentPixels: RgbImage,
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.toolNames = options.tools === false ? [] : availableToolNames(meta);
+    this.current = first;
+    this.record = {
+      prompt_id: task.id,
+      task: { question: task.question, answer: task.answer, kind: task.kind, difficulty: task.difficulty, image: first.ref },
+      turns: [],
+      answer: null,
+      end_reason: null,
+      tool_calls: 0,
+      tool_errors: 0,
+    };
+  }
+
+  /**
+   * Starts an episode on a task whose image is already decoded and whose metadata is resolved
+   * to pixels. Returns the episode and its first observation.
+   */
+  static async start(
+    task: TaskRecord,
+    image: RgbImage,
+    meta: PixelMetadata,
+    store: ImageStore,
+    options: EpisodeOptions = {},
+  ): Promise<{ episode: Episode; observation: Observation }> {
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    if (image.width * image.height > limits.maxPixels) {
+      throw new EpisodeError(
+        `task ${task.id}: image is ${image.width}×${image.height} = ${image.width * image.height} pixels, over the limit of ${limits.maxPixels}; raise limits.maxPixels or use a smaller image`,
+      );
+    }
+    const first = await store.put(image);
+    const episode = new Episode(task, meta, store, options, first, image);
+    const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames) : null;
+    const messages: ChatMessage[] = [
+      { role: 'system', content: [{ type: 'text', text: systemPrompt(tools) }] },
+      { role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] },
+    ];
+    return { episode, observation: { messages } };
+  }
+
+  /** OpenAI function objects for the tools this episode offers (empty in the text-only arm). */
+  tools(): unknown[] {
+    return this.toolNames.length > 0 ? toolsAsOpenAIFunctions(this.toolNames) : [];
+  }
+
+  get isDone(): boolean {
+    return this.done;
+  }
+
+  trajectory(): Trajectory {
+    return structuredClone(this.record);
+  }
+
+  /** Ends the episode early (client closed it or it expired). */
+  close(reason = 'closed'): void {
+    if (!this.done) {
+      this.done = true;
+      this.record.end_reason = reason;
+    }
+  }
+
+  async step(action: Action): Promise<StepResult> {
+    if (this.done) throw new EpisodeError(`episode ${this.id} is over (${this.record.end_reason}); start a new one`);
+    this.lastActive = Date.now();
+    this.turn += 1;
+    const parsed: ParsedAction =
+      'text' in action ? parseAction(action.text) : { calls: [action.call], answer: null, errors: [], formats: [] };
+    const text = 'text' in action ? action.text : JSON.stringify(action.call);
+    const assistant: AssistantTurn = { role: 'assistant', text, calls: [], errors: [...parsed.errors], answer: parsed.answer };
+    this.record.turns.push(assistant);
+
+    let reply: ChatMessage | null = null;
+    if (parsed.answer !== null) {
+      // An answer ends the episode; calls written beside it are not run (the answer came first).
+      this.finish('answer', parsed.answer);
+    } else if (parsed.calls.length > 0) {
+      reply = await this.runCalls(parsed.calls, assistant);
+    } else {
+      const error = parsed.errors[0] ?? actionError('E1', NO_ACTION_MESSAGE);
+      if (parsed.errors.length === 0) assistant.errors.push(error);
+      reply = this.errorMessage('user', undefined, assistant.errors);
+    }
+
+    if (!this.done && this.turn >= this.limits.maxTurns) this.finish('max_turns', null);
+    const messages: ChatMessage[] = [];
+    if (reply) {
+      messages.push(reply);
+      this.record.turns.push({
+        role: reply.role === 'tool' ? 'tool' : 'user',
+        text: reply.content.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : '')).join('\n'),
+        images: reply.content.flatMap((p) => (p.type === 'image' ? [p.ref] : [])),
+      });
+    }
+    return {
+      observation: { messages },
+      done: this.done,
+      info: {
+        turn: this.turn,
+        calls: assistant.calls,
+        errors: assistant.errors,
+        answer: parsed.answer,
+        tool_calls: this.record.tool_calls,
+        end_reason: this.record.end_reason,
+      },
+    };
+  }
+
+  private async runCalls(calls: ToolCall[], assistant: AssistantTurn): Promise<ChatMessage> {
+    const firstName = calls[0]?.name;
+    if (this.toolNames.length === 0) {
+      const error = actionError('E1', TOOLS_OFF_MESSAGE, firstName);
+      assistant.errors.push(error);
+      return this.errorMessage('user', undefined, [error]);
+    }
+    const summaries: string[] = [];
+    let image = this.currentPixels;
+    let imageIn = this.current.ref;
+    let produced: StoredImage | null = null;
+    for (const call of calls) {
+      const refusal = this.refuse(call);
+      const outcome = refusal ? { ok: false as const, error: refusal } : runToolCall(image, call, this.meta);
+      if (!outcome.ok) {
+        this.record.tool_errors += 1;
+        assistant.calls.push({ name: call.name, arguments: call.arguments, ok: false, image_in: imageIn, error: outcome.error });
+        assistant.errors.push(outcome.error);
+        break; // later calls in the message assumed this one's result
+      }
+      if (outcome.image.width * outcome.image.height > this.limits.maxPixels) {
+        const error = actionError('E5', `the result would be ${outcome.image.width}×${outcome.image.height} pixels, over the limit of ${this.limits.maxPixels}; use a smaller zoom factor`, call.name);
+        this.record.tool_errors += 1;
+        assistant.calls.push({ name: call.name, arguments: call.arguments, ok: false, image_in: imageIn, error });
+        assistant.errors.push(error);
+        break;
+      }
+      this.record.tool_calls += 1;
+      produced = await this.store.put(outcome.image);
+      image = outcome.image;
+      if (call.name === 'zoom_in') this.zoomed = true;
+      assistant.calls.push({ name: call.name, arguments: call.arguments, ok: true, image_in: imageIn, image_out: produced.ref, summary: outcome.summary });
+      summaries.push(outcome.summary);
+      imageIn = produced.ref;
+    }
+    const lastName = assistant.calls[assistant.calls.length - 1]?.name ?? firstName;
+    const content: ChatMessage['content'] = [];
+    if (summaries.length > 0) content.push({ type: 'text', text: toolObservationText(summaries) });
+    const failed = assistant.calls.find((c) => !c.ok);
+    if (failed?.error) content.push({ type: 'text', text: errorObservationText(failed.error.class, failed.error.message) });
+    if (produced) {
+      this.current = produced;
+      this.currentPixels = image;
+      this.imagesShown += 1;
+      content.push(this.imagePart(produced));
+    }
+    return lastName === undefined ? { role: 'tool', content } : { role: 'tool', name: lastName, content };
+  }
+
+  /** Limits and state that refuse a call before it runs. */
+  private refuse(call: ToolCall): ActionError | null {
+    if (this.record.tool_calls >= this.limits.maxToolCalls) {
+      return actionError('E5', `tool call limit reached (${this.limits.maxToolCalls} per episode): answer now with <answer>...</answer>`, call.name);
+    }
+    if (this.imagesShown >= this.limits.maxImages) {
+      return actionError('E5', `image limit reached (${this.limits.maxImages} per episode): answer now with <answer>...</answer>`, call.name);
+    }
+    if (this.zoomed && isBandTool(call.name)) {
+      return actionError('E4', `${call.name} needs the full image, but the current image is a zoomed crop; answer from it, or use zoom_in, draw_horizontal_line, draw_vertical_line or mark_point`, call.name);
+    }
+    return null;
+  }
+
+  private finish(reason: string, answer: string | string[] | null): void {
+    this.done = true;
+    this.record.end_reason = reason;
+    this.record.answer = answer;
+  }
+
+  private errorMessage(role: 'user' | 'tool', name: string | undefined, errors: ActionError[]): ChatMessage {
+    const text = errors.map((e) => errorObservationText(e.class, e.message)).join('\n');
+    const message: ChatMessage = { role, content: [{ type: 'text', text }] };
+    if (name !== undefined) message.name = name;
+    return message;
+  }
+
+  private imagePart(image: StoredImage): ImagePart {
+    const part: ImagePart = { type: 'image', ref: image.ref, width: image.width, height: image.height, path: image.path };
+    if (this.options.inlineImages) part.data = image.png.toString('base64');
+    return part;
+  }
+}

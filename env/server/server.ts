@@ -1,0 +1,343 @@
+/**
+ * The environment server: the seam between the TypeScript engine and any trainer. HTTP/JSON on
+ * loopback, every request authenticated with a bearer token, every image path checked against
+ * an allowed root. Endpoints and shapes: docs/CONTRACTS.md and env/server/openapi.json.
+ *
+ * It never runs model output: messages go through the action parser, calls through the tool
+ * registry's validation.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { stat } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { decodeImage, type RgbImage } from '../core/image.js';
+import { PathError, resolveInsideRoot } from '../core/paths.js';
+import { Episode, EpisodeError, type Action, type EpisodeLimits } from '../episodes/episode.js';
+import { ImageStore } from '../episodes/image-store.js';
+import type { Trajectory } from '../episodes/trajectory.js';
+import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
+import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/registry.js';
+import type { TaskRecord } from '../tasks/record.js';
+import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
+import { parseTaskRecord } from './task-input.js';
+
+export interface ScoreResult {
+  reward: number;
+  components: Record<string, number>;
+  weights: Record<string, number>;
+  correct: boolean;
+  [extra: string]: unknown;
+}
+
+/** Scores a finished (or abandoned) trajectory against its task. */
+export type Scorer = (trajectory: Trajectory, task: TaskRecord) => Promise<ScoreResult>;
+
+export interface EnvServerOptions {
+  host?: string;
+  port?: number;
+  token: string;
+  /** Task images must lie inside this folder (after following symlinks). */
+  root: string;
+  /** Where episode images are written, content-addressed. */
+  imagesDir: string;
+  scorer: Scorer;
+  maxBodyBytes?: number;
+  maxEpisodes?: number;
+  maxBatchItems?: number;
+  idleTimeoutMs?: number;
+  limits?: Partial<EpisodeLimits>;
+  version?: string;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+interface LiveEpisode {
+  episode: Episode;
+  /** Steps and scores of one episode run one after another, never interleaved. */
+  queue: Promise<unknown>;
+  score?: ScoreResult;
+}
+
+interface LoadedImage {
+  image: RgbImage;
+  meta: PixelMetadata;
+  mtimeMs: number;
+}
+
+const IMAGE_CACHE_SIZE = 256;
+
+export class EnvServer {
+  private readonly server: Server;
+  private readonly episodes = new Map<string, LiveEpisode>();
+  private readonly store: ImageStore;
+  private readonly imageCache = new Map<string, LoadedImage>();
+  private inFlight = 0;
+  private sweeper: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private readonly opts: Required<Omit<EnvServerOptions, 'limits'>> & { limits: Partial<EpisodeLimits> };
+
+  constructor(options: EnvServerOptions) {
+    this.opts = {
+      host: '127.0.0.1',
+      port: 0,
+      maxBodyBytes: 8 * 1024 * 1024,
+      maxEpisodes: 4096,
+      maxBatchItems: 1024,
+      idleTimeoutMs: 10 * 60 * 1000,
+      limits: {},
+      version: '0.0.0',
+      log: (entry) => process.stderr.write(JSON.stringify(entry) + '\n'),
+      ...options,
+    };
+    this.store = new ImageStore(this.opts.imagesDir);
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.requestTimeout = 120_000;
+    this.server.headersTimeout = 30_000;
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolvePromise, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.opts.port, this.opts.host, () => {
+        this.server.off('error', reject);
+        resolvePromise();
+      });
+    });
+    const sweepEvery = Math.max(250, Math.min(30_000, this.opts.idleTimeoutMs / 4));
+    this.sweeper = setInterval(() => this.expireIdle(), sweepEvery);
+    this.sweeper.unref();
+    return this.url;
+  }
+
+  get url(): string {
+    const address = this.server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  get inFlightRequests(): number {
+    return this.inFlight;
+  }
+
+  get liveEpisodes(): number {
+    return this.episodes.size;
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    const closed = new Promise<void>((resolvePromise) => this.server.close(() => resolvePromise()));
+    this.server.closeIdleConnections();
+    const deadline = Date.now() + graceMs;
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private expireIdle(): void {
+    const cutoff = Date.now() - this.opts.idleTimeoutMs;
+    for (const [id, live] of this.episodes) {
+      if (live.episode.lastActive < cutoff) {
+        live.episode.close('expired');
+        this.episodes.delete(id);
+        this.opts.log({ level: 'info', msg: 'episode expired', episode: id });
+      }
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    this.inFlight += 1;
+    let status = 500;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    try {
+      if (!hasToken(req, this.opts.token)) {
+        throw new HttpError(401, 'missing or wrong bearer token: send "Authorization: Bearer <token>" with the token from the server\'s --token-file');
+      }
+      if (this.stopping) throw new HttpError(503, 'server is shutting down');
+      const body = req.method === 'POST' ? await readJsonBody(req, this.opts.maxBodyBytes) : undefined;
+      const answer = await this.route(req.method ?? 'GET', url.pathname, body);
+      status = answer.status;
+      sendJson(res, answer.status, answer.body);
+    } catch (err) {
+      status = err instanceof HttpError ? err.status : 500;
+      const message = err instanceof Error ? err.message : String(err);
+      if (status === 500) this.opts.log({ level: 'error', msg: 'internal error', path: url.pathname, error: message });
+      if (!res.headersSent) sendJson(res, status, { error: { status, message } });
+      if (status === 413) req.resume();
+    } finally {
+      this.inFlight -= 1;
+      this.opts.log({ level: 'info', msg: 'request', method: req.method, path: url.pathname, status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    }
+  }
+
+  private async route(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] !== 'v1') throw new HttpError(404, `no such endpoint: ${method} ${path} (endpoints start with /v1/)`);
+    const [, resource, id, verb] = parts;
+    const ok = (b: unknown) => ({ status: 200, body: b });
+
+    if (resource === 'health' && parts.length === 2 && method === 'GET') {
+      return ok({ status: 'ok', version: this.opts.version, episodes: this.episodes.size });
+    }
+    if (resource === 'tools' && parts.length === 2 && method === 'GET') {
+      return ok({ tools: toolsAsOpenAIFunctions(), prompt: toolsPromptBlock(), names: listTools().map((t) => t.name) });
+    }
+    if (resource === 'episodes') {
+      if (parts.length === 2 && method === 'POST') return ok(await this.createEpisode(body));
+      if (id !== undefined && parts.length === 3 && method === 'GET') return ok(this.live(id).episode.trajectory());
+      if (id !== undefined && parts.length === 3 && method === 'DELETE') return ok(this.closeEpisode(id));
+      if (id !== undefined && parts.length === 4 && method === 'POST' && verb === 'step') return ok(await this.stepEpisode(id, body));
+      if (id !== undefined && parts.length === 4 && method === 'POST' && verb === 'score') return ok(await this.scoreEpisode(id));
+    }
+    if (resource === 'batch' && parts.length === 3 && method === 'POST') {
+      if (id !== 'episodes' && id !== 'step' && id !== 'score') throw new HttpError(404, `no such batch endpoint: /v1/batch/${id} (use episodes, step or score)`);
+      const items = this.batchItems(body);
+      const run = async (item: unknown): Promise<unknown> => {
+        if (id === 'episodes') return this.createEpisode(item);
+        const episodeId = isObject(item) && typeof item.episode_id === 'string' ? item.episode_id : undefined;
+        if (episodeId === undefined) throw new HttpError(400, 'each batch item needs "episode_id": the id returned when the episode was created');
+        if (id === 'step') return this.stepEpisode(episodeId, item);
+        return this.scoreEpisode(episodeId);
+      };
+      const results = await Promise.all(
+        items.map((item) =>
+          run(item).catch((err: unknown) => ({
+            error: { status: err instanceof HttpError ? err.status : 500, message: err instanceof Error ? err.message : String(err) },
+          })),
+        ),
+      );
+      return ok({ results });
+    }
+    throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+  }
+
+  private batchItems(body: unknown): unknown[] {
+    if (!isObject(body) || !Array.isArray(body.items)) throw new HttpError(400, 'a batch body is {"items": [...]}');
+    if (body.items.length > this.opts.maxBatchItems) {
+      throw new HttpError(413, `batch of ${body.items.length} items is over the limit of ${this.opts.maxBatchItems}; split it`);
+    }
+    return body.items;
+  }
+
+  private live(id: string): LiveEpisode {
+    const live = this.episodes.get(id);
+    if (!live) throw new HttpError(404, `no episode '${id}': it was closed, expired after ${Math.round(this.opts.idleTimeoutMs / 1000)} s idle, or never existed`);
+    return live;
+  }
+
+  private async createEpisode(body: unknown): Promise<unknown> {
+    if (!isObject(body)) throw new HttpError(400, 'body must be a JSON object: {"task": {...}, "task_dir": "...", "options": {...}}');
+    if (this.episodes.size >= this.opts.maxEpisodes) {
+      throw new HttpError(429, `too many live episodes (${this.opts.maxEpisodes}); close finished ones with DELETE /v1/episodes/{id}`);
+    }
+    const task = parseTaskRecord(body.task);
+    const options = isObject(body.options) ? body.options : {};
+    const taskDir = typeof body.task_dir === 'string' ? body.task_dir : this.opts.root;
+    const { image, meta } = await this.loadTaskImage(task, taskDir, typeof body.image_data === 'string' ? body.image_data : undefined);
+    const limits: Partial<EpisodeLimits> = { ...this.opts.limits };
+    if (options.max_turns !== undefined) limits.maxTurns = positiveInt(options.max_turns, 'options.max_turns');
+    if (options.max_tool_calls !== undefined) limits.maxToolCalls = positiveInt(options.max_tool_calls, 'options.max_tool_calls');
+    try {
+      const { episode, observation } = await Episode.start(task, image, meta, this.store, {
+        limits,
+        tools: options.tools !== false,
+        inlineImages: options.images === 'inline',
+      });
+      this.episodes.set(episode.id, { episode, queue: Promise.resolve() });
+      return { episode_id: episode.id, observation, tools: episode.tools() };
+    } catch (err) {
+      if (err instanceof EpisodeError) throw new HttpError(400, err.message);
+      throw err;
+    }
+  }
+
+  private async loadTaskImage(task: TaskRecord, taskDir: string, inline: string | undefined): Promise<{ image: RgbImage; meta: PixelMetadata }> {
+    const withMeta = (image: RgbImage) => {
+      try {
+        return resolveMetadata(task.meta, image.width, image.height);
+      } catch (err) {
+        throw new HttpError(400, `task ${task.id}: bad metadata: ${(err as Error).message}`);
+      }
+    };
+    if (inline !== undefined) {
+      const image = await decodeImage(Buffer.from(inline, 'base64')).catch((err: Error) => {
+        throw new HttpError(400, `task ${task.id}: image_data is not a decodable image (${err.message})`);
+      });
+      return { image, meta: withMeta(image) };
+    }
+    let path: string;
+    try {
+      path = await resolveInsideRoot(this.opts.root, taskDir, task.image);
+    } catch (err) {
+      if (err instanceof PathError) throw new HttpError(400, `task ${task.id}: image ${err.message}`);
+      throw err;
+    }
+    const { mtimeMs } = await stat(path);
+    const key = `${path}\n${JSON.stringify(task.meta)}`;
+    const cached = this.imageCache.get(key);
+    if (cached && cached.mtimeMs === mtimeMs) {
+      this.imageCache.delete(key);
+      this.imageCache.set(key, cached); // most recently used goes last
+      return cached;
+    }
+    const image = await decodeImage(path).catch((err: Error) => {
+      throw new HttpError(400, `task ${task.id}: cannot decode image ${path} (${err.message})`);
+    });
+    const loaded = { image, meta: withMeta(image), mtimeMs };
+    this.imageCache.set(key, loaded);
+    if (this.imageCache.size > IMAGE_CACHE_SIZE) this.imageCache.delete(this.imageCache.keys().next().value as string);
+    return loaded;
+  }
+
+  private async stepEpisode(id: string, body: unknown): Promise<unknown> {
+    const live = this.live(id);
+    const action = parseStepBody(body);
+    return this.serially(live, async () => {
+      try {
+        return await live.episode.step(action);
+      } catch (err) {
+        if (err instanceof EpisodeError) throw new HttpError(409, err.message);
+        throw err;
+      }
+    });
+  }
+
+  private async scoreEpisode(id: string): Promise<ScoreResult> {
+    const live = this.live(id);
+    return this.serially(live, async () => {
+      live.score ??= await this.opts.scorer(live.episode.trajectory(), live.episode.task);
+      return live.score;
+    });
+  }
+
+  private closeEpisode(id: string): unknown {
+    const live = this.live(id);
+    live.episode.close('closed');
+    this.episodes.delete(id);
+    return { closed: true, episode_id: id };
+  }
+
+  private serially<T>(live: LiveEpisode, work: () => Promise<T>): Promise<T> {
+    const next = live.queue.then(work, work);
+    live.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function parseStepBody(body: unknown): Action {
+  if (isObject(body) && typeof body.text === 'string') return { text: body.text };
+  if (isObject(body) && isObject(body.call)) {
+    const { name, arguments: args } = body.call;
+    if (typeof name !== 'string') throw new HttpError(400, 'call.name must be a string, e.g. {"call": {"name": "zoom_in", "arguments": {"bbox": [0, 0, 100, 100]}}}');
+    if (args !== undefined && !isObject(args)) throw new HttpError(400, 'call.arguments must be an object');
+    return { call: { name, arguments: (args as Record<string, unknown> | undefined) ?? {} } };
+  }
+  throw new HttpError(400, 'a step body is {"text": "<model message>"} or {"call": {"name": ..., "arguments": {...}}}');
+}
+
+function positiveInt(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) {
+    throw new HttpError(400, `${field} must be an integer from 1 to 1000, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}

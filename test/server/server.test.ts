@@ -1,0 +1,244 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile, symlink, readFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { EnvServer } from '../../env/server/server.js';
+import { createScorer } from '../../env/server/scorer.js';
+import { contentHash, decodeImage } from '../../env/core/image.js';
+import type { TaskRecord } from '../../env/tasks/record.js';
+
+/** A 3-column table drawn with sharp, its column bands known exactly. */
+async function writeTable(dir: string): Promise<TaskRecord> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120">
+    <rect width="300" height="120" fill="white"/>
+    <g font-family="DejaVu Sans" font-size="14" fill="black">
+      <text x="10" y="25">Rider</text><text x="110" y="25">Country</text><text x="210" y="25">Wins</text>
+      <text x="10" y="65">Merckx</text><text x="110" y="65">Belgium</text><text x="210" y="65">5</text>
+      <text x="10" y="105">Hinault</text><text x="110" y="105">France</text><text x="210" y="105">2</text>
+    </g>
+    <rect x="0" y="0" width="300" height="120" fill="none" stroke="black" stroke-width="2"/>
+  </svg>`;
+  await mkdir(join(dir, 'images'), { recursive: true });
+  await sharp(Buffer.from(svg)).png().toFile(join(dir, 'images', 'table.png'));
+  return {
+    id: 'table-1',
+    image: 'images/table.png',
+    question: 'How many wins does Merckx have?',
+    answer: '5',
+    kind: 'table',
+    difficulty: 1,
+    source: 'test',
+    meta: {
+      unit: 'pixels',
+      columns_bbox: {
+        Rider: { x1: 0, y1: 0, x2: 100, y2: 120 },
+        Country: { x1: 100, y1: 0, x2: 200, y2: 120 },
+        Wins: { x1: 200, y1: 0, x2: 300, y2: 120 },
+      },
+      rows_bbox: {
+        Merckx: { x1: 0, y1: 40, x2: 300, y2: 80 },
+        Hinault: { x1: 0, y1: 80, x2: 300, y2: 120 },
+      },
+    },
+  };
+}
+
+let root: string;
+let task: TaskRecord;
+let server: EnvServer;
+let url: string;
+const token = 'test-token-0123456789';
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'vistool-server-'));
+  task = await writeTable(root);
+  server = new EnvServer({ token, root, imagesDir: join(root, 'run', 'images'), scorer: createScorer(undefined), log: () => {}, idleTimeoutMs: 60_000 });
+  url = await server.start();
+});
+
+after(async () => {
+  await server.stop();
+});
+
+async function call(method: string, path: string, body?: unknown, auth = token): Promise<{ status: number; json: Record<string, any> }> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+test('the server listens on loopback only', () => {
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+});
+
+test('every endpoint refuses a request without the right token', async () => {
+  for (const [method, path] of [['GET', '/v1/health'], ['GET', '/v1/tools'], ['POST', '/v1/episodes'], ['POST', '/v1/episodes/x/step'], ['DELETE', '/v1/episodes/x']] as const) {
+    const wrong = await call(method, path, method === 'POST' ? {} : undefined, 'wrong');
+    assert.equal(wrong.status, 401, `${method} ${path}`);
+    const none = await fetch(url + path, { method });
+    assert.equal(none.status, 401);
+  }
+});
+
+test('health and tools answer', async () => {
+  const health = await call('GET', '/v1/health');
+  assert.equal(health.status, 200);
+  assert.equal(health.json.status, 'ok');
+  const tools = await call('GET', '/v1/tools');
+  assert.ok(tools.json.names.includes('focus_on_columns_with_mask'));
+  assert.equal(tools.json.tools[0].type, 'function');
+});
+
+test('an episode masks columns on real pixels, then answers and scores correct', async () => {
+  const created = await call('POST', '/v1/episodes', { task, task_dir: root });
+  assert.equal(created.status, 200, JSON.stringify(created.json));
+  const [system, user] = created.json.observation.messages;
+  assert.equal(system.role, 'system');
+  assert.match(system.content[0].text, /focus_on_columns_with_mask/);
+  const image = user.content.find((p: any) => p.type === 'image');
+  assert.equal(contentHash(await readFile(image.path)), image.ref);
+  const id = created.json.episode_id;
+
+  const step = await call('POST', `/v1/episodes/${id}/step`, {
+    text: 'I need the wins. <tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Rider", "Wins"]}}</tool_call>',
+  });
+  assert.equal(step.status, 200, JSON.stringify(step.json));
+  assert.equal(step.json.done, false);
+  assert.equal(step.json.info.calls[0].ok, true);
+  const edited = step.json.observation.messages[0].content.find((p: any) => p.type === 'image');
+  const pixels = await decodeImage(edited.path);
+  // The Country column (x 100..200, inset 2 px) is pure white; the Rider column kept its ink.
+  let countryInk = 0;
+  let riderInk = 0;
+  for (let y = 0; y < pixels.height; y++) {
+    for (let x = 0; x < pixels.width; x++) {
+      const i = (y * pixels.width + x) * 3;
+      const dark = pixels.data[i]! < 128;
+      if (x >= 102 && x < 198 && dark) countryInk++;
+      if (x >= 2 && x < 98 && y > 2 && y < 118 && dark) riderInk++;
+    }
+  }
+  assert.equal(countryInk, 0);
+  assert.ok(riderInk > 50);
+
+  const answer = await call('POST', `/v1/episodes/${id}/step`, { text: 'Merckx has <answer>5</answer>' });
+  assert.equal(answer.json.done, true);
+  assert.equal(answer.json.info.answer, '5');
+  const score = await call('POST', `/v1/episodes/${id}/score`);
+  assert.equal(score.status, 200);
+  assert.equal(score.json.correct, true);
+  assert.ok(score.json.reward > 0);
+  const again = await call('POST', `/v1/episodes/${id}/step`, { text: '<answer>6</answer>' });
+  assert.equal(again.status, 409);
+  const trajectory = await call('GET', `/v1/episodes/${id}`);
+  assert.equal(trajectory.json.tool_calls, 1);
+  assert.deepEqual(trajectory.json.turns.map((t: any) => t.role), ['assistant', 'tool', 'assistant']);
+  assert.equal((await call('DELETE', `/v1/episodes/${id}`)).json.closed, true);
+  assert.equal((await call('GET', `/v1/episodes/${id}`)).status, 404);
+});
+
+test('a bad call becomes an error observation the model can read', async () => {
+  const { json } = await call('POST', '/v1/episodes', { task, task_dir: root });
+  const step = await call('POST', `/v1/episodes/${json.episode_id}/step`, { call: { name: 'focus_on_columns_with_mask', arguments: { columns: ['Wins '.repeat(2)] } } });
+  assert.equal(step.status, 200);
+  assert.equal(step.json.info.calls[0].ok, false);
+  assert.equal(step.json.info.errors[0].class, 'E4');
+  assert.match(step.json.observation.messages[0].content[0].text, /^ERROR \[E4\]/);
+});
+
+test('the text-only arm offers no tools and refuses calls', async () => {
+  const { json } = await call('POST', '/v1/episodes', { task, task_dir: root, options: { tools: false } });
+  assert.deepEqual(json.tools, []);
+  assert.doesNotMatch(json.observation.messages[0].content[0].text, /focus_on_columns/);
+  const step = await call('POST', `/v1/episodes/${json.episode_id}/step`, { text: '<tool_call>{"name": "zoom_in", "arguments": {"bbox": [0,0,50,50]}}</tool_call>' });
+  assert.equal(step.json.info.errors[0].class, 'E1');
+});
+
+test('bad input gets a clear 4xx', async () => {
+  const malformed = await call('POST', '/v1/episodes', '{"task": ');
+  assert.equal(malformed.status, 400);
+  assert.match(malformed.json.error.message, /not valid JSON/);
+  assert.equal((await call('POST', '/v1/episodes/nope/step', { text: 'hi' })).status, 404);
+  assert.equal((await call('GET', '/v1/nothing')).status, 404);
+  const noTask = await call('POST', '/v1/episodes', {});
+  assert.equal(noTask.status, 400);
+  const badTask = await call('POST', '/v1/episodes', { task: { ...task, difficulty: 'hard' } });
+  assert.equal(badTask.status, 400);
+  assert.match(badTask.json.error.message, /difficulty/);
+  const badStep = await call('POST', `/v1/episodes/${(await call('POST', '/v1/episodes', { task, task_dir: root })).json.episode_id}/step`, { foo: 1 });
+  assert.equal(badStep.status, 400);
+});
+
+test('image paths outside the root are refused: .., absolute, symlink out', async () => {
+  for (const image of ['../../../etc/passwd', '/etc/passwd', 'images/../../outside.png']) {
+    const res = await call('POST', '/v1/episodes', { task: { ...task, image }, task_dir: root });
+    assert.equal(res.status, 400, image);
+    assert.match(res.json.error.message, /outside the allowed root|does not exist/);
+  }
+  const outside = await mkdtemp(join(tmpdir(), 'vistool-outside-'));
+  await writeFile(join(outside, 'secret.png'), await readFile(join(root, 'images', 'table.png')));
+  await symlink(join(outside, 'secret.png'), join(root, 'images', 'link.png'));
+  const linked = await call('POST', '/v1/episodes', { task: { ...task, image: 'images/link.png' }, task_dir: root });
+  assert.equal(linked.status, 400);
+  assert.match(linked.json.error.message, /symbolic link/);
+  const dirOutside = await call('POST', '/v1/episodes', { task, task_dir: outside });
+  assert.equal(dirOutside.status, 400);
+});
+
+test('a huge body is refused with 413', async () => {
+  const res = await call('POST', '/v1/episodes', { task, pad: 'x'.repeat(9 * 1024 * 1024) });
+  assert.equal(res.status, 413);
+});
+
+test('batch endpoints start, step and score many episodes, reporting failed items in place', async () => {
+  const items = Array.from({ length: 16 }, () => ({ task, task_dir: root }));
+  items.push({ task: { ...task, image: '../x.png' }, task_dir: root });
+  const created = await call('POST', '/v1/batch/episodes', { items });
+  assert.equal(created.json.results.length, 17);
+  assert.equal(created.json.results[16].error.status, 400);
+  const ids: string[] = created.json.results.slice(0, 16).map((r: any) => r.episode_id);
+  const stepped = await call('POST', '/v1/batch/step', { items: ids.map((episode_id, i) => ({ episode_id, text: `<answer>${i % 2 === 0 ? 5 : 7}</answer>` })) });
+  assert.ok(stepped.json.results.every((r: any) => r.done === true));
+  const scored = await call('POST', '/v1/batch/score', { items: ids.map((episode_id) => ({ episode_id })) });
+  assert.deepEqual(scored.json.results.map((r: any) => r.correct), ids.map((_, i) => i % 2 === 0));
+});
+
+test('concurrent steps on one episode are applied one after another', async () => {
+  const { json } = await call('POST', '/v1/episodes', { task, task_dir: root });
+  const path = `/v1/episodes/${json.episode_id}/step`;
+  const results = await Promise.all([1, 2, 3].map(() => call('POST', path, { text: 'thinking, no call yet' })));
+  assert.deepEqual(results.map((r) => r.json.info.turn).sort(), [1, 2, 3]);
+});
+
+test('stop() lets in-flight requests finish', async () => {
+  const own = new EnvServer({ token, root, imagesDir: join(root, 'run2', 'images'), scorer: createScorer(undefined), log: () => {} });
+  const ownUrl = await own.start();
+  const pending = fetch(ownUrl + '/v1/batch/episodes', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify({ items: Array.from({ length: 40 }, () => ({ task, task_dir: root })) }),
+  });
+  while (own.inFlightRequests === 0) await new Promise((r) => setTimeout(r, 1));
+  await own.stop();
+  const res = await pending;
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { results: unknown[] };
+  assert.equal(body.results.length, 40);
+});
+
+test('idle episodes expire', async () => {
+  const own = new EnvServer({ token, root, imagesDir: join(root, 'run3', 'images'), scorer: createScorer(undefined), log: () => {}, idleTimeoutMs: 300 });
+  const ownUrl = await own.start();
+  const res = await fetch(ownUrl + '/v1/episodes', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ task, task_dir: root }) });
+  const { episode_id } = (await res.json()) as { episode_id: string };
+  assert.equal(own.liveEpisodes, 1);
+  await new Promise((r) => setTimeout(r, 900));
+  assert.equal(own.liveEpisodes, 0);
+  const gone = await fetch(`${ownUrl}/v1/episodes/${episode_id}`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(gone.status, 404);
+  await own.stop();
+});
