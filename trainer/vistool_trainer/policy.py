@@ -1,0 +1,141 @@
+"""The policy: a Qwen2.5-VL model plus its processor, and the two things training asks of it —
+sample a turn, and score tokens (log-probabilities and entropy).
+
+`model` is "micro" (the embedded default, built from the task corpus), a Hugging Face id, or a
+local path; all load through transformers' real classes. bf16 on CUDA, float32 on CPU; LoRA via
+peft when asked. Nothing here talks to the env server or parses what the model wrote.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import AutoModelForImageTextToText
+
+from .conversation_encoding import ConversationEncoder, EncodedConversation, collate
+from .micro_model import MicroSize, build_micro_policy, save_policy
+from .policy_processor import PolicyProcessor
+
+
+def pick_device(requested: str) -> torch.device:
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"device {requested!r} was requested but torch sees no CUDA device; use 'cpu' or 'auto'")
+    return torch.device(requested)
+
+
+def pick_dtype(requested: str, device: torch.device) -> torch.dtype:
+    if requested == "auto":
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[requested]
+
+
+@dataclass
+class SampledTurn:
+    token_ids: list[int]
+    text: str
+    truncated: bool
+
+
+class Policy:
+    def __init__(self, model: torch.nn.Module, processor: PolicyProcessor, device: torch.device):
+        self.model = model
+        self.processor = processor
+        self.device = device
+        self.encoder = ConversationEncoder(processor)
+
+    # ---- loading -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, policy_config: dict[str, Any], corpus: list[str], seed: int, device_name: str = "auto") -> "Policy":
+        device = pick_device(device_name)
+        dtype = pick_dtype(policy_config.get("dtype", "auto"), device)
+        source = policy_config.get("model", "micro")
+        if source == "micro":
+            micro = policy_config.get("micro", {})
+            size = MicroSize(**micro) if micro else MicroSize()
+            model, processor = build_micro_policy(corpus, size, seed)
+            model = model.to(device=device, dtype=dtype)
+        else:
+            processor = PolicyProcessor.from_pretrained(source, policy_config.get("min_pixels"), policy_config.get("max_pixels"))
+            model = AutoModelForImageTextToText.from_pretrained(source, dtype=dtype).to(device)
+        lora = policy_config.get("lora", {})
+        if lora.get("enabled"):
+            from peft import LoraConfig, get_peft_model
+
+            model = get_peft_model(model, LoraConfig(r=lora.get("r", 16), lora_alpha=lora.get("alpha", 32),
+                                                     lora_dropout=lora.get("dropout", 0.05),
+                                                     target_modules=lora.get("target_modules", ["q_proj", "k_proj", "v_proj", "o_proj"])))
+        return cls(model, processor, device)
+
+    @classmethod
+    def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto") -> "Policy":
+        device = pick_device(device_name)
+        dtype = pick_dtype(dtype_name, device)
+        processor = PolicyProcessor.from_pretrained(directory)
+        model = AutoModelForImageTextToText.from_pretrained(directory, dtype=dtype).to(device)
+        return cls(model, processor, device)
+
+    def save(self, directory: Path) -> None:
+        save_policy(self.model, self.processor, directory)
+
+    # ---- batches -------------------------------------------------------------------------
+    def batch(self, encoded: list[EncodedConversation]) -> dict[str, torch.Tensor]:
+        inputs = collate(encoded, self.processor.pad_id, self.processor.image_token_id)
+        return {key: value.to(self.device) for key, value in inputs.items()}
+
+    def _forward_inputs(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        forward = {key: value for key, value in inputs.items() if key != "loss_mask"}
+        if "pixel_values" in forward:
+            forward["pixel_values"] = forward["pixel_values"].to(self.model.dtype)
+        return forward
+
+    def token_scores(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(log p of each next token, its loss mask, entropy per position or None), all [B, L-1]."""
+        outputs = self.model(**self._forward_inputs(inputs), use_cache=False)
+        logits = outputs.logits[:, :-1, :].float()
+        targets = inputs["input_ids"][:, 1:]
+        log_probs_all = torch.log_softmax(logits, dim=-1)
+        log_probs = log_probs_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+        entropy = None
+        if with_entropy:
+            entropy = -(log_probs_all.exp() * log_probs_all).sum(-1)
+        return log_probs, inputs["loss_mask"][:, 1:].float(), entropy
+
+    # ---- sampling ------------------------------------------------------------------------
+    @torch.no_grad()
+    def sample_turns(self, conversations: list[list[dict[str, Any]]], max_new_tokens: int, temperature: float, greedy: bool) -> list[SampledTurn]:
+        encoded = [self.encoder.encode(messages, add_generation_prompt=True) for messages in conversations]
+        inputs = self._forward_inputs(self.batch(encoded))
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            generated = self.model.generate(
+                **inputs,
+                max_new_tokens=max_new_tokens,
+                do_sample=not greedy,
+                temperature=temperature if not greedy else None,
+                top_k=0 if not greedy else None,
+                top_p=1.0 if not greedy else None,
+                eos_token_id=self.processor.end_of_turn_id,
+                pad_token_id=self.processor.pad_id,
+            )
+        finally:
+            if was_training:
+                self.model.train()
+        prompt_length = inputs["input_ids"].shape[1]
+        turns: list[SampledTurn] = []
+        for row in generated[:, prompt_length:].tolist():
+            ids: list[int] = []
+            truncated = True
+            for token in row:
+                ids.append(int(token))
+                if token == self.processor.end_of_turn_id:
+                    truncated = False
+                    break
+            text_ids = ids[:-1] if not truncated else ids
+            text = self.processor.tokenizer.decode(text_ids, skip_special_tokens=False)
+            turns.append(SampledTurn(token_ids=ids, text=text, truncated=truncated))
+        return turns

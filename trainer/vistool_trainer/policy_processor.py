@@ -1,0 +1,57 @@
+"""What turns messages into model inputs: the tokenizer, the Qwen2-VL image processor, the template.
+
+transformers' Qwen2_5_VLProcessor insists on a video processor, which needs torchvision; the
+trainer never feeds video, so it holds the two parts it uses and saves them the standard way
+(`tokenizer.save_pretrained` + `image_processor.save_pretrained`), which
+AutoTokenizer/AutoImageProcessor and Qwen2_5_VLProcessor.from_pretrained both read back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
+from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+from .chat_template import TOOL_CHAT_TEMPLATE
+
+
+@dataclass
+class PolicyProcessor:
+    tokenizer: PreTrainedTokenizerBase
+    image_processor: Any
+
+    @property
+    def image_token_id(self) -> int:
+        return int(self.tokenizer.convert_tokens_to_ids("<|image_pad|>"))
+
+    @property
+    def end_of_turn_id(self) -> int:
+        return int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
+
+    @property
+    def pad_id(self) -> int:
+        pad = self.tokenizer.pad_token_id
+        return int(pad if pad is not None else self.tokenizer.convert_tokens_to_ids("<|endoftext|>"))
+
+    @property
+    def merge_size(self) -> int:
+        return int(getattr(self.image_processor, "merge_size", 2))
+
+    def save_pretrained(self, directory: Path) -> None:
+        self.tokenizer.save_pretrained(directory)
+        self.image_processor.save_pretrained(directory)
+
+    @classmethod
+    def from_pretrained(cls, source: str | Path, min_pixels: int | None = None, max_pixels: int | None = None) -> "PolicyProcessor":
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        # Qwen's own template drops images inside tool messages (TRL #5663): always use ours.
+        tokenizer.chat_template = TOOL_CHAT_TEMPLATE
+        image_processor = Qwen2VLImageProcessorPil.from_pretrained(source)
+        if min_pixels is not None or max_pixels is not None:
+            size = dict(image_processor.size)
+            size["shortest_edge"] = min_pixels if min_pixels is not None else size["shortest_edge"]
+            size["longest_edge"] = max_pixels if max_pixels is not None else size["longest_edge"]
+            image_processor.size = size
+        return cls(tokenizer=tokenizer, image_processor=image_processor)
