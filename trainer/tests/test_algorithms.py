@@ -1,0 +1,159 @@
+"""The GRPO/DAPO math checked on fixed vectors against veRL's definitions (REFERENCE §4),
+written out here in plain Python floats so the check does not reuse the code under test."""
+import math
+
+import pytest
+import torch
+
+from vistool_trainer.advantages import group_advantages
+from vistool_trainer.dynamic_sampling import has_spread, sample_informative_groups
+from vistool_trainer.kl_penalty import kl_penalty
+from vistool_trainer.loss_aggregation import aggregate_loss
+from vistool_trainer.policy_loss import clipped_policy_loss
+
+TOL = 1e-6
+
+
+def _std_unbiased(values):
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def test_grpo_advantage_is_score_minus_group_mean_over_unbiased_std_plus_eps():
+    scores = [1.0, 0.0, 0.5, 1.1, 0.2, 0.9, 0.0]
+    groups = ["a", "a", "a", "b", "b", "b", "b"]
+    got = group_advantages(torch.tensor(scores), groups).tolist()
+    for name in ("a", "b"):
+        members = [s for s, g in zip(scores, groups) if g == name]
+        mean, std = sum(members) / len(members), _std_unbiased(members)
+        for index, (score, group) in enumerate(zip(scores, groups)):
+            if group == name:
+                assert got[index] == pytest.approx((score - mean) / (std + 1e-6), abs=TOL)
+    assert got[0] == pytest.approx(0.5 / (0.5 + 1e-6), abs=TOL)
+
+
+def test_group_of_one_uses_mean_zero_std_one_as_verl_does():
+    got = group_advantages(torch.tensor([0.7, 1.0, 1.0]), ["solo", "pair", "pair"]).tolist()
+    assert got[0] == pytest.approx(0.7 / (1 + 1e-6), abs=TOL)
+    assert got[1:] == [0.0, 0.0]
+
+
+def test_dr_grpo_advantage_is_not_divided_by_std():
+    got = group_advantages(torch.tensor([3.0, 1.0, 2.0]), [0, 0, 0], normalize_by_std=False).tolist()
+    assert got == pytest.approx([1.0, -1.0, 0.0], abs=TOL)
+
+
+def _reference_token_loss(logp, old, adv, low, high, c):
+    ratio = math.exp(max(-20.0, min(20.0, logp - old)))
+    first = -adv * ratio
+    second = -adv * min(max(ratio, 1 - low), 1 + high)
+    upper = max(first, second)
+    return min(-adv * c, upper) if adv < 0 else upper
+
+
+def test_clipped_loss_matches_dapo_clip_higher_and_dual_clip_token_by_token():
+    logp = [-0.1, -2.0, -0.5, -3.0, -0.05, 0.0, -25.0, -1.0]
+    old = [-0.5, -1.0, -0.5, -0.5, -4.0, -30.0, -1.0, -1.2]
+    adv = [1.0, 1.0, -1.0, -2.0, -0.5, 0.3, 2.0, -1.5]
+    result = clipped_policy_loss(torch.tensor([logp]), torch.tensor([old]), torch.tensor([adv]), torch.ones(1, 8))
+    expected = [_reference_token_loss(a, b, c, 0.2, 0.28, 10.0) for a, b, c in zip(logp, old, adv)]
+    assert result.per_token[0].tolist() == pytest.approx(expected, abs=TOL)
+    assert result.loss.item() == pytest.approx(sum(expected) / 8, abs=TOL)
+    # Token 4 has ratio e^3.95 ≈ 52 and A = -0.5: the dual clip caps its loss at 0.5·10 = 5.
+    assert result.per_token[0, 4].item() == pytest.approx(5.0, abs=TOL)
+    # clip-higher: A > 0, ratio e^0.4 ≈ 1.49 is clipped at 1.28, not 1.2.
+    assert result.per_token[0, 0].item() == pytest.approx(-1.28, abs=TOL)
+
+
+def test_clipfrac_counts_tokens_where_the_clipped_branch_wins():
+    logp = torch.tensor([[0.0, 0.0, 1.0, -1.0]])
+    old = torch.zeros(1, 4)
+    adv = torch.tensor([[1.0, -1.0, 1.0, -1.0]])
+    result = clipped_policy_loss(logp, old, adv, torch.ones(1, 4))
+    # ratio e ≈ 2.72 > 1.28 with A>0 is clipped; ratio e^-1 ≈ 0.37 < 0.8 with A<0 is clipped.
+    assert result.clipfrac.item() == pytest.approx(0.5, abs=TOL)
+
+
+def test_masked_tokens_do_not_change_the_loss():
+    logp = torch.tensor([[-0.1, -0.2, -9.0]])
+    old = torch.tensor([[-0.2, -0.2, 0.0]])
+    adv = torch.tensor([1.0])
+    with_pad = clipped_policy_loss(logp, old, adv, torch.tensor([[1.0, 1.0, 0.0]]))
+    without = clipped_policy_loss(logp[:, :2], old[:, :2], adv, torch.ones(1, 2))
+    assert with_pad.loss.item() == pytest.approx(without.loss.item(), abs=TOL)
+
+
+LOSS = torch.tensor([[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 0.0, 0.0]])
+MASK = torch.tensor([[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize(
+    "mode, expected",
+    [
+        ("token-mean", (1 + 2 + 3 + 10 + 20) / 5),
+        ("seq-mean-token-sum", ((1 + 2 + 3) + (10 + 20)) / 2),
+        ("seq-mean-token-mean", ((1 + 2 + 3) / 3 + (10 + 20) / 2) / 2),
+        ("seq-mean-token-sum-norm", (1 + 2 + 3 + 10 + 20) / 4),
+    ],
+)
+def test_each_aggregation_mode_matches_verl(mode, expected):
+    assert aggregate_loss(LOSS, MASK, mode).item() == pytest.approx(expected, abs=TOL)
+
+
+def test_unknown_aggregation_mode_is_an_error_naming_the_valid_ones():
+    with pytest.raises(ValueError, match="token-mean"):
+        aggregate_loss(LOSS, MASK, "sum")
+
+
+@pytest.mark.parametrize(
+    "estimator, reference",
+    [
+        ("k1", lambda lp, ref: lp - ref),
+        ("abs", lambda lp, ref: abs(lp - ref)),
+        ("k2", lambda lp, ref: 0.5 * (lp - ref) ** 2),
+        ("k3", lambda lp, ref: max(-10, min(10, math.exp(max(-20, min(20, ref - lp))) - max(-20, min(20, ref - lp)) - 1))),
+        ("low_var_kl", lambda lp, ref: max(-10, min(10, math.exp(max(-20, min(20, ref - lp))) - max(-20, min(20, ref - lp)) - 1))),
+    ],
+)
+def test_kl_estimators_match_verl(estimator, reference):
+    logp = [-0.3, -1.2, -0.01, -5.0, -0.7]
+    ref = [-0.5, -0.2, -0.01, -0.5, -9.0]
+    got = kl_penalty(torch.tensor(logp), torch.tensor(ref), estimator).tolist()
+    assert got == pytest.approx([reference(a, b) for a, b in zip(logp, ref)], abs=TOL)
+
+
+def test_k3_is_non_negative_and_clamped_at_ten():
+    got = kl_penalty(torch.tensor([-20.0, -1.0]), torch.tensor([0.0, -1.0]), "k3").tolist()
+    assert got == [10.0, 0.0]
+
+
+def test_dynamic_sampling_drops_zero_spread_groups_and_keeps_generating():
+    scripted = [
+        [("p1", [1, 1, 1]), ("p2", [0, 1, 0]), ("p3", [0, 0, 0])],
+        [("p4", [0, 0, 0]), ("p5", [1, 0, 1])],
+        [("p6", [0, 1, 1]), ("p7", [1, 0, 0])],
+    ]
+    calls = []
+
+    def generate(batch_index):
+        calls.append(batch_index)
+        return scripted[batch_index]
+
+    outcome = sample_informative_groups(generate, lambda group: group[1], target_groups=3, max_num_gen_batches=10)
+    assert [name for name, _ in outcome.kept] == ["p2", "p5", "p6"]
+    assert calls == [0, 1, 2]
+    assert outcome.dropped_groups == 3 and outcome.reached_target
+
+
+def test_dynamic_sampling_stops_at_max_num_gen_batches_with_what_it_kept():
+    outcome = sample_informative_groups(lambda i: [(i, [1.0, 1.0])], lambda g: g[1], target_groups=2, max_num_gen_batches=4)
+    assert outcome.kept == [] and outcome.generation_batches == 4 and not outcome.reached_target
+
+
+def test_disabled_dynamic_sampling_keeps_every_group_from_one_batch():
+    outcome = sample_informative_groups(lambda i: [("a", [0, 0]), ("b", [1, 0])], lambda g: g[1], 2, 10, enabled=False)
+    assert len(outcome.kept) == 2 and outcome.generation_batches == 1
+
+
+def test_a_group_of_one_has_no_spread():
+    assert not has_spread([0.3]) and has_spread([0.3, 0.4]) and not has_spread([1.0, 1.0])

@@ -1,0 +1,57 @@
+"""DAPO's dynamic sampling: drop groups whose metric (reward or accuracy) has zero spread — they
+carry no gradient under group-relative advantages — and keep generating until enough groups
+survive or `max_num_gen_batches` batches were drawn (REFERENCE §4).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+Group = TypeVar("Group")
+
+
+def has_spread(values: Sequence[float], tolerance: float = 1e-9) -> bool:
+    """True when the group's values are not all equal (a group of one never has spread)."""
+    return len(values) > 1 and max(values) - min(values) > tolerance
+
+
+@dataclass
+class SamplingOutcome(Generic[Group]):
+    kept: list[Group] = field(default_factory=list)
+    generated_groups: int = 0
+    generation_batches: int = 0
+    dropped_groups: int = 0
+    reached_target: bool = False
+
+
+def sample_informative_groups(
+    generate_batch: Callable[[int], list[Group]],
+    metric_of: Callable[[Group], Sequence[float]],
+    target_groups: int,
+    max_num_gen_batches: int,
+    enabled: bool = True,
+) -> SamplingOutcome[Group]:
+    """Call `generate_batch(batch_index)` until `target_groups` groups with spread are kept.
+
+    With `enabled` false every group is kept after one batch (plain GRPO). When the limit is hit
+    first, the groups kept so far are returned with `reached_target` false; the caller trains
+    on them (or skips the step if none) and says so in a warning.
+    """
+    if max_num_gen_batches < 1:
+        raise ValueError(f"max_num_gen_batches must be at least 1; got {max_num_gen_batches}")
+    outcome: SamplingOutcome[Group] = SamplingOutcome()
+    while outcome.generation_batches < max_num_gen_batches:
+        batch = generate_batch(outcome.generation_batches)
+        outcome.generation_batches += 1
+        outcome.generated_groups += len(batch)
+        for group in batch:
+            if not enabled or has_spread(metric_of(group)):
+                if len(outcome.kept) < target_groups:
+                    outcome.kept.append(group)
+            else:
+                outcome.dropped_groups += 1
+        if not enabled or len(outcome.kept) >= target_groups:
+            break
+    outcome.reached_target = len(outcome.kept) >= target_groups
+    return outcome

@@ -1,0 +1,57 @@
+"""The clipped policy-gradient loss with DAPO's clip-higher and dual clip, as in veRL
+(`compute_policy_loss`, REFERENCE §4).
+
+ratio = exp(clamp(logp − logp_old, ±20)); per token loss = max(−A·ratio, −A·clip(ratio, 1−ε_low,
+1+ε_high)), and for A < 0 also capped at −A·c (dual clip, c = 10). Pure tensor math.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .loss_aggregation import aggregate_loss, masked_mean
+
+LOG_RATIO_LIMIT = 20.0
+
+
+@dataclass
+class PolicyLossResult:
+    loss: torch.Tensor
+    clipfrac: torch.Tensor
+    clipfrac_lower: torch.Tensor
+    approx_kl: torch.Tensor
+    per_token: torch.Tensor
+
+
+def clipped_policy_loss(
+    log_probs: torch.Tensor,
+    old_log_probs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    clip_low: float = 0.2,
+    clip_high: float = 0.28,
+    clip_ratio_c: float = 10.0,
+    aggregation: str = "token-mean",
+    normalizer: float | None = None,
+) -> PolicyLossResult:
+    """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape."""
+    if clip_ratio_c <= 1.0:
+        raise ValueError(f"clip_ratio_c must be > 1 for the dual clip to be a lower bound; got {clip_ratio_c}")
+    if advantages.dim() == 1:
+        advantages = advantages.unsqueeze(-1).expand_as(log_probs)
+    log_ratio = torch.clamp(log_probs - old_log_probs, min=-LOG_RATIO_LIMIT, max=LOG_RATIO_LIMIT)
+    ratio = torch.exp(log_ratio)
+    unclipped = -advantages * ratio
+    clipped = -advantages * torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high)
+    upper = torch.maximum(unclipped, clipped)
+    dual = -advantages * clip_ratio_c
+    capped = torch.minimum(dual, upper)
+    per_token = torch.where(advantages < 0, capped, upper)
+    return PolicyLossResult(
+        loss=aggregate_loss(per_token, mask, aggregation, normalizer),
+        clipfrac=masked_mean(torch.gt(clipped, unclipped).float(), mask),
+        clipfrac_lower=masked_mean((torch.gt(upper, dual) & (advantages < 0)).float(), mask),
+        approx_kl=masked_mean(-log_ratio, mask),
+        per_token=per_token,
+    )
