@@ -1,0 +1,157 @@
+"""HTTP client for the vistool env server (docs/CONTRACTS.md): bearer token, loopback, JSON.
+
+Also starts a local server (`node bin/vistool.js serve --port 0 ...`) and stops the process it
+started. The client sends model text as it is; parsing and tool execution happen in the server.
+Uses only the standard library (http.client), one persistent connection per client.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from .environment_check import repo_root
+
+
+class EnvServerError(RuntimeError):
+    pass
+
+
+@dataclass
+class EnvClient:
+    url: str
+    token: str
+    timeout_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        parsed = urlparse(self.url)
+        if parsed.scheme != "http" or parsed.hostname is None:
+            raise ValueError(f"env server url {self.url!r} must be http://HOST:PORT")
+        self._host = parsed.hostname
+        self._port = parsed.port or 80
+        self._connection: http.client.HTTPConnection | None = None
+
+    def _request(self, method: str, path: str, body: Any = None) -> Any:
+        payload = None if body is None else json.dumps(body).encode("utf-8")
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if payload is not None:
+            headers["Content-Type"] = "application/json"
+        for attempt in range(2):
+            if self._connection is None:
+                self._connection = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout_s)
+            try:
+                self._connection.request(method, path, body=payload, headers=headers)
+                response = self._connection.getresponse()
+                raw = response.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # A keep-alive connection the server closed: reconnect once.
+                self._connection.close()
+                self._connection = None
+                if attempt == 1:
+                    raise
+        data = json.loads(raw.decode("utf-8")) if raw else {}
+        if response.status >= 400:
+            message = data.get("error", {}).get("message") if isinstance(data.get("error"), dict) else data.get("error", raw[:300])
+            raise EnvServerError(f"{method} {path} failed with HTTP {response.status}: {message}")
+        return data
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    # ---- API -----------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return self._request("GET", "/v1/health")
+
+    def tools(self) -> dict[str, Any]:
+        return self._request("GET", "/v1/tools")
+
+    def start_episodes(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self._batch("/v1/batch/episodes", items)
+
+    def step_episodes(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self._batch("/v1/batch/step", items)
+
+    def score_episodes(self, episode_ids: list[str]) -> list[dict[str, Any]]:
+        return self._batch("/v1/batch/score", [{"episode_id": episode_id} for episode_id in episode_ids])
+
+    def trajectory(self, episode_id: str) -> dict[str, Any]:
+        return self._request("GET", f"/v1/episodes/{episode_id}")
+
+    def close_episode(self, episode_id: str) -> None:
+        self._request("DELETE", f"/v1/episodes/{episode_id}")
+
+    def _batch(self, path: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not items:
+            return []
+        results = self._request("POST", path, {"items": items})["results"]
+        for index, result in enumerate(results):
+            if isinstance(result, dict) and "error" in result:
+                error = result["error"]
+                raise EnvServerError(f"{path} item {index} failed with HTTP {error.get('status')}: {error.get('message')}")
+        return results
+
+
+class LocalEnvServer:
+    """A `vistool serve` child process on 127.0.0.1 with a random port; a context manager."""
+
+    def __init__(self, root: Path, images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = "node"):
+        self.root, self.images_dir, self.token_file, self.log_path, self.node = root, images_dir, token_file, log_path, node
+        self.process: subprocess.Popen[str] | None = None
+        self.client: EnvClient | None = None
+
+    def __enter__(self) -> EnvClient:
+        cli = repo_root() / "bin" / "vistool.js"
+        bundle = repo_root() / "dist" / "cli.js"
+        if not bundle.exists():
+            raise EnvServerError(f"the env server bundle {bundle} is missing: run `npm run build` in {repo_root()}")
+        log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
+        command = [self.node, str(cli), "serve", "--port", "0", "--token-file", str(self.token_file),
+                   "--root", str(self.root), "--images-dir", str(self.images_dir), "--quiet"]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=repo_root())
+        assert self.process.stdout is not None
+        deadline = time.time() + 60
+        line = ""
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if not line and self.process.poll() is not None:
+                break
+            if line.strip().startswith("{"):
+                event = json.loads(line)
+                if event.get("event") == "listening":
+                    token = Path(self.token_file).read_text().strip()
+                    self.client = EnvClient(event["url"], token)
+                    self.client.health()
+                    return self.client
+        self.__exit__(None, None, None)
+        raise EnvServerError(f"the env server did not start (`{' '.join(command)}`); last output: {line.strip()!r}; see {self.log_path}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process is not None and self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def token_from(config_env: dict[str, Any]) -> str:
+    if config_env.get("token_file"):
+        return Path(config_env["token_file"]).read_text().strip()
+    token = os.environ.get("VISTOOL_TOKEN")
+    if not token:
+        raise EnvServerError("env.url is set but there is no token: set env.token_file or $VISTOOL_TOKEN")
+    return token

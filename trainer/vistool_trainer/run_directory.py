@@ -1,0 +1,137 @@
+"""The run directory (ARCHITECTURE contract 2): config.json, run.json, metrics.jsonl,
+rollouts/step-NNNNNN.jsonl, images/, checkpoints/, logs/.
+
+Appends are one `write` of one complete line on a file opened with O_APPEND, then flushed and
+fsynced, so a reader (the VS Code dashboard) never sees half a line and a killed run leaves a
+readable directory. Whole-file writes (run.json, config.json) go through a temp file + rename.
+It never deletes anything but its own old checkpoints.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def append_json_line(path: Path, record: dict[str, Any]) -> None:
+    line = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n"
+    if "\n" in line[:-1]:
+        raise ValueError(f"record for {path} would span more than one line")
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        data = line.encode("utf-8")
+        written = os.write(descriptor, data)
+        if written != len(data):
+            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, indent=2, ensure_ascii=False, default=_jsonable)
+            stream.write("\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read_json_lines(path: Path) -> list[dict[str, Any]]:
+    """Every complete line of a JSONL file (a torn last line, from a crash mid-write, is skipped)."""
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return records
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class RunDirectory:
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+        for name in ("rollouts", "images", "checkpoints", "logs"):
+            (self.root / name).mkdir(parents=True, exist_ok=True)
+
+    @property
+    def images(self) -> Path:
+        return self.root / "images"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.root / "metrics.jsonl"
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        write_json_atomic(self.root / "config.json", config)
+
+    def read_run(self) -> dict[str, Any]:
+        path = self.root / "run.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def update_run(self, **fields: Any) -> dict[str, Any]:
+        run = self.read_run()
+        run.update(fields)
+        run["updated_at"] = time.time()
+        write_json_atomic(self.root / "run.json", run)
+        return run
+
+    def append_metrics(self, record: dict[str, Any]) -> None:
+        append_json_line(self.metrics_path, record)
+
+    def rollouts_path(self, step: int) -> Path:
+        return self.root / "rollouts" / f"step-{step:06d}.jsonl"
+
+    def append_rollout(self, step: int, record: dict[str, Any]) -> None:
+        append_json_line(self.rollouts_path(step), record)
+
+    def checkpoint_path(self, step: int) -> Path:
+        return self.checkpoints / f"step-{step:06d}"
+
+    def latest_checkpoint(self) -> Path | None:
+        """The newest checkpoint that finished writing (it has trainer_state.json, written last)."""
+        done = sorted(path for path in self.checkpoints.glob("step-*") if (path / "trainer_state.json").exists())
+        return done[-1] if done else None
+
+    def prune_checkpoints(self, keep: int, protect: set[Path] | None = None) -> None:
+        protected = {path.resolve() for path in (protect or set())}
+        done = sorted(path for path in self.checkpoints.glob("step-*") if (path / "trainer_state.json").exists())
+        for path in done[:-keep] if keep > 0 else []:
+            if path.resolve() not in protected:
+                shutil.rmtree(path, ignore_errors=True)
+
+    def metrics_after_resume(self, step: int) -> None:
+        """Drop metric lines past `step` (from a run killed after its last checkpoint) by rewriting atomically."""
+        kept = [record for record in read_json_lines(self.metrics_path) if record.get("step", 0) <= step]
+        temporary = self.metrics_path.with_suffix(".jsonl.tmp")
+        with open(temporary, "w", encoding="utf-8") as stream:
+            for record in kept:
+                stream.write(json.dumps(record) + "\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, self.metrics_path)
