@@ -24,7 +24,18 @@ export interface LabelMatch {
 }
 
 export type ToolOutcome =
-  | { ok: true; image: RgbImage; /** One line for the model about what was done. */ summary: string; matches: LabelMatch[] }
+  | {
+      ok: true;
+      image: RgbImage;
+      /** One line for the model about what was done. */
+      summary: string;
+      matches: LabelMatch[];
+      /**
+       * Metadata for the new image, present only when the tool moved pixels (zoom_in crops and
+       * scales): later calls on the new image must use this, not the metadata they started with.
+       */
+      meta?: PixelMetadata;
+    }
   | { ok: false; error: ActionError };
 
 export interface ToolDefinition {
@@ -34,6 +45,11 @@ export interface ToolDefinition {
   parameters: ArgumentSchema;
   /** Arguments are already schema-valid when this is called; the image must not be mutated. */
   apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome;
+  /**
+   * Arguments of a typical call, for prompts and error messages; given the image's metadata it
+   * uses that image's own labels, so the model sees an example it could actually send.
+   */
+  exampleArguments?(meta?: PixelMetadata): Record<string, unknown>;
 }
 
 /** A call as the parser or a client hands it over: not yet validated. */

@@ -1,0 +1,111 @@
+/**
+ * The tool registry: the one list of tools every consumer uses (env server, episodes, CLI,
+ * playground), and `runToolCall`, the only way a model's call reaches a tool.
+ *
+ * runToolCall never throws: every failure becomes an ActionError in the E1–E5 taxonomy
+ *   E1 malformed call or unknown tool · E2 missing or extra argument · E3 wrong type ·
+ *   E4 unknown label or out-of-range value · E5 the tool itself failed (a bug, not the model's fault)
+ * with a message written for the model that made the call.
+ */
+import { actionError } from '../core/errors.js';
+import type { RgbImage } from '../core/image.js';
+import { focusTools } from './focus.js';
+import { lookupLabel } from './labels.js';
+import { horizontalLineTool, verticalLineTool } from './lines.js';
+import { bandFamiliesOf, type PixelMetadata } from './metadata.js';
+import { markPointTool } from './point.js';
+import { asOpenAIFunction, promptBlock, type OpenAIFunctionTool } from './prompt.js';
+import type { ToolCall, ToolDefinition, ToolOutcome } from './types.js';
+import { validateArguments } from './validate.js';
+import { zoomTool } from './zoom.js';
+
+/** Tools that work on any image: they need coordinates, not band metadata. */
+const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool, verticalLineTool, markPointTool];
+
+const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS];
+const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+/** Every tool, in a fixed order: the twelve focus tools (by family, then mode), then the geometry tools. */
+export function listTools(): ToolDefinition[] {
+  return [...TOOLS];
+}
+
+export function getTool(name: string): ToolDefinition | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The tools that make sense for an image: focus tools only for the band families its metadata has. */
+export function availableToolNames(meta: PixelMetadata): string[] {
+  const families = bandFamiliesOf(meta);
+  return TOOLS.filter((tool) => GEOMETRY_TOOLS.includes(tool) || families.some((family) => tool.name.startsWith(`focus_on_${family}_with_`))).map((tool) => tool.name);
+}
+
+/** Tools by name; an unknown name is a programming error (the caller chose the names), so it throws. */
+function resolveNames(names?: readonly string[]): ToolDefinition[] {
+  if (names === undefined) return listTools();
+  return names.map((name) => {
+    const tool = BY_NAME.get(name);
+    if (!tool) throw new Error(`unknown tool '${name}'; valid tools are: ${TOOLS.map((t) => t.name).join(', ')}`);
+    return tool;
+  });
+}
+
+export function toolsAsOpenAIFunctions(names?: string[]): OpenAIFunctionTool[] {
+  return resolveNames(names).map(asOpenAIFunction);
+}
+
+/** The text block describing the tools for a prompt; with `meta`, the examples use that image's labels. */
+export function toolsPromptBlock(names?: string[], meta?: PixelMetadata): string {
+  return promptBlock(resolveNames(names), meta);
+}
+
+/** Validates a call against its tool's schema, then applies it. Never throws. */
+export function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): ToolOutcome {
+  let toolName: string | undefined;
+  try {
+    if (typeof call !== 'object' || call === null || typeof call.name !== 'string' || call.name === '') {
+      return fail('E1', 'a tool call needs a tool name and arguments: {"name": "<tool>", "arguments": {...}}');
+    }
+    const tool = BY_NAME.get(call.name);
+    if (!tool) return fail('E1', unknownToolMessage(call.name, meta));
+    toolName = tool.name;
+    const args = argumentsObject(call.arguments);
+    if (args === null) {
+      return fail('E1', `${tool.name}: arguments must be a JSON object such as {"${Object.keys(tool.parameters.properties)[0] ?? 'argument'}": ...}; got ${typeof call.arguments === 'string' ? 'text that is not a JSON object' : JSON.stringify(call.arguments) ?? 'nothing'}`, tool.name);
+    }
+    const invalid = validateArguments(tool, args, meta);
+    if (invalid) return { ok: false, error: invalid };
+    return tool.apply(image, args, meta);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return fail('E5', `${toolName ?? 'the tool'} failed inside the tool (${reason}). This is not a problem with your call; try another tool or answer from the image you have.`, toolName);
+  }
+}
+
+function fail(errorClass: 'E1' | 'E5', message: string, tool?: string): ToolOutcome {
+  return { ok: false, error: actionError(errorClass, message, tool) };
+}
+
+function unknownToolMessage(name: string, meta: PixelMetadata): string {
+  const valid = availableToolNames(meta);
+  const near = lookupLabel(name, TOOLS.map((t) => t.name));
+  const hint = near.kind === 'found' ? ` Did you mean '${near.match.matched}'?` : '';
+  return `unknown tool '${name}'.${hint} Valid tools for this image are: ${valid.join(', ')}`;
+}
+
+/**
+ * Arguments as a plain object. OpenAI-style clients send them as a JSON string, which is parsed
+ * here (JSON.parse only reads data; nothing is ever evaluated). A missing value counts as {}.
+ */
+function argumentsObject(value: unknown): Record<string, unknown> | null {
+  let parsed = value;
+  if (parsed === undefined) return {};
+  if (typeof parsed === 'string') {
+    try {
+      parsed = JSON.parse(parsed);
+    } catch {
+      return null;
+    }
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+}
