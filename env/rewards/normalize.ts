@@ -1,0 +1,18 @@
+/**
+ * Text normalisation for exact-match grading (SQuAD style): case, whitespace, punctuation and
+ * the articles a/an/the do not change an answer. It never touches digits or letters otherwise.
+ */
+
+const ARTICLES = /\b(?:a|an|the)\b/gu;
+
+export function normalizeAnswerText(text: string): string {
+  const base = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]+/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
+  const withoutArticles = base.replace(ARTICLES, ' ').replace(/\s+/gu, ' ').trim();
+  // A multiple-choice answer "A" is all article; keep it rather than erase the answer.
+  return withoutArticles === '' ? base : withoutArticles;
+}
