@@ -29,16 +29,16 @@ interface FamilyWording {
   plural: string;
   /** What the bands are, for a model deciding which tool fits the image. */
   what: string;
-  /** Where the labels are read from, for the argument's description. */
-  labelsFrom: string;
+  /** What the argument is, for its description and for error messages ("must be ..."). */
+  argument: string;
   example: string[];
 }
 
 const FAMILY_WORDING: Readonly<Record<BandFamily, FamilyWording>> = {
-  columns: { plural: 'columns', what: 'columns of a table', labelsFrom: 'as written in the header row', example: ['Country', 'Wins'] },
-  rows: { plural: 'rows', what: 'rows of a table', labelsFrom: "as written in each row's first cell", example: ['2019', '2020'] },
-  x_values: { plural: 'x values', what: 'bars of a vertical bar chart, one band per x-axis label', labelsFrom: 'as written under the x axis', example: ['2019', '2020'] },
-  y_values: { plural: 'y values', what: 'bars of a horizontal bar chart, one band per y-axis label', labelsFrom: 'as written beside the y axis', example: ['France', 'Spain'] },
+  columns: { plural: 'columns', what: 'columns of a table', argument: 'a list of column names, as written in the header row', example: ['Country', 'Wins'] },
+  rows: { plural: 'rows', what: 'rows of a table', argument: "a list of row names, as written in each row's first cell", example: ['2019', '2020'] },
+  x_values: { plural: 'x values', what: 'bars of a vertical bar chart, one band per x-axis label', argument: 'a list of x-axis labels, as written under the bars', example: ['2019', '2020'] },
+  y_values: { plural: 'y values', what: 'bars of a horizontal bar chart, one band per y-axis label', argument: 'a list of y-axis labels, as written beside the bars', example: ['France', 'Spain'] },
 };
 
 export function focusToolName(family: BandFamily, mode: FocusMode): string {
@@ -77,7 +77,7 @@ export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
         [family]: {
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: `a list of ${noun} names, ${wording.labelsFrom}`,
+          description: wording.argument,
         },
       },
       required: [family],
@@ -108,18 +108,18 @@ export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
       if (mode === 'mask') {
         const others = labels.filter((label) => !selected.includes(label));
         if (others.length === 0) {
-          return toolSuccess(output, `all ${labels.length} ${wording.plural} selected: nothing to mask, image unchanged.${note}`, matches);
+          return toolSuccess(output, `all ${labels.length} ${wording.plural} selected: nothing to mask, image unchanged${note}.`, matches);
         }
         for (const rect of rectsOf(others)) fillRect(output, rect, WHITE);
         const kept = family === 'rows' ? `${selected.join(', ')} (and the header)` : selected.join(', ');
-        return toolSuccess(output, `kept ${wording.plural} ${kept}; masked ${others.length} other${others.length === 1 ? '' : 's'}.${note}`, matches);
+        return toolSuccess(output, `kept ${selected.length === 1 ? noun : wording.plural} ${kept}; masked ${others.length} other${others.length === 1 ? '' : 's'}${note}.`, matches);
       }
       if (mode === 'draw') {
         for (const rect of rectsOf(selected)) outlineRect(output, rect, OUTLINE_WIDTH, RED);
-        return toolSuccess(output, `drew red boxes around ${wording.plural} ${selected.join(', ')}.${note}`, matches);
+        return toolSuccess(output, `drew a red box around ${selected.length === 1 ? noun : wording.plural} ${selected.join(', ')}${note}.`, matches);
       }
       tintRects(output, rectsOf(selected));
-      return toolSuccess(output, `highlighted ${wording.plural} ${selected.join(', ')} in red.${note}`, matches);
+      return toolSuccess(output, `highlighted ${selected.length === 1 ? noun : wording.plural} ${selected.join(', ')} in red${note}.`, matches);
     },
   };
 }
@@ -128,7 +128,7 @@ export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
 function fuzzyNote(matches: readonly LabelMatch[]): string {
   const loose = matches.filter((m) => m.how !== 'exact');
   if (loose.length === 0) return '';
-  return ` (read ${loose.map((m) => `'${m.requested}' as '${m.matched}'`).join(', ')})`;
+  return `; read ${loose.map((m) => `'${m.requested}' as '${m.matched}'`).join(', ')}`;
 }
 
 function missingFamily(name: string, family: BandFamily, mode: FocusMode, meta: PixelMetadata): ToolOutcome {

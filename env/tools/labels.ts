@@ -50,7 +50,9 @@ export function selectLabels(requested: readonly string[], labels: readonly stri
   for (const label of requested) {
     const found = lookupLabel(label, labels);
     if (found.kind === 'unknown') {
-      return { ok: false, message: `unknown ${noun} ${quote(label)} — ${plural} are: ${listLabels(labels)}` };
+      const near = closestLabel(label, labels);
+      const hint = near === null ? '' : ` (did you mean ${quote(near)}?)`;
+      return { ok: false, message: `unknown ${noun} ${quote(label)}${hint} — ${plural} are: ${listLabels(labels)}` };
     }
     if (found.kind === 'ambiguous') {
       const names = found.candidates.map(quote).join(' and ');
@@ -60,6 +62,48 @@ export function selectLabels(requested: readonly string[], labels: readonly stri
     if (!selected.includes(found.match.matched)) selected.push(found.match.matched);
   }
   return { ok: true, selected, matches };
+}
+
+/**
+ * The label nearest to a misspelt one (edit distance on the punctuation-level keys, at most 2
+ * edits and less than a third of the label), or null when none is close or two tie.
+ * Only ever a suggestion in a message: a near miss is never applied.
+ */
+export function closestLabel(requested: string, labels: readonly string[]): string | null {
+  const key = (s: string): string => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  const wanted = key(requested);
+  if (wanted === '') return null;
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  let tie = false;
+  for (const label of labels) {
+    const candidate = key(label);
+    const limit = Math.min(2, Math.floor(Math.max(wanted.length, candidate.length) / 3));
+    const distance = editDistance(wanted, candidate);
+    if (distance > limit) continue;
+    if (distance < bestDistance) {
+      best = label;
+      bestDistance = distance;
+      tie = false;
+    } else if (distance === bestDistance) {
+      tie = true;
+    }
+  }
+  return tie ? null : best;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), by code unit. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }
 
 const MAX_LISTED = 40;

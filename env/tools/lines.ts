@@ -34,7 +34,7 @@ function lineTool(axis: 'horizontal' | 'vertical'): ToolDefinition {
         : 'Draws a dashed red vertical line down the whole image at x (pixels from the left). Use it to line up points, bars or labels with a position on the x axis.',
     parameters: {
       type: 'object',
-      properties: { [coordinate]: { type: 'number', description: `where to draw the line, in pixels ${across} of the current image` } },
+      properties: { [coordinate]: { type: 'number', description: `a number: where the line goes, in pixels ${across} of the current image` } },
       required: [coordinate],
       additionalProperties: false,
     },

@@ -29,8 +29,8 @@ export const markPointTool: ToolDefinition = {
   parameters: {
     type: 'object',
     properties: {
-      x: { type: 'number', description: 'pixels from the left edge of the current image' },
-      y: { type: 'number', description: 'pixels from the top edge of the current image' },
+      x: { type: 'number', description: 'a number: pixels from the left edge of the current image' },
+      y: { type: 'number', description: 'a number: pixels from the top edge of the current image' },
     },
     required: ['x', 'y'],
     additionalProperties: false,

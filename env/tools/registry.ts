@@ -10,7 +10,7 @@
 import { actionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
 import { focusTools } from './focus.js';
-import { lookupLabel } from './labels.js';
+import { closestLabel } from './labels.js';
 import { horizontalLineTool, verticalLineTool } from './lines.js';
 import { bandFamiliesOf, type PixelMetadata } from './metadata.js';
 import { markPointTool } from './point.js';
@@ -88,8 +88,8 @@ function fail(errorClass: 'E1' | 'E5', message: string, tool?: string): ToolOutc
 
 function unknownToolMessage(name: string, meta: PixelMetadata): string {
   const valid = availableToolNames(meta);
-  const near = lookupLabel(name, TOOLS.map((t) => t.name));
-  const hint = near.kind === 'found' ? ` Did you mean '${near.match.matched}'?` : '';
+  const near = closestLabel(name, TOOLS.map((t) => t.name));
+  const hint = near === null ? '' : ` Did you mean '${near}'?`;
   return `unknown tool '${name}'.${hint} Valid tools for this image are: ${valid.join(', ')}`;
 }
 

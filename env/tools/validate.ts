@@ -48,8 +48,17 @@ export function validateArguments(tool: ToolDefinition, args: Record<string, unk
   if (!first) return actionError('E3', `${tool.name}: the arguments do not match the tool's schema`, tool.name);
   const prop = propertyOf(first);
   const got = inlineJson(prop === '' ? args : args[prop]);
-  if (isRangeError(first)) return actionError('E4', `${tool.name}: '${prop}' must be ${help(prop)}; got ${got}`, tool.name);
+  if (isRangeError(first)) return actionError('E4', `${tool.name}: '${prop}' must be ${range(tool, prop)}; got ${got}`, tool.name);
   return actionError('E3', `${tool.name}: '${prop}' must be ${help(prop)}${eg(prop)}; got ${got}`, tool.name);
+}
+
+/** "between 1 and 4", "at least 0", from the property's own schema. */
+function range(tool: ToolDefinition, prop: string): string {
+  const schema = (tool.parameters.properties[prop] ?? {}) as { minimum?: number; maximum?: number };
+  if (schema.minimum !== undefined && schema.maximum !== undefined) return `between ${schema.minimum} and ${schema.maximum}`;
+  if (schema.minimum !== undefined) return `at least ${schema.minimum}`;
+  if (schema.maximum !== undefined) return `at most ${schema.maximum}`;
+  return 'in range';
 }
 
 function isRangeError(error: ErrorObject): boolean {
