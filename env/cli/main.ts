@@ -2,9 +2,13 @@
  * `vistool` — the command-line front of the engine. Dispatches to one command per file.
  */
 import { type CliCommand, UsageError } from './command.js';
+import { toolsApplyCommand } from './tools-apply.js';
+import { toolsListCommand } from './tools-list.js';
 
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
+  toolsApplyCommand,
+  toolsListCommand,
 ];
 
 function help(): string {
