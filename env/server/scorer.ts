@@ -1,0 +1,16 @@
+/**
+ * The env server's scorer: the reward module's TrajectoryScorer behind the server's `Scorer`
+ * signature, with the judge's counters attached to each score so a trainer can log them.
+ */
+import { TrajectoryScorer } from '../rewards/trajectory-scorer.js';
+import type { Scorer } from './server.js';
+
+/** `rewardConfig` is a user's (partial) reward config; invalid config throws before the server starts. */
+export function createScorer(rewardConfig: unknown): Scorer {
+  const scorer = new TrajectoryScorer(rewardConfig ?? {});
+  return async (trajectory, task) => {
+    const scored = await scorer.score(trajectory, task.answer);
+    const metrics = scorer.metrics();
+    return Object.keys(metrics).length > 0 ? { ...scored, metrics } : { ...scored };
+  };
+}
