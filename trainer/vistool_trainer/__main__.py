@@ -21,12 +21,52 @@ def _check_env(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _train(args: argparse.Namespace) -> int:
+    from .run_config import ConfigError, load_config
+    from .train import train
+
+    try:
+        config = load_config(args.config, {"output_dir": args.output_dir} if args.output_dir else None)
+    except ConfigError as error:
+        print(json.dumps({"event": "failed", "error": str(error)}), flush=True)
+        print(str(error), file=sys.stderr)
+        return 2
+    return train(config, max_steps=args.max_steps, resume=args.resume)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluate_command import evaluate_checkpoint
+
+    return evaluate_checkpoint(args.config, args.checkpoint, args.n)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.out, args.minutes)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vistool_trainer", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check-env", help="report versions, CUDA devices and what is missing")
     check.add_argument("--json", action="store_true", help="one JSON object instead of text")
     check.set_defaults(handler=_check_env)
+    train = commands.add_parser("train", help="SFT warm-up then GRPO/DAPO, as the run config says")
+    train.add_argument("--config", required=True, help="run config JSON (schemas/run-config.schema.json)")
+    train.add_argument("--max-steps", type=int, default=None, help="stop (with a checkpoint) after this many optimizer steps in this invocation")
+    train.add_argument("--resume", action="store_true", help="continue from the newest complete checkpoint in output_dir")
+    train.add_argument("--output-dir", default=None, help="override output_dir")
+    train.set_defaults(handler=_train)
+    evaluation = commands.add_parser("eval", help="held-out accuracy with and without tools, tool-call rate, format validity")
+    evaluation.add_argument("--config", required=True)
+    evaluation.add_argument("--checkpoint", default=None, help="checkpoint folder (default: the newest in output_dir)")
+    evaluation.add_argument("--n", type=int, default=None, help="held-out tasks (default: eval.n)")
+    evaluation.set_defaults(handler=_eval)
+    demo = commands.add_parser("demo", help="generate tasks, start the env server, SFT, GRPO/DAPO, evaluate, write an HTML report")
+    demo.add_argument("--out", default="runs/demo", help="run directory")
+    demo.add_argument("--minutes", type=float, default=10.0, help="time budget for the whole demo")
+    demo.set_defaults(handler=_demo)
     return parser
 
 

@@ -1,0 +1,28 @@
+"""Held-out evaluation: greedy episodes with tools and without, through the env server.
+
+Reports accuracy with tools, accuracy without tools, tool-call rate and format validity
+(an answer was given and no turn was malformed), as arXiv 2602.01334 asks for every checkpoint.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+from typing import Any
+
+from .env_client import EnvClient
+from .policy import Policy
+from .rollout import EpisodeOptions, run_rollouts
+
+
+def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int) -> dict[str, float]:
+    results: dict[str, float] = {"eval/n": float(len(tasks))}
+    arms = [("tools", replace(options, tools=True)), ("no_tools", replace(options, tools=False))] if options.tools else [("no_tools", options)]
+    for name, arm in arms:
+        rollouts = run_rollouts(policy, client, tasks, 1, arm, max_new_tokens, 1.0, greedy=True)
+        results[f"eval/acc_{name}"] = statistics.fmean(float(r.correct) for r in rollouts)
+        results[f"eval/reward_{name}"] = statistics.fmean(r.reward for r in rollouts)
+        results[f"eval/format_valid_{name}"] = statistics.fmean(float(r.format_valid) for r in rollouts)
+        if name == "tools":
+            results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
+            results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
+    return results

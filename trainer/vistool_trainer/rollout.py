@@ -1,0 +1,186 @@
+"""The rollout loop: the policy writes a turn, the env server parses it, runs the tool and returns
+the edited image, the policy continues, up to the episode's limits; then the server scores it.
+
+Assistant turns keep the exact token ids sampled, so the training context equals the rollout
+context (unlike OpenThinkIMG, REFERENCE §2). This module never parses tool calls or computes
+rewards: the server does both.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .conversation_encoding import load_image_part
+from .env_client import EnvClient
+from .policy import Policy
+
+
+@dataclass
+class EpisodeOptions:
+    tools: bool = True
+    max_turns: int = 3
+    max_tool_calls: int = 2
+    images: str = "path"
+    system_prompt: str | None = None
+
+
+@dataclass
+class Rollout:
+    prompt_id: str
+    group: int
+    messages: list[dict[str, Any]]
+    reward: float = 0.0
+    components: dict[str, float] = field(default_factory=dict)
+    correct: bool = False
+    trajectory: dict[str, Any] = field(default_factory=dict)
+    response_tokens: int = 0
+    turns: int = 0
+    advantage: float = 0.0
+
+    @property
+    def tool_calls(self) -> int:
+        return int(self.trajectory.get("tool_calls", 0))
+
+    @property
+    def tool_errors(self) -> int:
+        return int(self.trajectory.get("tool_errors", 0))
+
+    @property
+    def format_valid(self) -> bool:
+        if self.trajectory.get("answer") is None:
+            return False
+        return not any(error.get("class") == "E1" for turn in self.trajectory.get("turns", []) for error in turn.get("errors", []) or [])
+
+
+@dataclass
+class RolloutTiming:
+    gen_s: float = 0.0
+    env_s: float = 0.0
+
+
+def _with_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Load image parts once (PIL) so every later encode of the conversation reuses them."""
+    loaded = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            parts = []
+            for part in content:
+                if part.get("type") == "image":
+                    part = {**part, "image": load_image_part(part)}
+                    part.pop("data", None)
+                parts.append(part)
+            message = {**message, "content": parts}
+        loaded.append(message)
+    return loaded
+
+
+def _apply_system_prompt(messages: list[dict[str, Any]], system_prompt: str | None) -> list[dict[str, Any]]:
+    if system_prompt is None:
+        return messages
+    rest = [message for message in messages if message.get("role") != "system"]
+    if system_prompt == "":
+        return rest
+    return [{"role": "system", "content": [{"type": "text", "text": system_prompt}]}] + rest
+
+
+def _task_payload(task: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in task.items() if not key.startswith("_")}
+
+
+def run_rollouts(
+    policy: Policy,
+    client: EnvClient,
+    tasks: list[dict[str, Any]],
+    group_size: int,
+    options: EpisodeOptions,
+    max_new_tokens: int,
+    temperature: float,
+    greedy: bool = False,
+    generation_batch: int = 64,
+    timing: RolloutTiming | None = None,
+) -> list[Rollout]:
+    """`group_size` episodes per task; returns rollouts ordered task by task, group by group."""
+    timing = timing or RolloutTiming()
+    started = time.perf_counter()
+    items = []
+    for task in tasks:
+        for _ in range(group_size):
+            items.append({"task": _task_payload(task), "task_dir": task["_task_dir"],
+                          "options": {"tools": options.tools, "max_turns": options.max_turns,
+                                      "max_tool_calls": max(options.max_tool_calls, 1), "images": options.images}})
+    opened = client.start_episodes(items)
+    rollouts: list[Rollout] = []
+    episode_ids: list[str] = []
+    for index, result in enumerate(opened):
+        task = tasks[index // group_size]
+        messages = _apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt)
+        rollouts.append(Rollout(prompt_id=str(task["id"]), group=index % group_size, messages=messages))
+        episode_ids.append(result["episode_id"])
+    timing.env_s += time.perf_counter() - started
+    active = list(range(len(rollouts)))
+    try:
+        while active:
+            started = time.perf_counter()
+            sampled = []
+            for offset in range(0, len(active), generation_batch):
+                chunk = active[offset:offset + generation_batch]
+                sampled.extend(policy.sample_turns([rollouts[i].messages for i in chunk], max_new_tokens, temperature, greedy))
+            timing.gen_s += time.perf_counter() - started
+            started = time.perf_counter()
+            steps = client.step_episodes([{"episode_id": episode_ids[i], "text": turn.text} for i, turn in zip(active, sampled)])
+            still_active = []
+            for i, turn, step in zip(active, sampled, steps):
+                rollout = rollouts[i]
+                rollout.messages.append({"role": "assistant", "content": [{"type": "text", "text": turn.text}],
+                                         "token_ids": turn.token_ids, "truncated": turn.truncated})
+                rollout.response_tokens += len(turn.token_ids)
+                rollout.turns += 1
+                if not step["done"]:
+                    rollout.messages.extend(_with_images(step["observation"]["messages"]))
+                    still_active.append(i)
+            active = still_active
+            timing.env_s += time.perf_counter() - started
+        started = time.perf_counter()
+        scores = client.score_episodes(episode_ids)
+        for rollout, episode_id, score in zip(rollouts, episode_ids, scores):
+            rollout.reward = float(score["reward"])
+            rollout.components = {key: float(value) for key, value in (score.get("components") or {}).items()}
+            rollout.correct = bool(score.get("correct"))
+            rollout.trajectory = client.trajectory(episode_id)
+        timing.env_s += time.perf_counter() - started
+    finally:
+        for episode_id in episode_ids:
+            try:
+                client.close_episode(episode_id)
+            except Exception:
+                pass  # an expired episode is already gone
+    return rollouts
+
+
+def rollout_record(rollout: Rollout, step: int) -> dict[str, Any]:
+    """The rollout-file line (docs/CONTRACTS.md): the server's trajectory plus step/group/advantage."""
+    record = dict(rollout.trajectory)
+    record.update({"step": step, "prompt_id": rollout.prompt_id, "group": rollout.group, "reward": rollout.reward,
+                   "reward_breakdown": rollout.components, "correct": rollout.correct, "advantage": rollout.advantage})
+    return record
+
+
+def load_tasks(path: Path) -> list[dict[str, Any]]:
+    tasks = []
+    directory = str(Path(path).resolve().parent)
+    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            task = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number} is not JSON: {error}") from None
+        task["_task_dir"] = directory
+        tasks.append(task)
+    if not tasks:
+        raise ValueError(f"{path} holds no tasks")
+    return tasks
