@@ -44,7 +44,7 @@ export interface RepetitionConfig {
   enabled: boolean;
   /** Word n-gram length for the text-repetition check. */
   ngram_size: number;
-  /** The check fires when one n-gram occurs more often than this across the assistant turns. */
+  /** The check fires when one n-gram occurs more often than this within one assistant turn. */
   max_ngram_occurrences: number;
   /** The check fires when one call (same tool, same arguments) is made more often than this. */
   max_identical_calls: number;

@@ -1,9 +1,10 @@
 /**
  * Repetition detection (VISTA: the repetition penalty dominates every other term). Two signals:
- * the same word n-gram written too often across the assistant turns (a generation loop), and
- * the same tool called with the same arguments more than allowed (a call loop).
- * N-grams never span two turns, and only words count, so the fixed boilerplate of a tool-call
- * block (`<tool_call>{"name": ...`) does not add up to a repetition across legitimate calls.
+ * the same word n-gram written too often within one assistant turn (a generation loop), and the
+ * same tool called with the same arguments more than allowed across the episode (a call loop).
+ * N-grams are counted per turn because a phrase that opens every turn ("Let me focus on the
+ * columns") is style, not a loop, and a dominating penalty must not fire on style. Only words
+ * count, so the fixed JSON punctuation of tool-call blocks never adds up to a repetition.
  */
 import type { Trajectory } from '../episodes/trajectory.js';
 import { DEFAULT_REWARD_CONFIG, type RepetitionConfig } from './config.js';
@@ -11,7 +12,7 @@ import { assistantTurns } from './format.js';
 
 export interface RepetitionReport {
   fired: boolean;
-  /** Occurrences of the most frequent n-gram. */
+  /** Occurrences of the most frequent n-gram within one turn. */
   maxNgramOccurrences: number;
   /** Occurrences of the most repeated (tool, arguments) pair. */
   maxIdenticalCalls: number;
@@ -36,21 +37,23 @@ function mostFrequent(counts: Map<string, number>): [string, number] {
 }
 
 export function detectRepetition(trajectory: Pick<Trajectory, 'turns'>, config: RepetitionConfig = DEFAULT_REWARD_CONFIG.repetition): RepetitionReport {
-  const ngrams = new Map<string, number>();
   const calls = new Map<string, number>();
   const n = Math.max(1, Math.floor(config.ngram_size));
+  let [ngram, ngramCount] = ['', 0];
   for (const turn of assistantTurns(trajectory)) {
+    const ngrams = new Map<string, number>();
     const words = turn.text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
     for (let i = 0; i + n <= words.length; i++) {
       const key = words.slice(i, i + n).join(' ');
       ngrams.set(key, (ngrams.get(key) ?? 0) + 1);
     }
+    const [turnNgram, turnCount] = mostFrequent(ngrams);
+    if (turnCount > ngramCount) [ngram, ngramCount] = [turnNgram, turnCount];
     for (const call of turn.calls) {
       const key = `${call.name}(${canonicalJson(call.arguments)})`;
       calls.set(key, (calls.get(key) ?? 0) + 1);
     }
   }
-  const [ngram, ngramCount] = mostFrequent(ngrams);
   const [call, callCount] = mostFrequent(calls);
   let reason: string | null = null;
   if (config.enabled && callCount > config.max_identical_calls) {
