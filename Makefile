@@ -5,18 +5,28 @@ SHELL := /bin/bash
 export ONNXRUNTIME_NODE_INSTALL ?= skip
 NPM_STAMP := node_modules/.vistool-installed
 DEMO_DIR ?= runs/demo
+VENV := .venv
+PY := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts lint typecheck test-ts clean
+.PHONY: demo test bench setup build fonts venv test-ts test-py clean
 
 demo: setup
 	node bin/vistool.js demo --out $(DEMO_DIR)
 
-test: setup
+test: setup venv
 	npm run typecheck
 	npm run lint
 	npm test
+	$(PY) -m pytest trainer/tests
 
-bench: setup
+test-ts: setup
+	npm test
+
+test-py: setup venv
+	$(PY) -m pytest trainer/tests
+
+bench: setup venv
 	npm run bench
 
 setup: $(NPM_STAMP) fonts build
@@ -31,6 +41,16 @@ fonts:
 	  echo "installing fonts-dejavu-core (the generator draws its labels with DejaVu Sans)"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq fonts-dejavu-core fontconfig; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq fonts-dejavu-core fontconfig; fi; }
+
+# The trainer's venv. torch==2.13.0 first: that exact version is the CPU build; an unpinned
+# torch would pull a multi-GB CUDA build (on a GPU machine, install the CUDA build of 2.13.0 first).
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): trainer/pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e 'trainer[test]'
+	touch $@
 
 build: $(NPM_STAMP)
 	npm run build
