@@ -1,0 +1,59 @@
+import json
+import multiprocessing
+import os
+
+from vistool_trainer.run_directory import RunDirectory, append_json_line, read_json_lines, write_json_atomic
+
+
+def _writer(path, worker):
+    for index in range(200):
+        append_json_line(path, {"worker": worker, "index": index, "pad": "x" * 5000})
+
+
+def test_concurrent_appends_never_interleave_lines(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    processes = [multiprocessing.Process(target=_writer, args=(path, worker)) for worker in range(3)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join()
+    lines = path.read_text().splitlines()
+    assert len(lines) == 600
+    records = [json.loads(line) for line in lines]
+    for worker in range(3):
+        assert [r["index"] for r in records if r["worker"] == worker] == list(range(200))
+
+
+def test_a_torn_last_line_is_skipped_by_readers(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    append_json_line(path, {"step": 1})
+    with open(path, "a") as stream:
+        stream.write('{"step": 2, "rew')
+    assert read_json_lines(path) == [{"step": 1}]
+
+
+def test_atomic_json_write_replaces_whole_file_and_leaves_no_temp(tmp_path):
+    path = tmp_path / "run.json"
+    write_json_atomic(path, {"status": "running"})
+    write_json_atomic(path, {"status": "finished"})
+    assert json.loads(path.read_text()) == {"status": "finished"}
+    assert os.listdir(tmp_path) == ["run.json"]
+
+
+def test_run_directory_has_the_contract_layout_and_finds_only_complete_checkpoints(tmp_path):
+    run = RunDirectory(tmp_path / "run")
+    assert {p.name for p in run.root.iterdir()} == {"rollouts", "images", "checkpoints", "logs"}
+    (run.checkpoint_path(3)).mkdir()
+    (run.checkpoint_path(3) / "trainer_state.json").write_text("{}")
+    (run.checkpoint_path(5)).mkdir()  # interrupted while writing: no trainer_state.json
+    assert run.latest_checkpoint() == run.checkpoint_path(3)
+    run.append_rollout(7, {"prompt_id": "a"})
+    assert run.rollouts_path(7).name == "step-000007.jsonl"
+
+
+def test_resume_drops_metric_lines_written_after_the_checkpoint(tmp_path):
+    run = RunDirectory(tmp_path / "run")
+    for step in range(1, 6):
+        run.append_metrics({"step": step})
+    run.metrics_after_resume(3)
+    assert [r["step"] for r in read_json_lines(run.metrics_path)] == [1, 2, 3]
