@@ -9,12 +9,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts venv test-ts test-py clean
+.PHONY: demo test bench setup build fonts browser venv test-ts test-py clean
 
 demo: setup
 	node bin/vistool.js demo --out $(DEMO_DIR)
 
-test: setup venv
+test: setup venv browser
 	npm run typecheck
 	npm run lint
 	npm test
@@ -51,6 +51,13 @@ $(VENV_STAMP): trainer/pyproject.toml
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e 'trainer[test]'
 	touch $@
+
+# Browser tests drive Debian's chromium with playwright-core (no browser download is possible).
+browser:
+	@test -x /usr/bin/chromium || { \
+	  echo "installing chromium (Debian) for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium fonts-liberation; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium fonts-liberation; fi; }
 
 build: $(NPM_STAMP)
 	npm run build
