@@ -128,7 +128,7 @@ export class Episode {
     }
     const first = await store.put(image);
     const episode = new Episode(task, meta, store, options, first, image);
-    const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames) : null;
+    const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames, meta) : null;
     const messages: ChatMessage[] = [
       { role: 'system', content: [{ type: 'text', text: systemPrompt(tools) }] },
       { role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] },
