@@ -6,7 +6,56 @@
 import type { ToolCall } from '../tools/types.js';
 import type { ImageMetadata } from '../tools/metadata.js';
 
-export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line';
+/** `chart`: a chart of a type without bands (e.g. a ChartQA pie), from a converted data set. */
+export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'chart';
+
+/** The kinds the generator draws. */
+export type GeneratedKind = Exclude<TaskKind, 'chart'>;
+
+export type QuestionFamily = 'lookup' | 'filter_sum' | 'count' | 'argmax' | 'argmin' | 'compare' | 'difference' | 'average' | 'list';
+
+export interface QueryCondition {
+  column: string;
+  /** eq: text equality (category columns); gt / lt: strict numeric comparison. */
+  op: 'eq' | 'gt' | 'lt';
+  value: string | number;
+}
+
+/**
+ * A question in structured form. Semantics (answers computed from `table`):
+ * - lookup: the value at `rows[0]`, `column`.
+ * - filter_sum: sum of `column` over the rows matching `where`, or over the named `rows`.
+ * - count: how many rows match `where`.
+ * - argmax / argmin: the row key with the largest / smallest `column` (among rows matching
+ *   `where`, if any); or, with `rows: [r]` and `columns`, the column name largest in row r.
+ * - compare: of `rows: [a, b]`, the key whose `column` is larger; or, with `rows: [r]` and
+ *   `columns: [s, t]`, the column name larger in row r.
+ * - difference: |a − b| for `rows: [a, b]` in `column`, or `columns: [s, t]` in row `rows[0]`.
+ * - average: mean of `column` (over rows matching `where`, if any), rounded half away from zero
+ *   to 2 decimals, trailing zeros dropped.
+ * - list: keys of the rows matching `where`, in table order.
+ * Numbers are written as plain decimals, no thousands separators, no trailing zeros.
+ */
+export interface TaskQuery {
+  family: QuestionFamily;
+  column?: string;
+  rows?: string[];
+  columns?: string[];
+  where?: QueryCondition;
+}
+
+/** What `vistool data gen` needs to regenerate a task byte for byte. */
+export interface GeneratorProvenance {
+  version: number;
+  seed: number;
+  split: 'train' | 'val' | 'test';
+  index: number;
+  attempt: number;
+  kind: GeneratedKind;
+  difficulty: number;
+  /** The forced canvas, or null for the difficulty's default size. */
+  image_size: [number, number] | null;
+}
 
 export interface TaskRecord {
   id: string;
@@ -15,6 +64,7 @@ export interface TaskRecord {
   question: string;
   answer: string | string[];
   kind: TaskKind;
+  /** 1–5 for generated tasks; 0 when unknown (converted data sets). */
   difficulty: number;
   meta: ImageMetadata;
   /** The data the image was drawn from: header and rows, as displayed. */
@@ -25,4 +75,8 @@ export interface TaskRecord {
   source: string;
   /** Question family (lookup, filter_sum, count, argmax, ...), when known. */
   family?: string;
+  /** The question in structured form (generated tasks), for the checker. */
+  query?: TaskQuery;
+  /** Generated tasks: the seed and options that reproduce them. */
+  generator?: GeneratorProvenance;
 }

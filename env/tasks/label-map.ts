@@ -1,0 +1,140 @@
+/**
+ * The checker's eyes: which mark painted which pixel, read from real rasterised pixels.
+ *
+ * Every mark gets a codeword of n bits with exactly k ones (a constant-weight code). Bit b lives
+ * in colour channel b % 3 of render ⌊b / 3⌋: a mark whose bit is set is drawn there in a colour
+ * that is 0 in that channel and 255 in the others; marks are drawn alone, on white, with the
+ * scene's exact geometry. Anti-aliasing darkens every set channel of one mark by exactly the same
+ * amount (same coverage, same compositing), so at each pixel the channels at the maximum
+ * darkening spell the codeword. Two overlapping marks show up as more than k channels at the
+ * maximum, or channels part-way between 0 and the maximum: that pixel is marked CONFLICT
+ * instead of being attributed to either mark. The image itself is never used here.
+ */
+import type { BBox } from '../tools/metadata.js';
+import { rasterise, sceneMarks, type Mark, type Scene } from './scene.js';
+import { svgDocument } from './svg.js';
+
+export const NO_INK = -1;
+export const CONFLICT = -2;
+
+export interface LabelMap {
+  width: number;
+  height: number;
+  /** Per pixel: index into `marks`, NO_INK, or CONFLICT. */
+  ids: Int32Array;
+  marks: Mark[];
+  /** Per mark: the bounding box of its pixels (half-open), or null if it painted nothing. */
+  extents: (BBox | null)[];
+  /** Pixels where marks overlap, and the first such pixel. */
+  conflicts: number;
+  firstConflict: { x: number; y: number } | null;
+}
+
+function binomial(n: number, k: number): number {
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return Math.round(r);
+}
+
+/** The shortest constant-weight code with at least `count` words: [n, k]. */
+export function codeShape(count: number): [number, number] {
+  for (let n = 3; n <= 30; n++) {
+    const k = Math.floor(n / 2);
+    if (binomial(n, k) >= count) return [n, k];
+  }
+  throw new Error(`label map: ${count} marks is more than a 30-channel code can name`);
+}
+
+/** The first `count` n-bit words with exactly k bits set, in increasing order. */
+export function codewords(count: number, n: number, k: number): number[] {
+  const out: number[] = [];
+  for (let word = 0; out.length < count && word < 1 << n; word++) {
+    let bits = 0;
+    for (let w = word; w; w &= w - 1) bits++;
+    if (bits === k) out.push(word);
+  }
+  return out;
+}
+
+function codeColour(word: number, render: number): string | null {
+  const channel = (c: number) => ((word >> (render * 3 + c)) & 1 ? 0 : 255);
+  const [r, g, b] = [channel(0), channel(1), channel(2)];
+  return r === 255 && g === 255 && b === 255 ? null : `rgb(${r},${g},${b})`;
+}
+
+export async function renderLabelMap(scene: Scene): Promise<LabelMap> {
+  const marks = sceneMarks(scene);
+  const { width, height } = scene;
+  const ids = new Int32Array(width * height).fill(NO_INK);
+  const extents: (BBox | null)[] = marks.map(() => null);
+  if (marks.length === 0) return { width, height, ids, marks, extents, conflicts: 0, firstConflict: null };
+  const [n, k] = codeShape(marks.length);
+  const words = codewords(marks.length, n, k);
+  const renderCount = Math.ceil(n / 3);
+  const svgs: string[] = [];
+  for (let r = 0; r < renderCount; r++) {
+    const body = marks.map((m, i) => {
+      const colour = codeColour(words[i] as number, r);
+      return colour === null ? '' : m.draw(colour);
+    });
+    svgs.push(svgDocument(width, height, '#ffffff', body.join('')));
+  }
+  const renders = await Promise.all(svgs.map((s) => rasterise(s)));
+  const byWord = new Map<number, number>(words.map((w, i) => [w, i]));
+  const pixels = width * height;
+  let conflicts = 0;
+  let firstConflict: { x: number; y: number } | null = null;
+  for (let p = 0; p < pixels; p++) {
+    let max = 0;
+    for (const img of renders) {
+      const d = img.data;
+      const o = p * 3;
+      const a = 255 - (d[o] as number), b = 255 - (d[o + 1] as number), c = 255 - (d[o + 2] as number);
+      if (a > max) max = a;
+      if (b > max) max = b;
+      if (c > max) max = c;
+    }
+    if (max === 0) continue;
+    let word = 0;
+    let clean = true;
+    for (let r = 0; r < renderCount && clean; r++) {
+      const d = (renders[r] as { data: Buffer }).data;
+      for (let ch = 0; ch < 3; ch++) {
+        const dark = 255 - (d[p * 3 + ch] as number);
+        if (dark === max) word |= 1 << (r * 3 + ch);
+        else if (dark !== 0) { clean = false; break; }
+      }
+    }
+    const id = clean ? byWord.get(word) : undefined;
+    if (id === undefined) {
+      ids[p] = CONFLICT;
+      conflicts++;
+      if (!firstConflict) firstConflict = { x: p % width, y: Math.floor(p / width) };
+      continue;
+    }
+    ids[p] = id;
+    const x = p % width;
+    const y = (p - x) / width;
+    const e = extents[id];
+    if (!e) extents[id] = { x1: x, y1: y, x2: x + 1, y2: y + 1 };
+    else {
+      if (x < e.x1) e.x1 = x;
+      if (x + 1 > e.x2) e.x2 = x + 1;
+      if (y + 1 > e.y2) e.y2 = y + 1;
+    }
+  }
+  return { width, height, ids, marks, extents, conflicts, firstConflict };
+}
+
+/** How many pixels of mark `id` fall inside `box` (half-open). */
+export function inkInside(map: LabelMap, id: number, box: BBox): number {
+  const extent = map.extents[id];
+  if (!extent) return 0;
+  const x1 = Math.max(extent.x1, Math.ceil(box.x1));
+  const x2 = Math.min(extent.x2, Math.ceil(box.x2));
+  const y1 = Math.max(extent.y1, Math.ceil(box.y1));
+  const y2 = Math.min(extent.y2, Math.ceil(box.y2));
+  let count = 0;
+  for (let y = y1; y < y2; y++) for (let x = x1; x < x2; x++) if (map.ids[y * map.width + x] === id) count++;
+  return count;
+}

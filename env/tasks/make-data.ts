@@ -1,0 +1,84 @@
+/**
+ * Draws the data for one image: a themed table (key column, categories, numbers) or a chart's
+ * data (a labelled axis and one or more numeric series). Numbers are uniform integers of units
+ * within the column's plausible range. Only the random stream decides; nothing is typed in.
+ */
+import type { DataColumn, DataTable } from './data-table.js';
+import { drawLabels, type LabelPool, type LabelStyle } from './labels.js';
+import type { Rng } from './prng.js';
+import { CATEGORY_POOLS, SERIES_SETS, TABLE_THEMES, type CategoryPool, type ChartMeasure, type ColumnSpec, type TableTheme } from './vocabulary.js';
+
+export interface TableDataOptions {
+  rows: number;
+  /** Columns including the key column. */
+  columns: number;
+  labels: LabelStyle;
+  /** Probability that a number column with values ≥ 1000 shows thousands separators. */
+  grouping: number;
+  /** Use short header names (tiny canvases). */
+  shortHeaders: boolean;
+}
+
+function randomUnits(rng: Rng, min: number, max: number, decimals: number): number {
+  const scale = 10 ** decimals;
+  return rng.int(Math.round(min * scale), Math.round(max * scale));
+}
+
+function chooseColumns(rng: Rng, theme: TableTheme, count: number): ColumnSpec[] {
+  const categories = theme.columns.filter((c) => c.kind === 'category');
+  const numbers = theme.columns.filter((c) => c.kind === 'number');
+  const wanted = count - 1;
+  if (wanted > categories.length + numbers.length) throw new Error(`theme '${theme.id}' has only ${categories.length + numbers.length} columns besides the key; ${wanted} were asked for`);
+  // At least one number column always; a category column whenever there is room for two.
+  const categoryCount = wanted >= 2 ? Math.min(categories.length, rng.int(1, Math.max(1, Math.min(3, wanted - 1)))) : 0;
+  const picked = new Set<ColumnSpec>([...rng.sample(categories, categoryCount), ...rng.sample(numbers, wanted - categoryCount)]);
+  return theme.columns.filter((c) => picked.has(c)); // theme order: categories first, as real tables do
+}
+
+export function makeTableData(rng: Rng, options: TableDataOptions, theme: TableTheme = rng.pick(TABLE_THEMES)): DataTable {
+  const specs = chooseColumns(rng, theme, options.columns);
+  const keys = drawLabels(rng, theme.keyPool, options.rows, options.labels);
+  const columns: DataColumn[] = [{ kind: 'key', name: theme.keyColumn }];
+  for (const spec of specs) {
+    const name = options.shortHeaders ? (spec.short ?? spec.name) : spec.name;
+    if (spec.kind === 'category') columns.push({ kind: 'category', name, filter: spec.filter });
+    else columns.push({ kind: 'number', name, noun: spec.noun, decimals: spec.decimals, grouping: spec.max >= 1000 && rng.chance(options.grouping) });
+  }
+  // Categories use a few values each, so filters match several rows.
+  const categoryValues = specs.map((spec) => (spec.kind === 'category' ? rng.sample(spec.values, Math.min(spec.values.length, Math.max(2, Math.ceil(options.rows / 3)))) : []));
+  const rows = keys.map((key) => [
+    key,
+    ...specs.map((spec, i) => (spec.kind === 'category' ? rng.pick(categoryValues[i] as string[]) : randomUnits(rng, spec.min, spec.max, spec.decimals))),
+  ]);
+  return { title: theme.title, entity: theme.entity, columns, rows };
+}
+
+export interface ChartDataOptions {
+  categories: number;
+  series: number;
+  labels: LabelStyle;
+  measure: ChartMeasure;
+  pool?: CategoryPool;
+}
+
+export interface ChartData {
+  table: DataTable;
+  pool: CategoryPool;
+  measure: ChartMeasure;
+}
+
+export function makeChartData(rng: Rng, options: ChartDataOptions): ChartData {
+  const usable = CATEGORY_POOLS.filter((p) => (p.id !== 'month' || options.categories <= 12));
+  const pool = options.pool ?? rng.pick(usable);
+  const labels = drawLabels(rng, pool.id as LabelPool, options.categories, options.labels);
+  const seriesNames = options.series <= 1 ? [options.measure.axis] : rng.pick(SERIES_SETS.filter((s) => s.length >= options.series)).slice(0, options.series);
+  const columns: DataColumn[] = [
+    { kind: 'key', name: pool.axis },
+    ...seriesNames.map((name): DataColumn => ({ kind: 'number', name, noun: options.measure.noun, decimals: options.measure.decimals, grouping: false })),
+  ];
+  // A per-chart range inside the measure's range, so charts differ in scale.
+  const lo = options.measure.min + rng.next() * (options.measure.max - options.measure.min) * 0.3;
+  const hi = lo + (options.measure.max - lo) * (0.4 + 0.6 * rng.next());
+  const rows = labels.map((label) => [label, ...seriesNames.map(() => randomUnits(rng, lo, hi, options.measure.decimals))]);
+  return { table: { title: '', entity: { one: pool.one, many: pool.many }, columns, rows }, pool, measure: options.measure };
+}

@@ -1,0 +1,64 @@
+/**
+ * A drawing before it becomes pixels: SVG layers in paint order, some of them "marks" — the
+ * labels, bars and points whose ink must fall inside a given band. The image is the SVG of all
+ * layers; the checker's label map re-draws only the marks, each in its own code colour, with the
+ * very same geometry. A mark must paint only with the fill it is given (no other colours).
+ */
+import sharp from 'sharp';
+import type { RgbImage } from '../core/image.js';
+import type { BandFamily, BBox, ImageMetadata } from '../tools/metadata.js';
+import { svgDocument } from './svg.js';
+
+/** The band a mark belongs to, per family. A family absent here must not see any of its ink. */
+export type MarkOwners = Partial<Record<BandFamily, string>>;
+
+export interface Mark {
+  /** For messages: `cell (Ana Berg, Wins)`, `x tick label "2015"`. */
+  name: string;
+  owners: MarkOwners;
+  /** Its colour in the image. */
+  fill: string;
+  draw(fill: string): string;
+  /** A metadata box the ink must also stay inside (e.g. bars inside `plot_bbox`). */
+  within?: 'plot_bbox' | 'figure_bbox';
+}
+
+export type Layer = string | Mark;
+
+export interface Scene {
+  width: number;
+  height: number;
+  background: string;
+  layers: Layer[];
+  /** Pixel-unit metadata, as it will be stored in the task record. */
+  meta: ImageMetadata & { unit: 'pixels'; source: 'generator' };
+}
+
+export function isMark(layer: Layer): layer is Mark {
+  return typeof layer !== 'string';
+}
+
+export function sceneMarks(scene: Scene): Mark[] {
+  return scene.layers.filter(isMark);
+}
+
+export function sceneSvg(scene: Scene): string {
+  const body = scene.layers.map((l) => (isMark(l) ? l.draw(l.fill) : l)).join('');
+  return svgDocument(scene.width, scene.height, scene.background, body);
+}
+
+/** Rasterise SVG at 1 px per user unit onto white, as tightly packed RGB. */
+export async function rasterise(svg: string): Promise<RgbImage> {
+  const { data, info } = await sharp(Buffer.from(svg), { density: 72 })
+    .flatten({ background: { r: 255, g: 255, b: 255 } })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`rasterising gave ${info.channels} channels, expected 3`);
+  return { width: info.width, height: info.height, data };
+}
+
+/** Half-open pixel test: a box covers pixels x1 <= x < x2, y1 <= y < y2. */
+export function boxContainsPixel(box: BBox, x: number, y: number): boolean {
+  return x >= box.x1 && x < box.x2 && y >= box.y1 && y < box.y2;
+}
