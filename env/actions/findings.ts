@@ -11,6 +11,11 @@ import type { Span } from './text-regions.js';
 export interface FoundCall {
   call: ToolCall;
   offset: number;
+  /**
+   * Where the call sorts among the message's calls, when not at `offset`: calls of one Python
+   * block all sort at the block, keeping their evaluation order (inner calls first).
+   */
+  sortAt?: number;
 }
 
 export interface FoundAnswer {

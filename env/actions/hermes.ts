@@ -47,7 +47,7 @@ function readOne(text: string, open: number, bodyStart: number, regionEnd: numbe
     while (i < regionEnd && /[A-Za-z]/.test(text.charAt(i))) i++;
     i = skipWhitespace(text, i, regionEnd);
   }
-  if (text.charAt(i) !== '{') {
+  if (text.charAt(i) !== '{' && text.charAt(i) !== '[') {
     if (closeAt === -1) return unclosed();
     const what = i >= closeAt ? 'empty' : 'not a JSON object';
     found.error('E1', `the body of <tool_call> is ${what}: put one JSON object inside, like ${HERMES_EXAMPLE}`, open);

@@ -88,7 +88,7 @@ function readFences(text: string, found: Findings, options: ParseOptions): void 
       found.error(reading.class, reading.message, fence.contentStart + reading.offset, reading.tool);
       continue;
     }
-    for (const { call, offset } of reading.result.calls) found.calls.push({ call, offset: fence.contentStart + offset });
+    for (const { call, offset } of reading.result.calls) found.calls.push({ call, offset: fence.contentStart + offset, sortAt: fence.start });
     for (const { answer, offset } of reading.result.answers) found.answers.push({ answer, offset: fence.contentStart + offset, style: 'terminate' });
     for (const name of reading.result.imageVariables) {
       imageVariables.add(name);
@@ -112,7 +112,8 @@ function fenceKind(text: string, fence: Fence): 'python' | 'json' | null {
 
 function assemble(text: string, found: Findings, ignoredInThink: number): ParsedAction {
   const lines = new LineIndex(text);
-  const calls = [...found.calls].sort((a, b) => a.offset - b.offset);
+  // Array.prototype.sort is stable, so calls that sort at the same place keep their order.
+  const calls = [...found.calls].sort((a, b) => (a.sortAt ?? a.offset) - (b.sortAt ?? b.offset));
   const errors: FoundError[] = [...found.errors].sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
   if (calls.length > MAX_CALLS_PER_MESSAGE) {
     const dropped = calls.splice(MAX_CALLS_PER_MESSAGE);

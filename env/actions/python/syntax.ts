@@ -297,6 +297,9 @@ class Parser {
   }
 
   private unexpected(token: Token, where: string): SyntaxRefusal {
+    if (token.kind === 'indent') {
+      return new SyntaxRefusal('unexpected indentation: blocks such as if, for, def or with are not allowed; write one statement per line', token.offset);
+    }
     if (token.kind === 'end' || token.kind === 'newline') return new SyntaxRefusal(`the code ends unexpectedly ${where}: a bracket or argument is missing`, token.offset);
     if (token.kind === 'op') {
       if (token.text === ':=') return new SyntaxRefusal('assignment expressions (:=) are not allowed', token.offset);

@@ -3,12 +3,14 @@
  * operators and newlines, with offsets. It only reads text; nothing is evaluated.
  *
  * Refused here, with a message for the model: f-strings (they run code), bytes, non-decimal
- * numbers, unexpected indentation, characters Python would not accept outside a string.
+ * numbers, characters Python would not accept outside a string. Lines indented deeper than
+ * the block get an 'indent' token, so the parser can first refuse the `for` or `if` above them.
  * Newlines inside brackets are joined, as Python does; `#` comments and `\` continuations are
  * skipped. A common indentation of the whole block is allowed (models indent fenced code).
  */
 
-export type TokenKind = 'name' | 'number' | 'string' | 'op' | 'newline' | 'end';
+/** 'indent' marks a line indented deeper than the block: the parser refuses it where it meets it. */
+export type TokenKind = 'name' | 'number' | 'string' | 'op' | 'newline' | 'indent' | 'end';
 
 export interface Token {
   kind: TokenKind;
@@ -95,9 +97,7 @@ class Tokenizer {
     while (j < src.length && (src.charAt(j) === ' ' || src.charAt(j) === '\t')) j++;
     const next = src.charAt(j);
     const blank = j >= src.length || next === '\n' || next === '\r' || next === '#';
-    if (!blank && j - this.i > this.baseIndent) {
-      throw new TokenError('unexpected indentation: blocks such as if, for, def or with are not allowed; write one statement per line', j);
-    }
+    if (!blank && j - this.i > this.baseIndent) this.tokens.push({ kind: 'indent', text: '', offset: j });
     this.i = j;
     this.atLineStart = false;
   }

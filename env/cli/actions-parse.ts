@@ -1,0 +1,70 @@
+/**
+ * `vistool actions parse [--file F] [--image-var NAME ...]`: reads one model message (stdin or
+ * a file) and prints what the action parser makes of it, as JSON: calls, answer, errors,
+ * formats and the rest of ParsedAction. Parse errors are data, so the exit code is 0 for any
+ * message; only bad options (exit 2) or an unreadable file (exit 1) fail.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { parseAction } from '../actions/parse.js';
+import { type CliCommand, UsageError } from './command.js';
+
+export interface TextOutput {
+  write(text: string): unknown;
+}
+
+export interface TextInput extends AsyncIterable<string | Buffer> {
+  isTTY?: boolean;
+}
+
+const usage = `vistool actions parse [--file MESSAGE.txt] [--image-var NAME ...] < MESSAGE.txt
+
+  --file F         read the message from F instead of stdin
+  --image-var N    a Python variable that holds an image from an earlier turn (repeatable)
+
+Prints {"calls": [...], "answer": ..., "errors": [{"class", "message", "offset", "line"}], "formats": [...], ...}.
+Exit 0 whatever the message holds; 2 on bad options.`;
+
+async function readAll(input: TextInput): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function createActionsParseCommand(stdin: TextInput = process.stdin, stdout: TextOutput = process.stdout): CliCommand {
+  return {
+    path: ['actions', 'parse'],
+    summary: 'Parse one model message into tool calls, a final answer and errors (JSON)',
+    usage,
+    async run(argv) {
+      let values: { file?: string; 'image-var'?: string[] };
+      try {
+        values = parseArgs({
+          args: argv,
+          options: { file: { type: 'string' }, 'image-var': { type: 'string', multiple: true } },
+          strict: true,
+          allowPositionals: false,
+        }).values;
+      } catch (err) {
+        throw new UsageError(err instanceof Error ? err.message : String(err), { cause: err });
+      }
+      let text: string;
+      if (values.file !== undefined) {
+        try {
+          text = await readFile(values.file, 'utf8');
+        } catch (err) {
+          const reason = err instanceof Error ? err.message : String(err);
+          throw new Error(`cannot read the message file ${values.file}: ${reason}`, { cause: err });
+        }
+      } else {
+        if (stdin.isTTY) throw new UsageError('no message: pipe one on stdin or give --file');
+        text = await readAll(stdin);
+      }
+      const parsed = parseAction(text, { imageVariables: values['image-var'] ?? [] });
+      stdout.write(JSON.stringify(parsed, null, 2) + '\n');
+      return 0;
+    },
+  };
+}
+
+export const actionsParseCommand = createActionsParseCommand();
