@@ -115,7 +115,10 @@ function fromWords(text: string, sign: number): ParsedNumber | null {
     const small = SMALL_NUMBER_WORDS[token];
     const large = LARGE_NUMBER_WORDS[token];
     const next = tokens[i + 1];
-    if (small !== undefined) {
+    const previous = i > 0 ? SMALL_NUMBER_WORDS[tokens[i - 1] as string] : undefined;
+    // Only "twenty one" style pairs may stand side by side; "seven eleven" is not a number.
+    const badPair = small !== undefined && previous !== undefined && !(previous >= 20 && previous % 10 === 0 && small >= 1 && small <= 9);
+    if (small !== undefined && !badPair) {
       current += small;
     } else if (token === 'hundred' && sawNumberWord) {
       current = (current === 0 ? 1 : current) * 100;
@@ -140,6 +143,9 @@ function fromWords(text: string, sign: number): ParsedNumber | null {
     scale = 0.01;
     unit = unit.slice(percent[0].length);
   }
+  // "Seven Eleven" is a name, not 7 eleven-units: number words never count as a unit.
+  const unitWords = unit.trim().split(' ');
+  if (unitWords.some((w) => SMALL_NUMBER_WORDS[w] !== undefined || LARGE_NUMBER_WORDS[w] !== undefined || w === 'hundred')) return null;
   if (!UNIT.test(unit.trim())) return null;
   const face = sign * (total + current);
   const value = face * scale;

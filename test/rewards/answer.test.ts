@@ -48,6 +48,8 @@ const cases: Case[] = [
   ['two million', '2000000', true, 1, 'numeric', 'million in words'],
   ['7', 'seven', true, 1, 'numeric', 'number word on the gold side'],
   ['eight', '7', false, 0, 'numeric', 'a wrong number word'],
+  ['seven people', '7', true, 1, 'numeric', 'a number word with a unit'],
+  ['7', 'Seven Eleven', false, 0, 'exact', 'number words in a row that are not one number make a name'],
   ['2020', '2019', false, 0, 'numeric', 'years match exactly although 2020 is within 5% of 2019'],
   ['2019', '2019', true, 1, 'numeric', 'same year'],
   ['Belgium', '12', false, 0, 'numeric', 'text against a numeric gold'],
