@@ -56,7 +56,7 @@ function describeTool(family: BandFamily, mode: FocusMode): string {
     draw: `Draws a red box around each ${noun} you list and leaves everything else as it was. Use it to mark where to look while keeping the context.`,
     highlight: `Tints each ${noun} you list with a light, see-through red; the text stays readable and everything else is unchanged. Use it to pick out the ${plural} that matter.`,
   }[mode];
-  return `For the ${what}. ${effect} Name ${plural} exactly as they appear in the image. Returns the edited image, which you can look at before answering.`;
+  return `${effect} Works on the ${what}; name ${plural} exactly as they appear in the image. Returns the edited image, which you can look at before answering.`;
 }
 
 function labelsOf(meta: PixelMetadata, family: BandFamily): Record<string, BBox> | undefined {
