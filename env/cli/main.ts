@@ -1,12 +1,16 @@
 /**
  * `vistool` — the command-line front of the engine. Dispatches to one command per file.
  */
+import { actionsParseCommand } from './actions-parse.js';
 import { type CliCommand, UsageError } from './command.js';
+import { serveCommand } from './serve.js';
 import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
 
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
+  actionsParseCommand,
+  serveCommand,
   toolsApplyCommand,
   toolsListCommand,
 ];

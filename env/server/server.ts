@@ -177,7 +177,7 @@ export class EnvServer {
     const ok = (b: unknown) => ({ status: 200, body: b });
 
     if (resource === 'health' && parts.length === 2 && method === 'GET') {
-      return ok({ status: 'ok', version: this.opts.version, episodes: this.episodes.size });
+      return ok({ status: 'ok', version: this.opts.version, episodes: this.episodes.size, rss_bytes: process.memoryUsage().rss });
     }
     if (resource === 'tools' && parts.length === 2 && method === 'GET') {
       return ok({ tools: toolsAsOpenAIFunctions(), prompt: toolsPromptBlock(), names: listTools().map((t) => t.name) });

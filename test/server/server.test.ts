@@ -111,14 +111,14 @@ test('an episode masks columns on real pixels, then answers and scores correct',
   assert.equal(step.json.info.calls[0].ok, true);
   const edited = step.json.observation.messages[0].content.find((p: any) => p.type === 'image');
   const pixels = await decodeImage(edited.path);
-  // The Country column (x 100..200, inset 2 px) is pure white; the Rider column kept its ink.
+  // The Country column (x 100..200, y 0..120, inset 2 px) is pure white; the Rider column kept its ink.
   let countryInk = 0;
   let riderInk = 0;
   for (let y = 0; y < pixels.height; y++) {
     for (let x = 0; x < pixels.width; x++) {
       const i = (y * pixels.width + x) * 3;
       const dark = pixels.data[i]! < 128;
-      if (x >= 102 && x < 198 && dark) countryInk++;
+      if (x >= 102 && x < 198 && y >= 2 && y < 118 && dark) countryInk++;
       if (x >= 2 && x < 98 && y > 2 && y < 118 && dark) riderInk++;
     }
   }
