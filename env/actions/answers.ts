@@ -193,12 +193,16 @@ function scanFinalAnswer(text: string, found: Findings): Span[] {
 
 /**
  * `** 364263. TERMINATE` → `364263`: markdown emphasis, the TERMINATE keyword and one
- * sentence-ending full stop are not part of the answer. A final dot is kept when the last word
- * is an abbreviation such as U.S. or e.g.
+ * sentence-ending full stop are not part of the answer. Without TERMINATE, a final dot is kept
+ * when the last word is an abbreviation such as U.S. or e.g.
  */
 function cleanFinalAnswer(raw: string): string {
   let value = trimChars(raw, ' \t\r*_').trimEnd();
-  if (value.endsWith('TERMINATE')) value = value.slice(0, -'TERMINATE'.length);
+  if (value.endsWith('TERMINATE')) {
+    // ReFocus writes "FINAL ANSWER: <answer>. TERMINATE": that full stop is never the answer's.
+    value = trimChars(value.slice(0, -'TERMINATE'.length), ' \t\r*_');
+    return value.endsWith('.') ? value.slice(0, -1).trimEnd() : value;
+  }
   value = trimChars(value, ' \t\r*_');
   if (value.endsWith('.')) {
     const lastWord = value.slice(value.lastIndexOf(' ') + 1);
