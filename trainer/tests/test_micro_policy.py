@@ -89,3 +89,14 @@ def test_example_configs_validate():
     assert examples
     for path in examples:
         resolve_config(json.loads(path.read_text()))
+
+
+def test_sampling_never_writes_vision_placeholders_or_turn_openers():
+    torch.manual_seed(0)
+    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    image = {"type": "image", "ref": "r", "image": Image.new("RGB", (224, 112), "white")}
+    conversations = [[{"role": "user", "content": [image, {"type": "text", "text": "Q"}]}]] * 8
+    turns = policy.sample_turns(conversations, max_new_tokens=64, temperature=3.0, greedy=False)
+    forbidden = set(policy.processor.control_token_ids)
+    assert len(forbidden) == 7
+    assert not any(token in forbidden for turn in turns for token in turn.token_ids)

@@ -121,6 +121,9 @@ class Policy:
                 top_p=1.0 if not greedy else None,
                 eos_token_id=self.processor.end_of_turn_id,
                 pad_token_id=self.processor.pad_id,
+                # A sampled vision token would desynchronise image tokens and pixel values (the
+                # next turn's rope index fails), and a sampled <|im_start|> breaks the turn structure.
+                suppress_tokens=self.processor.control_token_ids,
             )
         finally:
             if was_training:

@@ -36,6 +36,13 @@ class PolicyProcessor:
         return int(pad if pad is not None else self.tokenizer.convert_tokens_to_ids("<|endoftext|>"))
 
     @property
+    def control_token_ids(self) -> list[int]:
+        """Tokens the policy must never write: vision placeholders and turn openers."""
+        names = ["<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|im_start|>", "<|endoftext|>"]
+        ids = [self.tokenizer.convert_tokens_to_ids(name) for name in names]
+        return [int(i) for i in ids if i is not None and i != self.tokenizer.unk_token_id]
+
+    @property
     def merge_size(self) -> int:
         return int(getattr(self.image_processor, "merge_size", 2))
 
