@@ -11,8 +11,13 @@ VENV_STAMP := $(VENV)/.vistool-installed
 
 .PHONY: demo test bench setup build fonts browser venv test-ts test-py clean
 
-demo: setup
-	node bin/vistool.js demo --out $(DEMO_DIR)
+# `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
+MODEL ?= micro
+DEVICE ?= cpu
+DEMO_MINUTES ?= 10
+
+demo: setup venv
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES)
 
 test: setup venv browser
 	npm run typecheck
