@@ -46,13 +46,13 @@ export function copyForPainting(image: RgbImage): RgbImage {
   return { width: image.width, height: image.height, data };
 }
 
-/** Fills a rect with one colour (a run of Buffer.fill per row: the fast path for masks and outlines). */
+/** Fills a rect with one colour: one row of the colour is built once, then copied into each row. */
 export function fillRect(target: RgbImage, rect: PixelRect, colour: Rgb): void {
-  const pattern = Buffer.from(colour);
   const rowBytes = target.width * 3;
-  for (let y = rect.top; y < rect.bottom; y++) {
-    target.data.fill(pattern, y * rowBytes + rect.left * 3, y * rowBytes + rect.right * 3);
-  }
+  const span = (rect.right - rect.left) * 3;
+  if (span <= 0 || rect.bottom <= rect.top) return;
+  const line = Buffer.allocUnsafe(span).fill(Buffer.from(colour));
+  for (let y = rect.top; y < rect.bottom; y++) line.copy(target.data, y * rowBytes + rect.left * 3);
 }
 
 /**
@@ -87,26 +87,40 @@ const TINT_DARK = Uint8Array.from({ length: 256 }, (_, c) => tintChannel(c, 0));
 
 /**
  * Tints the union of the rects once: overlapping rects are not tinted twice, as ReFocus paints
- * every band onto one overlay before compositing it.
+ * every band onto one overlay before compositing it. Disjoint rects (the usual case: bands of one
+ * family do not overlap) are tinted directly; only overlapping ones pay for a coverage map.
  */
 export function tintRects(target: RgbImage, rects: readonly PixelRect[]): void {
+  const covered = anyOverlap(rects) ? new Uint8Array(target.width * target.height) : null;
+  for (const rect of rects) tintRect(target, rect, covered);
+}
+
+function tintRect(target: RgbImage, rect: PixelRect, covered: Uint8Array | null): void {
   const { width, data } = target;
-  const covered = rects.length > 1 ? new Uint8Array(width * target.height) : null;
-  for (const rect of rects) {
-    for (let y = rect.top; y < rect.bottom; y++) {
-      for (let x = rect.left; x < rect.right; x++) {
-        const pixel = y * width + x;
-        if (covered) {
-          if (covered[pixel] === 1) continue;
-          covered[pixel] = 1;
-        }
-        const i = pixel * 3;
-        data[i] = TINT_RED[data[i] as number] as number;
-        data[i + 1] = TINT_DARK[data[i + 1] as number] as number;
-        data[i + 2] = TINT_DARK[data[i + 2] as number] as number;
+  for (let y = rect.top; y < rect.bottom; y++) {
+    const rowPixel = y * width;
+    for (let x = rect.left; x < rect.right; x++) {
+      if (covered) {
+        if (covered[rowPixel + x] === 1) continue;
+        covered[rowPixel + x] = 1;
       }
+      const i = (rowPixel + x) * 3;
+      data[i] = TINT_RED[data[i] as number] as number;
+      data[i + 1] = TINT_DARK[data[i + 1] as number] as number;
+      data[i + 2] = TINT_DARK[data[i + 2] as number] as number;
     }
   }
+}
+
+function anyOverlap(rects: readonly PixelRect[]): boolean {
+  for (let a = 0; a < rects.length; a++) {
+    for (let b = a + 1; b < rects.length; b++) {
+      const p = rects[a] as PixelRect;
+      const q = rects[b] as PixelRect;
+      if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom) return true;
+    }
+  }
+  return false;
 }
 
 /** Sets one pixel when it lies on the image (markers and dashes are clipped, not rejected, at the border). */

@@ -75,11 +75,22 @@ export function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata
     }
     const invalid = validateArguments(tool, args, meta);
     if (invalid) return { ok: false, error: invalid };
+    const malformed = describeMalformedImage(image);
+    if (malformed) return fail('E5', `${tool.name} cannot run: the current image is malformed (${malformed}). This is not a problem with your call.`, tool.name);
     return tool.apply(image, args, meta);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return fail('E5', `${toolName ?? 'the tool'} failed inside the tool (${reason}). This is not a problem with your call; try another tool or answer from the image you have.`, toolName);
   }
+}
+
+/** Why an image cannot be painted on safely (a buffer that does not match its size), or null. */
+function describeMalformedImage(image: RgbImage): string | null {
+  if (typeof image !== 'object' || image === null || !Buffer.isBuffer(image.data)) return 'no pixel buffer';
+  const { width, height } = image;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) return `size ${width}×${height}`;
+  if (image.data.length !== width * height * 3) return `${image.data.length} bytes for ${width}×${height} RGB, expected ${width * height * 3}`;
+  return null;
 }
 
 function fail(errorClass: 'E1' | 'E5', message: string, tool?: string): ToolOutcome {

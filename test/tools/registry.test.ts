@@ -168,14 +168,23 @@ test('E4: a value out of range', async () => {
 });
 
 test('E5: an exception inside a tool becomes an error outcome, never a throw', () => {
-  // An image whose buffer is shorter than its size claims: painting fails inside the tool.
-  const broken: RgbImage = { width: 100, height: 100, data: Buffer.alloc(30) };
-  const meta = resolveMetadata({ columns_bbox: { A: { x1: 0, y1: 0, x2: 50, y2: 100 }, B: { x1: 50, y1: 0, x2: 100, y2: 100 } } }, 100, 100);
-  const outcome = runToolCall(broken, { name: 'focus_on_columns_with_mask', arguments: { columns: ['A'] } }, meta);
+  // Metadata that skipped resolveMetadata (a box is null): the tool throws while reading it.
+  const meta = { unit: 'pixels', columns_bbox: { A: { x1: 0, y1: 0, x2: 5, y2: 10 }, B: null } } as unknown as PixelMetadata;
+  const image: RgbImage = { width: 10, height: 10, data: Buffer.alloc(300) };
+  const outcome = runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: ['A'] } }, meta);
   assert.ok(!outcome.ok);
   assert.equal(outcome.error.class, 'E5');
   assert.equal(outcome.error.tool, 'focus_on_columns_with_mask');
-  assert.match(outcome.error.message, /failed inside the tool .*This is not a problem with your call/);
+  assert.match(outcome.error.message, /failed inside the tool \(.+\)\. This is not a problem with your call/);
+});
+
+test('E5: an image whose buffer does not match its size is refused before any tool paints on it', () => {
+  const broken: RgbImage = { width: 100, height: 100, data: Buffer.alloc(30) };
+  const outcome = runToolCall(broken, { name: 'mark_point', arguments: { x: 5, y: 5 } }, resolveMetadata({}, 100, 100));
+  assert.deepEqual(outcome, {
+    ok: false,
+    error: { class: 'E5', tool: 'mark_point', message: 'mark_point cannot run: the current image is malformed (30 bytes for 100×100 RGB, expected 30000). This is not a problem with your call.' },
+  });
 });
 
 test('every tool is deterministic: the same call twice gives byte-identical PNGs, and the input is untouched', async () => {
