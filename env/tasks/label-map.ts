@@ -11,8 +11,9 @@
  * instead of being attributed to either mark. The image itself is never used here.
  */
 import type { BBox } from '../tools/metadata.js';
-import { rasterise, sceneMarks, type Mark, type Scene } from './scene.js';
-import { svgDocument } from './svg.js';
+import type { RgbImage } from '../core/image.js';
+import { rasterise, sceneBody, sceneMarks, type Mark, type Scene } from './scene.js';
+import { rect } from './svg.js';
 
 export const NO_INK = -1;
 export const CONFLICT = -2;
@@ -62,33 +63,54 @@ function codeColour(word: number, render: number): string | null {
   return r === 255 && g === 255 && b === 255 ? null : `rgb(${r},${g},${b})`;
 }
 
-export async function renderLabelMap(scene: Scene): Promise<LabelMap> {
+/**
+ * Renders the scene and its label map in ONE rasterisation: the image and the code renders are
+ * stacked vertically in one SVG, each section clipped to the canvas (so nothing bleeds from one
+ * into the next) and shifted by a whole number of pixels (so glyphs rasterise identically).
+ * One sharp call instead of several is what makes checking every generated task affordable.
+ */
+export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImage; labelMap: LabelMap }> {
   const marks = sceneMarks(scene);
   const { width, height } = scene;
-  const ids = new Int32Array(width * height).fill(NO_INK);
-  const extents: (BBox | null)[] = marks.map(() => null);
-  if (marks.length === 0) return { width, height, ids, marks, extents, conflicts: 0, firstConflict: null };
-  const [n, k] = codeShape(marks.length);
+  const [n, k] = marks.length === 0 ? [0, 0] : codeShape(marks.length);
   const words = codewords(marks.length, n, k);
   const renderCount = Math.ceil(n / 3);
-  const svgs: string[] = [];
+  const sections: string[] = [sceneBody(scene)];
   for (let r = 0; r < renderCount; r++) {
-    const body = marks.map((m, i) => {
-      const colour = codeColour(words[i] as number, r);
-      return colour === null ? '' : m.draw(colour);
-    });
-    svgs.push(svgDocument(width, height, '#ffffff', body.join('')));
+    sections.push(
+      rect(0, 0, width, height, '#ffffff') +
+        marks.map((m, i) => {
+          const colour = codeColour(words[i] as number, r);
+          return colour === null ? '' : m.draw(colour);
+        }).join(''),
+    );
   }
-  const renders = await Promise.all(svgs.map((s) => rasterise(s)));
+  const stackHeight = height * sections.length;
+  const clip = `<defs><clipPath id="canvas"><rect x="0" y="0" width="${width}" height="${height}"/></clipPath></defs>`;
+  const body = sections.map((s, i) => `<g transform="translate(0 ${i * height})"><g clip-path="url(#canvas)">${s}</g></g>`).join('');
+  const stacked = await rasterise(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${stackHeight}" viewBox="0 0 ${width} ${stackHeight}">${clip}${body}</svg>`);
+  const sectionBytes = width * height * 3;
+  const image: RgbImage = { width, height, data: stacked.data.subarray(0, sectionBytes) };
+  const codes = Array.from({ length: renderCount }, (_, r) => stacked.data.subarray((r + 1) * sectionBytes, (r + 2) * sectionBytes));
+  return { image, labelMap: decode(width, height, marks, words, codes) };
+}
+
+/** The label map alone (for checking a stored task whose image is already on disk). */
+export async function renderLabelMap(scene: Scene): Promise<LabelMap> {
+  return (await renderWithLabelMap(scene)).labelMap;
+}
+
+function decode(width: number, height: number, marks: Mark[], words: number[], codes: Buffer[]): LabelMap {
+  const ids = new Int32Array(width * height).fill(NO_INK);
+  const extents: (BBox | null)[] = marks.map(() => null);
   const byWord = new Map<number, number>(words.map((w, i) => [w, i]));
   const pixels = width * height;
   let conflicts = 0;
   let firstConflict: { x: number; y: number } | null = null;
   for (let p = 0; p < pixels; p++) {
+    const o = p * 3;
     let max = 0;
-    for (const img of renders) {
-      const d = img.data;
-      const o = p * 3;
+    for (const d of codes) {
       const a = 255 - (d[o] as number), b = 255 - (d[o + 1] as number), c = 255 - (d[o + 2] as number);
       if (a > max) max = a;
       if (b > max) max = b;
@@ -97,10 +119,10 @@ export async function renderLabelMap(scene: Scene): Promise<LabelMap> {
     if (max === 0) continue;
     let word = 0;
     let clean = true;
-    for (let r = 0; r < renderCount && clean; r++) {
-      const d = (renders[r] as { data: Buffer }).data;
+    for (let r = 0; r < codes.length && clean; r++) {
+      const d = codes[r] as Buffer;
       for (let ch = 0; ch < 3; ch++) {
-        const dark = 255 - (d[p * 3 + ch] as number);
+        const dark = 255 - (d[o + ch] as number);
         if (dark === max) word |= 1 << (r * 3 + ch);
         else if (dark !== 0) { clean = false; break; }
       }

@@ -72,9 +72,10 @@ function sequence(rng: Rng, pool: 'year' | 'month', count: number): string[] {
 export function drawLabels(rng: Rng, pool: LabelPool, count: number, style: LabelStyle): string[] {
   if (pool === 'year' || pool === 'month') return sequence(rng, pool, count);
   const all = [...new Set(candidates(rng, pool, style.length))].filter((l) => l.length <= style.maxChars);
-  if (style.similar && count >= 3) {
+  const stemmable = all.filter((l) => l.length + 5 <= style.maxChars);
+  if (style.similar && count >= 3 && stemmable.length > 0) {
     // About a third of the labels come in pairs that share a stem.
-    const stems = rng.sample(all.filter((l) => l.length + 5 <= style.maxChars), Math.min(Math.floor(count / 3), all.length));
+    const stems = rng.sample(stemmable, Math.min(Math.floor(count / 3), stemmable.length));
     const picked = new Set<string>();
     for (const stem of stems) {
       const [a, b] = rng.sample(SIMILAR_SUFFIXES, 2) as [string, string];

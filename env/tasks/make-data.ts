@@ -59,6 +59,8 @@ export interface ChartDataOptions {
   labels: LabelStyle;
   measure: ChartMeasure;
   pool?: CategoryPool;
+  /** Probability of a time axis (years, months): line charts read best over time. */
+  timeAxis?: number;
 }
 
 export interface ChartData {
@@ -69,9 +71,12 @@ export interface ChartData {
 
 export function makeChartData(rng: Rng, options: ChartDataOptions): ChartData {
   const usable = CATEGORY_POOLS.filter((p) => (p.id !== 'month' || options.categories <= 12));
-  const pool = options.pool ?? rng.pick(usable);
+  const time = usable.filter((p) => p.id === 'year' || p.id === 'month');
+  const pool = options.pool ?? (rng.chance(options.timeAxis ?? 0) ? rng.pick(time) : rng.pick(usable));
   const labels = drawLabels(rng, pool.id as LabelPool, options.categories, options.labels);
-  const seriesNames = options.series <= 1 ? [options.measure.axis] : rng.pick(SERIES_SETS.filter((s) => s.length >= options.series)).slice(0, options.series);
+  // Year series over a year axis would read as nonsense; every other pairing is fine.
+  const sets = SERIES_SETS.filter((s) => s.length >= options.series && !(pool.id === 'year' && /^\d{4}$/.test(s[0] ?? '')));
+  const seriesNames = options.series <= 1 ? [options.measure.axis] : rng.pick(sets).slice(0, options.series);
   const columns: DataColumn[] = [
     { kind: 'key', name: pool.axis },
     ...seriesNames.map((name): DataColumn => ({ kind: 'number', name, noun: options.measure.noun, decimals: options.measure.decimals, grouping: false })),

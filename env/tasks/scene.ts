@@ -2,12 +2,12 @@
  * A drawing before it becomes pixels: SVG layers in paint order, some of them "marks" — the
  * labels, bars and points whose ink must fall inside a given band. The image is the SVG of all
  * layers; the checker's label map re-draws only the marks, each in its own code colour, with the
- * very same geometry. A mark must paint only with the fill it is given (no other colours).
+ * very same geometry. Given a fill, a mark must paint only with that fill (no strokes, no other colours).
  */
 import sharp from 'sharp';
 import type { RgbImage } from '../core/image.js';
 import type { BandFamily, BBox, ImageMetadata } from '../tools/metadata.js';
-import { svgDocument } from './svg.js';
+import { rect } from './svg.js';
 
 /** The band a mark belongs to, per family. A family absent here must not see any of its ink. */
 export type MarkOwners = Partial<Record<BandFamily, string>>;
@@ -16,9 +16,8 @@ export interface Mark {
   /** For messages: `cell (Ana Berg, Wins)`, `x tick label "2015"`. */
   name: string;
   owners: MarkOwners;
-  /** Its colour in the image. */
-  fill: string;
-  draw(fill: string): string;
+  /** Its SVG: in its own colours when `fill` is null (the image), else entirely in `fill` (the label map). */
+  draw(fill: string | null): string;
   /** A metadata box the ink must also stay inside (e.g. bars inside `plot_bbox`). */
   within?: 'plot_bbox' | 'figure_bbox';
 }
@@ -42,9 +41,13 @@ export function sceneMarks(scene: Scene): Mark[] {
   return scene.layers.filter(isMark);
 }
 
+/** The drawing without the <svg> wrapper, background included. */
+export function sceneBody(scene: Scene): string {
+  return rect(0, 0, scene.width, scene.height, scene.background) + scene.layers.map((l) => (isMark(l) ? l.draw(null) : l)).join('');
+}
+
 export function sceneSvg(scene: Scene): string {
-  const body = scene.layers.map((l) => (isMark(l) ? l.draw(l.fill) : l)).join('');
-  return svgDocument(scene.width, scene.height, scene.background, body);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${scene.width}" height="${scene.height}" viewBox="0 0 ${scene.width} ${scene.height}">${sceneBody(scene)}</svg>`;
 }
 
 /** Rasterise SVG at 1 px per user unit onto white, as tightly packed RGB. */
