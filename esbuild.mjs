@@ -2,6 +2,7 @@
 // the extension host and each webview. Native modules (sharp, onnxruntime-node) stay external.
 import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
+import { webviewTargets } from './webview/bundles.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -12,6 +13,8 @@ const nodeExternals = ['sharp', 'onnxruntime-node', 'vscode'];
 const targets = [
   { entryPoints: { cli: 'env/cli/main.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals },
   { entryPoints: { extension: 'extension/extension.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals },
+  // The panels: browser bundles and styles into dist/webview/ (see webview/bundles.mjs).
+  ...webviewTargets,
 ];
 
 const common = { bundle: true, outdir: 'dist', sourcemap: !production, minify: production, logLevel: 'info' };

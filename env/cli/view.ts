@@ -1,0 +1,84 @@
+/**
+ * `vistool view RUN_DIR [RUN_DIR...]`: serves the dashboard, the rollout viewer and the tool
+ * playground to a browser on this machine (HTTP on loopback, a random token in the URL), for
+ * clusters without an editor and for the browser tests. Runs until SIGINT/SIGTERM.
+ * Never writes to the run directories it shows.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PanelBackend } from '../view/panel-backend.js';
+import { ViewServer } from '../view/view-server.js';
+import { type CliCommand, UsageError } from './command.js';
+
+const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root DIR ...]
+             [--theme light|dark] [--assets DIR]
+
+  RUN_DIR        run directories to show (config.json, run.json, metrics.jsonl, rollouts/, images/);
+                 several runs are overlaid on the dashboard
+  --port N       0 picks a free port (default)
+  --root DIR     the playground may also open images under DIR by path (repeatable)
+  --theme T      default theme of the pages (light or dark; ?theme= in the URL overrides)
+  --assets DIR   where the built panel bundles are (default: dist/webview beside the CLI)
+
+Prints one JSON line {"event":"listening","url":...} with the token in the URL, then serves
+until interrupted. Only this machine can connect, and only with the token.`;
+
+/** dist/webview next to the bundled CLI, or the repository's dist/webview when run from source. */
+function defaultAssetsDir(): string {
+  const candidates = [join(__dirname, 'webview'), join(__dirname, '..', '..', 'dist', 'webview')];
+  return candidates.find((dir) => existsSync(join(dir, 'dashboard.js'))) ?? (candidates[0] as string);
+}
+
+export const viewCommand: CliCommand = {
+  path: ['view'],
+  summary: 'Open runs in the dashboard, rollout viewer and tool playground in a browser',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string', default: '0' },
+        host: { type: 'string', default: '127.0.0.1' },
+        root: { type: 'string', multiple: true },
+        theme: { type: 'string', default: 'light' },
+        assets: { type: 'string' },
+      },
+      strict: true,
+    });
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got '${values.port}'`);
+    const host = values.host ?? '127.0.0.1';
+    if (!['127.0.0.1', 'localhost', '::1'].includes(host)) throw new UsageError(`--host ${host} is not a loopback address; vistool view only serves this machine`);
+    if (values.theme !== 'light' && values.theme !== 'dark') throw new UsageError(`--theme must be light or dark, got '${values.theme}'`);
+    for (const dir of positionals) {
+      if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`'${dir}' is not a directory; give run directories (each has metrics.jsonl, rollouts/, ...)`);
+    }
+    const assetsDir = resolve(values.assets ?? defaultAssetsDir());
+    if (!existsSync(join(assetsDir, 'dashboard.js'))) throw new Error(`the panel bundles are missing from ${assetsDir}; run \`npm run build\` first`);
+
+    const token = randomBytes(24).toString('hex');
+    const log = (level: string, message: string) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), level, msg: message }) + '\n');
+    const backend = new PanelBackend({ runs: positionals, roots: values.root ?? [], log });
+    await backend.start();
+    const server = new ViewServer({ backend, assetsDir, token, host, port, log });
+    const base = await server.start();
+    const query = `?token=${token}${values.theme === 'dark' ? '&theme=dark' : ''}`;
+    process.stdout.write(
+      JSON.stringify({ event: 'listening', url: `${base}/${query}`, dashboard: `${base}/dashboard${query}`, viewer: `${base}/viewer${query}`, playground: `${base}/playground${query}`, pid: process.pid }) + '\n',
+    );
+    process.stderr.write(`vistool view: open ${base}/dashboard${query}\n`);
+    await new Promise<void>((resolvePromise) => {
+      const shutdown = () => {
+        backend.stop();
+        void server.stop().then(resolvePromise);
+      };
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
+    });
+    process.stdout.write(JSON.stringify({ event: 'stopped' }) + '\n');
+    return 0;
+  },
+};

@@ -1,0 +1,189 @@
+/**
+ * The host side of the panel protocol (webview/protocol.ts), independent of how messages
+ * travel. `handle()` takes any message a panel sent and returns the response to send back
+ * (null for commands); `onNotification()` delivers the host's notifications. `vistool view`
+ * carries these over HTTP and Server-Sent Events; a VS Code webview host is a small adapter:
+ *
+ *   panel.webview.onDidReceiveMessage(async (m) => { const r = await backend.handle(m); if (r) void panel.webview.postMessage(r); });
+ *   backend.onNotification((n) => visible ? panel.webview.postMessage(n) : (latest = n)); // resend `latest` when shown
+ *
+ * Every message is checked against its declared shape before anything runs. The backend reads
+ * run directories and calls the tool engine; it never writes to a run directory and never
+ * executes anything a panel or a rollout file contains.
+ */
+import { basename, resolve } from 'node:path';
+import { formatToolCall } from '../actions/format.js';
+import { listTools } from '../tools/registry.js';
+import {
+  ErrorCommand,
+  FormatCallRequest,
+  isPanelToHostMessage,
+  MetricRowsRequest,
+  type NotificationMessage,
+  PlaygroundApplyRequest,
+  PlaygroundOpenRequest,
+  PlaygroundSnapshotRequest,
+  PlaygroundUndoRequest,
+  ReadyCommand,
+  REQUESTS,
+  type ResponseMessage,
+  RolloutIndexRequest,
+  RolloutRecordRequest,
+  RolloutStepsRequest,
+  RunsChangedNotification,
+  RunsListRequest,
+  SaveFileCommand,
+  ToolsListRequest,
+  type RunSummary,
+} from '../../webview/protocol.js';
+import { PlaygroundSessions } from './playground-sessions.js';
+import { RunSource } from './run-source.js';
+
+export interface PanelBackendOptions {
+  /** Run directories to show, in order. */
+  runs: string[];
+  /** Folders whose images the playground may open by path (the run directories are always allowed). */
+  roots?: string[];
+  /** How often run directories are checked for changes, in ms (default 250). */
+  pollMs?: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export class PanelBackend {
+  readonly runs: RunSource[];
+  private readonly playground: PlaygroundSessions;
+  private readonly listeners = new Set<(message: NotificationMessage) => void>();
+  private readonly pollMs: number;
+  private readonly log: NonNullable<PanelBackendOptions['log']>;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(options: PanelBackendOptions) {
+    const used = new Set<string>();
+    this.runs = options.runs.map((dir) => {
+      const absolute = resolve(dir);
+      // Ids are folder names made unique, so URLs and saved UI state stay readable.
+      let id = basename(absolute).replace(/[^A-Za-z0-9._-]/g, '_') || 'run';
+      for (let n = 2; used.has(id); n++) id = `${basename(absolute)}-${n}`.replace(/[^A-Za-z0-9._-]/g, '_');
+      used.add(id);
+      return new RunSource(id, absolute);
+    });
+    this.playground = new PlaygroundSessions([...this.runs.map((r) => r.dir), ...(options.roots ?? []).map((r) => resolve(r))]);
+    this.pollMs = options.pollMs ?? 250;
+    this.log = options.log ?? (() => {});
+  }
+
+  /** Reads every run once, then watches them until `stop()`. */
+  async start(): Promise<void> {
+    await Promise.all(this.runs.map((run) => run.refresh()));
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.listeners.clear();
+  }
+
+  summaries(): RunSummary[] {
+    return this.runs.map((run) => run.summary());
+  }
+
+  /** The notification a newly connected panel needs first: every run's summary. */
+  runsSnapshot(): NotificationMessage {
+    return { kind: 'notification', method: RunsChangedNotification.method, params: { runs: this.summaries() } };
+  }
+
+  onNotification(listener: (message: NotificationMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Checks the runs now (tests and the poll loop); notifies when any changed. */
+  async poll(): Promise<boolean> {
+    const changed = (await Promise.all(this.runs.map((run) => run.refresh().catch((err: Error) => (this.log('warn', `reading ${run.dir}: ${err.message}`), false))))).some(Boolean);
+    if (changed) this.notify(this.runsSnapshot());
+    return changed;
+  }
+
+  async handle(message: unknown): Promise<ResponseMessage | null> {
+    if (!isPanelToHostMessage(message)) throw new Error('not a panel message: expected {kind: "command" | "request", id, method, params}');
+    if (message.kind === 'command') {
+      this.command(message);
+      return null;
+    }
+    try {
+      return { kind: 'response', id: message.id, method: message.method, ok: true, result: await this.request(message) };
+    } catch (err) {
+      return { kind: 'response', id: message.id, method: message.method, ok: false, error: { message: (err as Error).message } };
+    }
+  }
+
+  private command(message: { method: string; params: unknown }): void {
+    if (ReadyCommand.is(message)) this.notify(this.runsSnapshot());
+    else if (ErrorCommand.is(message)) this.log('error', `panel ${message.params.panel}: ${message.params.message}`);
+    else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
+    else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
+  }
+
+  private async request(message: unknown): Promise<unknown> {
+    if (RunsListRequest.is(message)) return { runs: this.summaries() };
+    if (MetricRowsRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return { runId: run.id, from: message.params.from, total: run.metrics.rowCount, table: run.metrics.slice(message.params.from) };
+    }
+    if (RolloutStepsRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return { runId: run.id, steps: await run.stepFiles() };
+    }
+    if (RolloutIndexRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return (await run.stepIndex(message.params.step)).index(run.id);
+    }
+    if (RolloutRecordRequest.is(message)) {
+      const { runId, step, line } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, step, line, record: await (await run.stepIndex(step)).record(line) };
+    }
+    if (ToolsListRequest.is(message)) {
+      return { tools: listTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) };
+    }
+    if (PlaygroundOpenRequest.is(message)) return this.playground.open(message.params);
+    if (PlaygroundApplyRequest.is(message)) return this.playground.apply(message.params.session, message.params.call);
+    if (PlaygroundUndoRequest.is(message)) return this.playground.undo(message.params.session);
+    if (PlaygroundSnapshotRequest.is(message)) return this.playground.snapshot(message.params.session);
+    if (FormatCallRequest.is(message)) {
+      const { calls, format } = message.params;
+      if (format === 'json') return { text: JSON.stringify(calls.length === 1 ? calls[0] : calls, null, 2) };
+      return { text: calls.map((call) => formatToolCall(call, format)).join('\n') };
+    }
+    const method = (message as { method: string }).method;
+    const known = REQUESTS.find((r) => r.method === method);
+    throw new Error(known ? `malformed params for request '${method}'` : `unknown request '${method}'; known requests: ${REQUESTS.map((r) => r.method).join(', ')}`);
+  }
+
+  private run(id: string): RunSource {
+    const run = this.runs.find((r) => r.id === id);
+    if (!run) throw new Error(`no run '${id}' is open; open runs: ${this.runs.map((r) => r.id).join(', ') || 'none'}`);
+    return run;
+  }
+
+  private notify(message: NotificationMessage): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(message);
+      } catch (err) {
+        this.log('warn', `notification listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.poll().finally(() => this.schedule());
+    }, this.pollMs);
+    this.timer.unref();
+  }
+}

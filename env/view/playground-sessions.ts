@@ -1,0 +1,172 @@
+/**
+ * The tool playground's host side: per panel session, a stack of images, each the result of a
+ * real tool call through `runToolCall` (the same engine the trainer and the env server use).
+ * Open, apply, undo; every answer is a complete snapshot. A failed call leaves the stack as it
+ * was and reports the error exactly as a model would read it.
+ *
+ * Opening by path is confined to the allowed roots (resolveInsideRoot); uploads are decoded by
+ * sharp and bounded in bytes and pixels. Nothing the panel sends is executed.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { decodeImage, encodePng, type RgbImage } from '../core/image.js';
+import { resolveInsideRoot } from '../core/paths.js';
+import { DEFAULT_LIMITS } from '../episodes/episode.js';
+import { bandFamiliesOf, bandKey, type ImageMetadata, type PixelMetadata, resolveMetadata } from '../tools/metadata.js';
+import { availableToolNames, runToolCall } from '../tools/registry.js';
+import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../webview/protocol.js';
+import { isRecord } from '../../webview/shared/guards.js';
+
+interface Layer {
+  image: RgbImage;
+  meta: PixelMetadata;
+  src: string;
+  call?: PlaygroundCall;
+  summary?: string;
+}
+
+interface Session {
+  name: string;
+  metadataSource: string | null;
+  layers: Layer[];
+  error: { class: string; message: string } | null;
+}
+
+export class PlaygroundError extends Error {
+  override name = 'PlaygroundError';
+}
+
+const MAX_UPLOAD_BYTES = 25 << 20;
+const MAX_SESSIONS = 32;
+const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg']);
+
+async function dataUrl(image: RgbImage): Promise<string> {
+  return `data:image/png;base64,${(await encodePng(image)).toString('base64')}`;
+}
+
+/** Metadata from a JSON document: an ImageMetadata object, or a task record holding one in `meta`. */
+function metadataFrom(document: unknown, where: string): ImageMetadata {
+  if (isRecord(document) && isRecord(document.meta) && 'question' in document) return document.meta as ImageMetadata;
+  if (isRecord(document)) return document as ImageMetadata;
+  throw new PlaygroundError(`${where} must be a JSON object with *_bbox fields (or a task record with "meta"), got ${Array.isArray(document) ? 'a list' : typeof document}`);
+}
+
+export class PlaygroundSessions {
+  private readonly sessions = new Map<string, Session>();
+
+  /** `roots`: folders whose images may be opened by path. */
+  constructor(private readonly roots: readonly string[]) {}
+
+  async open(params: PlaygroundOpenParams): Promise<PlaygroundSnapshot> {
+    let bytes: Buffer;
+    let name: string;
+    let sidecar: { text: string; source: string } | null = null;
+    if ('path' in params.image) {
+      const path = await this.allowedPath(params.image.path);
+      if (!IMAGE_EXTENSIONS.has(extname(path).toLowerCase())) throw new PlaygroundError(`'${params.image.path}' is not a PNG or JPEG file`);
+      bytes = await readFile(path);
+      name = basename(path);
+      sidecar = await this.findSidecar(path);
+    } else {
+      bytes = Buffer.from(params.image.base64, 'base64');
+      name = params.image.name;
+      if (bytes.length > MAX_UPLOAD_BYTES) throw new PlaygroundError(`${name} is ${bytes.length} bytes; the playground opens images up to ${MAX_UPLOAD_BYTES} bytes`);
+    }
+    let image: RgbImage;
+    try {
+      image = await decodeImage(bytes);
+    } catch (err) {
+      throw new PlaygroundError(`${name} could not be decoded as an image (${(err as Error).message}); open a PNG or JPEG`);
+    }
+    if (image.width * image.height > DEFAULT_LIMITS.maxPixels) {
+      throw new PlaygroundError(`${name} is ${image.width}×${image.height} pixels, over the ${DEFAULT_LIMITS.maxPixels}-pixel limit episodes use`);
+    }
+    const given = params.metadata ? { text: params.metadata.text, source: `uploaded ${params.metadata.name}` } : sidecar;
+    let meta: PixelMetadata = { unit: 'pixels' };
+    if (given) {
+      let document: unknown;
+      try {
+        document = JSON.parse(given.text);
+      } catch (err) {
+        throw new PlaygroundError(`metadata (${given.source}) is not valid JSON: ${(err as Error).message}`);
+      }
+      meta = resolveMetadata(metadataFrom(document, given.source), image.width, image.height);
+    }
+    const session: Session = { name, metadataSource: given?.source ?? null, layers: [{ image, meta, src: await dataUrl(image) }], error: null };
+    this.sessions.delete(params.session);
+    this.sessions.set(params.session, session);
+    while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    return this.snapshot(params.session);
+  }
+
+  async apply(sessionId: string, call: PlaygroundCall): Promise<PlaygroundSnapshot> {
+    const session = this.session(sessionId);
+    const top = session.layers[session.layers.length - 1] as Layer;
+    const outcome = runToolCall(top.image, call, top.meta);
+    if (!outcome.ok) {
+      session.error = { class: outcome.error.class, message: outcome.error.message };
+      return this.snapshot(sessionId);
+    }
+    session.error = null;
+    session.layers.push({ image: outcome.image, meta: outcome.meta ?? top.meta, src: await dataUrl(outcome.image), call, summary: outcome.summary });
+    return this.snapshot(sessionId);
+  }
+
+  undo(sessionId: string): PlaygroundSnapshot {
+    const session = this.session(sessionId);
+    if (session.layers.length > 1) session.layers.pop();
+    session.error = null;
+    return this.snapshot(sessionId);
+  }
+
+  snapshot(sessionId: string): PlaygroundSnapshot {
+    const session = this.sessions.get(sessionId);
+    if (!session) return { session: sessionId, name: null, images: [], calls: [], labels: {}, availableTools: [], metadataSource: null, error: null };
+    const top = session.layers[session.layers.length - 1] as Layer;
+    const labels: Record<string, string[]> = {};
+    for (const family of bandFamiliesOf(top.meta)) labels[family] = Object.keys(top.meta[bandKey(family)] ?? {});
+    return {
+      session: sessionId,
+      name: session.name,
+      images: session.layers.map((l) => ({ src: l.src, width: l.image.width, height: l.image.height })),
+      calls: session.layers.slice(1).map((l) => ({ call: l.call as PlaygroundCall, summary: l.summary ?? '' })),
+      labels,
+      availableTools: availableToolNames(top.meta),
+      metadataSource: session.metadataSource,
+      error: session.error,
+    };
+  }
+
+  private session(id: string): Session {
+    const session = this.sessions.get(id);
+    if (!session) throw new PlaygroundError(`no image is open in playground session '${id}'; open a PNG or JPEG first`);
+    return session;
+  }
+
+  private async allowedPath(path: string): Promise<string> {
+    const errors: string[] = [];
+    for (const root of this.roots) {
+      try {
+        return await resolveInsideRoot(root, root, path);
+      } catch (err) {
+        errors.push((err as Error).message);
+      }
+    }
+    throw new PlaygroundError(this.roots.length === 0 ? `opening files by path is off: start vistool view with --root DIR` : `cannot open '${path}': ${errors.join('; ')}`);
+  }
+
+  /** `x.json`, `x.meta.json` or `x.png.json` beside image `x.png`, when one exists inside a root. */
+  private async findSidecar(imagePath: string): Promise<{ text: string; source: string } | null> {
+    const stem = basename(imagePath, extname(imagePath));
+    for (const candidate of [`${stem}.json`, `${stem}.meta.json`, `${basename(imagePath)}.json`]) {
+      const full = join(dirname(imagePath), candidate);
+      try {
+        const real = await this.allowedPath(full);
+        return { text: await readFile(real, 'utf8'), source: `sidecar file ${candidate}` };
+      } catch {
+        continue;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Reduces one rollout record (docs/CONTRACTS.md) to the few fields the viewer's lists, groups
+ * and filters need, so a step's index stays small however long its transcripts are. Tolerant:
+ * a record from an older writer with fields missing still gets a summary; only a line that is
+ * not a JSON object with a `turns` list is refused.
+ */
+import type { RolloutSummary } from '../../webview/protocol.js';
+import { isRecord } from '../../webview/shared/guards.js';
+
+function answerOf(value: unknown): string | string[] | null {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  if (typeof value === 'number') return String(value);
+  return null;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+export function summarizeRollout(record: unknown, line: number): RolloutSummary | string {
+  if (!isRecord(record)) return 'not a JSON object';
+  if (!Array.isArray(record.turns)) return 'has no "turns" list';
+  const task = isRecord(record.task) ? record.task : {};
+  const errorClasses = new Set<string>();
+  const toolNames = new Set<string>();
+  let calls = 0;
+  for (const turn of record.turns) {
+    if (!isRecord(turn)) continue;
+    if (Array.isArray(turn.errors)) for (const e of turn.errors) if (isRecord(e) && typeof e.class === 'string') errorClasses.add(e.class);
+    if (Array.isArray(turn.calls)) {
+      for (const call of turn.calls) {
+        if (!isRecord(call)) continue;
+        if (typeof call.name === 'string') toolNames.add(call.name);
+        if (call.ok === true) calls += 1;
+        if (isRecord(call.error) && typeof call.error.class === 'string') errorClasses.add(call.error.class);
+      }
+    }
+  }
+  return {
+    line,
+    promptId: typeof record.prompt_id === 'string' ? record.prompt_id : `line-${line + 1}`,
+    group: numberOrNull(record.group),
+    question: typeof task.question === 'string' ? task.question : '',
+    gold: answerOf(task.answer),
+    answer: answerOf(record.answer),
+    correct: typeof record.correct === 'boolean' ? record.correct : null,
+    reward: numberOrNull(record.reward),
+    advantage: numberOrNull(record.advantage),
+    toolCalls: numberOrNull(record.tool_calls) ?? calls,
+    toolErrors: numberOrNull(record.tool_errors) ?? 0,
+    errorClasses: [...errorClasses].sort(),
+    toolNames: [...toolNames].sort(),
+    turns: record.turns.length,
+    endReason: typeof record.end_reason === 'string' ? record.end_reason : null,
+  };
+}

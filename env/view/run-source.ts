@@ -1,0 +1,125 @@
+/**
+ * One run directory as the panels see it: its summary (status from run.json, metric names and
+ * row count, rollout steps, evaluations), its metrics in memory, and its rollout indexes.
+ * `refresh()` is cheap when nothing changed (a few stat calls), so the host can poll it often
+ * enough to push a new metrics line within a second of it being written.
+ *
+ * Read-only: never writes, renames or deletes anything in the run directory.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { EvalResult, RunSummary, StepFileInfo } from '../../webview/protocol.js';
+import { isRecord } from '../../webview/shared/guards.js';
+import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
+import { MetricsStore } from './metrics-store.js';
+import { listStepFiles, StepFileIndex } from './rollout-index.js';
+
+/** A change stamp for a file or folder: empty when absent. */
+async function stamp(path: string): Promise<string> {
+  const info = await stat(path).catch(() => null);
+  return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : '';
+}
+
+export class RunSource {
+  readonly metrics: MetricsStore;
+  private run: Record<string, unknown> | null = null;
+  private runProblem: string | null = null;
+  private steps: StepFileInfo[] = [];
+  private fileEvaluations: EvalResult[] = [];
+  private evalProblems: string[] = [];
+  private readonly stamps = new Map<string, string>();
+  private readonly indexes = new Map<number, StepFileIndex>();
+
+  constructor(
+    readonly id: string,
+    readonly dir: string,
+    readonly name: string = basename(dir),
+  ) {
+    this.metrics = new MetricsStore(join(dir, 'metrics.jsonl'));
+  }
+
+  /** Re-reads what changed on disk; true when the summary may differ. */
+  async refresh(): Promise<boolean> {
+    let changed = await this.metrics.refresh();
+    if (await this.changed('run.json')) {
+      changed = true;
+      await this.readRunJson();
+    }
+    const rolloutStamp = await this.changed('rollouts');
+    if (rolloutStamp) {
+      changed = true;
+      this.steps = await listStepFiles(this.dir);
+    }
+    // results.json and eval/ are re-read only when one of them changed.
+    const resultsChanged = await this.changed('results.json');
+    const evalFolderChanged = await this.changed('eval');
+    if (resultsChanged || evalFolderChanged) {
+      changed = true;
+      const { results, problems } = await readEvalFiles(this.dir);
+      this.fileEvaluations = results;
+      this.evalProblems = problems;
+    }
+    return changed;
+  }
+
+  summary(): RunSummary {
+    const run = this.run ?? {};
+    const numberField = (key: string) => (typeof run[key] === 'number' && Number.isFinite(run[key]) ? (run[key] as number) : null);
+    return {
+      id: this.id,
+      name: this.name,
+      path: this.dir,
+      status: typeof run.status === 'string' ? run.status : null,
+      startedAt: numberField('started_at') ?? numberField('created_at'),
+      updatedAt: numberField('updated_at') ?? numberField('ended_at'),
+      metricRows: this.metrics.rowCount,
+      metricNames: this.metrics.names,
+      rolloutSteps: this.steps.length,
+      evaluations: mergeEvaluations(this.metrics.evaluations, evaluationsFromRunJson(this.run), this.fileEvaluations),
+      problems: [...(this.runProblem ? [this.runProblem] : []), ...this.metrics.problems, ...this.evalProblems],
+    };
+  }
+
+  async stepFiles(): Promise<StepFileInfo[]> {
+    // A listing can be older than the last poll; the viewer asks when it opens, so list afresh.
+    this.steps = await listStepFiles(this.dir);
+    return this.steps;
+  }
+
+  /** The index of one step file, created on first use and grown on every call. */
+  async stepIndex(step: number): Promise<StepFileIndex> {
+    let index = this.indexes.get(step);
+    if (!index) {
+      const file = (this.steps.find((s) => s.step === step) ?? (await this.stepFiles()).find((s) => s.step === step))?.file;
+      if (!file) throw new Error(`run '${this.name}' has no rollouts for step ${step} (looked in ${join(this.dir, 'rollouts')})`);
+      index = new StepFileIndex(join(this.dir, file), step);
+      this.indexes.set(step, index);
+    }
+    return index;
+  }
+
+  private async changed(relative: string): Promise<boolean> {
+    const now = await stamp(join(this.dir, relative));
+    const before = this.stamps.get(relative);
+    this.stamps.set(relative, now);
+    return before !== now;
+  }
+
+  private async readRunJson(): Promise<void> {
+    this.runProblem = null;
+    let text: string;
+    try {
+      text = await readFile(join(this.dir, 'run.json'), 'utf8');
+    } catch {
+      this.run = null;
+      return;
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      this.run = isRecord(parsed) ? parsed : null;
+      if (!this.run) this.runProblem = 'run.json is not a JSON object';
+    } catch (err) {
+      this.runProblem = `run.json is not valid JSON (${(err as Error).message})`;
+    }
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * One metric's line chart (Chart.js): a line per run, optional EMA smoothing with the raw values
+ * drawn faintly behind, min/max/last in the tooltip, LTTB decimation so 100k points draw fast,
+ * and a PNG export painted on the theme's background. The card records how many raw points each
+ * run has in `data-points`, which the tests read.
+ */
+import {
+  Chart,
+  Decimation,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartDataset,
+  type Plugin,
+  type TooltipItem,
+} from 'chart.js';
+import { button, formatNumber, h } from '../shared/dom.js';
+import { themeColours } from '../shared/theme.js';
+import { formatDuration, type Point, seriesStats, type SeriesStats, type XAxis } from './series.js';
+
+Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip, Decimation);
+
+export interface RunSeries {
+  runId: string;
+  name: string;
+  colour: string;
+  raw: Point[];
+  smoothed: Point[] | null;
+}
+
+interface TaggedDataset extends ChartDataset<'line', Point[]> {
+  runId: string;
+  isRaw: boolean;
+}
+
+/** Fills the canvas with the theme background before drawing, so an exported PNG is readable. */
+const background: Plugin<'line'> = {
+  id: 'vistoolBackground',
+  beforeDraw(chart) {
+    const { ctx, width, height } = chart;
+    ctx.save();
+    ctx.fillStyle = themeColours().background;
+    ctx.fillRect(0, 0, width, height);
+    ctx.restore();
+  },
+};
+
+function withAlpha(colour: string, alpha: number): string {
+  const hex = /^#([0-9a-f]{6})$/i.exec(colour)?.[1];
+  if (!hex) return colour;
+  const n = parseInt(hex, 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
+export class MetricChart {
+  readonly element: HTMLElement;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly statsLine: HTMLElement;
+  private chart: Chart<'line', Point[]> | null = null;
+  private stats = new Map<string, SeriesStats>();
+  private xAxis: XAxis = 'step';
+
+  constructor(
+    readonly metric: string,
+    private readonly onExportPng: (metric: string, base64: string) => void,
+  ) {
+    this.canvas = h('canvas', { role: 'img', 'aria-label': `${metric} by step` });
+    this.statsLine = h('div', { class: 'chart-stats muted' });
+    this.element = h(
+      'figure',
+      { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card' },
+      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' })),
+      h('div', { class: 'chart-box' }, this.canvas),
+      this.statsLine,
+    );
+  }
+
+  update(series: RunSeries[], xAxis: XAxis): void {
+    this.xAxis = xAxis;
+    this.stats = new Map(series.flatMap((s) => {
+      const stats = seriesStats(s.raw);
+      return stats ? [[s.runId, stats] as const] : [];
+    }));
+    this.element.dataset.points = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.raw.length])));
+    this.canvas.setAttribute('aria-label', `${this.metric} by ${xAxis === 'step' ? 'step' : 'wall time'}`);
+    this.statsLine.replaceChildren(
+      ...series.map((s) => {
+        const stats = this.stats.get(s.runId);
+        return h('span', { class: 'run-stat' }, h('span', { class: 'swatch', 'data-colour': s.colour }), `${s.name}: `, stats ? `last ${formatNumber(stats.last)} · min ${formatNumber(stats.min)} · max ${formatNumber(stats.max)} · n=${stats.count}` : 'no data');
+      }),
+    );
+    this.statsLine.querySelectorAll<HTMLElement>('.swatch').forEach((swatch) => (swatch.style.backgroundColor = swatch.dataset.colour ?? ''));
+
+    const datasets: TaggedDataset[] = [];
+    for (const s of series) {
+      const smoothedOn = s.smoothed !== null;
+      datasets.push({
+        label: smoothedOn ? `${s.name} (raw)` : s.name,
+        runId: s.runId,
+        isRaw: smoothedOn,
+        data: s.raw,
+        borderColor: smoothedOn ? withAlpha(s.colour, 0.25) : s.colour,
+        backgroundColor: s.colour,
+        borderWidth: smoothedOn ? 1 : 1.5,
+        pointRadius: 0,
+        pointHoverRadius: 3,
+        indexAxis: 'x',
+      });
+      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
+    }
+    if (!this.chart) this.create(datasets);
+    else {
+      this.chart.data.datasets = datasets;
+      this.applyTheme();
+      this.chart.update('none');
+    }
+  }
+
+  /** Re-reads the theme colours (the body class changed). */
+  retheme(): void {
+    if (!this.chart) return;
+    this.applyTheme();
+    this.chart.update('none');
+  }
+
+  destroy(): void {
+    this.chart?.destroy();
+    this.chart = null;
+    this.element.remove();
+  }
+
+  private create(datasets: TaggedDataset[]): void {
+    this.chart = new Chart<'line', Point[]>(this.canvas, {
+      type: 'line',
+      data: { datasets },
+      plugins: [background],
+      options: {
+        animation: false,
+        parsing: false,
+        normalized: true,
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        scales: {
+          x: { type: 'linear', ticks: { maxTicksLimit: 8, callback: (value) => this.formatX(Number(value)) } },
+          y: { type: 'linear', ticks: { maxTicksLimit: 6 } },
+        },
+        plugins: {
+          decimation: { enabled: true, algorithm: 'lttb', samples: 600, threshold: 1200 },
+          legend: { display: true, labels: { boxWidth: 10, filter: (item, data) => !(data.datasets[item.datasetIndex ?? 0] as TaggedDataset | undefined)?.isRaw } },
+          tooltip: {
+            filter: (item) => !(item.dataset as TaggedDataset).isRaw || !this.hasSmoothed(),
+            callbacks: {
+              title: (items) => (items[0] ? `${this.xAxis === 'step' ? 'step' : 'time'} ${this.formatX(items[0].parsed.x ?? 0)}` : ''),
+              label: (item: TooltipItem<'line'>) => `${item.dataset.label ?? ''}: ${formatNumber(item.parsed.y)}`,
+              afterLabel: (item: TooltipItem<'line'>) => {
+                const stats = this.stats.get((item.dataset as TaggedDataset).runId);
+                return stats ? `min ${formatNumber(stats.min)} · max ${formatNumber(stats.max)} · last ${formatNumber(stats.last)}` : '';
+              },
+            },
+          },
+        },
+      },
+    });
+    this.applyTheme();
+    this.chart.update('none');
+  }
+
+  private hasSmoothed(): boolean {
+    return (this.chart?.data.datasets as TaggedDataset[] | undefined)?.some((d) => d.isRaw) ?? false;
+  }
+
+  private formatX(value: number): string {
+    return this.xAxis === 'time' ? formatDuration(value) : formatNumber(value, 0);
+  }
+
+  private applyTheme(): void {
+    if (!this.chart) return;
+    const colours = themeColours();
+    const scales = this.chart.options.scales ?? {};
+    for (const key of ['x', 'y'] as const) {
+      const scale = scales[key];
+      if (!scale) continue;
+      if (scale.ticks) scale.ticks.color = colours.muted;
+      if (scale.grid) scale.grid.color = colours.grid;
+      else scale.grid = { color: colours.grid };
+    }
+    const legend = this.chart.options.plugins?.legend;
+    if (legend?.labels) legend.labels.color = colours.foreground;
+  }
+
+  private exportPng(): void {
+    if (!this.chart) return;
+    const url = this.chart.toBase64Image('image/png', 1);
+    this.onExportPng(this.metric, url.slice(url.indexOf(',') + 1));
+  }
+}

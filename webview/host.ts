@@ -1,0 +1,281 @@
+/**
+ * The panel's view of its host. A panel calls `request`, `command`, `onNotification`,
+ * `getState`/`setState`, `resourceUrl` and `saveFile`, and never learns which host it runs in.
+ * Two transports carry the messages of protocol.ts:
+ *   - VS Code: `acquireVsCodeApi().postMessage` out, `window` 'message' events in, state in
+ *     the webview's setState (restored by a WebviewPanelSerializer after a reload);
+ *   - browser (`vistool view`): one POST /api/ipc per message (the response is the reply), and
+ *     notifications over Server-Sent Events from /api/events; state in sessionStorage.
+ * Only navigation and UI state is ever persisted; data always comes back from the host.
+ *
+ * Browser code only: no Node modules, no vscode import (the VS Code API is a global there).
+ */
+import {
+  type CommandType,
+  ErrorCommand,
+  type HostToPanelMessage,
+  isNotificationMessage,
+  isResponseMessage,
+  type NotificationType,
+  type PanelKind,
+  type PanelToHostMessage,
+  type RequestParams,
+  type RequestResult,
+  type RequestType,
+  SaveFileCommand,
+} from './protocol.js';
+import { hasFields, isRecord, isString, optional } from './shared/guards.js';
+
+/** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
+export interface PageConfig {
+  panel: PanelKind;
+  transport: 'browser' | 'vscode';
+  /** Browser host: the access token (also held in a cookie), sent with every request. */
+  token?: string;
+  /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */
+  resourceBases?: Record<string, string>;
+}
+
+export function readPageConfig(doc: Document): PageConfig {
+  const element = doc.getElementById('vistool-config');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(element?.textContent ?? 'null');
+  } catch {
+    parsed = null;
+  }
+  const ok = hasFields(parsed, {
+    panel: (v) => v === 'dashboard' || v === 'viewer' || v === 'playground',
+    transport: (v) => v === 'browser' || v === 'vscode',
+    token: optional(isString),
+    resourceBases: optional(isRecord),
+  });
+  if (!ok) throw new Error('the page has no valid <script type="application/json" id="vistool-config"> block; open the panel through `vistool view` or the VS Code command');
+  return parsed as unknown as PageConfig;
+}
+
+/** How messages travel. A transport knows nothing about methods or types. */
+export interface Transport {
+  readonly kind: 'vscode' | 'browser';
+  post(message: PanelToHostMessage): void;
+  onMessage(listener: (message: HostToPanelMessage) => void): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+  resourceUrl(runId: string, relativePath: string): string;
+  /** True when the panel itself can save a file (browser downloads); false: ask the host. */
+  readonly savesLocally: boolean;
+}
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+declare const acquireVsCodeApi: (() => VsCodeApi) | undefined;
+
+export class VsCodeTransport implements Transport {
+  readonly kind = 'vscode';
+  readonly savesLocally = false;
+  private readonly api: VsCodeApi;
+
+  constructor(private readonly config: PageConfig) {
+    if (typeof acquireVsCodeApi !== 'function') throw new Error('acquireVsCodeApi is not defined: this page is not running inside a VS Code webview');
+    this.api = acquireVsCodeApi();
+  }
+
+  post(message: PanelToHostMessage): void {
+    this.api.postMessage(message);
+  }
+
+  onMessage(listener: (message: HostToPanelMessage) => void): void {
+    window.addEventListener('message', (event: MessageEvent) => {
+      const data: unknown = event.data;
+      if (isResponseMessage(data) || isNotificationMessage(data)) listener(data);
+    });
+  }
+
+  getState(): unknown {
+    return this.api.getState();
+  }
+
+  setState(state: unknown): void {
+    this.api.setState(state);
+  }
+
+  resourceUrl(runId: string, relativePath: string): string {
+    const base = this.config.resourceBases?.[runId];
+    if (base === undefined) throw new Error(`no resource base for run '${runId}'; the host must list every run in resourceBases`);
+    return `${base.replace(/\/$/, '')}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+  }
+}
+
+export class BrowserTransport implements Transport {
+  readonly kind = 'browser';
+  readonly savesLocally = true;
+  private readonly listeners: ((message: HostToPanelMessage) => void)[] = [];
+  private events: EventSource | null = null;
+  private readonly stateKey: string;
+
+  constructor(private readonly config: PageConfig) {
+    this.stateKey = `vistool:${config.panel}:state`;
+  }
+
+  post(message: PanelToHostMessage): void {
+    void this.send(message);
+  }
+
+  private async send(message: PanelToHostMessage): Promise<void> {
+    let reply: unknown;
+    try {
+      const response = await fetch('api/ipc', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.config.token ? { authorization: `Bearer ${this.config.token}` } : {}) },
+        body: JSON.stringify(message),
+      });
+      reply = response.status === 204 ? null : await response.json();
+    } catch (err) {
+      reply = { kind: 'response', id: message.id, method: message.method, ok: false, error: { message: `the vistool view server did not answer (${(err as Error).message}); is it still running?` } };
+    }
+    if (message.kind === 'request' && isResponseMessage(reply)) this.deliver(reply);
+  }
+
+  onMessage(listener: (message: HostToPanelMessage) => void): void {
+    this.listeners.push(listener);
+    if (this.events === null) {
+      const query = this.config.token ? `?token=${encodeURIComponent(this.config.token)}` : '';
+      this.events = new EventSource(`api/events${query}`);
+      this.events.addEventListener('message', (event: MessageEvent<string>) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          return;
+        }
+        if (isNotificationMessage(data)) this.deliver(data);
+      });
+    }
+  }
+
+  private deliver(message: HostToPanelMessage): void {
+    for (const listener of this.listeners) listener(message);
+  }
+
+  getState(): unknown {
+    try {
+      const text = sessionStorage.getItem(this.stateKey);
+      return text === null ? undefined : JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  setState(state: unknown): void {
+    try {
+      sessionStorage.setItem(this.stateKey, JSON.stringify(state));
+    } catch {
+      // Storage full or disabled: UI state is a convenience, the panel works without it.
+    }
+  }
+
+  resourceUrl(runId: string, relativePath: string): string {
+    return `files/${encodeURIComponent(runId)}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+  }
+}
+
+type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+export class PanelHost {
+  private nextId = 1;
+  private readonly pending = new Map<string, Pending>();
+  private readonly handlers = new Map<string, ((params: unknown) => void)[]>();
+
+  constructor(
+    private readonly transport: Transport,
+    readonly panel: PanelKind,
+  ) {
+    transport.onMessage((message) => this.receive(message));
+  }
+
+  /** True inside a VS Code webview (the editor owns the theme, saving goes through the host). */
+  get inVsCode(): boolean {
+    return this.transport.kind === 'vscode';
+  }
+
+  request<T extends RequestType<unknown, unknown>>(type: T, params: RequestParams<T>): Promise<RequestResult<T>> {
+    const id = `${this.panel}-${this.nextId++}`;
+    return new Promise<RequestResult<T>>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.transport.post({ kind: 'request', id, method: type.method, params });
+    });
+  }
+
+  command<P>(type: CommandType<P>, params: P): void {
+    this.transport.post({ kind: 'command', id: `${this.panel}-${this.nextId++}`, method: type.method, params });
+  }
+
+  onNotification<P>(type: NotificationType<P>, listener: (params: P) => void): () => void {
+    const list = this.handlers.get(type.method) ?? [];
+    const wrapped = (params: unknown) => {
+      if (type.isParams(params)) listener(params);
+    };
+    list.push(wrapped);
+    this.handlers.set(type.method, list);
+    return () => list.splice(list.indexOf(wrapped), 1);
+  }
+
+  getState<S>(isState: (value: unknown) => value is S): S | undefined {
+    const state = this.transport.getState();
+    return isState(state) ? state : undefined;
+  }
+
+  setState(state: unknown): void {
+    this.transport.setState(state);
+  }
+
+  resourceUrl(runId: string, relativePath: string): string {
+    return this.transport.resourceUrl(runId, relativePath);
+  }
+
+  /** Saves an export: a browser download here, a save dialog in VS Code. */
+  saveFile(name: string, mime: string, base64: string): void {
+    if (!this.transport.savesLocally) {
+      this.command(SaveFileCommand, { name, mime, base64 });
+      return;
+    }
+    const link = document.createElement('a');
+    link.href = `data:${mime};base64,${base64}`;
+    link.download = name;
+    link.rel = 'noopener';
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }
+
+  reportError(error: unknown): void {
+    const message = error instanceof Error ? `${error.message}${error.stack ? `\n${error.stack}` : ''}` : String(error);
+    this.command(ErrorCommand, { panel: this.panel, message });
+  }
+
+  private receive(message: HostToPanelMessage): void {
+    if (message.kind === 'response') {
+      const waiting = this.pending.get(message.id);
+      if (!waiting) return;
+      this.pending.delete(message.id);
+      if (message.ok) waiting.resolve(message.result);
+      else waiting.reject(new Error(message.error.message));
+      return;
+    }
+    for (const handler of this.handlers.get(message.method) ?? []) handler(message.params);
+  }
+}
+
+/** The host for this page: VS Code when the page says so, the browser otherwise. */
+export function connectHost(doc: Document = document): PanelHost {
+  const config = readPageConfig(doc);
+  const transport = config.transport === 'vscode' ? new VsCodeTransport(config) : new BrowserTransport(config);
+  const host = new PanelHost(transport, config.panel);
+  window.addEventListener('error', (event) => host.reportError(event.error ?? event.message));
+  window.addEventListener('unhandledrejection', (event) => host.reportError(event.reason));
+  return host;
+}

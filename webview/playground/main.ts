@@ -1,0 +1,2 @@
+import { startPanel } from '../shared/shell.js';
+startPanel(async (_host, root) => { root.textContent = 'playground'; });

@@ -1,0 +1,350 @@
+/**
+ * The one message protocol between a panel (a web app under webview/) and its host (a VS Code
+ * webview panel, or `vistool view` in a browser). Every message type is declared here once and
+ * shared by both sides, in the GitLens style: commands (panel → host, no answer), requests
+ * (panel → host, one typed response), notifications (host → panel). Method names are
+ * namespaced (`metrics/rows`), and every type has an `is()` guard that checks the envelope and
+ * the shape of the params, because a host must not trust what a panel sends.
+ *
+ * Design rules (docs/webview-architecture in GitLens):
+ * - Notifications carry complete snapshots (all run summaries), never deltas, so a panel that
+ *   missed one (hidden, reloading) is whole again after the next.
+ * - Bulk data (metric rows, rollout indexes and records) is pulled by the panel with an
+ *   explicit range or key; the summary snapshot says how much exists, so a panel can always
+ *   tell what it lacks.
+ * - Panels persist only navigation and UI state (see host.ts), never data.
+ *
+ * This file holds types, method names and guards only: no behaviour, no DOM, no Node.
+ */
+import type { Trajectory } from '../env/episodes/trajectory.js';
+import { hasFields, isNonNegativeInteger, isRecord, isString, optional } from './shared/guards.js';
+
+// ---------------------------------------------------------------------------------------------
+// Envelopes
+
+export interface CommandMessage<P = unknown> {
+  kind: 'command';
+  id: string;
+  method: string;
+  params: P;
+}
+
+export interface RequestMessage<P = unknown> {
+  kind: 'request';
+  id: string;
+  method: string;
+  params: P;
+}
+
+export type ResponseMessage<R = unknown> =
+  | { kind: 'response'; id: string; method: string; ok: true; result: R }
+  | { kind: 'response'; id: string; method: string; ok: false; error: { message: string } };
+
+export interface NotificationMessage<P = unknown> {
+  kind: 'notification';
+  method: string;
+  params: P;
+}
+
+export type PanelToHostMessage = CommandMessage | RequestMessage;
+export type HostToPanelMessage = ResponseMessage | NotificationMessage;
+
+type ParamsCheck<P> = (params: unknown) => params is P;
+
+export interface CommandType<P> {
+  readonly kind: 'command';
+  readonly method: string;
+  readonly isParams: ParamsCheck<P>;
+  is(message: unknown): message is CommandMessage<P>;
+}
+
+export interface RequestType<P, R> {
+  readonly kind: 'request';
+  readonly method: string;
+  readonly isParams: ParamsCheck<P>;
+  is(message: unknown): message is RequestMessage<P>;
+  /** Never set: carries the response type for `RequestResult<typeof X>`. */
+  readonly _result?: R;
+}
+
+export interface NotificationType<P> {
+  readonly kind: 'notification';
+  readonly method: string;
+  readonly isParams: ParamsCheck<P>;
+  is(message: unknown): message is NotificationMessage<P>;
+}
+
+export type RequestParams<T> = T extends RequestType<infer P, unknown> ? P : never;
+export type RequestResult<T> = T extends RequestType<unknown, infer R> ? R : never;
+
+function envelope(message: unknown, kind: string, method: string): message is Record<string, unknown> {
+  return isRecord(message) && message.kind === kind && message.method === method && (kind === 'notification' || isString(message.id));
+}
+
+function command<P>(method: string, isParams: ParamsCheck<P>): CommandType<P> {
+  return { kind: 'command', method, isParams, is: (m): m is CommandMessage<P> => envelope(m, 'command', method) && isParams(m.params) };
+}
+
+function request<P, R>(method: string, isParams: ParamsCheck<P>): RequestType<P, R> {
+  return { kind: 'request', method, isParams, is: (m): m is RequestMessage<P> => envelope(m, 'request', method) && isParams(m.params) };
+}
+
+function notification<P>(method: string, isParams: ParamsCheck<P>): NotificationType<P> {
+  return { kind: 'notification', method, isParams, is: (m): m is NotificationMessage<P> => envelope(m, 'notification', method) && isParams(m.params) };
+}
+
+const empty = (p: unknown): p is Record<string, never> => isRecord(p);
+
+/** Any well-formed panel → host envelope (the method may still be unknown). */
+export function isPanelToHostMessage(message: unknown): message is PanelToHostMessage {
+  return isRecord(message) && (message.kind === 'command' || message.kind === 'request') && isString(message.id) && isString(message.method);
+}
+
+export function isResponseMessage(message: unknown): message is ResponseMessage {
+  return isRecord(message) && message.kind === 'response' && isString(message.id) && isString(message.method) && typeof message.ok === 'boolean';
+}
+
+export function isNotificationMessage(message: unknown): message is NotificationMessage {
+  return isRecord(message) && message.kind === 'notification' && isString(message.method);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data carried by the messages
+
+export type PanelKind = 'dashboard' | 'viewer' | 'playground';
+export const PANEL_KINDS: readonly PanelKind[] = ['dashboard', 'viewer', 'playground'];
+
+/**
+ * An evaluation of a checkpoint. Read from, in order of preference: `metrics.jsonl` lines with
+ * `"stage": "eval"`, `run.json` `evaluations` ({label: metrics}), `results.json`, and
+ * `eval/*.json` (see env/view/evaluations.ts for the accepted shapes). Metric names follow the
+ * trainer: `eval/acc_tools`, `eval/acc_no_tools`, `eval/tool_call_rate`, ...
+ */
+export interface EvalResult {
+  label: string;
+  step: number | null;
+  /** The file it came from, relative to the run directory. */
+  source: string;
+  metrics: Record<string, number>;
+}
+
+/** What a panel knows about a run without loading its data: a complete snapshot, cheap to resend. */
+export interface RunSummary {
+  id: string;
+  name: string;
+  /** Absolute path of the run directory on the host. */
+  path: string;
+  /** run.json `status` (running, finished, failed, interrupted, ...), null when there is no run.json. */
+  status: string | null;
+  /** Unix seconds from run.json, when present. */
+  startedAt: number | null;
+  updatedAt: number | null;
+  /** Complete training lines in metrics.jsonl (evaluation lines are counted in `evaluations`). */
+  metricRows: number;
+  metricNames: string[];
+  rolloutSteps: number;
+  evaluations: EvalResult[];
+  /** Problems reading the run (unreadable run.json, lines that are not JSON), for a banner. */
+  problems: string[];
+}
+
+/**
+ * Training metric rows in columns: `steps[i]`, `times[i]` and `columns[name][i]` describe row i.
+ * Null where a row lacks the metric. `times` are Unix seconds from the row's `time` or
+ * `timestamp` field (a number, or an ISO date string), null when it has neither.
+ */
+export interface MetricTable {
+  steps: number[];
+  times: (number | null)[];
+  columns: Record<string, (number | null)[]>;
+}
+
+export interface StepFileInfo {
+  step: number;
+  /** Path relative to the run directory, e.g. rollouts/step-000003.jsonl. */
+  file: string;
+  bytes: number;
+}
+
+/** One line of a rollout file, reduced to what lists, groups and filters need. */
+export interface RolloutSummary {
+  /** 0-based line number in the step file: the key for `rollouts/record`. */
+  line: number;
+  promptId: string;
+  /** Index of the rollout within its group (the trainer's `group`), null when absent. */
+  group: number | null;
+  question: string;
+  gold: string | string[] | null;
+  answer: string | string[] | null;
+  correct: boolean | null;
+  reward: number | null;
+  advantage: number | null;
+  toolCalls: number;
+  toolErrors: number;
+  errorClasses: string[];
+  toolNames: string[];
+  turns: number;
+  endReason: string | null;
+}
+
+export interface StepIndex {
+  runId: string;
+  step: number;
+  rollouts: RolloutSummary[];
+  /** Lines that could not be read as a rollout record, with why. */
+  skipped: { line: number; reason: string }[];
+}
+
+/** A rollout record as in docs/CONTRACTS.md. */
+export type RolloutRecord = Trajectory;
+
+/** A tool as the playground shows it: its JSON Schema drives the argument form. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters: { type: 'object'; properties: Record<string, unknown>; required: string[] };
+}
+
+export interface PlaygroundCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface PlaygroundImage {
+  /** A data: URL of the PNG, so both hosts show it without serving files. */
+  src: string;
+  width: number;
+  height: number;
+}
+
+export interface PlaygroundSnapshot {
+  session: string;
+  /** The opened file's name; null before anything is opened. */
+  name: string | null;
+  /** images[0] is the opened image; images[i + 1] is the result of calls[i]. */
+  images: PlaygroundImage[];
+  calls: { call: PlaygroundCall; summary: string }[];
+  /** Labels the tools accept, by argument name (columns, rows, x_values, y_values), from the current metadata. */
+  labels: Record<string, string[]>;
+  /** Tools that make sense for the current image and metadata. */
+  availableTools: string[];
+  /** Where the metadata came from ('sidecar file x.json', 'uploaded y.json'), or null when there is none. */
+  metadataSource: string | null;
+  /** The last apply's error (E1–E5 and the message the model would read), cleared by the next success. */
+  error: { class: string; message: string } | null;
+}
+
+export type CallFormat = 'json' | 'hermes' | 'openthinkimg' | 'refocus';
+
+// ---------------------------------------------------------------------------------------------
+// Commands (panel → host)
+
+/** The panel has loaded and listens: the host sends the current snapshots. */
+export const ReadyCommand = command<{ panel: PanelKind }>('webview/ready', (p): p is { panel: PanelKind } =>
+  hasFields(p, { panel: (v) => PANEL_KINDS.includes(v as PanelKind) }),
+);
+
+/** An error inside a panel, reported so the host can log it (tests fail on these). */
+export const ErrorCommand = command<{ panel: PanelKind; message: string }>('webview/error', (p): p is { panel: PanelKind; message: string } =>
+  hasFields(p, { panel: (v) => PANEL_KINDS.includes(v as PanelKind), message: isString }),
+);
+
+/** Save a file the panel made (PNG or CSV export). The VS Code host shows a save dialog; the browser host downloads it locally. */
+export const SaveFileCommand = command<{ name: string; mime: string; base64: string }>('file/save', (p): p is { name: string; mime: string; base64: string } =>
+  hasFields(p, { name: isString, mime: isString, base64: isString }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Requests (panel → host → panel)
+
+export const RunsListRequest = request<Record<string, never>, { runs: RunSummary[] }>('runs/list', empty);
+
+export const MetricRowsRequest = request<{ runId: string; from: number }, { runId: string; from: number; total: number; table: MetricTable }>(
+  'metrics/rows',
+  (p): p is { runId: string; from: number } => hasFields(p, { runId: isString, from: isNonNegativeInteger }),
+);
+
+export const RolloutStepsRequest = request<{ runId: string }, { runId: string; steps: StepFileInfo[] }>('rollouts/steps', (p): p is { runId: string } =>
+  hasFields(p, { runId: isString }),
+);
+
+export const RolloutIndexRequest = request<{ runId: string; step: number }, StepIndex>('rollouts/index', (p): p is { runId: string; step: number } =>
+  hasFields(p, { runId: isString, step: isNonNegativeInteger }),
+);
+
+export const RolloutRecordRequest = request<{ runId: string; step: number; line: number }, { runId: string; step: number; line: number; record: RolloutRecord }>(
+  'rollouts/record',
+  (p): p is { runId: string; step: number; line: number } => hasFields(p, { runId: isString, step: isNonNegativeInteger, line: isNonNegativeInteger }),
+);
+
+export const ToolsListRequest = request<Record<string, never>, { tools: ToolInfo[] }>('tools/list', empty);
+
+/** An image to open: uploaded bytes (base64) with a file name, or a path on the host inside an allowed root. */
+export type PlaygroundSource = { name: string; base64: string } | { path: string };
+
+export interface PlaygroundOpenParams {
+  session: string;
+  image: PlaygroundSource;
+  /** Metadata JSON text (uploaded); without it the host looks for a sidecar `<image>.json` beside a path. */
+  metadata?: { name: string; text: string };
+}
+
+function isSource(value: unknown): value is PlaygroundSource {
+  return hasFields(value, { name: isString, base64: isString }) || hasFields(value, { path: isString });
+}
+
+export const PlaygroundOpenRequest = request<PlaygroundOpenParams, PlaygroundSnapshot>('playground/open', (p): p is PlaygroundOpenParams =>
+  hasFields(p, { session: isString, image: isSource, metadata: optional((m) => hasFields(m, { name: isString, text: isString })) }),
+);
+
+function isCall(value: unknown): value is PlaygroundCall {
+  return hasFields(value, { name: isString, arguments: isRecord });
+}
+
+export const PlaygroundApplyRequest = request<{ session: string; call: PlaygroundCall }, PlaygroundSnapshot>('playground/apply', (p): p is { session: string; call: PlaygroundCall } =>
+  hasFields(p, { session: isString, call: isCall }),
+);
+
+export const PlaygroundUndoRequest = request<{ session: string }, PlaygroundSnapshot>('playground/undo', (p): p is { session: string } =>
+  hasFields(p, { session: isString }),
+);
+
+export const PlaygroundSnapshotRequest = request<{ session: string }, PlaygroundSnapshot>('playground/snapshot', (p): p is { session: string } =>
+  hasFields(p, { session: isString }),
+);
+
+const CALL_FORMATS: readonly CallFormat[] = ['json', 'hermes', 'openthinkimg', 'refocus'];
+
+export const FormatCallRequest = request<{ calls: PlaygroundCall[]; format: CallFormat }, { text: string }>('calls/format', (p): p is { calls: PlaygroundCall[]; format: CallFormat } =>
+  hasFields(p, { calls: (v) => Array.isArray(v) && v.every(isCall), format: (v) => CALL_FORMATS.includes(v as CallFormat) }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Notifications (host → panel)
+
+/** Every run's summary, sent on ready and whenever any run directory changes. */
+export const RunsChangedNotification = notification<{ runs: RunSummary[] }>('runs/didChange', (p): p is { runs: RunSummary[] } =>
+  hasFields(p, { runs: Array.isArray }),
+);
+
+/** The host opened an image in the playground (VS Code: explorer context menu). */
+export const PlaygroundOpenedNotification = notification<{ snapshot: PlaygroundSnapshot }>('playground/didOpen', (p): p is { snapshot: PlaygroundSnapshot } =>
+  hasFields(p, { snapshot: isRecord }),
+);
+
+/** Every request type, for hosts that dispatch by method. */
+export const REQUESTS = [
+  RunsListRequest,
+  MetricRowsRequest,
+  RolloutStepsRequest,
+  RolloutIndexRequest,
+  RolloutRecordRequest,
+  ToolsListRequest,
+  PlaygroundOpenRequest,
+  PlaygroundApplyRequest,
+  PlaygroundUndoRequest,
+  PlaygroundSnapshotRequest,
+  FormatCallRequest,
+] as const;
+
+export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand] as const;

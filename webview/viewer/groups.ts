@@ -1,0 +1,132 @@
+/**
+ * Data shaping for the rollout viewer, pure and DOM-free: rollouts of a step grouped by prompt,
+ * sorted by reward, with the group's reward spread and whether dynamic sampling kept it; the
+ * filters (outcome, tool use, error class, tool name, search in questions); and the flat order
+ * that keyboard navigation walks.
+ *
+ * Grouping follows the rollout file: consecutive lines of one prompt form a group, and a group
+ * index that does not increase starts a new group (the same prompt drawn twice in one step).
+ * A group counts as kept when its rewards differ: DAPO's dynamic sampling drops groups whose
+ * rollouts all score the same, since they carry no advantage signal.
+ */
+import type { RolloutSummary } from '../protocol.js';
+
+export interface PromptGroup {
+  /** Unique within the step: prompt id and first line. */
+  key: string;
+  promptId: string;
+  question: string;
+  gold: string | string[] | null;
+  /** Sorted by reward, best first (unscored last), then by line. */
+  rollouts: RolloutSummary[];
+  rewardMin: number | null;
+  rewardMax: number | null;
+  rewardMean: number | null;
+  kept: boolean;
+  correct: number;
+  /** Rollouts in the group before filtering. */
+  size: number;
+}
+
+export type Outcome = 'all' | 'correct' | 'incorrect';
+export type ToolUse = 'all' | 'tools' | 'none';
+
+export interface RolloutFilter {
+  outcome: Outcome;
+  tools: ToolUse;
+  /** An error class (E1–E6), 'none' for rollouts without errors, or null for any. */
+  errorClass: string | null;
+  toolName: string | null;
+  search: string;
+}
+
+export const NO_FILTER: RolloutFilter = { outcome: 'all', tools: 'all', errorClass: null, toolName: null, search: '' };
+
+function byReward(a: RolloutSummary, b: RolloutSummary): number {
+  if (a.reward === null && b.reward === null) return a.line - b.line;
+  if (a.reward === null) return 1;
+  if (b.reward === null) return -1;
+  return b.reward - a.reward || a.line - b.line;
+}
+
+function makeGroup(members: RolloutSummary[]): PromptGroup {
+  const first = members[0] as RolloutSummary;
+  const rewards = members.map((m) => m.reward).filter((r): r is number => r !== null);
+  const min = rewards.length ? Math.min(...rewards) : null;
+  const max = rewards.length ? Math.max(...rewards) : null;
+  return {
+    key: `${first.promptId}@${first.line}`,
+    promptId: first.promptId,
+    question: first.question,
+    gold: first.gold,
+    rollouts: [...members].sort(byReward),
+    rewardMin: min,
+    rewardMax: max,
+    rewardMean: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
+    kept: min !== null && max !== null && max - min > 1e-9,
+    correct: members.filter((m) => m.correct === true).length,
+    size: members.length,
+  };
+}
+
+export function groupRollouts(rollouts: RolloutSummary[]): PromptGroup[] {
+  const groups: PromptGroup[] = [];
+  let current: RolloutSummary[] = [];
+  for (const rollout of [...rollouts].sort((a, b) => a.line - b.line)) {
+    const previous = current[current.length - 1];
+    const samePrompt = previous !== undefined && previous.promptId === rollout.promptId;
+    const restarts = previous !== undefined && previous.group !== null && rollout.group !== null && rollout.group <= previous.group;
+    if (previous !== undefined && (!samePrompt || restarts)) {
+      groups.push(makeGroup(current));
+      current = [];
+    }
+    current.push(rollout);
+  }
+  if (current.length > 0) groups.push(makeGroup(current));
+  return groups;
+}
+
+export function matchesFilter(rollout: RolloutSummary, filter: RolloutFilter): boolean {
+  if (filter.outcome === 'correct' && rollout.correct !== true) return false;
+  if (filter.outcome === 'incorrect' && rollout.correct !== false) return false;
+  if (filter.tools === 'tools' && rollout.toolCalls === 0) return false;
+  if (filter.tools === 'none' && rollout.toolCalls > 0) return false;
+  if (filter.errorClass === 'none' && rollout.errorClasses.length > 0) return false;
+  if (filter.errorClass !== null && filter.errorClass !== 'none' && !rollout.errorClasses.includes(filter.errorClass)) return false;
+  if (filter.toolName !== null && !rollout.toolNames.includes(filter.toolName)) return false;
+  return true;
+}
+
+/** Groups whose question (or prompt id) contains the search text, holding only the rollouts that pass the filter. */
+export function filterGroups(groups: PromptGroup[], filter: RolloutFilter): PromptGroup[] {
+  const needle = filter.search.trim().toLowerCase();
+  return groups.flatMap((group) => {
+    if (needle !== '' && !group.question.toLowerCase().includes(needle) && !group.promptId.toLowerCase().includes(needle)) return [];
+    const rollouts = group.rollouts.filter((r) => matchesFilter(r, filter));
+    return rollouts.length > 0 ? [{ ...group, rollouts }] : [];
+  });
+}
+
+/** The values the error-class and tool-name filters can take for this step. */
+export function filterChoices(rollouts: RolloutSummary[]): { errorClasses: string[]; toolNames: string[] } {
+  const errorClasses = new Set<string>();
+  const toolNames = new Set<string>();
+  for (const r of rollouts) {
+    r.errorClasses.forEach((c) => errorClasses.add(c));
+    r.toolNames.forEach((t) => toolNames.add(t));
+  }
+  return { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort() };
+}
+
+/** Lines of the visible rollouts in display order: what j and k step through. */
+export function navigationOrder(groups: PromptGroup[]): number[] {
+  return groups.flatMap((g) => g.rollouts.map((r) => r.line));
+}
+
+/** The line `delta` places from `current` in `order` (clamped); the first line when `current` is not shown. */
+export function stepThrough(order: number[], current: number | null, delta: number): number | null {
+  if (order.length === 0) return null;
+  const at = current === null ? -1 : order.indexOf(current);
+  if (at === -1) return order[0] ?? null;
+  return order[Math.max(0, Math.min(order.length - 1, at + delta))] ?? null;
+}

@@ -1,0 +1,322 @@
+/**
+ * The rollout viewer: step → prompt groups (question, gold, reward spread, kept or filtered by
+ * dynamic sampling) → rollouts sorted by reward with their advantages → turns. Filters, search,
+ * keyboard navigation (j/k rollouts, [ ] turns), and two rollouts side by side.
+ *
+ * Loads lazily: the step list is a directory listing, a step's index (one summary per line, built
+ * by the host) is fetched when the step is opened, and a full record only when it is shown.
+ * Only navigation and UI state is persisted. Model text is only ever set as text.
+ */
+import type { PanelHost } from '../host.js';
+import {
+  ReadyCommand,
+  type RolloutRecord,
+  RolloutIndexRequest,
+  RolloutRecordRequest,
+  RolloutStepsRequest,
+  type RunSummary,
+  RunsChangedNotification,
+  RunsListRequest,
+  type StepFileInfo,
+  type StepIndex,
+} from '../protocol.js';
+import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
+import { hasFields, isNumberInRange, isRecord, isString } from '../shared/guards.js';
+import { panelHeader, startPanel } from '../shared/shell.js';
+import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, stepThrough } from './groups.js';
+import { type RenderedRollout, renderRollout } from './rollout-view.js';
+
+interface ViewerState {
+  runId: string | null;
+  step: number | null;
+  line: number | null;
+  compareLine: number | null;
+  compare: boolean;
+  turn: number;
+  filter: RolloutFilter;
+  zoom: number;
+}
+
+const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
+
+function isViewerState(value: unknown): value is ViewerState {
+  return hasFields(value, {
+    runId: (v) => v === null || isString(v),
+    step: nullableNumber,
+    line: nullableNumber,
+    compareLine: nullableNumber,
+    compare: (v) => typeof v === 'boolean',
+    turn: (v) => typeof v === 'number',
+    filter: (v) => hasFields(v, { outcome: isString, tools: isString, search: isString }) && isRecord(v),
+    zoom: (v) => isNumberInRange(v, 0.25, 4),
+  });
+}
+
+function answerText(answer: string | string[] | null): string {
+  if (answer === null) return '–';
+  return Array.isArray(answer) ? answer.join(' || ') : answer;
+}
+
+function select(label: string, testid: string, options: [string, string][], value: string, onChange: (value: string) => void): HTMLElement {
+  const element = h('select', { 'aria-label': label, 'data-testid': testid }, ...options.map(([v, text]) => h('option', { value: v }, text)));
+  element.value = value;
+  element.addEventListener('change', () => onChange(element.value));
+  return h('label', { class: 'control' }, `${label} `, element);
+}
+
+class Viewer {
+  private state: ViewerState;
+  private runs: RunSummary[] = [];
+  private steps: StepFileInfo[] = [];
+  private index: StepIndex | null = null;
+  private groups: PromptGroup[] = [];
+  private readonly records = new Map<string, RolloutRecord>();
+  private shown: RenderedRollout[] = [];
+  private readonly controls = h('div', { class: 'viewer-controls' });
+  private readonly list = h('nav', { class: 'group-list', 'aria-label': 'Prompt groups', 'data-testid': 'group-list' });
+  private readonly detail = h('main', { class: 'rollout-detail', 'data-testid': 'rollout-detail' });
+  private readonly status = h('div', { class: 'viewer-status muted', role: 'status' });
+  private loadToken = 0;
+
+  constructor(
+    private readonly host: PanelHost,
+    private readonly root: HTMLElement,
+  ) {
+    this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
+  }
+
+  async start(): Promise<void> {
+    replaceChildren(this.root, panelHeader('Rollout viewer', this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, this.list, this.detail));
+    document.addEventListener('keydown', (event) => this.onKey(event));
+    this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
+    this.runs = (await this.host.request(RunsListRequest, {})).runs;
+    await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : (this.runs[0]?.id ?? null));
+    this.host.command(ReadyCommand, { panel: 'viewer' });
+  }
+
+  private save(): void {
+    this.host.setState(this.state);
+  }
+
+  private async openRun(runId: string | null): Promise<void> {
+    if (runId !== this.state.runId) Object.assign(this.state, { step: null, line: null, compareLine: null, turn: 0 });
+    this.state.runId = runId;
+    this.steps = runId === null ? [] : (await this.host.request(RolloutStepsRequest, { runId })).steps;
+    const step = this.steps.some((s) => s.step === this.state.step) ? this.state.step : (this.steps[this.steps.length - 1]?.step ?? null);
+    await this.openStep(step);
+  }
+
+  private async openStep(step: number | null): Promise<void> {
+    if (step !== this.state.step) Object.assign(this.state, { line: null, compareLine: null, turn: 0 });
+    this.state.step = step;
+    this.save();
+    this.index = null;
+    this.groups = [];
+    this.renderControls();
+    if (step === null || this.state.runId === null) {
+      this.status.textContent = this.runs.length === 0 ? 'No runs are open.' : 'This run has no rollout files yet (rollouts/step-NNNNNN.jsonl).';
+      replaceChildren(this.list);
+      replaceChildren(this.detail);
+      return;
+    }
+    const token = ++this.loadToken;
+    replaceChildren(this.list, h('vscode-progress-ring', null));
+    const index = await this.host.request(RolloutIndexRequest, { runId: this.state.runId, step });
+    if (token !== this.loadToken) return;
+    this.setIndex(index);
+    await this.showSelection();
+  }
+
+  private setIndex(index: StepIndex): void {
+    this.index = index;
+    this.groups = groupRollouts(index.rollouts);
+    this.renderControls();
+    this.renderList();
+  }
+
+  private visibleGroups(): PromptGroup[] {
+    return filterGroups(this.groups, this.state.filter);
+  }
+
+  private renderControls(): void {
+    const runOptions: [string, string][] = this.runs.map((r) => [r.id, r.name]);
+    const stepOptions: [string, string][] = this.steps.map((s) => [String(s.step), `step ${s.step}`]);
+    const choices = filterChoices(this.index?.rollouts ?? []);
+    const filter = this.state.filter;
+    const setFilter = (patch: Partial<RolloutFilter>) => {
+      this.state.filter = { ...this.state.filter, ...patch };
+      this.save();
+      this.renderList();
+      void this.showSelection();
+    };
+    const search = h('vscode-textfield', { placeholder: 'Search questions', 'aria-label': 'Search questions', 'data-testid': 'search', value: filter.search });
+    search.addEventListener('input', () => setFilter({ search: (search as HTMLElement & { value: string }).value }));
+    const zoom = h('input', { type: 'range', min: '0.25', max: '4', step: '0.25', 'aria-label': 'image zoom', 'data-testid': 'zoom' });
+    const zoomValue = h('output', { class: 'zoom-value' }, `${Math.round(this.state.zoom * 100)}%`);
+    zoom.value = String(this.state.zoom);
+    zoom.addEventListener('input', () => {
+      this.state.zoom = Number(zoom.value);
+      zoomValue.textContent = `${Math.round(this.state.zoom * 100)}%`;
+      this.save();
+      for (const shown of this.shown) for (const compare of shown.compares) compare.setZoom(this.state.zoom);
+    });
+    const compare = h('vscode-checkbox', { checked: this.state.compare, 'data-testid': 'compare-toggle', title: 'Show two rollouts of a group side by side: click one, then another' }, 'compare');
+    compare.addEventListener('change', () => {
+      this.state.compare = (compare as HTMLElement & { checked: boolean }).checked;
+      if (!this.state.compare) this.state.compareLine = null;
+      this.save();
+      this.renderList();
+      void this.showSelection();
+    });
+    const stepIndex = this.steps.findIndex((s) => s.step === this.state.step);
+    replaceChildren(
+      this.controls,
+      runOptions.length > 1 ? select('run', 'run-select', runOptions, this.state.runId ?? '', (v) => void this.openRun(v)) : null,
+      button('', () => void this.openStep(this.steps[stepIndex - 1]?.step ?? this.state.step), { icon: 'chevron-left', secondary: true, title: 'Previous step' }),
+      select('step', 'step-select', stepOptions, String(this.state.step ?? ''), (v) => void this.openStep(Number(v))),
+      button('', () => void this.openStep(this.steps[stepIndex + 1]?.step ?? this.state.step), { icon: 'chevron-right', secondary: true, title: 'Next step' }),
+      search,
+      select('outcome', 'filter-outcome', [['all', 'all'], ['correct', 'correct'], ['incorrect', 'incorrect']], filter.outcome, (v) => setFilter({ outcome: v as RolloutFilter['outcome'] })),
+      select('tools', 'filter-tools', [['all', 'all'], ['tools', 'used tools'], ['none', 'no tools']], filter.tools, (v) => setFilter({ tools: v as RolloutFilter['tools'] })),
+      select('error', 'filter-error', [['', 'any'], ['none', 'no errors'], ...choices.errorClasses.map((c): [string, string] => [c, c])], filter.errorClass ?? '', (v) => setFilter({ errorClass: v === '' ? null : v })),
+      select('tool', 'filter-tool', [['', 'any'], ...choices.toolNames.map((t): [string, string] => [t, t])], filter.toolName ?? '', (v) => setFilter({ toolName: v === '' ? null : v })),
+      h('label', { class: 'control' }, 'zoom ', zoom, zoomValue),
+      compare,
+      h('span', { class: 'muted keys', title: 'j / k: next / previous rollout · [ / ]: previous / next turn' }, 'j/k · [ ]'),
+    );
+  }
+
+  private renderList(): void {
+    const groups = this.visibleGroups();
+    const total = this.index?.rollouts.length ?? 0;
+    const shownCount = groups.reduce((n, g) => n + g.rollouts.length, 0);
+    const skipped = this.index?.skipped.length ?? 0;
+    this.status.textContent = `${shownCount} of ${total} rollouts in ${groups.length} of ${this.groups.length} groups${skipped ? ` · ${skipped} unreadable line(s) skipped` : ''}`;
+    replaceChildren(
+      this.list,
+      ...groups.map((group) =>
+        h(
+          'section',
+          { class: `group ${group.kept ? 'kept' : 'filtered'}`, 'data-testid': 'group', 'data-prompt': group.promptId },
+          h('header', { class: 'group-head' },
+            h('div', { class: 'group-question', title: group.question }, group.question || group.promptId),
+            h('div', { class: 'group-meta' },
+              h('span', null, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(group.gold))),
+              h('span', { class: 'muted' }, `reward ${formatNumber(group.rewardMin)}–${formatNumber(group.rewardMax)}`),
+              h('span', { class: 'muted' }, `${group.correct}/${group.size} correct`),
+              h('vscode-badge', { class: group.kept ? 'badge-kept' : 'badge-filtered', title: group.kept ? 'rewards differ: the group carries advantage signal' : 'every rollout scored the same: dynamic sampling drops this group' }, group.kept ? 'kept' : 'filtered'),
+            ),
+          ),
+          h('ul', { class: 'rollout-list', role: 'listbox', 'aria-label': `rollouts of ${group.promptId}` }, ...group.rollouts.map((r) => {
+            const selected = r.line === this.state.line;
+            const compared = r.line === this.state.compareLine;
+            const item = h(
+              'li',
+              { class: `rollout-row ${selected ? 'selected' : ''} ${compared ? 'compared' : ''}`, role: 'option', 'aria-selected': selected ? 'true' : 'false', 'data-testid': 'rollout-row', 'data-line': r.line, tabindex: '-1' },
+              h('span', { class: r.correct === true ? 'good' : r.correct === false ? 'bad' : 'muted' }, h('span', { class: `codicon codicon-${r.correct === true ? 'pass' : r.correct === false ? 'error' : 'circle-outline'}`, 'aria-hidden': 'true' })),
+              h('span', { class: 'num reward' }, formatNumber(r.reward)),
+              h('span', { class: 'num advantage', title: 'advantage' }, `A ${formatNumber(r.advantage, 2)}`),
+              h('span', { class: 'tools', title: r.toolNames.join(', ') }, r.toolCalls > 0 ? `${r.toolCalls} tool${r.toolCalls === 1 ? '' : 's'}` : 'no tools'),
+              r.errorClasses.length ? h('span', { class: 'errors' }, r.errorClasses.join(' ')) : null,
+              h('span', { class: 'answer muted' }, answerText(r.answer)),
+            );
+            item.addEventListener('click', () => this.choose(r.line));
+            return item;
+          })),
+        ),
+      ),
+    );
+  }
+
+  private choose(line: number): void {
+    if (this.state.compare && this.state.line !== null && line !== this.state.line) this.state.compareLine = line;
+    else {
+      this.state.line = line;
+      this.state.turn = 0;
+    }
+    this.save();
+    this.renderList();
+    void this.showSelection();
+  }
+
+  private async record(line: number): Promise<RolloutRecord> {
+    const key = `${this.state.runId}/${this.state.step}/${line}`;
+    const cached = this.records.get(key);
+    if (cached) return cached;
+    const { record } = await this.host.request(RolloutRecordRequest, { runId: this.state.runId ?? '', step: this.state.step ?? 0, line });
+    this.records.set(key, record);
+    if (this.records.size > 200) this.records.delete(this.records.keys().next().value as string);
+    return record;
+  }
+
+  private async showSelection(): Promise<void> {
+    const order = navigationOrder(this.visibleGroups());
+    if (this.state.line === null || !order.includes(this.state.line)) {
+      this.state.line = order[0] ?? null;
+      this.state.turn = 0;
+      this.renderList();
+    }
+    if (this.state.compareLine !== null && (!this.state.compare || !order.includes(this.state.compareLine))) this.state.compareLine = null;
+    this.save();
+    const lines = [this.state.line, this.state.compare ? this.state.compareLine : null].filter((l): l is number => l !== null);
+    if (lines.length === 0) {
+      this.shown = [];
+      replaceChildren(this.detail, h('p', { class: 'muted empty' }, this.groups.length === 0 ? 'No rollouts in this step.' : 'No rollout matches the filters.'));
+      return;
+    }
+    const token = ++this.loadToken;
+    const records = await Promise.all(lines.map((line) => this.record(line)));
+    if (token !== this.loadToken) return;
+    const runId = this.state.runId ?? '';
+    this.shown = records.map((record) => renderRollout(record, { imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`), zoom: this.state.zoom }));
+    this.detail.classList.toggle('comparing', this.shown.length > 1);
+    replaceChildren(this.detail, ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i }, s.element)));
+    if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
+    this.focusTurn(this.state.turn, false);
+  }
+
+  private focusTurn(turn: number, scroll: boolean): void {
+    const turns = this.shown[0]?.turns ?? [];
+    if (turns.length === 0) return;
+    this.state.turn = Math.max(0, Math.min(turns.length - 1, turn));
+    this.save();
+    turns.forEach((element, i) => element.classList.toggle('active', i === this.state.turn));
+    this.detail.dataset.activeTurn = String(this.state.turn);
+    if (scroll) turns[this.state.turn]?.scrollIntoView({ block: 'nearest' });
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    const target = event.target as HTMLElement | null;
+    if (target && (/^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName) || target.tagName === 'VSCODE-TEXTFIELD' || target.isContentEditable)) return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const order = navigationOrder(this.visibleGroups());
+    if (event.key === 'j' || event.key === 'k') {
+      const next = stepThrough(order, this.state.line, event.key === 'j' ? 1 : -1);
+      if (next !== null && next !== this.state.line) {
+        this.state.line = next;
+        this.state.turn = 0;
+        this.renderList();
+        this.list.querySelector(`[data-line="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+        void this.showSelection();
+      }
+      event.preventDefault();
+    } else if (event.key === ']' || event.key === '[') {
+      this.focusTurn(this.state.turn + (event.key === ']' ? 1 : -1), true);
+      event.preventDefault();
+    }
+  }
+
+  private async onRunsChanged(runs: RunSummary[]): Promise<void> {
+    const before = this.runs.find((r) => r.id === this.state.runId);
+    this.runs = runs;
+    const now = runs.find((r) => r.id === this.state.runId);
+    if (!now || !before || now.rolloutSteps === before.rolloutSteps) return;
+    this.steps = (await this.host.request(RolloutStepsRequest, { runId: now.id })).steps;
+    if (this.state.step === null) await this.openStep(this.steps[this.steps.length - 1]?.step ?? null);
+    else this.renderControls();
+  }
+}
+
+startPanel(async (host, root) => {
+  await new Viewer(host, root).start();
+});

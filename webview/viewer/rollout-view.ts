@@ -1,0 +1,128 @@
+/**
+ * One rollout, rendered: the outcome (answer against gold, reward, advantage, why it ended), the
+ * reward breakdown, then every turn — the model's text with think/answer/tool_call spans styled,
+ * each parsed call as pretty JSON with its result or its error class and message, and the image
+ * before and after the call side by side.
+ *
+ * Every string from the record (model text, questions, answers, arguments, error messages) goes
+ * into the page as text through `h`, never as markup: a rollout cannot inject HTML or script.
+ */
+import type { ActionError } from '../../env/core/errors.js';
+import type { AssistantTurn, CallRecord, ObservationTurn, Turn } from '../../env/episodes/trajectory.js';
+import type { RolloutRecord } from '../protocol.js';
+import { formatNumber, h } from '../shared/dom.js';
+import { ImageCompare } from './image-compare.js';
+import { segmentModelText } from './model-text.js';
+
+export interface RolloutViewContext {
+  imageUrl(ref: string): string;
+  zoom: number;
+}
+
+export interface RenderedRollout {
+  element: HTMLElement;
+  /** One element per turn, for [ and ] navigation. */
+  turns: HTMLElement[];
+  compares: ImageCompare[];
+}
+
+function answerText(answer: string | string[] | null | undefined): string {
+  if (answer === null || answer === undefined) return '(no answer)';
+  return Array.isArray(answer) ? answer.join(' || ') : answer;
+}
+
+function modelText(text: string): HTMLElement {
+  const block = h('div', { class: 'model-text', 'data-testid': 'model-text' });
+  for (const segment of segmentModelText(text)) {
+    if (segment.kind === 'text') {
+      block.append(h('span', { class: 'seg-text' }, segment.body));
+      continue;
+    }
+    block.append(h('span', { class: `seg seg-${segment.kind}`, 'data-kind': segment.kind }, h('span', { class: 'seg-tag' }, segment.open), segment.body, segment.close ? h('span', { class: 'seg-tag' }, segment.close) : null));
+  }
+  return block;
+}
+
+function errorLine(error: ActionError): HTMLElement {
+  return h('div', { class: 'call-error', 'data-error-class': error.class }, h('span', { class: 'error-class' }, error.class), ' ', error.tool ? h('code', null, error.tool) : null, error.tool ? ': ' : '', error.message);
+}
+
+function callView(call: CallRecord, index: number, context: RolloutViewContext, compares: ImageCompare[]): HTMLElement {
+  const status = call.ok ? h('span', { class: 'call-ok' }, h('span', { class: 'codicon codicon-check', 'aria-hidden': 'true' }), ' ok') : h('span', { class: 'call-failed' }, h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ' failed');
+  const parts: (HTMLElement | null)[] = [
+    h('div', { class: 'call-head' }, h('span', { class: 'muted' }, `call ${index + 1} `), h('code', { class: 'call-name' }, call.name), ' ', status),
+    h('pre', { class: 'call-args', 'data-testid': 'call-args' }, JSON.stringify(call.arguments, null, 2)),
+    call.summary ? h('div', { class: 'call-summary' }, call.summary) : null,
+    call.error ? errorLine(call.error) : null,
+  ];
+  if (call.image_in) {
+    const compare = new ImageCompare(context.imageUrl(call.image_in), call.ok && call.image_out ? context.imageUrl(call.image_out) : null, { before: 'before', after: 'after' });
+    compare.setZoom(context.zoom);
+    compares.push(compare);
+    parts.push(compare.element);
+  }
+  return h('div', { class: `call ${call.ok ? 'ok' : 'failed'}`, 'data-testid': 'call' }, ...parts);
+}
+
+function assistantTurn(turn: AssistantTurn, context: RolloutViewContext, compares: ImageCompare[]): HTMLElement[] {
+  return [
+    modelText(turn.text),
+    ...turn.calls.map((call, i) => callView(call, i, context, compares)),
+    // Parse errors (no call was recognised) live only in `errors`; tool errors are shown with their call.
+    ...turn.errors.filter((e) => !turn.calls.some((c) => c.error && c.error.message === e.message)).map(errorLine),
+    turn.answer !== null ? h('div', { class: 'turn-answer' }, h('span', { class: 'muted' }, 'answer: '), h('strong', null, answerText(turn.answer))) : null,
+  ].filter((x): x is HTMLElement => x !== null);
+}
+
+function observationTurn(turn: ObservationTurn, context: RolloutViewContext): HTMLElement[] {
+  return [
+    h('pre', { class: 'observation-text' }, turn.text),
+    ...(turn.images.length > 0 ? [h('div', { class: 'observation-images' }, ...turn.images.map((ref) => h('img', { src: context.imageUrl(ref), alt: 'image shown to the model', class: 'thumb', loading: 'lazy' })))] : []),
+  ];
+}
+
+function breakdown(record: RolloutRecord): HTMLElement | null {
+  const entries = Object.entries(record.reward_breakdown ?? {});
+  if (entries.length === 0) return null;
+  const max = Math.max(1, ...entries.map(([, v]) => Math.abs(v)));
+  return h(
+    'table',
+    { class: 'reward-breakdown', 'data-testid': 'reward-breakdown' },
+    h('caption', null, 'reward breakdown'),
+    h('tbody', null, ...entries.map(([name, value]) => {
+      const bar = h('span', { class: `bar ${value < 0 ? 'negative' : ''}` });
+      bar.style.width = `${Math.round((Math.abs(value) / max) * 100)}%`;
+      return h('tr', null, h('th', { scope: 'row' }, name), h('td', { class: 'num' }, formatNumber(value)), h('td', { class: 'bar-cell' }, bar));
+    })),
+  );
+}
+
+export function renderRollout(record: RolloutRecord, context: RolloutViewContext): RenderedRollout {
+  const compares: ImageCompare[] = [];
+  const correct = record.correct === true ? h('span', { class: 'good' }, h('span', { class: 'codicon codicon-pass', 'aria-hidden': 'true' }), ' correct') : record.correct === false ? h('span', { class: 'bad' }, h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ' incorrect') : h('span', { class: 'muted' }, 'unscored');
+  const summary = h(
+    'div',
+    { class: 'rollout-summary' },
+    h('div', { class: 'question' }, h('span', { class: 'muted' }, 'question: '), record.task.question),
+    h('div', { class: 'outcome' },
+      h('span', null, h('span', { class: 'muted' }, 'answer '), h('strong', { 'data-testid': 'rollout-answer' }, answerText(record.answer))),
+      h('span', null, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(record.task.answer))),
+      correct,
+      h('span', null, h('span', { class: 'muted' }, 'reward '), formatNumber(record.reward ?? null)),
+      h('span', null, h('span', { class: 'muted' }, 'advantage '), formatNumber(record.advantage ?? null)),
+      h('span', null, h('span', { class: 'muted' }, 'ended by '), record.end_reason ?? '–'),
+      h('span', null, h('span', { class: 'muted' }, 'tool calls '), record.tool_calls, h('span', { class: 'muted' }, ' · errors '), record.tool_errors),
+    ),
+  );
+  const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }));
+  const turns = record.turns.map((turn: Turn, index: number) =>
+    h(
+      'section',
+      { class: `turn turn-${turn.role}`, 'data-testid': 'turn', 'data-turn': index, tabindex: '-1' },
+      h('header', { class: 'turn-head' }, h('span', { class: 'turn-index' }, `turn ${index + 1}`), h('span', { class: 'turn-role' }, turn.role)),
+      ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares) : observationTurn(turn, context)),
+    ),
+  );
+  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, h('div', { class: 'rollout-top' }, taskImage, breakdown(record)), h('div', { class: 'turns' }, ...turns));
+  return { element, turns, compares };
+}
