@@ -3,6 +3,7 @@
  */
 import { actionsParseCommand } from './actions-parse.js';
 import { type CliCommand, UsageError } from './command.js';
+import { dataGenCommand } from './data-gen.js';
 import { serveCommand } from './serve.js';
 import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
@@ -10,6 +11,7 @@ import { toolsListCommand } from './tools-list.js';
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
   actionsParseCommand,
+  dataGenCommand,
   serveCommand,
   toolsApplyCommand,
   toolsListCommand,

@@ -127,8 +127,9 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
   const catTitle = input.categoryAxisTitle && !tiny ? input.categoryAxisTitle : null;
   const catTitleH = catTitle ? lineHeight(fs) + 2 : 0;
   const labelGap = tiny ? 2 : 3;
+  // The bands end a few pixels below the lowest label ink, so the tools' inset never clips it.
   const zoneBottom = H - margin - catTitleH;
-  const labelsTop = zoneBottom - zoneH;
+  const labelsTop = zoneBottom - (BAND_INSET_PX + 1) - zoneH;
   const plotBottom = labelsTop - labelGap - tickLen;
   // Half a line of air, so the top value tick's label stays clear of the title and legend.
   const plotTop = top + (valueAxis ? Math.ceil(lineHeight(fs) / 2) : 0);
@@ -168,7 +169,7 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
     if (t.box.y1 >= 0 && t.box.y2 <= H) layers.push({ name: `axis title "${axisTitle}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
   }
   if (catTitle) {
-    const t = placeText(catTitle, { fontSize: fs }, { x: (plotLeft + plotRight) / 2, y: zoneBottom + 2, h: 'center', v: 'top' });
+    const t = placeText(catTitle, { fontSize: fs }, { x: (plotLeft + plotRight) / 2, y: zoneBottom + 1, h: 'center', v: 'top' });
     layers.push({ name: `axis title "${catTitle}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
   }
 

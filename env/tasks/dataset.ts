@@ -1,0 +1,161 @@
+/**
+ * Generates a whole data set: DIR/tasks.jsonl (one record per line, in index order) and
+ * DIR/images/<id>.png. Every task is checked on its pixels as it is made; a task that cannot be
+ * drawn, asked or checked is re-rolled from a derived seed (a repair) up to `maxAttempts` times,
+ * then dropped, and both are counted. Output is written to a temporary sibling folder and
+ * renamed into place at the end, so a reader never sees half a data set.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { checkTask } from './check.js';
+import { isDifficulty, type Difficulty } from './difficulty.js';
+import { buildTask, GENERATED_KINDS, renderTask, type TaskSpec } from './generate.js';
+import { taskStream, type Split } from './prng.js';
+import type { GeneratedKind } from './record.js';
+import { recordLine } from './record-line.js';
+
+export interface DatasetOptions {
+  kind: GeneratedKind | 'mixed';
+  n: number;
+  seed: number;
+  split: Split;
+  /** Inclusive range; each task draws its difficulty uniformly from it. */
+  difficulty: [Difficulty, Difficulty];
+  imageSize: [number, number] | null;
+  /** Tries per task before it is dropped (default 4). */
+  maxAttempts?: number;
+  /** Tasks in flight at once (default 4: sharp renders on its own threads). */
+  concurrency?: number;
+}
+
+export interface DatasetProgress {
+  done: number;
+  total: number;
+  generated: number;
+  repaired: number;
+  dropped: number;
+}
+
+export interface DatasetSummary extends DatasetProgress {
+  seconds: number;
+  tasksPerSecond: number;
+  /** Why attempts failed, counted (a repaired task counts its failed attempts here too). */
+  failures: Record<string, number>;
+  out: string;
+}
+
+/** The kind and difficulty of task `index`: fixed by the seed, independent of repairs. */
+export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize'>, index: number): Omit<TaskSpec, 'attempt'> {
+  const rng = taskStream(options.seed, options.split, index, 0).fork('plan');
+  const kind = options.kind === 'mixed' ? rng.pick(GENERATED_KINDS) : options.kind;
+  const d = rng.int(options.difficulty[0], options.difficulty[1]);
+  if (!isDifficulty(d)) throw new Error(`difficulty ${d} is outside 1–5`);
+  return { seed: options.seed, split: options.split, index, kind, difficulty: d, imageSize: options.imageSize };
+}
+
+function failureKey(err: unknown): string {
+  const name = err instanceof Error ? err.name : 'Error';
+  const message = err instanceof Error ? err.message : String(err);
+  return `${name}: ${message.replace(/\d+(\.\d+)?/g, 'N').slice(0, 160)}`;
+}
+
+type Outcome = { line: string; png: Buffer; id: string; attempts: number } | { dropped: true; attempts: number };
+
+async function makeOne(plan: Omit<TaskSpec, 'attempt'>, maxAttempts: number, failures: Map<string, number>): Promise<Outcome> {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    let reason: string;
+    try {
+      const built = buildTask({ ...plan, attempt });
+      const rendered = await renderTask(built);
+      const report = await checkTask(built.record, { rendered });
+      if (report.ok) return { line: recordLine(built.record), png: rendered.png, id: built.record.id, attempts: attempt + 1 };
+      reason = `check: ${report.issues[0]?.check}: ${(report.issues[0]?.message ?? '').replace(/\d+(\.\d+)?/g, 'N').slice(0, 160)}`;
+    } catch (err) {
+      const name = err instanceof Error ? err.name : '';
+      if (name !== 'LayoutError' && name !== 'LabelPoolError' && name !== 'IllPosedQuestion') throw err;
+      reason = failureKey(err);
+    }
+    failures.set(reason, (failures.get(reason) ?? 0) + 1);
+  }
+  return { dropped: true, attempts: maxAttempts };
+}
+
+/** Refuses to replace a folder that is not a previous vistool data set. */
+async function assertReplaceable(out: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(out);
+  } catch {
+    return;
+  }
+  const foreign = entries.filter((e) => e !== 'tasks.jsonl' && e !== 'images');
+  if (foreign.length > 0) throw new Error(`${out} exists and holds files that are not a vistool data set (${foreign.slice(0, 3).join(', ')}); choose an empty or new --out folder`);
+}
+
+export async function generateDataset(outDir: string, options: DatasetOptions, onProgress?: (p: DatasetProgress) => void): Promise<DatasetSummary> {
+  const out = resolve(outDir);
+  await assertReplaceable(out);
+  const maxAttempts = options.maxAttempts ?? 4;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const started = process.hrtime.bigint();
+  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(join(tmp, 'images'), { recursive: true });
+  const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
+  const failures = new Map<string, number>();
+  const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
+  // Lines are written in index order whatever order the tasks finish in.
+  const pending = new Map<number, string | null>();
+  let nextToWrite = 0;
+  const flush = async () => {
+    while (pending.has(nextToWrite)) {
+      const line = pending.get(nextToWrite);
+      pending.delete(nextToWrite);
+      nextToWrite++;
+      if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
+    }
+  };
+  let nextIndex = 0;
+  let abort: Error | null = null;
+  const worker = async () => {
+    while (nextIndex < options.n && !abort) {
+      const index = nextIndex++;
+      const outcome = await makeOne(planTask(options, index), maxAttempts, failures);
+      if ('dropped' in outcome) {
+        progress.dropped++;
+        pending.set(index, null);
+      } else {
+        await writeFile(join(tmp, 'images', `${outcome.id}.png`), outcome.png);
+        progress.generated++;
+        if (outcome.attempts > 1) progress.repaired++;
+        pending.set(index, outcome.line);
+      }
+      progress.done++;
+      if (progress.generated === 0 && progress.dropped >= Math.min(options.n, 20)) {
+        const [reason] = [...failures.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['unknown'];
+        abort = new Error(`the first ${progress.dropped} tasks could all not be made (most common reason — ${reason}). Try a larger --image-size or a lower --difficulty.`);
+      }
+      await flush();
+      onProgress?.({ ...progress });
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, options.n) }, worker));
+    if (abort) throw abort;
+    jsonl.end();
+    await once(jsonl, 'finish');
+    const old = `${tmp}-old`;
+    const exists = await stat(out).then(() => true, () => false);
+    if (exists) await rename(out, old);
+    await rename(tmp, out);
+    if (exists) await rm(old, { recursive: true, force: true });
+  } catch (err) {
+    jsonl.destroy();
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { ...progress, seconds, tasksPerSecond: progress.generated / seconds, failures: Object.fromEntries(failures), out };
+}
