@@ -99,6 +99,13 @@ export class ViewServer {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.hostAllowed(req.headers.host)) throw new HttpError(403, `Host '${req.headers.host ?? ''}' is not this server; open the URL vistool view printed (127.0.0.1 or localhost)`);
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/favicon.ico') {
+      // Browsers ask for it unprompted; answering keeps their consoles free of noise.
+      this.securityHeaders(res, null);
+      res.writeHead(204);
+      res.end();
+      return;
+    }
     const queryToken = url.searchParams.get('token');
     if (!this.authorized(req, queryToken)) throw new HttpError(401, 'missing or wrong token: open the URL printed by `vistool view` (it ends in ?token=...)');
     const theme: Theme = url.searchParams.get('theme') === 'dark' ? 'dark' : 'light';

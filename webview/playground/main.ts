@@ -1,2 +1,227 @@
-import { startPanel } from '../shared/shell.js';
-startPanel(async (_host, root) => { root.textContent = 'playground'; });
+/**
+ * The tool playground: open a PNG or JPEG (with its metadata JSON when there is one), pick a
+ * tool, fill a form generated from the tool's JSON Schema (labels offered from the metadata),
+ * apply it through the real engine on the host, chain more calls, undo, and copy the calls as
+ * JSON, as hermes <tool_call> text or as ReFocus Python. The host keeps the image stack; the
+ * panel persists only its session id and the chosen tool.
+ */
+import type { PanelHost } from '../host.js';
+import {
+  type CallFormat,
+  FormatCallRequest,
+  type PlaygroundCall,
+  PlaygroundApplyRequest,
+  PlaygroundOpenedNotification,
+  PlaygroundOpenRequest,
+  type PlaygroundSnapshot,
+  PlaygroundSnapshotRequest,
+  PlaygroundUndoRequest,
+  ReadyCommand,
+  type ToolInfo,
+  ToolsListRequest,
+} from '../protocol.js';
+import { button, copyText, h, replaceChildren } from '../shared/dom.js';
+import { hasFields, isString } from '../shared/guards.js';
+import { panelHeader, startPanel } from '../shared/shell.js';
+import { ImageCompare } from '../viewer/image-compare.js';
+import { type ArgumentForm, argumentForm } from './schema-form.js';
+
+interface PlaygroundState {
+  session: string;
+  tool: string | null;
+}
+
+function isPlaygroundState(value: unknown): value is PlaygroundState {
+  return hasFields(value, { session: isString, tool: (v) => v === null || isString(v) });
+}
+
+function newSession(): string {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function fileBase64(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+class Playground {
+  private state: PlaygroundState;
+  private tools: ToolInfo[] = [];
+  private snapshot: PlaygroundSnapshot | null = null;
+  private form: ArgumentForm | null = null;
+  private readonly imageInput = h('input', { type: 'file', accept: 'image/png,image/jpeg', 'aria-label': 'image file', 'data-testid': 'image-input' });
+  private readonly metaInput = h('input', { type: 'file', accept: 'application/json,.json', 'aria-label': 'metadata JSON file', 'data-testid': 'metadata-input' });
+  private readonly pathInput = h('input', { type: 'text', placeholder: 'or a path on the host', 'aria-label': 'image path on the host', 'data-testid': 'path-input' });
+  private readonly toolSelect = h('select', { 'aria-label': 'tool', 'data-testid': 'tool-select' });
+  private readonly toolPanel = h('section', { class: 'tool-panel', 'aria-label': 'Tool' });
+  private readonly message = h('div', { class: 'playground-message', role: 'status', 'data-testid': 'playground-message' });
+  private readonly chain = h('ol', { class: 'call-chain', 'data-testid': 'call-chain' });
+  private readonly stage = h('section', { class: 'stage', 'aria-label': 'Images', 'data-testid': 'stage' });
+  private readonly copied = h('pre', { class: 'copied', 'data-testid': 'copied', hidden: true });
+
+  constructor(
+    private readonly host: PanelHost,
+    private readonly root: HTMLElement,
+  ) {
+    this.state = host.getState(isPlaygroundState) ?? { session: newSession(), tool: null };
+  }
+
+  async start(): Promise<void> {
+    const openButton = button('Open', () => void this.open(), { icon: 'folder-opened', testid: 'open-button' });
+    const header = panelHeader(
+      'Tool playground',
+      this.host,
+      h('label', { class: 'control' }, 'image ', this.imageInput),
+      h('label', { class: 'control' }, 'metadata ', this.metaInput),
+      this.pathInput,
+      openButton,
+    );
+    this.imageInput.addEventListener('change', () => void this.open());
+    this.toolSelect.addEventListener('change', () => {
+      this.state.tool = this.toolSelect.value;
+      this.save();
+      this.renderTool();
+    });
+    replaceChildren(
+      this.root,
+      header,
+      h('div', { class: 'playground-body' },
+        h('aside', { class: 'playground-side' },
+          h('label', { class: 'control tool-choice' }, 'tool ', this.toolSelect),
+          this.toolPanel,
+          this.message,
+          h('h2', null, 'Calls'),
+          this.chain,
+          h('div', { class: 'chain-actions' },
+            button('Undo', () => void this.undo(), { icon: 'discard', secondary: true, testid: 'undo' }),
+            button('JSON', () => void this.copy('json'), { icon: 'copy', secondary: true, title: 'Copy the calls as JSON', testid: 'copy-json' }),
+            button('<tool_call>', () => void this.copy('hermes'), { icon: 'copy', secondary: true, title: 'Copy as hermes <tool_call> text', testid: 'copy-hermes' }),
+            button('ReFocus', () => void this.copy('refocus'), { icon: 'copy', secondary: true, title: 'Copy as a ReFocus Python line', testid: 'copy-refocus' }),
+          ),
+          this.copied,
+        ),
+        this.stage,
+      ),
+    );
+    this.host.onNotification(PlaygroundOpenedNotification, ({ snapshot }) => {
+      this.state.session = snapshot.session;
+      this.save();
+      this.show(snapshot);
+    });
+    this.tools = (await this.host.request(ToolsListRequest, {})).tools;
+    this.show(await this.host.request(PlaygroundSnapshotRequest, { session: this.state.session }));
+    this.host.command(ReadyCommand, { panel: 'playground' });
+  }
+
+  private save(): void {
+    this.host.setState(this.state);
+  }
+
+  private async open(): Promise<void> {
+    const file = this.imageInput.files?.[0];
+    const path = this.pathInput.value.trim();
+    if (!file && path === '') {
+      this.say('Choose a PNG or JPEG file (and its metadata JSON, if it has one), or type a path on the host.', 'info');
+      return;
+    }
+    const metaFile = this.metaInput.files?.[0];
+    try {
+      const snapshot = await this.host.request(PlaygroundOpenRequest, {
+        session: this.state.session,
+        image: file ? { name: file.name, base64: await fileBase64(file) } : { path },
+        ...(metaFile ? { metadata: { name: metaFile.name, text: await metaFile.text() } } : {}),
+      });
+      this.show(snapshot);
+      this.say(`Opened ${snapshot.name}${snapshot.metadataSource ? ` with metadata (${snapshot.metadataSource})` : ' without metadata: only the geometry tools apply'}.`, 'info');
+    } catch (err) {
+      this.say((err as Error).message, 'error');
+    }
+  }
+
+  private async apply(): Promise<void> {
+    if (!this.snapshot?.name) return this.say('Open an image first.', 'info');
+    const tool = this.toolSelect.value;
+    const read = this.form?.read();
+    if (!read) return;
+    if ('error' in read) return this.say(read.error, 'error');
+    const snapshot = await this.host.request(PlaygroundApplyRequest, { session: this.state.session, call: { name: tool, arguments: read.arguments } });
+    this.show(snapshot);
+    if (snapshot.error) this.say(`${snapshot.error.class}: ${snapshot.error.message}`, 'error', snapshot.error.class);
+    else this.say(snapshot.calls[snapshot.calls.length - 1]?.summary ?? 'applied', 'info');
+  }
+
+  private async undo(): Promise<void> {
+    if (!this.snapshot?.name) return;
+    this.show(await this.host.request(PlaygroundUndoRequest, { session: this.state.session }));
+    this.say('Undid the last call.', 'info');
+  }
+
+  private async copy(format: CallFormat): Promise<void> {
+    const calls: PlaygroundCall[] = this.snapshot?.calls.map((c) => c.call) ?? [];
+    if (calls.length === 0) return this.say('No calls to copy yet: apply a tool first.', 'info');
+    try {
+      const { text } = await this.host.request(FormatCallRequest, { calls, format });
+      this.copied.hidden = false;
+      this.copied.textContent = text;
+      this.copied.dataset.format = format;
+      const ok = await copyText(text);
+      this.say(ok ? `Copied ${calls.length} call(s) as ${format}.` : 'The clipboard is not available here; the text is shown below.', 'info');
+    } catch (err) {
+      this.say((err as Error).message, 'error');
+    }
+  }
+
+  private say(text: string, kind: 'info' | 'error', errorClass?: string): void {
+    this.message.textContent = text;
+    this.message.className = `playground-message ${kind}`;
+    if (errorClass) this.message.dataset.errorClass = errorClass;
+    else delete this.message.dataset.errorClass;
+  }
+
+  private show(snapshot: PlaygroundSnapshot): void {
+    this.snapshot = snapshot;
+    this.renderToolChoices();
+    this.renderTool();
+    replaceChildren(
+      this.chain,
+      ...snapshot.calls.map((c, i) => h('li', { 'data-testid': 'chain-item' }, h('code', null, c.call.name), ' ', h('span', { class: 'muted' }, JSON.stringify(c.call.arguments)), h('div', { class: 'call-summary' }, c.summary), h('span', { class: 'muted' }, `→ image ${i + 2}`))),
+    );
+    if (snapshot.calls.length === 0) this.chain.append(h('li', { class: 'muted empty' }, 'No calls yet.'));
+    const current = snapshot.images[snapshot.images.length - 1];
+    const previous = snapshot.images[snapshot.images.length - 2];
+    if (!current) {
+      replaceChildren(this.stage, h('p', { class: 'muted empty' }, 'Open a chart or table image to start. With its metadata JSON (columns_bbox, rows_bbox, x_values_bbox, y_values_bbox) the focus tools can use its labels.'));
+      return;
+    }
+    this.stage.dataset.images = String(snapshot.images.length);
+    const compare = new ImageCompare(previous?.src ?? current.src, previous ? current.src : null, { before: previous ? `image ${snapshot.images.length - 1}` : 'image 1', after: `image ${snapshot.images.length}` });
+    compare.setZoom(1);
+    replaceChildren(this.stage, h('div', { class: 'stage-title' }, h('strong', null, snapshot.name ?? ''), h('span', { class: 'muted' }, ` · ${current.width}×${current.height} · ${snapshot.calls.length} call(s)`)), compare.element);
+  }
+
+  private renderToolChoices(): void {
+    const available = new Set(this.snapshot?.availableTools ?? []);
+    const ordered = [...this.tools].sort((a, b) => Number(available.has(b.name)) - Number(available.has(a.name)));
+    replaceChildren(this.toolSelect, ...ordered.map((tool) => h('option', { value: tool.name }, available.size > 0 && !available.has(tool.name) ? `${tool.name} (needs metadata)` : tool.name)));
+    const wanted = this.state.tool && this.tools.some((t) => t.name === this.state.tool) ? this.state.tool : (ordered[0]?.name ?? '');
+    this.toolSelect.value = wanted;
+  }
+
+  private renderTool(): void {
+    const tool = this.tools.find((t) => t.name === this.toolSelect.value);
+    if (!tool) {
+      replaceChildren(this.toolPanel);
+      return;
+    }
+    this.form = argumentForm(tool, this.snapshot?.labels ?? {});
+    replaceChildren(this.toolPanel, h('p', { class: 'tool-description' }, tool.description), this.form.element, button('Apply', () => void this.apply(), { icon: 'play', testid: 'apply' }));
+  }
+}
+
+startPanel(async (host, root) => {
+  await new Playground(host, root).start();
+});

@@ -1,0 +1,167 @@
+/**
+ * A form generated from a tool's JSON Schema (draft-07 object schema, as env/tools declares
+ * them): label lists become checkboxes offered from the image's metadata (with a free-text box
+ * for anything else), fixed-length number arrays become one input per number, numbers and
+ * booleans get their own inputs, anything else is JSON text. Reading the form only collects
+ * values; the engine validates them, so a wrong value comes back as the same E2–E4 error a
+ * model would get.
+ */
+import type { ToolInfo } from '../protocol.js';
+import { h } from '../shared/dom.js';
+import { isRecord } from '../shared/guards.js';
+
+export type FieldKind = 'labels' | 'string-list' | 'number-tuple' | 'number' | 'boolean' | 'enum' | 'string' | 'json';
+
+interface PropertySchema {
+  type?: string;
+  enum?: unknown[];
+  items?: { type?: string };
+  minItems?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  description?: string;
+}
+
+function asSchema(value: unknown): PropertySchema {
+  return isRecord(value) ? (value as PropertySchema) : {};
+}
+
+/** Which input a property gets; `labels` only when the image's metadata has labels for it. */
+export function fieldKind(schemaValue: unknown, labels: string[] | undefined): FieldKind {
+  const schema = asSchema(schemaValue);
+  if (schema.type === 'array' && schema.items?.type === 'string') return labels && labels.length > 0 ? 'labels' : 'string-list';
+  if (schema.type === 'array' && (schema.items?.type === 'number' || schema.items?.type === 'integer') && schema.minItems !== undefined && schema.minItems === schema.maxItems && schema.minItems <= 8) return 'number-tuple';
+  if (schema.type === 'number' || schema.type === 'integer') return 'number';
+  if (schema.type === 'boolean') return 'boolean';
+  if (Array.isArray(schema.enum)) return 'enum';
+  if (schema.type === 'string') return 'string';
+  return 'json';
+}
+
+/** "a, b ,c" → ["a", "b", "c"]; empty pieces dropped. */
+export function parseList(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+const TUPLE_NAMES: Record<string, string[]> = { bbox: ['x1', 'y1', 'x2', 'y2'] };
+
+interface Field {
+  name: string;
+  element: HTMLElement;
+  /** undefined: left empty. */
+  read(): { value?: unknown; error?: string };
+}
+
+function numberInput(name: string, schema: PropertySchema, label: string): HTMLInputElement {
+  return h('input', { type: 'number', step: 'any', name, 'aria-label': label, 'data-testid': `arg-${label}`, min: schema.minimum, max: schema.maximum, placeholder: schema.default !== undefined ? String(schema.default) : '' });
+}
+
+function readNumber(input: HTMLInputElement, label: string): { value?: number; error?: string } {
+  if (input.value.trim() === '') return {};
+  const value = Number(input.value);
+  return Number.isFinite(value) ? { value } : { error: `${label} must be a number` };
+}
+
+function makeField(name: string, schemaValue: unknown, labels: string[] | undefined): Field {
+  const schema = asSchema(schemaValue);
+  switch (fieldKind(schemaValue, labels)) {
+    case 'labels': {
+      const boxes = (labels ?? []).map((label) => h('input', { type: 'checkbox', value: label, name, 'data-testid': 'label-option' }));
+      const extra = h('input', { type: 'text', name: `${name}-extra`, placeholder: 'other labels, comma separated', 'aria-label': `other ${name}`, 'data-testid': `arg-${name}-extra` });
+      return {
+        name,
+        element: h('div', { class: 'label-choices' }, ...boxes.map((box) => h('label', { class: 'label-choice' }, box, box.value)), extra),
+        read: () => {
+          const values = [...boxes.filter((b) => b.checked).map((b) => b.value), ...parseList(extra.value)];
+          return values.length > 0 ? { value: values } : {};
+        },
+      };
+    }
+    case 'string-list': {
+      const input = h('input', { type: 'text', name, placeholder: 'comma separated', 'aria-label': name, 'data-testid': `arg-${name}` });
+      return { name, element: input, read: () => (parseList(input.value).length > 0 ? { value: parseList(input.value) } : {}) };
+    }
+    case 'number-tuple': {
+      const count = schema.minItems ?? 0;
+      const names = TUPLE_NAMES[name] ?? Array.from({ length: count }, (_, i) => `${name}[${i}]`);
+      const inputs = names.slice(0, count).map((label) => numberInput(name, {}, label));
+      return {
+        name,
+        element: h('div', { class: 'tuple' }, ...inputs.map((input, i) => h('label', null, names[i], ' ', input))),
+        read: () => {
+          const parts = inputs.map((input, i) => readNumber(input, names[i] ?? name));
+          if (parts.every((p) => p.value === undefined && !p.error)) return {};
+          const error = parts.find((p) => p.error)?.error ?? (parts.some((p) => p.value === undefined) ? `${name} needs all ${count} numbers` : undefined);
+          return error ? { error } : { value: parts.map((p) => p.value) };
+        },
+      };
+    }
+    case 'number': {
+      const input = numberInput(name, schema, name);
+      return { name, element: input, read: () => readNumber(input, name) };
+    }
+    case 'boolean': {
+      const input = h('input', { type: 'checkbox', name, 'data-testid': `arg-${name}` });
+      return { name, element: input, read: () => ({ value: input.checked }) };
+    }
+    case 'enum': {
+      const input = h('select', { name, 'data-testid': `arg-${name}` }, h('option', { value: '' }, '—'), ...(schema.enum ?? []).map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
+      return { name, element: input, read: () => (input.value === '' ? {} : { value: JSON.parse(input.value) as unknown }) };
+    }
+    case 'string': {
+      const input = h('input', { type: 'text', name, 'data-testid': `arg-${name}` });
+      return { name, element: input, read: () => (input.value === '' ? {} : { value: input.value }) };
+    }
+    case 'json': {
+      const input = h('textarea', { name, rows: 3, placeholder: 'JSON value', 'data-testid': `arg-${name}` });
+      return {
+        name,
+        element: input,
+        read: () => {
+          if (input.value.trim() === '') return {};
+          try {
+            return { value: JSON.parse(input.value) as unknown };
+          } catch (err) {
+            return { error: `${name} is not valid JSON (${(err as Error).message})` };
+          }
+        },
+      };
+    }
+  }
+}
+
+export interface ArgumentForm {
+  element: HTMLElement;
+  /** The arguments entered, or the first problem the form itself can see. */
+  read(): { arguments: Record<string, unknown> } | { error: string };
+}
+
+export function argumentForm(tool: ToolInfo, labels: Record<string, string[]>): ArgumentForm {
+  const required = new Set(tool.parameters.required);
+  const fields = Object.entries(tool.parameters.properties).map(([name, schema]) => ({ field: makeField(name, schema, labels[name]), schema: asSchema(schema) }));
+  const element = h(
+    'div',
+    { class: 'argument-form', 'data-tool': tool.name },
+    ...fields.map(({ field, schema }) =>
+      h('div', { class: 'form-row', 'data-arg': field.name },
+        h('div', { class: 'form-label' }, h('code', null, field.name), required.has(field.name) ? h('span', { class: 'required', title: 'required' }, ' *') : null),
+        field.element,
+        schema.description ? h('div', { class: 'form-help muted' }, schema.description) : null,
+      ),
+    ),
+  );
+  return {
+    element,
+    read() {
+      const args: Record<string, unknown> = {};
+      for (const { field } of fields) {
+        const { value, error } = field.read();
+        if (error) return { error };
+        if (value !== undefined) args[field.name] = value;
+      }
+      return { arguments: args };
+    },
+  };
+}
