@@ -3,7 +3,9 @@
  */
 import { actionsParseCommand } from './actions-parse.js';
 import { type CliCommand, UsageError } from './command.js';
+import { dataCheckCommand } from './data-check.js';
 import { dataGenCommand } from './data-gen.js';
+import { dataShowCommand } from './data-show.js';
 import { serveCommand } from './serve.js';
 import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
@@ -11,7 +13,9 @@ import { toolsListCommand } from './tools-list.js';
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
   actionsParseCommand,
+  dataCheckCommand,
   dataGenCommand,
+  dataShowCommand,
   serveCommand,
   toolsApplyCommand,
   toolsListCommand,

@@ -90,7 +90,7 @@ export async function loadTasks(path: string): Promise<TaskRecord[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read task file ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read task file ${path}: ${(err as Error).message}`, { cause: err });
   }
   return parseTasks(text, path);
 }

@@ -1,0 +1,61 @@
+/**
+ * `vistool data check PATH`: validates a tasks.jsonl against the schema, then checks every
+ * task (answers recomputed from the table, geometry on regenerated pixels for generated tasks,
+ * stored images byte-compared, gold calls run through the tools). Exits 1 if anything fails.
+ */
+import { parseArgs } from 'node:util';
+import { checkTask, taskDirOf, type CheckReport } from '../tasks/check.js';
+import { loadTasks } from '../tasks/load.js';
+import { type CliCommand, UsageError } from './command.js';
+import type { CliStreams } from './data-gen.js';
+
+const usage = `vistool data check PATH [--json] [--concurrency K]
+
+  PATH           a tasks.jsonl (images are read relative to it)
+  --json         print one JSON report object instead of text
+  --concurrency  tasks checked at once (default 4)`;
+
+export function createDataCheckCommand(io: CliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
+  return {
+    path: ['data', 'check'],
+    summary: 'Check a task file: schema, answers, geometry on pixels, gold calls',
+    usage,
+    async run(argv) {
+      let parsed;
+      try {
+        parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+      const [path, ...extra] = parsed.positionals;
+      if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
+      const concurrency = parsed.values.concurrency === undefined ? 4 : Number(parsed.values.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a positive whole number, got '${parsed.values.concurrency}'`);
+      const tasks = await loadTasks(path);
+      const taskDir = taskDirOf(path);
+      const reports: CheckReport[] = new Array(tasks.length);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, tasks.length) }, async () => {
+          while (next < tasks.length) {
+            const i = next++;
+            reports[i] = await checkTask(tasks[i]!, { taskDir });
+          }
+        }),
+      );
+      const failed = reports.filter((r) => !r.ok);
+      if (parsed.values.json) {
+        io.stdout.write(`${JSON.stringify({ path, checked: reports.length, ok: reports.length - failed.length, failed: failed.length, failures: failed })}\n`);
+      } else {
+        for (const r of failed) {
+          io.stdout.write(`${r.id}: FAILED\n`);
+          for (const issue of r.issues) io.stdout.write(`  [${issue.check}] ${issue.message}\n`);
+        }
+        io.stdout.write(`${path}: ${reports.length} checked, ${reports.length - failed.length} ok, ${failed.length} failed\n`);
+      }
+      return failed.length === 0 ? 0 : 1;
+    },
+  };
+}
+
+export const dataCheckCommand = createDataCheckCommand();
