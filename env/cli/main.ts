@@ -9,6 +9,7 @@ import { dataShowCommand } from './data-show.js';
 import { serveCommand } from './serve.js';
 import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
+import { viewCommand } from './view.js';
 
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
@@ -19,6 +20,7 @@ const commands: CliCommand[] = [
   serveCommand,
   toolsApplyCommand,
   toolsListCommand,
+  viewCommand,
 ];
 
 function help(): string {

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { viewCommand } from '../../env/cli/view.js';
+import { UsageError } from '../../env/cli/command.js';
+import { writeRunDirectory } from './run-directory.js';
+
+test('vistool view prints a loopback URL with a token, serves with it, refuses without it, and stops on SIGTERM', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'vistool-view-cli-'));
+  const run = await writeRunDirectory(join(root, 'my-run'), { metricRows: 3 });
+  const assets = join(root, 'assets');
+  await mkdir(assets);
+  await writeFile(join(assets, 'dashboard.js'), '/* bundle */');
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', "require('./env/cli/main.ts').main(process.argv.slice(1)).then((c) => { process.exitCode = c; })", 'view', run, '--assets', assets], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child.stdout });
+  const first = await new Promise<string>((resolve) => lines.once('line', resolve));
+  const listening = JSON.parse(first) as { event: string; url: string; dashboard: string };
+  assert.equal(listening.event, 'listening');
+  assert.match(listening.dashboard, /^http:\/\/127\.0\.0\.1:\d+\/dashboard\?token=[0-9a-f]{48}$/);
+  const page = await fetch(listening.dashboard);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /static\/dashboard\.js/);
+  const index = await (await fetch(listening.url)).text();
+  assert.match(index, /my-run/);
+  assert.equal((await fetch(listening.dashboard.replace(/\?token=.*/, ''))).status, 401);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const stopped = new Promise<string>((resolve) => lines.once('line', resolve));
+  child.kill('SIGTERM');
+  assert.deepEqual(JSON.parse(await stopped), { event: 'stopped' });
+  assert.equal(await exited, 0);
+});
+
+test('vistool view refuses a missing run directory and a non-loopback host as usage errors', async () => {
+  await assert.rejects(viewCommand.run(['/no/such/run']), (err: unknown) => err instanceof UsageError && /not a directory/.test(err.message));
+  await assert.rejects(viewCommand.run(['--host', '0.0.0.0']), (err: unknown) => err instanceof UsageError && /not a loopback address/.test(err.message));
+  await assert.rejects(viewCommand.run(['--port', '99999']), (err: unknown) => err instanceof UsageError && /--port/.test(err.message));
+});

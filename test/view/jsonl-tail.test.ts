@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JsonlTail } from '../../env/view/jsonl-tail.js';
+import { MetricsStore } from '../../env/view/metrics-store.js';
+
+async function tempFile(name: string, content: string): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), 'vistool-tail-')), name);
+  await writeFile(path, content);
+  return path;
+}
+
+test('each read returns only the complete lines appended since the last, with byte offsets', async () => {
+  const path = await tempFile('m.jsonl', '{"a":1}\n{"a":2}\n');
+  const tail = new JsonlTail(path);
+  const first = await tail.read();
+  assert.deepEqual(first.lines.map((l) => [l.line, l.offset, l.length, l.text]), [[0, 0, 7, '{"a":1}'], [1, 8, 7, '{"a":2}']]);
+  await appendFile(path, '{"a":3}\n');
+  const second = await tail.read();
+  assert.deepEqual(second.lines.map((l) => [l.line, l.offset, l.text]), [[2, 16, '{"a":3}']]);
+  assert.equal((await tail.read()).lines.length, 0);
+});
+
+test('a torn last line (a writer mid-append) is held back until its newline arrives', async () => {
+  const path = await tempFile('m.jsonl', '{"a":1}\n{"a":');
+  const tail = new JsonlTail(path);
+  assert.deepEqual((await tail.read()).lines.map((l) => l.text), ['{"a":1}']);
+  await appendFile(path, '2}\n');
+  assert.deepEqual((await tail.read()).lines.map((l) => [l.line, l.text]), [[1, '{"a":2}']]);
+});
+
+test('multi-byte characters split across reads come back whole', async () => {
+  const path = await tempFile('m.jsonl', '');
+  const tail = new JsonlTail(path);
+  const line = JSON.stringify({ q: 'Zürich — 東京 🚴' });
+  const bytes = Buffer.from(line + '\n');
+  await appendFile(path, bytes.subarray(0, 12));
+  assert.equal((await tail.read()).lines.length, 0);
+  await appendFile(path, bytes.subarray(12));
+  assert.deepEqual((await tail.read()).lines.map((l) => l.text), [line]);
+});
+
+test('a file replaced by a rewrite (resume) is read again from the start and reported as reset', async () => {
+  const path = await tempFile('m.jsonl', '{"a":1}\n{"a":2}\n{"a":3}\n');
+  const tail = new JsonlTail(path);
+  await tail.read();
+  const replacement = path + '.tmp';
+  await writeFile(replacement, '{"a":1}\n');
+  await rename(replacement, path);
+  const after = await tail.read();
+  assert.equal(after.reset, true);
+  assert.deepEqual(after.lines.map((l) => l.text), ['{"a":1}']);
+});
+
+test('metrics rows become columns; eval lines become evaluations; bad lines are counted, not fatal', async () => {
+  const lines = [
+    { step: 1, time: 100, 'reward/mean': 0.5, stage: 'rl' },
+    { step: 0, stage: 'eval', label: 'before', 'eval/acc_tools': 0.4 },
+    'not json',
+    { step: 2, timestamp: '1970-01-01T00:01:50Z', 'reward/mean': 0.6, 'acc/mean': 0.3, note: 'text is ignored' },
+  ].map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+  const store = new MetricsStore(await tempFile('metrics.jsonl', lines));
+  assert.equal(await store.refresh(), true);
+  assert.equal(store.rowCount, 2);
+  assert.deepEqual(store.names, ['acc/mean', 'reward/mean']);
+  assert.deepEqual(store.slice(0), { steps: [1, 2], times: [100, 110], columns: { 'reward/mean': [0.5, 0.6], 'acc/mean': [null, 0.3] } });
+  assert.deepEqual(store.slice(1).steps, [2]);
+  assert.deepEqual(store.evaluations, [{ label: 'before', step: 0, source: 'metrics.jsonl', metrics: { 'eval/acc_tools': 0.4 } }]);
+  assert.match(store.problems[0] ?? '', /1 line\(s\) are not JSON objects.*line 3/);
+  assert.equal(await store.refresh(), false);
+});

@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, stepThrough } from '../../webview/viewer/groups.js';
+import type { RolloutSummary } from '../../webview/protocol.js';
+
+function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
+  return {
+    line, promptId, group, question: `question of ${promptId}`, gold: '34', answer: '34', correct: reward === null ? null : reward >= 1, reward, advantage: 0,
+    toolCalls: 0, toolErrors: 0, errorClasses: [], toolNames: [], turns: 1, endReason: 'answer', ...extra,
+  };
+}
+
+test('consecutive lines of one prompt form a group, sorted best reward first, unscored last', () => {
+  const groups = groupRollouts([rollout(0, 'p1', 0, 0.2), rollout(1, 'p1', 1, 1.1), rollout(2, 'p1', 2, null), rollout(3, 'p2', 0, 0.5)]);
+  assert.deepEqual(groups.map((g) => g.promptId), ['p1', 'p2']);
+  assert.deepEqual(groups[0]?.rollouts.map((r) => r.line), [1, 0, 2]);
+  assert.equal(groups[0]?.rewardMin, 0.2);
+  assert.equal(groups[0]?.rewardMax, 1.1);
+  assert.equal(groups[0]?.size, 3);
+  assert.equal(groups[0]?.correct, 1);
+});
+
+test('the same prompt drawn twice in a step makes two groups: the group index restarting splits them', () => {
+  const groups = groupRollouts([rollout(0, 'p1', 0, 1), rollout(1, 'p1', 1, 0), rollout(2, 'p1', 0, 1), rollout(3, 'p1', 1, 1)]);
+  assert.equal(groups.length, 2);
+  assert.notEqual(groups[0]?.key, groups[1]?.key);
+});
+
+test('a group is kept when its rewards differ and filtered (dropped by dynamic sampling) when all are equal', () => {
+  const [kept, flat] = groupRollouts([rollout(0, 'p1', 0, 1), rollout(1, 'p1', 1, 0), rollout(2, 'p2', 0, 1.2), rollout(3, 'p2', 1, 1.2)]);
+  assert.equal(kept?.kept, true);
+  assert.equal(flat?.kept, false);
+});
+
+test('filters select by outcome, tool use, error class and tool name; groups left empty disappear', () => {
+  const rollouts = [
+    rollout(0, 'p1', 0, 1.2, { toolCalls: 1, toolNames: ['focus_on_columns_with_mask'] }),
+    rollout(1, 'p1', 1, 0.2, { correct: false, errorClasses: ['E4'], toolNames: ['focus_on_columns_with_mask'] }),
+    rollout(2, 'p2', 0, 0.1, { correct: false }),
+  ];
+  const groups = groupRollouts(rollouts);
+  const lines = (filter: Partial<typeof NO_FILTER>) => navigationOrder(filterGroups(groups, { ...NO_FILTER, ...filter }));
+  assert.deepEqual(lines({}), [0, 1, 2]);
+  assert.deepEqual(lines({ outcome: 'correct' }), [0]);
+  assert.deepEqual(lines({ outcome: 'incorrect' }), [1, 2]);
+  assert.deepEqual(lines({ tools: 'tools' }), [0]);
+  assert.deepEqual(lines({ tools: 'none' }), [1, 2]);
+  assert.deepEqual(lines({ errorClass: 'E4' }), [1]);
+  assert.deepEqual(lines({ errorClass: 'none' }), [0, 2]);
+  assert.deepEqual(lines({ toolName: 'focus_on_columns_with_mask' }), [0, 1]);
+  assert.equal(filterGroups(groups, { ...NO_FILTER, outcome: 'correct' }).length, 1);
+  assert.deepEqual(filterChoices(rollouts), { errorClasses: ['E4'], toolNames: ['focus_on_columns_with_mask'] });
+});
+
+test('search matches questions and prompt ids, case-insensitively', () => {
+  const groups = groupRollouts([rollout(0, 'table-7', 0, 1, { question: 'How many WINS does Merckx have?' }), rollout(1, 'chart-2', 0, 1, { question: 'Which year?' })]);
+  assert.deepEqual(filterGroups(groups, { ...NO_FILTER, search: 'wins' }).map((g) => g.promptId), ['table-7']);
+  assert.deepEqual(filterGroups(groups, { ...NO_FILTER, search: 'CHART' }).map((g) => g.promptId), ['chart-2']);
+});
+
+test('j/k walk the displayed order and stop at the ends; an unknown current line goes to the first', () => {
+  const order = [4, 1, 7];
+  assert.equal(stepThrough(order, 4, 1), 1);
+  assert.equal(stepThrough(order, 7, 1), 7);
+  assert.equal(stepThrough(order, 4, -1), 4);
+  assert.equal(stepThrough(order, 99, 1), 4);
+  assert.equal(stepThrough([], null, 1), null);
+});

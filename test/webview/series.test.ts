@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendRows, emptyTable, formatDuration, metricPoints, seriesStats, smooth, toCsv, wallClock } from '../../webview/dashboard/series.js';
+import { defaultMetrics } from '../../webview/dashboard/default-metrics.js';
+import type { MetricTable } from '../../webview/protocol.js';
+
+function table(rows: Record<string, number | null>[], times?: (number | null)[]): MetricTable {
+  const t = emptyTable();
+  for (const [i, row] of rows.entries()) {
+    const columns: Record<string, (number | null)[]> = {};
+    for (const [k, v] of Object.entries(row)) if (k !== 'step') columns[k] = [v];
+    appendRows(t, { steps: [row.step ?? i], times: [times?.[i] ?? null], columns });
+  }
+  return t;
+}
+
+test('appending rows pads metrics that one side lacks with null, keeping columns aligned with steps', () => {
+  const t = table([{ step: 1, a: 1 }, { step: 2, b: 5 }, { step: 3, a: 3, b: 6 }]);
+  assert.deepEqual(t.steps, [1, 2, 3]);
+  assert.deepEqual(t.columns.a, [1, null, 3]);
+  assert.deepEqual(t.columns.b, [null, 5, 6]);
+});
+
+test('points skip rows without the metric and come out sorted by x even when steps were rewritten', () => {
+  const t = table([{ step: 3, a: 30 }, { step: 1, a: 10 }, { step: 2, a: null }, { step: 4, a: 40 }]);
+  assert.deepEqual(metricPoints(t, 'a', 'step'), [{ x: 1, y: 10 }, { x: 3, y: 30 }, { x: 4, y: 40 }]);
+  assert.deepEqual(metricPoints(t, 'missing', 'step'), []);
+});
+
+test('wall time comes from the rows\' time field, relative to the first row', () => {
+  const t = table([{ step: 1, a: 1 }, { step: 2, a: 2 }], [1000, 1012.5]);
+  assert.deepEqual(wallClock(t), { seconds: [0, 12.5], source: 'time' });
+  assert.deepEqual(metricPoints(t, 'a', 'time'), [{ x: 0, y: 1 }, { x: 12.5, y: 2 }]);
+});
+
+test('without a time field, wall time is the running sum of timing/step_s, as the trainer logs it', () => {
+  const t = table([{ step: 1, 'timing/step_s': 10 }, { step: 2, 'timing/step_s': 12 }, { step: 3, 'timing/step_s': 11 }]);
+  assert.deepEqual(wallClock(t), { seconds: [10, 22, 33], source: 'timing/step_s' });
+  assert.equal(wallClock(table([{ step: 1, a: 1 }])).source, null);
+});
+
+test('EMA smoothing is debiased (starts at the first value) and weight 0 leaves points untouched', () => {
+  const points = [{ x: 0, y: 10 }, { x: 1, y: 0 }, { x: 2, y: 0 }];
+  const smoothed = smooth(points, 0.5);
+  assert.equal(smoothed[0]?.y, 10);
+  // s1 = 0.5*5 + 0.5*0 = 2.5 over debias 0.75 → 3.333...
+  assert.ok(Math.abs((smoothed[1]?.y ?? 0) - 10 / 3) < 1e-12);
+  assert.ok((smoothed[2]?.y ?? 99) < (smoothed[1]?.y ?? 0));
+  assert.equal(smooth(points, 0), points);
+});
+
+test('stats report min, max, last and count of the raw series', () => {
+  assert.deepEqual(seriesStats([{ x: 1, y: 3 }, { x: 2, y: -1 }, { x: 3, y: 2 }]), { min: -1, max: 3, last: 2, count: 3 });
+  assert.equal(seriesStats([]), null);
+});
+
+test('CSV has one row per run and step, quotes awkward run names, and leaves missing metrics empty', () => {
+  const a = table([{ step: 1, x: 0.5 }, { step: 2, x: 0.25, y: 3 }], [100, 110]);
+  const csv = toCsv([{ name: 'run "a", v2', table: a }], ['x', 'y']);
+  assert.equal(csv, 'run,step,time_s,x,y\n"run ""a"", v2",1,0,0.5,\n"run ""a"", v2",2,10,0.25,3\n');
+});
+
+test('default metrics put reward and its components first, then accuracy, tool use, length, actor stats and timing', () => {
+  const available = ['timing/step_s', 'actor/kl', 'reward/format', 'reward/mean', 'acc/mean', 'tool/call_rate', 'sampling/kept_groups', 'reward/accuracy', 'actor/clipfrac', 'actor/entropy', 'response_length/mean'];
+  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/clipfrac', 'timing/step_s']);
+  assert.deepEqual(defaultMetrics(['sft/loss', 'timing/step_s']), ['timing/step_s']);
+  assert.deepEqual(defaultMetrics(['b/x', 'a/y']), ['a/y', 'b/x']);
+});
+
+test('durations read as m:ss under an hour and h:mm:ss above', () => {
+  assert.equal(formatDuration(75), '1:15');
+  assert.equal(formatDuration(3725), '1:02:05');
+});
