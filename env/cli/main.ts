@@ -4,6 +4,7 @@
 import { actionsParseCommand } from './actions-parse.js';
 import { type CliCommand, UsageError } from './command.js';
 import { dataCheckCommand } from './data-check.js';
+import { dataConvertCommand } from './data-convert.js';
 import { dataGenCommand } from './data-gen.js';
 import { dataShowCommand } from './data-show.js';
 import { serveCommand } from './serve.js';
@@ -15,6 +16,7 @@ const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
   actionsParseCommand,
   dataCheckCommand,
+  dataConvertCommand,
   dataGenCommand,
   dataShowCommand,
   serveCommand,

@@ -6,9 +6,10 @@
  * renamed into place at the end, so a reader never sees half a data set.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { writeDirAtomically } from './atomic-dir.js';
 import { checkTask } from './check.js';
 import { isDifficulty, type Difficulty } from './difficulty.js';
 import { buildTask, GENERATED_KINDS, renderTask, type TaskSpec } from './generate.js';
@@ -82,80 +83,60 @@ async function makeOne(plan: Omit<TaskSpec, 'attempt'>, maxAttempts: number, fai
   return { dropped: true, attempts: maxAttempts };
 }
 
-/** Refuses to replace a folder that is not a previous vistool data set. */
-async function assertReplaceable(out: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await readdir(out);
-  } catch {
-    return;
-  }
-  const foreign = entries.filter((e) => e !== 'tasks.jsonl' && e !== 'images');
-  if (foreign.length > 0) throw new Error(`${out} exists and holds files that are not a vistool data set (${foreign.slice(0, 3).join(', ')}); choose an empty or new --out folder`);
-}
-
 export async function generateDataset(outDir: string, options: DatasetOptions, onProgress?: (p: DatasetProgress) => void): Promise<DatasetSummary> {
   const out = resolve(outDir);
-  await assertReplaceable(out);
   const maxAttempts = options.maxAttempts ?? 4;
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const started = process.hrtime.bigint();
-  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
-  await rm(tmp, { recursive: true, force: true });
-  await mkdir(join(tmp, 'images'), { recursive: true });
-  const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
   const failures = new Map<string, number>();
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
-  // Lines are written in index order whatever order the tasks finish in.
-  const pending = new Map<number, string | null>();
-  let nextToWrite = 0;
-  const flush = async () => {
-    while (pending.has(nextToWrite)) {
-      const line = pending.get(nextToWrite);
-      pending.delete(nextToWrite);
-      nextToWrite++;
-      if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
-    }
-  };
-  let nextIndex = 0;
-  let abort: Error | null = null;
-  const worker = async () => {
-    while (nextIndex < options.n && !abort) {
-      const index = nextIndex++;
-      const outcome = await makeOne(planTask(options, index), maxAttempts, failures);
-      if ('dropped' in outcome) {
-        progress.dropped++;
-        pending.set(index, null);
-      } else {
-        await writeFile(join(tmp, 'images', `${outcome.id}.png`), outcome.png);
-        progress.generated++;
-        if (outcome.attempts > 1) progress.repaired++;
-        pending.set(index, outcome.line);
+  await writeDirAtomically(out, async (tmp) => {
+    const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
+    // Lines are written in index order whatever order the tasks finish in.
+    const pending = new Map<number, string | null>();
+    let nextToWrite = 0;
+    const flush = async () => {
+      while (pending.has(nextToWrite)) {
+        const line = pending.get(nextToWrite);
+        pending.delete(nextToWrite);
+        nextToWrite++;
+        if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
       }
-      progress.done++;
-      if (progress.generated === 0 && progress.dropped >= Math.min(options.n, 20)) {
-        const [reason] = [...failures.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['unknown'];
-        abort = new Error(`the first ${progress.dropped} tasks could all not be made (most common reason — ${reason}). Try a larger --image-size or a lower --difficulty.`);
+    };
+    let nextIndex = 0;
+    let abort: Error | null = null;
+    const worker = async () => {
+      while (nextIndex < options.n && !abort) {
+        const index = nextIndex++;
+        const outcome = await makeOne(planTask(options, index), maxAttempts, failures);
+        if ('dropped' in outcome) {
+          progress.dropped++;
+          pending.set(index, null);
+        } else {
+          await writeFile(join(tmp, 'images', `${outcome.id}.png`), outcome.png);
+          progress.generated++;
+          if (outcome.attempts > 1) progress.repaired++;
+          pending.set(index, outcome.line);
+        }
+        progress.done++;
+        if (progress.generated === 0 && progress.dropped >= Math.min(options.n, 20)) {
+          const [reason] = [...failures.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['unknown'];
+          abort = new Error(`the first ${progress.dropped} tasks could all not be made (most common reason — ${reason}). Try a larger --image-size or a lower --difficulty.`);
+        }
+        await flush();
+        onProgress?.({ ...progress });
       }
-      await flush();
-      onProgress?.({ ...progress });
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, options.n) }, worker));
+      if (abort) throw abort;
+    } catch (err) {
+      jsonl.destroy();
+      throw err;
     }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, options.n) }, worker));
-    if (abort) throw abort;
     jsonl.end();
     await once(jsonl, 'finish');
-    const old = `${tmp}-old`;
-    const exists = await stat(out).then(() => true, () => false);
-    if (exists) await rename(out, old);
-    await rename(tmp, out);
-    if (exists) await rm(old, { recursive: true, force: true });
-  } catch (err) {
-    jsonl.destroy();
-    await rm(tmp, { recursive: true, force: true });
-    throw err;
-  }
+  });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { ...progress, seconds, tasksPerSecond: progress.generated / seconds, failures: Object.fromEntries(failures), out };
 }

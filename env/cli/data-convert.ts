@@ -1,0 +1,85 @@
+/**
+ * `vistool data convert --from FORMAT SRC --out DIR`: reads a data set in one of the field's
+ * formats (ChartQA, ReFocus chartqa_vcot, VTool-R1 rows, OpenThinkIMG, veRL rows) into vistool
+ * task records: DIR/tasks.jsonl + DIR/images/ (images copied). Bad input stops with a message
+ * naming the file, line, field and what was expected; records converted with less than they had
+ * (e.g. no bands) are listed, never silently changed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadChartQA } from '../tasks/loaders/chartqa.js';
+import { writeConverted, type LoadResult } from '../tasks/loaders/common.js';
+import { loadOpenThinkIMG } from '../tasks/loaders/openthinkimg.js';
+import { loadReFocus } from '../tasks/loaders/refocus.js';
+import { loadVerl } from '../tasks/loaders/verl.js';
+import { loadVTool } from '../tasks/loaders/vtool.js';
+import { type CliCommand, UsageError } from './command.js';
+import type { CliStreams } from './data-gen.js';
+
+export const CONVERT_FORMATS = ['chartqa', 'refocus', 'vtool', 'openthinkimg', 'verl'] as const;
+export type ConvertFormat = (typeof CONVERT_FORMATS)[number];
+
+const usage = `vistool data convert --from chartqa|refocus|vtool|openthinkimg|verl SRC --out DIR [--images-root DIR]
+
+  chartqa       SRC: a question file (test_augmented.json, ...) or its split folder,
+                with png/ and annotations/ beside it
+  refocus       SRC: a chartqa_vcot *.jsonl
+  vtool         SRC: VTool-R1 rows as JSONL (export the parquet first; parquet is not read here)
+  openthinkimg  SRC: a JSON array or JSONL of {image_path, question, solution|label}
+  verl          SRC: veRL rows as JSONL {data_source, prompt, images, reward_model, extra_info}
+  --images-root folder that relative image paths start from (default: SRC's folder)
+  --out DIR     output folder: DIR/tasks.jsonl + DIR/images/`;
+
+export async function loadFormat(format: ConvertFormat, src: string, imagesRoot: string | undefined, scratch: string): Promise<LoadResult> {
+  switch (format) {
+    case 'chartqa':
+      return loadChartQA(src);
+    case 'refocus':
+      return loadReFocus(src, imagesRoot);
+    case 'vtool':
+      return loadVTool(src, imagesRoot);
+    case 'openthinkimg':
+      return loadOpenThinkIMG(src, imagesRoot);
+    case 'verl':
+      return loadVerl(src, imagesRoot, scratch);
+  }
+}
+
+export function createDataConvertCommand(io: CliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
+  return {
+    path: ['data', 'convert'],
+    summary: 'Convert ChartQA, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
+    usage,
+    async run(argv) {
+      let parsed;
+      try {
+        parsed = parseArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' } }, allowPositionals: true, strict: true });
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+      const format = parsed.values.from;
+      if (!format || !CONVERT_FORMATS.includes(format as ConvertFormat)) throw new UsageError(`--from must be one of ${CONVERT_FORMATS.join(', ')}; got '${format ?? ''}'`);
+      const [src, ...extra] = parsed.positionals;
+      if (src === undefined || extra.length > 0) throw new UsageError('give exactly one SRC');
+      if (!parsed.values.out) throw new UsageError('--out is required');
+      const scratch = await mkdtemp(join(tmpdir(), 'vistool-convert-'));
+      try {
+        const result = await loadFormat(format as ConvertFormat, src, parsed.values['images-root'], scratch);
+        if (result.tasks.length === 0) throw new Error(`${src}: no records found`);
+        const summary = await writeConverted(parsed.values.out, result);
+        for (const w of summary.warnings.slice(0, 10)) io.stderr.write(`warning: ${w.where}: ${w.reason}\n`);
+        if (summary.warnings.length > 10) io.stderr.write(`warning: ... and ${summary.warnings.length - 10} more\n`);
+        for (const s of summary.skipped.slice(0, 10)) io.stderr.write(`skipped: ${s.where}: ${s.reason}\n`);
+        io.stderr.write(`data convert: ${summary.tasks} tasks, ${summary.images} images, ${summary.warnings.length} warnings, ${summary.skipped.length} skipped → ${summary.out}\n`);
+        io.stdout.write(`${JSON.stringify({ out: summary.out, tasks: summary.tasks, images: summary.images, warnings: summary.warnings.length, skipped: summary.skipped.length })}\n`);
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+      return 0;
+    },
+  };
+}
+
+export const dataConvertCommand = createDataConvertCommand();
