@@ -62,6 +62,7 @@ export class MetricChart {
   private chart: Chart<'line', Point[]> | null = null;
   private stats = new Map<string, SeriesStats>();
   private xAxis: XAxis = 'step';
+  private yRange: { min: number; max: number } | null = null;
 
   constructor(
     readonly metric: string,
@@ -94,6 +95,7 @@ export class MetricChart {
     );
     this.statsLine.querySelectorAll<HTMLElement>('.swatch').forEach((swatch) => (swatch.style.backgroundColor = swatch.dataset.colour ?? ''));
 
+    this.fixFlatRange(series);
     const datasets: TaggedDataset[] = [];
     for (const s of series) {
       const smoothedOn = s.smoothed !== null;
@@ -116,6 +118,27 @@ export class MetricChart {
       this.chart.data.datasets = datasets;
       this.applyTheme();
       this.chart.update('none');
+    }
+    // After an update the decimation plugin has swapped each dataset's data for the points it draws.
+    const drawn = this.chart?.data.datasets.map((d) => d.data.length) ?? [];
+    this.element.dataset.drawn = String(Math.max(0, ...drawn));
+  }
+
+  /**
+   * A constant series (timing/step_s of a steady run) would make Chart.js zoom into floating-point
+   * noise of the smoothed line; pin the axis around the value instead.
+   */
+  private fixFlatRange(series: RunSeries[]): void {
+    const all = [...this.stats.values()];
+    const min = Math.min(...all.map((s) => s.min));
+    const max = Math.max(...all.map((s) => s.max));
+    const flat = all.length > 0 && max - min <= 1e-9 * Math.max(1, Math.abs(max));
+    const pad = Math.max(Math.abs(max) * 0.05, 1e-3);
+    this.yRange = flat && series.length > 0 ? { min: min - pad, max: max + pad } : null;
+    const y = this.chart?.options.scales?.y;
+    if (y) {
+      y.min = this.yRange?.min;
+      y.max = this.yRange?.max;
     }
   }
 
@@ -146,7 +169,7 @@ export class MetricChart {
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
         scales: {
           x: { type: 'linear', ticks: { maxTicksLimit: 8, callback: (value) => this.formatX(Number(value)) } },
-          y: { type: 'linear', ticks: { maxTicksLimit: 6 } },
+          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, ticks: { maxTicksLimit: 6, callback: (value) => formatNumber(Number(value), 4) } },
         },
         plugins: {
           decimation: { enabled: true, algorithm: 'lttb', samples: 600, threshold: 1200 },

@@ -1,0 +1,194 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { decodeImage } from '../../env/core/image.js';
+import { tableFixture } from '../fixtures/render.js';
+import { appendMetrics, writeRunDirectory } from '../view/run-directory.js';
+import { ensureBundles, launchBrowser, openPage, pixelsNear, screenshot, startView, type ViewSession } from './browser-harness.js';
+
+let browser: Browser;
+let view: ViewSession;
+let root: string;
+let runA: string;
+let runB: string;
+/** The first series colour of the light theme (--vscode-charts-blue), in which run-a is drawn. */
+const RUN_A_BLUE: [number, number, number] = [0x1a, 0x85, 0xff];
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'vistool-dashboard-browser-'));
+  [runA, runB] = await Promise.all([
+    writeRunDirectory(join(root, 'run-a'), { metricRows: 60, trend: 'fading', evaluations: true, status: 'running' }),
+    writeRunDirectory(join(root, 'run-b'), { metricRows: 45, trend: 'healthy', status: 'finished' }),
+    ensureBundles(),
+  ]);
+  browser = await launchBrowser();
+  view = await startView([runA, runB]);
+});
+
+after(async () => {
+  await browser?.close();
+  await view?.stop();
+});
+
+function points(raw: string | null): Record<string, number> {
+  return JSON.parse(raw ?? '{}') as Record<string, number>;
+}
+
+test('the dashboard draws every default metric, overlaying both runs with one point per metrics line', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  const reward = page.locator('[data-testid=chart-card][data-metric="reward/mean"]');
+  await reward.waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"run-b":45'));
+  const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
+  assert.deepEqual(metrics, ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/clipfrac', 'timing/step_s']);
+  assert.deepEqual(points(await reward.getAttribute('data-points')), { 'run-a': 60, 'run-b': 45 });
+  assert.ok((await pixelsNear(page, '[data-metric="reward/mean"] canvas', RUN_A_BLUE)) > 100, 'run-a\'s line is drawn on the reward chart');
+  assert.match(await reward.locator('.chart-stats').innerText(), /run-a: last 0\.\d+ · min 0\.3\d* · max 0\.\d+ · n=60/);
+  await screenshot(page, 'dashboard-light', true);
+  assert.deepEqual(problems, []);
+});
+
+test('a line appended to metrics.jsonl while the page is open shows up on the charts', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  const card = page.locator('[data-metric="acc/mean"]');
+  await page.waitForFunction(() => document.querySelector('[data-metric="acc/mean"]')?.getAttribute('data-points')?.includes('"run-b":45'));
+  const started = Date.now();
+  await appendMetrics(runB, 46, 3);
+  await page.waitForFunction(() => document.querySelector('[data-metric="acc/mean"]')?.getAttribute('data-points')?.includes('"run-b":48'));
+  process.stdout.write(`# live update: 3 appended lines drawn ${Date.now() - started} ms after the write\n`);
+  assert.deepEqual(points(await card.getAttribute('data-points')), { 'run-a': 60, 'run-b': 48 });
+  assert.match(await card.locator('.chart-stats').innerText(), /run-b: .* n=48/);
+  assert.deepEqual(problems, []);
+});
+
+test('the tool-fading warning names the run whose call rate falls while its reward rises, and only that run', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  const warning = page.locator('[data-testid=tool-fading-warning]');
+  await warning.waitFor();
+  assert.equal(await warning.count(), 1);
+  assert.equal(await warning.getAttribute('data-run'), 'run-a');
+  assert.match(await warning.innerText(), /Tool use is fading in run-a: tool\/call_rate fell from 0\.\d\d to 0\.\d\d over steps 41–60 while reward\/mean rose/);
+  assert.deepEqual(problems, []);
+});
+
+test('evaluations with and without tools are shown beside the curves, with the difference', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  const table = page.locator('[data-testid=eval-table]');
+  await table.waitFor();
+  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  assert.deepEqual(rows, [
+    ['before', '0', '0.25', '0.31', '0.4', '16', '-0.06'],
+    ['after_rl', '60', '0.62', '0.44', '0.81', '16', '+0.18'],
+  ]);
+  assert.deepEqual(problems, []);
+});
+
+test('smoothing, wall-time x axis and hiding a run change the charts, and the choices survive a reload', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('run-b'));
+  await page.locator('[data-testid=smoothing]').evaluate((input: HTMLInputElement) => {
+    input.value = '0';
+    input.dispatchEvent(new Event('input'));
+  });
+  await page.locator('[data-testid=x-axis]').selectOption('time');
+  assert.equal(await page.locator('[data-metric="reward/mean"] canvas').getAttribute('aria-label'), 'reward/mean by wall time');
+  await page.locator('vscode-checkbox[data-run="run-b"]').click();
+  await page.waitForFunction(() => !document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('run-b'));
+  await page.reload();
+  await page.locator('[data-metric="reward/mean"]').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('run-a'));
+  assert.deepEqual(Object.keys(points(await page.locator('[data-metric="reward/mean"]').getAttribute('data-points'))), ['run-a']);
+  assert.equal(await page.locator('[data-testid=x-axis]').inputValue(), 'time');
+  assert.equal(await page.locator('.smoothing-value').innerText(), '0.00');
+  await screenshot(page, 'dashboard-wall-time-one-run');
+  assert.deepEqual(problems, []);
+});
+
+test('CSV and PNG exports download the shown data', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('run-b'));
+  const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-csv]').click()]);
+  assert.equal(csvDownload.suggestedFilename(), 'metrics.csv');
+  const csv = await readFile(await csvDownload.path(), 'utf8');
+  const lines = csv.trimEnd().split('\n');
+  assert.match(lines[0] ?? '', /^run,step,time_s,reward\/mean,reward\/accuracy,/);
+  assert.equal(lines.filter((l) => l.startsWith('run-a,')).length, 60);
+  assert.ok(lines.filter((l) => l.startsWith('run-b,')).length >= 45);
+  const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.locator('[data-metric="tool/call_rate"] [data-testid=export-png]').click()]);
+  assert.equal(pngDownload.suggestedFilename(), 'tool_call_rate.png');
+  const png = await decodeImage(await readFile(await pngDownload.path()));
+  assert.ok(png.width > 200 && png.height > 100);
+  assert.deepEqual(problems, []);
+});
+
+test('the dark theme gives the page and the charts dark colours', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard', '&theme=dark'));
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('run-b'));
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(background, 'rgb(31, 31, 31)');
+  // run-a in the dark theme's --vscode-charts-blue (#3794ff).
+  assert.ok((await pixelsNear(page, '[data-metric="reward/mean"] canvas', [0x37, 0x94, 0xff])) > 100);
+  await screenshot(page, 'dashboard-dark', true);
+  assert.deepEqual(problems, []);
+});
+
+test('a long run is decimated with LTTB before drawing: 5000 points per line are drawn as at most 600', async () => {
+  const long = await writeRunDirectory(join(root, 'long-run'), { metricRows: 5000 });
+  const longView = await startView([long]);
+  try {
+    const { page, problems } = await openPage(browser, longView.url('dashboard'));
+    await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('5000'));
+    const drawn = Number(await page.locator('[data-metric="reward/mean"]').getAttribute('data-drawn'));
+    assert.ok(drawn > 0 && drawn <= 600, `drawn ${drawn} points`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await longView.stop();
+  }
+});
+
+test('the playground opens a PNG with its metadata, applies a tool from the generated form, and the image changes', async () => {
+  const fixture = await tableFixture();
+  await writeFile(join(root, 'table.png'), fixture.png);
+  await writeFile(join(root, 'table.json'), JSON.stringify(fixture.meta));
+  const { page, problems } = await openPage(browser, view.url('playground'));
+  await page.locator('[data-testid=tool-select]').waitFor();
+  await page.locator('[data-testid=metadata-input]').setInputFiles(join(root, 'table.json'));
+  await page.locator('[data-testid=image-input]').setInputFiles(join(root, 'table.png'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=stage]')?.getAttribute('data-images') === '1');
+  await page.locator('[data-testid=tool-select]').selectOption('focus_on_columns_with_mask');
+  assert.deepEqual(await page.locator('[data-testid=label-option]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value)), ['Rider', 'Country', 'Wins', 'Team', 'Year']);
+  await page.locator('[data-testid=label-option][value=Rider]').check();
+  await page.locator('[data-testid=label-option][value=Wins]').check();
+  await page.locator('[data-testid=apply]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=stage]')?.getAttribute('data-images') === '2');
+  assert.match(await page.locator('[data-testid=playground-message]').innerText(), /kept columns Rider, Wins; masked 3 others/);
+  await page.locator('[data-testid=diff-toggle]').click();
+  const changed = Number(await page.locator('[data-testid=diff-summary]').getAttribute('data-changed'));
+  assert.ok(changed > 10_000, `the mask changed ${changed} pixels`);
+  await page.locator('[data-testid=copy-refocus]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=copied]')?.textContent?.includes('focus_on_columns_with_mask'));
+  assert.match(await page.locator('[data-testid=copied]').innerText(), /focus_on_columns_with_mask\(image_1, \["Rider", "Wins"\], columns_bbox\)/);
+  await screenshot(page, 'playground-after-apply');
+  await page.locator('[data-testid=undo]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=stage]')?.getAttribute('data-images') === '1');
+  assert.deepEqual(problems, []);
+});
+
+test('in the playground a wrong label comes back as the engine\'s E4 error, and the image is unchanged', async () => {
+  const { page, problems } = await openPage(browser, view.url('playground'));
+  await page.locator('[data-testid=tool-select]').waitFor();
+  await page.locator('[data-testid=metadata-input]').setInputFiles(join(root, 'table.json'));
+  await page.locator('[data-testid=image-input]').setInputFiles(join(root, 'table.png'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=stage]')?.getAttribute('data-images') === '1');
+  await page.locator('[data-testid=tool-select]').selectOption('focus_on_rows_with_draw');
+  await page.locator('[data-testid=arg-rows-extra]').fill('Pogacar');
+  await page.locator('[data-testid=apply]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=playground-message]')?.getAttribute('data-error-class') === 'E4');
+  assert.match(await page.locator('[data-testid=playground-message]').innerText(), /E4: .*Pogacar/);
+  assert.equal(await page.locator('[data-testid=stage]').getAttribute('data-images'), '1');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(view.panelErrors, []);
+});
