@@ -78,7 +78,7 @@ test('evaluations with and without tools are shown beside the curves, with the d
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   const table = page.locator('[data-testid=eval-table]');
   await table.waitFor();
-  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent)));
   assert.deepEqual(rows, [
     ['before', '0', '0.25', '0.31', '0.4', '16', '-0.06'],
     ['after_rl', '60', '0.62', '0.44', '0.81', '16', '+0.18'],
