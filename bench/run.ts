@@ -4,6 +4,7 @@
  * `npm run bench -- tools` runs only the benchmarks whose name contains "tools".
  * To add a benchmark: export an async function from bench/<area>.ts and add one line here.
  */
+import { benchServer } from './server.js';
 import { benchTools } from './tools.js';
 
 interface Benchmark {
@@ -13,6 +14,7 @@ interface Benchmark {
 
 const benchmarks: Benchmark[] = [
   { name: 'tools', run: benchTools },
+  { name: 'server', run: benchServer },
 ];
 
 async function main(filters: string[]): Promise<number> {

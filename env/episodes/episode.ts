@@ -70,17 +70,11 @@ export class EpisodeError extends Error {
   override name = 'EpisodeError';
 }
 
-/** Band tools read boxes measured on the full image, so they cannot run on a zoomed crop. */
-function isBandTool(name: string): boolean {
-  return name.startsWith('focus_on_');
-}
-
 export class Episode {
   readonly id = randomUUID();
   private readonly limits: EpisodeLimits;
   private readonly toolNames: string[];
   private current: StoredImage;
-  private zoomed = false;
   private imagesShown = 1;
   private turn = 0;
   private done = false;
@@ -89,7 +83,7 @@ export class Episode {
 
   private constructor(
     readonly task: TaskRecord,
-    private readonly meta: PixelMetadata,
+    private meta: PixelMetadata,
     private readonly store: ImageStore,
     private readonly options: EpisodeOptions,
     first: StoredImage,
@@ -233,7 +227,8 @@ export class Episode {
       this.record.tool_calls += 1;
       produced = await this.store.put(outcome.image);
       image = outcome.image;
-      if (call.name === 'zoom_in') this.zoomed = true;
+      // A tool that moves pixels (zoom_in) hands back the boxes moved with them.
+      if (outcome.meta) this.meta = outcome.meta;
       assistant.calls.push({ name: call.name, arguments: call.arguments, ok: true, image_in: imageIn, image_out: produced.ref, summary: outcome.summary });
       summaries.push(outcome.summary);
       imageIn = produced.ref;
@@ -259,9 +254,6 @@ export class Episode {
     }
     if (this.imagesShown >= this.limits.maxImages) {
       return actionError('E5', `image limit reached (${this.limits.maxImages} per episode): answer now with <answer>...</answer>`, call.name);
-    }
-    if (this.zoomed && isBandTool(call.name)) {
-      return actionError('E4', `${call.name} needs the full image, but the current image is a zoomed crop; answer from it, or use zoom_in, draw_horizontal_line, draw_vertical_line or mark_point`, call.name);
     }
     return null;
   }

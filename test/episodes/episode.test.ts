@@ -134,13 +134,22 @@ test('an image over the pixel limit is refused at reset, and a zoom that would e
   assert.equal(zoom.info.errors[0]?.class, 'E5');
 });
 
-test('band tools are refused on a zoomed crop, because the boxes no longer match', async () => {
-  const { episode } = await tableEpisode();
-  const zoom = await episode.step({ call: { name: 'zoom_in', arguments: { bbox: [20, 20, 200, 120] } } });
+test('band tools after a zoom use the boxes moved into the crop', async () => {
+  const { episode, fixture } = await tableEpisode();
+  const wins = fixture.meta.columns_bbox!['Wins']!;
+  // Crop to the left half of the table, then zoom ×2: Wins lies outside, Rider inside.
+  const zoom = await episode.step({ call: { name: 'zoom_in', arguments: { bbox: [0, 0, wins.x1, fixture.image.height], factor: 2 } } });
   assert.equal(zoom.info.calls[0]?.ok, true);
-  const band = await episode.step({ text: maskCall });
-  assert.equal(band.info.errors[0]?.class, 'E4');
-  assert.match(band.info.errors[0]?.message ?? '', /zoomed crop/);
+  const rider = await episode.step({ call: { name: 'focus_on_columns_with_draw', arguments: { columns: ['Rider'] } } });
+  assert.equal(rider.info.calls[0]?.ok, true, JSON.stringify(rider.info.errors));
+  const image = rider.observation.messages[0]?.content.find((p) => p.type === 'image');
+  assert.ok(image && image.type === 'image' && image.path);
+  const edited = await decodeImage(image.path);
+  // The Rider band starts at x = 20 in the original: at ×2 in the crop its outline starts at 40 + 2·inset.
+  const riderBox = fixture.meta.columns_bbox!['Rider']!;
+  const y = Math.round((riderBox.y1 + riderBox.y2)); // middle of the band, ×2
+  const outlineX = 2 * riderBox.x1 + 2;
+  assert.deepEqual(pixelAt(edited, outlineX, y), [255, 0, 0]);
 });
 
 test('the text-only arm lists no tools and refuses calls', async () => {

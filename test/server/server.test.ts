@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the server's JSON answers are read loosely here; their shapes are what the assertions check */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile, symlink, readFile, mkdir } from 'node:fs/promises';
