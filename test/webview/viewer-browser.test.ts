@@ -1,0 +1,185 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { FLAT_GROUP, HOSTILE_GROUP, HOSTILE_TEXT, TABLE_GROUP, writeRunDirectory } from '../view/run-directory.js';
+import { ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession } from './browser-harness.js';
+
+let browser: Browser;
+let view: ViewSession;
+let hostileView: ViewSession;
+/** A run directory name that is itself markup: the index page and the panels must show it as text. */
+const HOSTILE_RUN = 'run-<img src=x onerror="window.__xss=9">';
+
+before(async () => {
+  const root = await mkdtemp(join(tmpdir(), 'vistool-viewer-browser-'));
+  const [run, hostile] = await Promise.all([
+    writeRunDirectory(join(root, 'run-a'), { rolloutSteps: [1, 2], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 5 }),
+    writeRunDirectory(join(root, HOSTILE_RUN), { rolloutSteps: [1], groups: [HOSTILE_GROUP], question: `Which rider? ${HOSTILE_TEXT}`, metricRows: 3 }),
+    ensureBundles(),
+  ]);
+  browser = await launchBrowser();
+  view = await startView([run]);
+  hostileView = await startView([hostile]);
+});
+
+after(async () => {
+  await browser?.close();
+  await view?.stop();
+  await hostileView?.stop();
+});
+
+async function openViewer(session: ViewSession = view): Promise<{ page: Page; problems: string[] }> {
+  const opened = await openPage(browser, session.url('viewer'));
+  await opened.page.locator('[data-testid=rollout]').first().waitFor();
+  return opened;
+}
+
+const rowLines = (page: Page) => page.locator('[data-testid=rollout-row]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-line'))));
+const selectedLine = (page: Page) => page.locator('[data-testid=rollout-row][aria-selected=true]').getAttribute('data-line');
+
+test('the viewer opens the latest step with prompt groups: gold, reward spread, kept or filtered, rollouts best first', async () => {
+  const { page, problems } = await openViewer();
+  assert.equal(await page.locator('[data-testid=step-select]').inputValue(), '2');
+  const groups = page.locator('[data-testid=group]');
+  assert.equal(await groups.count(), 2);
+  assert.match(await groups.nth(0).innerText(), /How many wins does Merckx have\?[\s\S]*gold 34[\s\S]*reward 0\.\d+–1\.\d+[\s\S]*3\/4 correct[\s\S]*kept/);
+  assert.match(await groups.nth(1).innerText(), /Which year has the highest value\?[\s\S]*gold 2020[\s\S]*4\/4 correct[\s\S]*filtered/);
+  const rewards = await groups.nth(0).locator('.reward').allInnerTexts();
+  assert.deepEqual(rewards.map(Number), [...rewards.map(Number)].sort((a, b) => b - a), 'rollouts are sorted by reward, best first');
+  assert.match(await page.locator('[data-testid=rollout-answer]').innerText(), /^34$/);
+  assert.deepEqual(problems, []);
+});
+
+test('j and k step through rollouts, ] and [ through turns; a tool turn shows the images before and after, both loaded', async () => {
+  const { page, problems } = await openViewer();
+  const order = await rowLines(page);
+  assert.equal(await selectedLine(page), String(order[0]));
+  await page.keyboard.press('j');
+  await page.waitForFunction((line) => document.querySelector('[aria-selected=true]')?.getAttribute('data-line') === line, String(order[1]));
+  await page.keyboard.press('k');
+  await page.waitForFunction((line) => document.querySelector('[aria-selected=true]')?.getAttribute('data-line') === line, String(order[0]));
+  const detail = page.locator('[data-testid=rollout-detail]');
+  assert.equal(await detail.getAttribute('data-active-turn'), '0');
+  await page.keyboard.press(']');
+  assert.equal(await detail.getAttribute('data-active-turn'), '1');
+  await page.keyboard.press(']');
+  await page.keyboard.press('[');
+  assert.equal(await detail.getAttribute('data-active-turn'), '1');
+  assert.equal(await page.locator('[data-testid=turn].active').getAttribute('data-turn'), '1');
+
+  const compare = page.locator('[data-testid=turn][data-turn="0"] [data-testid=image-compare]').first();
+  const images = compare.locator('img');
+  assert.deepEqual(await images.evaluateAll((imgs) => imgs.map((i) => i.getAttribute('data-role'))), ['before', 'after']);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-turn="0"] [data-testid=image-compare] img')].every((i) => (i as HTMLImageElement).naturalWidth > 0));
+  assert.deepEqual(await images.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth)), [460, 460]);
+  await compare.locator('[data-testid=diff-toggle]').click();
+  await compare.locator('[data-testid=diff-summary]').waitFor();
+  assert.ok(Number(await compare.locator('[data-testid=diff-summary]').getAttribute('data-changed')) > 10_000, 'masking three columns changes many pixels');
+  await page.locator('[data-testid=zoom]').evaluate((input: HTMLInputElement) => {
+    input.value = '1';
+    input.dispatchEvent(new Event('input'));
+  });
+  assert.equal(await images.first().evaluate((i) => (i as HTMLImageElement).getBoundingClientRect().width), 460);
+  await screenshot(page, 'viewer-turn-images-diff');
+  assert.deepEqual(problems, []);
+});
+
+test('filters narrow the list by outcome, tool use, error class and tool name, and search finds questions', async () => {
+  const { page, problems } = await openViewer();
+  const all = (await rowLines(page)).length;
+  assert.equal(all, 8);
+  const count = async () => (await rowLines(page)).length;
+  await page.locator('[data-testid=filter-outcome]').selectOption('incorrect');
+  assert.equal(await count(), 1);
+  assert.match(await page.locator('[data-testid=rollout-answer]').innerText(), /^28$/);
+  await page.locator('[data-testid=filter-outcome]').selectOption('all');
+  await page.locator('[data-testid=filter-tools]').selectOption('none');
+  assert.equal(await count(), 2, 'the no-tool guess and the rollout whose only call failed');
+  await page.locator('[data-testid=filter-tools]').selectOption('all');
+  await page.locator('[data-testid=filter-error]').selectOption('E4');
+  assert.equal(await count(), 1);
+  assert.match(await page.locator('[data-testid=rollout-detail] .call-error').first().innerText(), /E4.*unknown column 'Points'/);
+  await page.locator('[data-testid=filter-error]').selectOption('');
+  await page.locator('[data-testid=filter-tool]').selectOption('focus_on_x_values_with_highlight');
+  assert.equal(await count(), 4);
+  await page.locator('[data-testid=filter-tool]').selectOption('');
+  await page.locator('[data-testid=search] >> input').fill('year');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=group]').length === 1);
+  assert.match(await page.locator('[data-testid=group]').innerText(), /Which year/);
+  await screenshot(page, 'viewer-search');
+  assert.deepEqual(problems, []);
+});
+
+test('compare shows two rollouts of a group side by side', async () => {
+  const { page, problems } = await openViewer();
+  await page.locator('[data-testid=compare-toggle]').click();
+  const lines = await rowLines(page);
+  await page.locator(`[data-testid=rollout-row][data-line="${lines[3]}"]`).click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=rollout]').length === 2);
+  const answers = await page.locator('[data-testid=rollout-answer]').allInnerTexts();
+  assert.deepEqual(answers, ['34', '28']);
+  await screenshot(page, 'viewer-compare');
+  assert.deepEqual(problems, []);
+});
+
+test('the chosen step, rollout and filters survive a reload', async () => {
+  const { page, problems } = await openViewer();
+  await page.locator('[data-testid=step-select]').selectOption('1');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=rollout-row]').length === 8);
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  const chosen = await selectedLine(page);
+  await page.locator('[data-testid=filter-outcome]').selectOption('correct');
+  const stillChosen = await selectedLine(page);
+  await page.reload();
+  await page.locator('[data-testid=rollout]').first().waitFor();
+  assert.equal(await page.locator('[data-testid=step-select]').inputValue(), '1');
+  assert.equal(await page.locator('[data-testid=filter-outcome]').inputValue(), 'correct');
+  assert.equal(await selectedLine(page), stillChosen);
+  assert.ok(chosen !== null);
+  assert.deepEqual(problems, []);
+});
+
+test('model text with script tags, onerror images, javascript: links and markdown stays inert, visible text', async () => {
+  const { page, problems } = await openViewer(hostileView);
+  const lines = await rowLines(page);
+  assert.equal(lines.length, 2);
+  for (const line of lines) {
+    await page.locator(`[data-testid=rollout-row][data-line="${line}"]`).click();
+    await page.waitForFunction((l) => document.querySelector('[aria-selected=true]')?.getAttribute('data-line') === String(l), line);
+    await page.locator('[data-testid=rollout]').waitFor();
+    await page.waitForTimeout(100); // let any image error handlers that were wrongly created fire
+  }
+  // The rollout whose own turns carry the hostile text (the other only answers with markup).
+  await page.locator(`[data-testid=rollout-row][data-line="${lines[0]}"]`).click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=model-text]').length === 2);
+  const text = (await page.locator('[data-testid=model-text]').allInnerTexts()).join('\n');
+  for (const fragment of ['<script>window.__xss = "script-tag"</script>', '<img src=x onerror="window.__xss = \'img-onerror\'">', '[click me](javascript:window.__xss="markdown-link")', '**bold**']) {
+    assert.ok(text.includes(fragment), `shown as text: ${fragment}`);
+  }
+  const injected = await page.evaluate(() => ({
+    flag: (window as unknown as { __xss?: unknown }).__xss ?? null,
+    scripts: document.querySelectorAll('script:not([type="application/json"])').length,
+    handlers: document.querySelectorAll('[onerror],[onload],[onclick]').length,
+    frames: document.querySelectorAll('iframe,object,embed').length,
+    javascriptLinks: [...document.querySelectorAll('a')].filter((a) => a.href.startsWith('javascript:')).length,
+    bold: document.querySelectorAll('strong b, .model-text b, .model-text strong').length,
+  }));
+  assert.deepEqual(injected, { flag: null, scripts: 1, handlers: 0, frames: 0, javascriptLinks: 0, bold: 0 });
+  await screenshot(page, 'viewer-hostile-text');
+  assert.deepEqual(problems, []);
+});
+
+test('a run directory whose name is markup is shown as text on the index page and the dashboard', async () => {
+  const index = await openPage(browser, `${hostileView.base}/?token=${hostileView.token}`);
+  assert.match(await index.page.locator('.run-list').innerText(), /run-<img src=x onerror="window.__xss=9">/);
+  const dashboard = await openPage(browser, hostileView.url('dashboard'));
+  await dashboard.page.locator('[data-testid=chart-card]').first().waitFor();
+  assert.match(await dashboard.page.locator('.run-toggles').innerText(), /run-<img src=x onerror="window.__xss=9">/);
+  for (const page of [index.page, dashboard.page]) assert.equal(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss ?? null), null);
+  assert.deepEqual([...index.problems, ...dashboard.problems], []);
+  assert.deepEqual([...view.panelErrors, ...hostileView.panelErrors], []);
+});
