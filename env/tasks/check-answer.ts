@@ -71,7 +71,7 @@ function rowsWhere(table: Table, where: QueryCondition | undefined): number[] {
 
 function onlyBest(candidates: { name: string; value: Decimal }[], sign: 1 | -1): string {
   let best = candidates[0];
-  if (!best) throw new Error('the question ranks no candidates');
+  if (!best || candidates.length < 2) throw new Error(`ill-posed: ranking ${candidates.length} candidate(s)`);
   for (const c of candidates) if (compare(c.value, best.value) * sign > 0) best = c;
   const ties = candidates.filter((c) => compare(c.value, (best as { value: Decimal }).value) === 0);
   if (ties.length > 1) throw new Error(`ill-posed: ${ties.map((t) => t.name).join(', ')} tie`);

@@ -88,7 +88,7 @@ export function drawLabels(rng: Rng, pool: LabelPool, count: number, style: Labe
     if (picked.size >= count) return rng.shuffle([...picked]);
   }
   if (all.length < count) {
-    throw new LabelPoolError(`the ${style.length} ${pool} pool has ${all.length} labels of at most ${style.maxChars} characters; ${count} were asked for`);
+    throw new LabelPoolError(`the ${style.length} ${pool} pool has ${all.length} labels of at most ${style.maxChars} characters; ${count} were asked for (a larger --image-size allows longer labels)`);
   }
   return rng.sample(all, count);
 }

@@ -4,7 +4,7 @@
  * within the column's plausible range. Only the random stream decides; nothing is typed in.
  */
 import type { DataColumn, DataTable } from './data-table.js';
-import { drawLabels, type LabelPool, type LabelStyle } from './labels.js';
+import { drawLabels, LabelPoolError, type LabelPool, type LabelStyle } from './labels.js';
 import type { Rng } from './prng.js';
 import { CATEGORY_POOLS, SERIES_SETS, TABLE_THEMES, type CategoryPool, type ChartMeasure, type ColumnSpec, type TableTheme } from './vocabulary.js';
 
@@ -24,21 +24,32 @@ function randomUnits(rng: Rng, min: number, max: number, decimals: number): numb
   return rng.int(Math.round(min * scale), Math.round(max * scale));
 }
 
-function chooseColumns(rng: Rng, theme: TableTheme, count: number): ColumnSpec[] {
-  const categories = theme.columns.filter((c) => c.kind === 'category');
-  const numbers = theme.columns.filter((c) => c.kind === 'number');
+/** Columns whose header and values fit `maxChars` (tight canvases); the rest are left out. */
+function fitting(spec: ColumnSpec, maxChars: number, shortHeaders: boolean): ColumnSpec | null {
+  const header = shortHeaders ? (spec.short ?? spec.name) : spec.name;
+  if (header.length > maxChars + 3) return null;
+  if (spec.kind === 'number') return String(Math.round(spec.max)).length + spec.decimals <= maxChars + 1 ? spec : null;
+  const values = spec.values.filter((v) => v.length <= maxChars);
+  return values.length >= 2 ? { ...spec, values } : null;
+}
+
+function chooseColumns(rng: Rng, theme: TableTheme, count: number, maxChars: number, shortHeaders: boolean): ColumnSpec[] {
+  const usable = theme.columns.flatMap((c) => fitting(c, maxChars, shortHeaders) ?? []);
+  const categories = usable.filter((c) => c.kind === 'category');
+  const numbers = usable.filter((c) => c.kind === 'number');
   const wanted = count - 1;
-  if (wanted > categories.length + numbers.length) throw new Error(`theme '${theme.id}' has only ${categories.length + numbers.length} columns besides the key; ${wanted} were asked for`);
+  if (wanted > categories.length + numbers.length) throw new LabelPoolError(`theme '${theme.id}' has only ${categories.length + numbers.length} columns besides the key whose text fits ${maxChars} characters; ${wanted} were asked for (a larger --image-size allows longer text)`);
   // At least one number column always; a category column whenever there is room for two.
   const categoryCount = wanted >= 2 ? Math.min(categories.length, rng.int(1, Math.max(1, Math.min(3, wanted - 1)))) : 0;
+  if (wanted - categoryCount > numbers.length) throw new LabelPoolError(`theme '${theme.id}' has only ${numbers.length} number columns that fit ${maxChars} characters; ${wanted - categoryCount} were asked for`);
   const picked = new Set<ColumnSpec>([...rng.sample(categories, categoryCount), ...rng.sample(numbers, wanted - categoryCount)]);
-  return theme.columns.filter((c) => picked.has(c)); // theme order: categories first, as real tables do
+  return usable.filter((c) => picked.has(c)); // theme order: categories first, as real tables do
 }
 
 export function makeTableData(rng: Rng, options: TableDataOptions, theme: TableTheme = rng.pick(TABLE_THEMES)): DataTable {
-  const specs = chooseColumns(rng, theme, options.columns);
+  const specs = chooseColumns(rng, theme, options.columns, options.labels.maxChars, options.shortHeaders);
   const keys = drawLabels(rng, theme.keyPool, options.rows, options.labels);
-  const columns: DataColumn[] = [{ kind: 'key', name: theme.keyColumn }];
+  const columns: DataColumn[] = [{ kind: 'key', name: options.shortHeaders ? theme.keyShort : theme.keyColumn }];
   for (const spec of specs) {
     const name = options.shortHeaders ? (spec.short ?? spec.name) : spec.name;
     if (spec.kind === 'category') columns.push({ kind: 'category', name, filter: spec.filter });

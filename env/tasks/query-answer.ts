@@ -33,9 +33,11 @@ function units(data: DataTable, row: number, col: number): number {
   return cell;
 }
 
-/** Threshold values in a condition are real numbers; compare them in the column's units. */
-function thresholdUnits(value: number, decimals: number): number {
-  return Math.round(value * 10 ** decimals);
+/** Threshold values are real numbers: compare at whichever is finer, the column's or the threshold's decimals. */
+function thresholdScale(value: number, decimals: number): { scale: number; threshold: number } {
+  const own = (String(value).split('.')[1] ?? '').length;
+  const scale = Math.max(decimals, own);
+  return { scale: 10 ** (scale - decimals), threshold: Math.round(value * 10 ** scale) };
 }
 
 export function matchingRows(data: DataTable, where: QueryCondition | undefined): number[] {
@@ -45,8 +47,8 @@ export function matchingRows(data: DataTable, where: QueryCondition | undefined)
   const column = data.columns[col];
   if (where.op === 'eq') return all.filter((r) => String(data.rows[r]?.[col]) === String(where.value));
   if (column?.kind !== 'number' || typeof where.value !== 'number') throw new IllPosedQuestion(`condition ${where.op} needs a number column and a number`);
-  const t = thresholdUnits(where.value, column.decimals);
-  return all.filter((r) => (where.op === 'gt' ? units(data, r, col) > t : units(data, r, col) < t));
+  const { scale, threshold } = thresholdScale(where.value, column.decimals);
+  return all.filter((r) => (where.op === 'gt' ? units(data, r, col) * scale > threshold : units(data, r, col) * scale < threshold));
 }
 
 /** The index of the unique extreme of `values`, or an IllPosedQuestion on a tie. */
@@ -80,7 +82,8 @@ export function answerQuery(data: DataTable, query: TaskQuery): string | string[
       if (query.columns) {
         const r = rowIndex(data, query.rows?.[0] ?? '');
         const cols = query.columns.map((name) => numberColumn(data, name));
-        return cols[uniqueExtreme(cols.map((c) => units(data, r, c.index)), largest)]?.column.name as string;
+        const scale = Math.max(...cols.map((c) => c.column.decimals));
+        return cols[uniqueExtreme(cols.map((c) => units(data, r, c.index) * 10 ** (scale - c.column.decimals)), largest)]?.column.name as string;
       }
       const { index } = numberColumn(data, query.column);
       const rows = matchingRows(data, query.where);
@@ -94,10 +97,11 @@ export function answerQuery(data: DataTable, query: TaskQuery): string | string[
         const r = rowIndex(data, query.rows?.[0] ?? '');
         const [s, t] = query.columns.map((name) => numberColumn(data, name));
         if (!s || !t) throw new IllPosedQuestion('compare needs two columns');
-        a = units(data, r, s.index);
-        b = units(data, r, t.index);
+        // Columns may differ in decimals: compare in the finer unit.
+        decimals = Math.max(s.column.decimals, t.column.decimals);
+        a = units(data, r, s.index) * 10 ** (decimals - s.column.decimals);
+        b = units(data, r, t.index) * 10 ** (decimals - t.column.decimals);
         names = [s.column.name, t.column.name];
-        decimals = s.column.decimals;
       } else {
         const { index, column } = numberColumn(data, query.column);
         const [ka, kb] = query.rows ?? [];

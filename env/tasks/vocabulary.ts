@@ -33,6 +33,8 @@ export interface TableTheme {
   id: string;
   title: string;
   keyColumn: string;
+  /** Header of the key column on tight layouts. */
+  keyShort: string;
   keyPool: KeyPool;
   entity: { one: string; many: string };
   columns: readonly ColumnSpec[];
@@ -42,7 +44,7 @@ const COUNTRIES_SHORT = ['Belgium', 'France', 'Italy', 'Spain', 'Denmark', 'Norw
 
 export const TABLE_THEMES: readonly TableTheme[] = [
   {
-    id: 'cycling', title: 'Season results', keyColumn: 'Rider', keyPool: 'person', entity: { one: 'rider', many: 'riders' },
+    id: 'cycling', title: 'Season results', keyColumn: 'Rider', keyShort: 'Rider', keyPool: 'person', entity: { one: 'rider', many: 'riders' },
     columns: [
       { name: 'Country', kind: 'category', values: COUNTRIES_SHORT, filter: 'from {v}' },
       { name: 'Team', kind: 'category', values: ['Astra', 'Bora', 'Cofi', 'Delta', 'Eolo'], filter: 'in team {v}' },
@@ -60,7 +62,7 @@ export const TABLE_THEMES: readonly TableTheme[] = [
     ],
   },
   {
-    id: 'cities', title: 'City statistics', keyColumn: 'City', keyPool: 'city', entity: { one: 'city', many: 'cities' },
+    id: 'cities', title: 'City statistics', keyColumn: 'City', keyShort: 'City', keyPool: 'city', entity: { one: 'city', many: 'cities' },
     columns: [
       { name: 'Country', kind: 'category', values: COUNTRIES_SHORT, filter: 'in {v}' },
       { name: 'Climate', kind: 'category', values: ['Oceanic', 'Alpine', 'Arid', 'Humid'], filter: 'with a {v} climate' },
@@ -78,7 +80,7 @@ export const TABLE_THEMES: readonly TableTheme[] = [
     ],
   },
   {
-    id: 'store', title: 'Product sales', keyColumn: 'Product', keyPool: 'product', entity: { one: 'product', many: 'products' },
+    id: 'store', title: 'Product sales', keyColumn: 'Product', keyShort: 'Item', keyPool: 'product', entity: { one: 'product', many: 'products' },
     columns: [
       { name: 'Category', short: 'Cat.', kind: 'category', values: ['Kitchen', 'Garden', 'Office', 'Toys', 'Sports'], filter: 'in the {v} category' },
       { name: 'Supplier', kind: 'category', values: ['Acme', 'Borel', 'Caspo', 'Dunmore'], filter: 'supplied by {v}' },
@@ -96,7 +98,7 @@ export const TABLE_THEMES: readonly TableTheme[] = [
     ],
   },
   {
-    id: 'league', title: 'League table', keyColumn: 'Club', keyPool: 'club', entity: { one: 'club', many: 'clubs' },
+    id: 'league', title: 'League table', keyColumn: 'Club', keyShort: 'Club', keyPool: 'club', entity: { one: 'club', many: 'clubs' },
     columns: [
       { name: 'Division', short: 'Div.', kind: 'category', values: ['North', 'South', 'Central'], filter: 'in the {v} division' },
       { name: 'Coach', kind: 'category', values: ['Ahn', 'Berg', 'Costa', 'Dietz', 'Evans'], filter: 'coached by {v}' },
@@ -114,7 +116,7 @@ export const TABLE_THEMES: readonly TableTheme[] = [
     ],
   },
   {
-    id: 'staff', title: 'Staff overview', keyColumn: 'Employee', keyPool: 'person', entity: { one: 'employee', many: 'employees' },
+    id: 'staff', title: 'Staff overview', keyColumn: 'Employee', keyShort: 'Name', keyPool: 'person', entity: { one: 'employee', many: 'employees' },
     columns: [
       { name: 'Department', short: 'Dept.', kind: 'category', values: ['Sales', 'Finance', 'Legal', 'IT', 'Support'], filter: 'in the {v} department' },
       { name: 'Office', kind: 'category', values: ['Oslo', 'Lyon', 'Porto', 'Graz', 'Cork'], filter: 'in the {v} office' },
