@@ -18,14 +18,20 @@ export function newNonce(): string {
   return randomBytes(18).toString('base64url');
 }
 
-export function contentSecurityPolicy(nonce: string | null): string {
+/**
+ * The policy of a panel page. `source` is where the page's own files come from: `'self'` for
+ * `vistool view`, the webview's `cspSource` in VS Code. Only the nonced script runs; nothing
+ * loads from anywhere else; images may also be data:/blob: (the playground's results, canvases).
+ */
+export function contentSecurityPolicy(nonce: string | null, source = "'self'"): string {
   return [
     "default-src 'none'",
     nonce ? `script-src 'nonce-${nonce}'` : "script-src 'none'",
-    "style-src 'self'",
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    "connect-src 'self'",
+    `style-src ${source}`,
+    `img-src ${source} data: blob:`,
+    `font-src ${source}`,
+    // The browser host talks over fetch and EventSource; a VS Code webview only over postMessage.
+    source === "'self'" ? "connect-src 'self'" : "connect-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -41,21 +47,39 @@ export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-export function panelPage(panel: PanelKind, nonce: string, config: PageConfig, theme: Theme): string {
+export interface PanelPageOptions {
+  panel: PanelKind;
+  nonce: string;
+  config: PageConfig;
+  /** URL of a built file (panels.css, dashboard.js, ...): `static/<name>` here, an asWebviewUri in VS Code. */
+  assetUrl: (name: string) => string;
+  /**
+   * The browser host's default theme. null inside VS Code: the editor puts its own theme class on
+   * the body and defines the --vscode-* variables, so browser-theme.css is not loaded.
+   */
+  theme: Theme | null;
+  /** Put the CSP in a <meta> tag too (VS Code webviews have no response headers). */
+  metaCsp?: string;
+}
+
+/** The page of one panel; the same shell serves both hosts. */
+export function panelPage(options: PanelPageOptions): string {
+  const { panel, nonce, config, assetUrl, theme } = options;
+  const attr = (text: string) => escapeHtml(text);
+  const bodyClass = theme ? `vscode-${theme} panel-${panel}` : `panel-${panel}`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+${options.metaCsp ? `<meta http-equiv="Content-Security-Policy" content="${attr(options.metaCsp)}">\n` : ''}<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>vistool · ${TITLES[panel]}</title>
-<link rel="stylesheet" href="static/browser-theme.css">
-<link rel="stylesheet" href="static/codicon.css" id="vscode-codicon-stylesheet">
-<link rel="stylesheet" href="static/panels.css">
+${theme ? `<link rel="stylesheet" href="${attr(assetUrl('browser-theme.css'))}">\n` : ''}<link rel="stylesheet" href="${attr(assetUrl('codicon.css'))}" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="${attr(assetUrl('panels.css'))}">
 <script type="application/json" id="vistool-config">${scriptJson(config)}</script>
 </head>
-<body class="vscode-${theme} panel-${panel}" data-vscode-theme-kind="vscode-${theme}">
+<body class="${bodyClass}"${theme ? ` data-vscode-theme-kind="vscode-${theme}"` : ''}>
 <div id="app" aria-live="polite"><p class="loading">Loading ${TITLES[panel].toLowerCase()}…</p></div>
-<script nonce="${nonce}" src="static/${panel}.js"></script>
+<script nonce="${nonce}" src="${attr(assetUrl(`${panel}.js`))}"></script>
 </body>
 </html>
 `;

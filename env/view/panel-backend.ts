@@ -6,6 +6,10 @@
  *
  *   panel.webview.onDidReceiveMessage(async (m) => { const r = await backend.handle(m); if (r) void panel.webview.postMessage(r); });
  *   backend.onNotification((n) => visible ? panel.webview.postMessage(n) : (latest = n)); // resend `latest` when shown
+ *   panel.webview.html = panelPage({ panel: 'viewer', nonce, theme: null, metaCsp: contentSecurityPolicy(nonce, webview.cspSource),
+ *     assetUrl: (f) => webview.asWebviewUri(Uri.joinPath(extensionUri, 'dist', 'webview', f)).toString(),
+ *     config: { panel: 'viewer', transport: 'vscode', resourceBases: { [run.id]: webview.asWebviewUri(Uri.file(run.dir)).toString() } } });
+ *   // localResourceRoots: dist/webview and every run directory (page.ts).
  *
  * Every message is checked against its declared shape before anything runs. The backend reads
  * run directories and calls the tool engine; it never writes to a run directory and never

@@ -117,7 +117,7 @@ export class ViewServer {
     const panel = path.slice(1) as PanelKind;
     if (method === 'GET' && PANEL_KINDS.includes(panel)) {
       const nonce = newNonce();
-      return this.sendPage(res, panelPage(panel, nonce, { panel, transport: 'browser', token: this.options.token }, theme), nonce);
+      return this.sendPage(res, panelPage({ panel, nonce, config: { panel, transport: 'browser', token: this.options.token }, assetUrl: (name) => `static/${name}`, theme }), nonce);
     }
     if (method === 'GET' && path.startsWith('/static/')) return this.sendFile(res, this.options.assetsDir, decodeURIComponent(path.slice('/static/'.length)), false);
     if (method === 'GET' && path.startsWith('/files/')) {

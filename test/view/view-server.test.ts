@@ -254,3 +254,28 @@ test('the playground opens images by path only inside allowed roots, and finds a
   await assert.rejects(call('playground/open', { session: 'x', image: { name: 'notes.png', base64: Buffer.from('not an image').toString('base64') } }), /could not be decoded as an image/);
   await assert.rejects(call('playground/apply', { session: 'never-opened', call: { name: 'zoom_in', arguments: {} } }), /no image is open/);
 });
+
+test('the same page shell serves a VS Code webview: nonce and CSP in a meta tag, webview URIs, no browser theme', async () => {
+  const { panelPage, contentSecurityPolicy } = await import('../../env/view/page.js');
+  const csp = contentSecurityPolicy('n0nce', 'https://file+.vscode-resource.vscode-cdn.net');
+  assert.match(csp, /connect-src 'none'/);
+  const html = panelPage({
+    panel: 'viewer',
+    nonce: 'n0nce',
+    theme: null,
+    metaCsp: csp,
+    assetUrl: (name) => `https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/${name}`,
+    config: { panel: 'viewer', transport: 'vscode', resourceBases: { 'run-a': 'https://file+.vscode-resource.vscode-cdn.net/runs/run-a' } },
+  });
+  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;nonce-n0nce&#39;/);
+  assert.match(html, /<script nonce="n0nce" src="https:\/\/file\+\.vscode-resource\.vscode-cdn\.net\/ext\/dist\/webview\/viewer\.js"><\/script>/);
+  assert.doesNotMatch(html, /browser-theme\.css|vscode-light|vscode-dark/);
+  assert.match(html, /"transport":"vscode"/);
+});
+
+test('the page config cannot close its script block, whatever a run id holds', async () => {
+  const { panelPage } = await import('../../env/view/page.js');
+  const html = panelPage({ panel: 'dashboard', nonce: 'n', theme: 'light', assetUrl: (f) => `static/${f}`, config: { panel: 'dashboard', transport: 'vscode', resourceBases: { '</script><script>alert(1)</script>': 'x' } } });
+  assert.equal(html.match(/<\/script>/g)?.length, 2, 'only the config block and the bundle close a script element');
+  assert.match(html, /\\u003c\/script\\u003e/);
+});

@@ -73,7 +73,7 @@ test('j and k step through rollouts, ] and [ through turns; a tool turn shows th
   const compare = page.locator('[data-testid=turn][data-turn="0"] [data-testid=image-compare]').first();
   const images = compare.locator('img');
   assert.deepEqual(await images.evaluateAll((imgs) => imgs.map((i) => i.getAttribute('data-role'))), ['before', 'after']);
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-turn="0"] [data-testid=image-compare] img')].every((i) => (i as HTMLImageElement).naturalWidth > 0));
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-turn="0"] [data-testid=image-compare] img')).every((i) => (i as HTMLImageElement).naturalWidth > 0));
   assert.deepEqual(await images.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth)), [460, 460]);
   await compare.locator('[data-testid=diff-toggle]').click();
   await compare.locator('[data-testid=diff-summary]').waitFor();
@@ -165,7 +165,7 @@ test('model text with script tags, onerror images, javascript: links and markdow
     scripts: document.querySelectorAll('script:not([type="application/json"])').length,
     handlers: document.querySelectorAll('[onerror],[onload],[onclick]').length,
     frames: document.querySelectorAll('iframe,object,embed').length,
-    javascriptLinks: [...document.querySelectorAll('a')].filter((a) => a.href.startsWith('javascript:')).length,
+    javascriptLinks: Array.from(document.querySelectorAll('a')).filter((a) => a.href.startsWith('javascript:')).length,
     bold: document.querySelectorAll('strong b, .model-text b, .model-text strong').length,
   }));
   assert.deepEqual(injected, { flag: null, scripts: 1, handlers: 0, frames: 0, javascriptLinks: 0, bold: 0 });
