@@ -1,7 +1,67 @@
+"""Shared fixtures: the REAL env server (`node bin/vistool.js serve`) and tasks from the REAL
+generator (`node bin/vistool.js data gen`). The env server is this project's own component, so
+no test replaces it with a stand-in; when dist/cli.js is missing the fixture builds it
+(`npm run build`) instead of skipping.
+"""
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 torch.set_num_threads(1)
+
+from vistool_trainer.env_client import LocalEnvServer  # noqa: E402
+from vistool_trainer.environment_check import repo_root  # noqa: E402
+
+_build_lock = threading.Lock()
+
+
+def ensure_cli_bundle() -> Path:
+    """dist/cli.js, built with `npm run build` when it is missing (a failed build fails the test)."""
+    bundle = repo_root() / "dist" / "cli.js"
+    with _build_lock:
+        if not bundle.exists():
+            result = subprocess.run(["npm", "run", "build"], cwd=repo_root(), capture_output=True, text=True, timeout=600)
+            if result.returncode != 0 or not bundle.exists():
+                raise RuntimeError(f"`npm run build` failed (exit {result.returncode}); the env server cannot start:\n{result.stderr[-2000:]}")
+    return bundle
+
+
+def generate_tasks(out: Path, n: int, split: str = "train", kind: str = "vbar", seed: int = 1, image_size: str = "112x112") -> Path:
+    """Tasks from the real generator (`vistool data gen`), difficulty 1."""
+    ensure_cli_bundle()
+    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", kind, "--n", str(n), "--seed", str(seed),
+               "--split", split, "--difficulty", "1", "--image-size", image_size, "--out", str(out)]
+    result = subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise RuntimeError(f"`{' '.join(command)}` failed: {result.stderr[-1000:]}")
+    return out / "tasks.jsonl"
+
+
+@pytest.fixture(scope="session")
+def cli_bundle() -> Path:
+    return ensure_cli_bundle()
+
+
+@pytest.fixture(scope="session")
+def vbar_data(tmp_path_factory, cli_bundle):
+    """(train tasks.jsonl, held-out tasks.jsonl): small vertical-bar sets, 112x112, difficulty 1."""
+    root = tmp_path_factory.mktemp("vbar-data")
+    return generate_tasks(root / "train", 24, "train"), generate_tasks(root / "eval", 6, "test")
+
+
+@pytest.fixture(scope="session")
+def env_server(tmp_path_factory, vbar_data):
+    """One real env server for the session: (client, token file). Its root holds both splits."""
+    root = vbar_data[0].parent.parent
+    tmp = tmp_path_factory.mktemp("env-server")
+    server = LocalEnvServer(root, tmp / "images", tmp / "token", tmp / "server.log")
+    client = server.__enter__()
+    try:
+        yield client, tmp / "token"
+    finally:
+        server.__exit__(None, None, None)

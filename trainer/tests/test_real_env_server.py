@@ -1,33 +1,32 @@
-"""The rollout loop against the real `vistool serve` and tasks from `vistool data gen`."""
-import subprocess
-from pathlib import Path
-
-import pytest
-
-from vistool_trainer.env_client import LocalEnvServer
-from vistool_trainer.environment_check import repo_root
+"""The rollout loop and the SFT replay against the real `vistool serve` on real generated tasks."""
 from vistool_trainer.policy import Policy
 from vistool_trainer.rollout import EpisodeOptions, load_tasks, run_rollouts
+from vistool_trainer.sft import gold_conversations
 
 
-def _has_command(name: str) -> bool:
-    bundle = repo_root() / "dist" / "cli.js"
-    if not bundle.exists():
-        return False
-    result = subprocess.run(["node", str(repo_root() / "bin" / "vistool.js"), name, "--help"], capture_output=True, text=True, cwd=repo_root())
-    return result.returncode == 0 and "Unknown" not in result.stderr
-
-
-@pytest.mark.skipif(not (repo_root() / "dist" / "cli.js").exists(), reason="dist/cli.js is missing: run `npm run build`")
-def test_rollouts_through_the_real_env_server(tmp_path):
-    if not (_has_command("serve") and _has_command("data")):
-        pytest.skip("bin/vistool.js does not register `serve` and `data gen` yet (env/cli/main.ts commands list)")
-    out = tmp_path / "tasks"
-    subprocess.run(["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", "table", "--n", "4", "--seed", "1",
-                    "--difficulty", "1", "--image-size", "224x112", "--out", str(out)], check=True, cwd=repo_root())
-    tasks = load_tasks(out / "tasks.jsonl")
+def test_rollouts_through_the_real_env_server_carry_server_trajectories_and_scores(env_server, vbar_data):
+    client, _ = env_server
+    tasks = load_tasks(vbar_data[0])
     policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, [t["question"] for t in tasks] * 5, 1, "cpu")
-    with LocalEnvServer(out, tmp_path / "images", tmp_path / "token", tmp_path / "server.log") as client:
-        rollouts = run_rollouts(policy, client, tasks[:2], 2, EpisodeOptions(max_turns=2, system_prompt=""), 8, 1.0)
-    assert len(rollouts) == 4
-    assert all(r.turns >= 1 and r.trajectory.get("prompt_id") for r in rollouts)
+    rollouts = run_rollouts(policy, client, tasks[:2], 2, EpisodeOptions(max_turns=2, system_prompt=""), 8, 1.0)
+    assert [(r.prompt_id, r.group) for r in rollouts] == [(tasks[0]["id"], 0), (tasks[0]["id"], 1), (tasks[1]["id"], 0), (tasks[1]["id"], 1)]
+    for rollout in rollouts:
+        assert rollout.turns >= 1
+        assert rollout.trajectory["prompt_id"] == rollout.prompt_id
+        assert {"accuracy", "format"} <= set(rollout.components)
+        # A random micro policy writes no valid call or answer: the server says so (E1) and scores it.
+        assert rollout.correct is False
+
+
+def test_gold_replay_shows_the_edited_image_the_gold_call_produced(env_server, vbar_data):
+    client, _ = env_server
+    tasks = load_tasks(vbar_data[0])[:3]
+    conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, system_prompt=""))
+    for task, messages in zip(tasks, conversations):
+        roles = [message["role"] for message in messages]
+        assert roles == ["user", "assistant", "tool", "assistant"], roles
+        tool_images = [part for part in messages[2]["content"] if part["type"] == "image"]
+        question_images = [part for part in messages[0]["content"] if part["type"] == "image"]
+        assert len(tool_images) == 1 and tool_images[0]["ref"] != question_images[0]["ref"]
+        assert task["gold"][0]["name"] in messages[1]["content"][0]["text"]
+        assert messages[3]["content"][0]["text"].startswith("<answer>")
