@@ -52,6 +52,8 @@ function isViewerState(value: unknown): value is ViewerState {
   });
 }
 
+const LIST_PAGE = 250;
+
 function answerText(answer: string | string[] | null): string {
   if (answer === null) return '–';
   return Array.isArray(answer) ? answer.join(' || ') : answer;
@@ -72,11 +74,15 @@ class Viewer {
   private groups: PromptGroup[] = [];
   private readonly records = new Map<string, RolloutRecord>();
   private shown: RenderedRollout[] = [];
+  /** The list's row elements by line, so selection changes touch two rows, not the whole list. */
+  private rows = new Map<number, HTMLElement>();
   private readonly controls = h('div', { class: 'viewer-controls' });
   private readonly list = h('nav', { class: 'group-list', 'aria-label': 'Prompt groups', 'data-testid': 'group-list' });
   private readonly detail = h('main', { class: 'rollout-detail', 'data-testid': 'rollout-detail' });
   private readonly status = h('div', { class: 'viewer-status muted', role: 'status' });
   private loadToken = 0;
+  /** Groups drawn in the list; a step with thousands of prompts grows it page by page instead of building every row at once. */
+  private listLimit = LIST_PAGE;
 
   constructor(
     private readonly host: PanelHost,
@@ -128,14 +134,16 @@ class Viewer {
   }
 
   private setIndex(index: StepIndex): void {
+    if (index.step !== this.index?.step) this.listLimit = LIST_PAGE;
     this.index = index;
     this.groups = groupRollouts(index.rollouts);
     this.renderControls();
     this.renderList();
   }
 
+  /** The groups that pass the filters, up to the list's current length. */
   private visibleGroups(): PromptGroup[] {
-    return filterGroups(this.groups, this.state.filter);
+    return filterGroups(this.groups, this.state.filter).slice(0, this.listLimit);
   }
 
   private renderControls(): void {
@@ -145,6 +153,7 @@ class Viewer {
     const filter = this.state.filter;
     const setFilter = (patch: Partial<RolloutFilter>) => {
       this.state.filter = { ...this.state.filter, ...patch };
+      this.listLimit = LIST_PAGE;
       this.save();
       this.renderList();
       void this.showSelection();
@@ -187,11 +196,20 @@ class Viewer {
   }
 
   private renderList(): void {
-    const groups = this.visibleGroups();
+    const matching = filterGroups(this.groups, this.state.filter);
+    const groups = matching.slice(0, this.listLimit);
     const total = this.index?.rollouts.length ?? 0;
-    const shownCount = groups.reduce((n, g) => n + g.rollouts.length, 0);
+    const shownCount = matching.reduce((n, g) => n + g.rollouts.length, 0);
     const skipped = this.index?.skipped.length ?? 0;
-    this.status.textContent = `${shownCount} of ${total} rollouts in ${groups.length} of ${this.groups.length} groups${skipped ? ` · ${skipped} unreadable line(s) skipped` : ''}`;
+    this.rows = new Map();
+    this.status.textContent = `${shownCount} of ${total} rollouts in ${matching.length} of ${this.groups.length} groups${skipped ? ` · ${skipped} unreadable line(s) skipped` : ''}`;
+    const more =
+      matching.length > groups.length
+        ? button(`Show ${Math.min(LIST_PAGE, matching.length - groups.length)} more groups`, () => {
+            this.listLimit += LIST_PAGE;
+            this.renderList();
+          }, { secondary: true, testid: 'more-groups' })
+        : null;
     replaceChildren(
       this.list,
       ...groups.map((group) =>
@@ -221,10 +239,12 @@ class Viewer {
               h('span', { class: 'answer muted' }, answerText(r.answer)),
             );
             item.addEventListener('click', () => this.choose(r.line));
+            this.rows.set(r.line, item);
             return item;
           })),
         ),
       ),
+      more,
     );
   }
 
@@ -235,8 +255,18 @@ class Viewer {
       this.state.turn = 0;
     }
     this.save();
-    this.renderList();
+    this.markSelection();
     void this.showSelection();
+  }
+
+  /** Moves the selected and compared marks in the list without rebuilding it. */
+  private markSelection(): void {
+    for (const [line, row] of this.rows) {
+      const selected = line === this.state.line;
+      row.classList.toggle('selected', selected);
+      row.classList.toggle('compared', line === this.state.compareLine);
+      row.setAttribute('aria-selected', selected ? 'true' : 'false');
+    }
   }
 
   private async record(line: number): Promise<RolloutRecord> {
@@ -254,7 +284,7 @@ class Viewer {
     if (this.state.line === null || !order.includes(this.state.line)) {
       this.state.line = order[0] ?? null;
       this.state.turn = 0;
-      this.renderList();
+      this.markSelection();
     }
     if (this.state.compareLine !== null && (!this.state.compare || !order.includes(this.state.compareLine))) this.state.compareLine = null;
     this.save();
@@ -295,8 +325,8 @@ class Viewer {
       if (next !== null && next !== this.state.line) {
         this.state.line = next;
         this.state.turn = 0;
-        this.renderList();
-        this.list.querySelector(`[data-line="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+        this.markSelection();
+        this.rows.get(next)?.scrollIntoView({ block: 'nearest' });
         void this.showSelection();
       }
       event.preventDefault();
