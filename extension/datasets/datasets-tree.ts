@@ -1,0 +1,62 @@
+/**
+ * The Datasets view: every task folder (a folder with tasks.jsonl) in the workspace, outside
+ * the excluded folders, with its task count and kinds. Open Sample shows the first task's image
+ * beside its question and answer.
+ */
+import { basename, dirname, relative } from 'node:path';
+import * as vscode from 'vscode';
+import { Commands } from '../command-ids.js';
+import { datasetsExclude } from '../settings.js';
+import { datasetDescription, type DatasetSummary, DatasetSummaries } from './dataset-summary.js';
+
+const MAX_DATASETS = 500;
+
+export class DatasetsTreeProvider implements vscode.TreeDataProvider<DatasetSummary> {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly summaries = new DatasetSummaries();
+
+  static register(context: vscode.ExtensionContext): DatasetsTreeProvider {
+    const provider = new DatasetsTreeProvider();
+    const watcher = vscode.workspace.createFileSystemWatcher('**/tasks.jsonl');
+    const refresh = () => provider.refresh();
+    context.subscriptions.push(
+      provider.changed,
+      vscode.window.createTreeView('vistool.datasets', { treeDataProvider: provider }),
+      watcher,
+      watcher.onDidCreate(refresh),
+      watcher.onDidChange(refresh),
+      watcher.onDidDelete(refresh),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('vistool.datasetsExclude') && refresh()),
+    );
+    return provider;
+  }
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  async list(): Promise<DatasetSummary[]> {
+    const files = await vscode.workspace.findFiles('**/tasks.jsonl', datasetsExclude(), MAX_DATASETS);
+    const summaries = await Promise.all(files.map((uri) => this.summaries.summarize(uri.fsPath).catch(() => null)));
+    return summaries.filter((s): s is DatasetSummary => s !== null).sort((a, b) => a.folder.localeCompare(b.folder));
+  }
+
+  async getChildren(element?: DatasetSummary): Promise<DatasetSummary[]> {
+    return element ? [] : this.list();
+  }
+
+  getTreeItem(summary: DatasetSummary): vscode.TreeItem {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(summary.folder));
+    const label = folder ? relative(folder.uri.fsPath, summary.folder) || basename(summary.folder) : `${basename(dirname(summary.folder))}/${basename(summary.folder)}`;
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = summary.file;
+    item.description = datasetDescription(summary);
+    item.tooltip = `${summary.file}\n${datasetDescription(summary)}\nsources: ${Object.entries(summary.sources).map(([s, n]) => `${s} ${n}`).join(', ')}`;
+    item.iconPath = new vscode.ThemeIcon('database');
+    item.resourceUri = vscode.Uri.file(summary.folder);
+    item.contextValue = 'dataset';
+    item.command = { command: Commands.openSample, title: 'Open Sample', arguments: [summary] };
+    return item;
+  }
+}

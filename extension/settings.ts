@@ -1,0 +1,45 @@
+/**
+ * The extension's settings (package.json `contributes.configuration`), read in one place with
+ * their defaults, and the folders they resolve to for a workspace folder.
+ */
+import { isAbsolute, join } from 'node:path';
+import * as vscode from 'vscode';
+
+export function runsRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((folder) => {
+    const setting = vscode.workspace.getConfiguration('vistool', folder.uri).get<string>('runsFolder', 'runs') || 'runs';
+    return isAbsolute(setting) ? setting : join(folder.uri.fsPath, setting);
+  });
+}
+
+export function datasetsExclude(): string {
+  return vscode.workspace.getConfiguration('vistool').get<string>('datasetsExclude', '{**/node_modules/**,**/.venv/**,**/runs/**,**/.git/**}');
+}
+
+export function pythonPathSetting(): string {
+  return vscode.workspace.getConfiguration('vistool').get<string>('pythonPath', '').trim();
+}
+
+export function nodePathSetting(): string {
+  return vscode.workspace.getConfiguration('vistool').get<string>('nodePath', '').trim();
+}
+
+export function stopTimeoutMs(): number {
+  const seconds = vscode.workspace.getConfiguration('vistool').get<number>('stopTimeoutSeconds', 30);
+  return Math.max(1, seconds) * 1000;
+}
+
+export interface TrainerSetupSettings {
+  venvFolder: string;
+  torchVersion: string;
+  torchIndexUrl: string;
+}
+
+export function trainerSetupSettings(): TrainerSetupSettings {
+  const config = vscode.workspace.getConfiguration('vistool.trainerSetup');
+  return {
+    venvFolder: config.get<string>('venvFolder', '').trim(),
+    torchVersion: config.get<string>('torchVersion', '2.13.0').trim() || '2.13.0',
+    torchIndexUrl: config.get<string>('torchIndexUrl', '').trim(),
+  };
+}

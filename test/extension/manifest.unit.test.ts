@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Commands } from '../../extension/command-ids.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  main: string;
+  activationEvents: string[];
+  extensionKind: string[];
+  capabilities: { untrustedWorkspaces: { supported: unknown; restrictedConfigurations?: string[] } };
+  contributes: {
+    commands: { command: string; title: string; category: string; enablement?: string }[];
+    views: Record<string, { id: string }[]>;
+    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    menus: Record<string, { command: string; when?: string }[]>;
+    jsonValidation: { fileMatch: string; url: string }[];
+    configuration: { properties: Record<string, { default: unknown }> };
+  };
+};
+
+test('every command the code registers is contributed under the vistool category, and nothing else is', () => {
+  const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+  assert.deepEqual(contributed, Object.values(Commands).sort());
+  for (const command of manifest.contributes.commands) assert.equal(command.category, 'vistool', command.command);
+});
+
+test('menus name only contributed commands', () => {
+  const known = new Set(manifest.contributes.commands.map((c) => c.command));
+  for (const [menu, items] of Object.entries(manifest.contributes.menus)) {
+    for (const item of items) assert.ok(known.has(item.command), `${menu} names unknown command ${item.command}`);
+  }
+});
+
+test('the activity-bar container holds the Runs, Datasets and Configs views and its icon exists', () => {
+  assert.deepEqual(manifest.contributes.views.vistool?.map((v) => v.id), ['vistool.runs', 'vistool.datasets', 'vistool.configs']);
+  for (const container of manifest.contributes.viewsContainers.activitybar) assert.ok(existsSync(join(root, container.icon)), container.icon);
+});
+
+test('*.vistool.json files are validated against the one run-config schema', () => {
+  assert.deepEqual(manifest.contributes.jsonValidation, [{ fileMatch: '*.vistool.json', url: './schemas/run-config.schema.json' }]);
+  assert.ok(existsSync(join(root, 'schemas', 'run-config.schema.json')));
+});
+
+test('the extension runs beside the files (workspace kind), limits itself in untrusted workspaces and launches nothing there', () => {
+  assert.deepEqual(manifest.extensionKind, ['workspace']);
+  assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+  for (const setting of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations ?? []) {
+    assert.ok(setting in manifest.contributes.configuration.properties, `restricted setting ${setting} is not contributed`);
+  }
+  const launching = [Commands.startRun, Commands.resumeRun, Commands.generateTasks, Commands.evaluateCheckpoint, Commands.checkTrainerEnvironment, Commands.setUpTrainerEnvironment];
+  for (const id of launching) assert.equal(manifest.contributes.commands.find((c) => c.command === id)?.enablement, 'isWorkspaceTrusted', id);
+});
+
+test('it activates on run configs, run folders and restored panels, and its entry point is the bundle', () => {
+  assert.ok(manifest.activationEvents.includes('workspaceContains:**/*.vistool.json'));
+  for (const panel of ['dashboard', 'viewer', 'playground']) assert.ok(manifest.activationEvents.includes(`onWebviewPanel:vistool.${panel}`), panel);
+  assert.equal(manifest.main, './dist/extension.js');
+});

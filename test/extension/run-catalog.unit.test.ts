@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { findRunDirectories, RunCatalog } from '../../extension/runs/run-catalog.js';
+import { deadPid, evalRow, liveProcess, rlRow, sftRow, tempDir, writeRun } from './run-dirs.js';
+
+test('the runs folder lists every subfolder with run.json, config.json or metrics.jsonl, and nothing else', async () => {
+  const root = await tempDir('find');
+  await writeRun(root, { name: 'b-run', status: 'finished' });
+  await writeRun(root, { name: 'a-run' });
+  await mkdir(join(root, 'not-a-run', 'logs'), { recursive: true });
+  await mkdir(join(root, '.hidden'), { recursive: true });
+  assert.deepEqual(await findRunDirectories(root), [join(root, 'a-run'), join(root, 'b-run')]);
+  assert.deepEqual(await findRunDirectories(join(root, 'missing')), []);
+});
+
+test('an RL run shows its newest step, reward, accuracy and tool-call rate, and eval rows are not training steps', async () => {
+  const root = await tempDir('rl');
+  await writeRun(root, { name: 'rl', status: 'finished', metrics: [evalRow(0, 'before'), sftRow(1, 2.5), sftRow(2, 1.5), rlRow(3, 1, 0.4, 0.5), rlRow(4, 2, 0.7, 0.25), evalRow(4, 'after_rl')] });
+  const [run] = await new RunCatalog([root]).refresh();
+  assert.ok(run);
+  assert.equal(run.state, 'finished');
+  assert.equal(run.step, 4);
+  assert.equal(run.stage, 'rl');
+  assert.equal(run.reward, 0.7);
+  assert.equal(run.toolCallRate, 0.25);
+  assert.equal(run.sftLoss, 1.5);
+  assert.ok(Math.abs((run.accuracy ?? 0) - 0.7 / 1.1) < 1e-12);
+});
+
+test('during SFT the stage is sft and there is no reward yet', async () => {
+  const root = await tempDir('sft');
+  await writeRun(root, { name: 'sft', status: 'running', pid: process.pid, metrics: [sftRow(1, 3), sftRow(2, 2.25)] });
+  const [run] = await new RunCatalog([root]).refresh();
+  assert.equal(run?.stage, 'sft');
+  assert.equal(run?.step, 2);
+  assert.equal(run?.sftLoss, 2.25);
+  assert.equal(run?.reward, null);
+});
+
+test('a run.json that says running is running while its trainer lives and stopped once the pid is gone', async () => {
+  const root = await tempDir('pid');
+  const trainer = liveProcess('vistool_trainer');
+  try {
+    await new Promise((resolve) => trainer.once('spawn', resolve));
+    await writeRun(root, { name: 'alive', status: 'running', pid: trainer.pid, startedAt: 1_700_000_100 });
+    await writeRun(root, { name: 'dead', status: 'running', pid: await deadPid(), startedAt: 1_700_000_000 });
+    // A live pid that is not a trainer (pid reuse) counts as gone.
+    const other = liveProcess('something-else');
+    await new Promise((resolve) => other.once('spawn', resolve));
+    await writeRun(root, { name: 'reused', status: 'running', pid: other.pid, startedAt: 1_699_999_000 });
+    const runs = await new RunCatalog([root]).refresh();
+    other.kill();
+    assert.deepEqual(runs.map((r) => [r.name, r.state]), [['alive', 'running'], ['dead', 'stopped'], ['reused', 'stopped']]);
+  } finally {
+    trainer.kill();
+  }
+});
+
+test('a failed run keeps its error, and metrics appended later show on the next refresh', async () => {
+  const root = await tempDir('grow');
+  const dir = await writeRun(root, { name: 'grow', status: 'failed', error: 'RuntimeError: CUDA out of memory', metrics: [rlRow(1, 1, 0.1, 0)] });
+  const catalog = new RunCatalog([root]);
+  const [first] = await catalog.refresh();
+  assert.equal(first?.error, 'RuntimeError: CUDA out of memory');
+  assert.equal(first?.step, 1);
+  await appendFile(join(dir, 'metrics.jsonl'), JSON.stringify(rlRow(2, 2, 0.9, 1)) + '\n');
+  const [second] = await catalog.refresh();
+  assert.equal(second?.step, 2);
+  assert.equal(second?.reward, 0.9);
+});
+
+test('a run directory outside the runs folder is listed once it is added', async () => {
+  const root = await tempDir('extra');
+  const elsewhere = await tempDir('elsewhere');
+  const dir = await writeRun(elsewhere, { name: 'outside', status: 'finished' });
+  const catalog = new RunCatalog([root]);
+  assert.deepEqual(await catalog.refresh(), []);
+  catalog.addRunDirectory(dir);
+  assert.deepEqual((await catalog.refresh()).map((r) => r.dir), [dir]);
+});

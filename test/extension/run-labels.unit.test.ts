@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RunOverview } from '../../extension/runs/run-catalog.js';
+import { runDescription, runTooltip, statusBarText } from '../../extension/runs/run-labels.js';
+import { isResumable, runStateFrom } from '../../extension/runs/run-state.js';
+
+const base: RunOverview = {
+  dir: '/runs/micro', name: 'micro', state: 'running', status: 'running', pid: 42, step: 12, stage: 'rl', sftLoss: 0.5, reward: 0.534, accuracy: 0.5,
+  toolCallRate: 0.4, error: null, startedAt: 1, updatedAt: 2, problems: [],
+};
+
+test('an RL run is described by state, stage step, reward and tool-call rate', () => {
+  assert.equal(runDescription(base), 'running · rl step 12 · reward 0.53 · tools 40%');
+  assert.equal(statusBarText(base), '$(sync~spin) micro · step 12 · reward 0.53 · tools 40%');
+});
+
+test('an SFT run shows its loss instead of a reward', () => {
+  const sft = { ...base, stage: 'sft' as const, reward: null, toolCallRate: null, sftLoss: 1.23456 };
+  assert.equal(runDescription(sft), 'running · sft step 12 · loss 1.235');
+  assert.equal(statusBarText(sft), '$(sync~spin) micro · step 12 · loss 1.235');
+});
+
+test('a run without metrics is described by its state alone', () => {
+  assert.equal(runDescription({ ...base, state: 'unknown', step: null, stage: null, reward: null, toolCallRate: null }), 'unknown');
+});
+
+test('the tooltip of a run whose trainer vanished says why it is stopped and that it can be resumed', () => {
+  const tooltip = runTooltip({ ...base, state: 'stopped', status: 'running' });
+  assert.match(tooltip, /run\.json says running/);
+  assert.match(tooltip, /Resume continues from the newest checkpoint/);
+});
+
+test('run.json status and pid liveness give the state shown', () => {
+  assert.equal(runStateFrom('running', true), 'running');
+  assert.equal(runStateFrom('running', null), 'running');
+  assert.equal(runStateFrom('running', false), 'stopped');
+  assert.equal(runStateFrom('finished', false), 'finished');
+  assert.equal(runStateFrom('interrupted', false), 'interrupted');
+  assert.equal(runStateFrom(null, true), 'starting');
+  assert.equal(runStateFrom(null, null), 'unknown');
+  assert.equal(runStateFrom('banana', true), 'unknown');
+  assert.deepEqual(['running', 'finished', 'failed', 'stopped', 'interrupted', 'paused'].map((s) => isResumable(runStateFrom(s, false))), [true, false, true, true, true, true]);
+});
