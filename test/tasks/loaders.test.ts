@@ -1,0 +1,197 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildTask, renderTask, type RenderedTask } from '../../env/tasks/generate.js';
+import { checkTask } from '../../env/tasks/check.js';
+import { loadTasks } from '../../env/tasks/load.js';
+import { loadChartQA } from '../../env/tasks/loaders/chartqa.js';
+import { writeConverted } from '../../env/tasks/loaders/common.js';
+import { loadOpenThinkIMG } from '../../env/tasks/loaders/openthinkimg.js';
+import { loadReFocus } from '../../env/tasks/loaders/refocus.js';
+import { loadVerl } from '../../env/tasks/loaders/verl.js';
+import { loadVTool } from '../../env/tasks/loaders/vtool.js';
+import { resolveMetadata, type BBox } from '../../env/tools/metadata.js';
+import { createDataConvertCommand } from '../../env/cli/data-convert.js';
+
+type Ctx = { after: (fn: () => Promise<void>) => void };
+
+async function tempDir(t: Ctx): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-loaders-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function chart(kind: 'vbar' | 'hbar' | 'table', index = 0): Promise<RenderedTask> {
+  return renderTask(buildTask({ seed: 8, split: 'test', index, attempt: 0, kind, difficulty: 2, imageSize: null }));
+}
+
+/** The rendered tick labels' ink boxes, as a ChartQA annotation lists them ({x, y, w, h}). */
+function tickBoxes(task: RenderedTask, prefix: string): { values: string[]; bboxes: { x: number; y: number; w: number; h: number }[] } {
+  const values: string[] = [];
+  const bboxes: { x: number; y: number; w: number; h: number }[] = [];
+  task.labelMap.marks.forEach((m, i) => {
+    if (!m.name.startsWith(prefix)) return;
+    const e = task.labelMap.extents[i]!;
+    values.push(m.name.slice(prefix.length + 2, -1));
+    bboxes.push({ x: e.x1, y: e.y1, w: e.x2 - e.x1, h: e.y2 - e.y1 });
+  });
+  return { values, bboxes };
+}
+
+function plotAsChartQA(b: BBox) {
+  return { x: b.x1, y: b.y1, w: b.x2 - b.x1, h: b.y2 - b.y1 };
+}
+
+test('ChartQA: bands are built from the annotation’s tick labels the way ReFocus does, close to the exact ones', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(join(dir, 'png'));
+  await mkdir(join(dir, 'annotations'));
+  const vbar = await chart('vbar', 1);
+  const hbar = await chart('hbar', 2);
+  await writeFile(join(dir, 'png', 'v1.png'), vbar.png);
+  await writeFile(join(dir, 'png', 'h1.png'), hbar.png);
+  await writeFile(join(dir, 'png', 'p1.png'), vbar.png);
+  const vTicks = tickBoxes(vbar, 'x tick label');
+  const hTicks = tickBoxes(hbar, 'y tick label');
+  await writeFile(join(dir, 'annotations', 'v1.json'), JSON.stringify({ type: 'v_bar', general_figure_info: { figure_info: { bbox: plotAsChartQA(vbar.record.meta.plot_bbox as BBox) }, x_axis: { major_labels: vTicks }, y_axis: { major_labels: { values: ['0', '100'], bboxes: [{ x: 1, y: 200, w: 8, h: 10 }, { x: 1, y: 40, w: 20, h: 10 }] } } } }));
+  // ReFocus reads an h_bar's categories from x_axis ("x and y are reversed").
+  await writeFile(join(dir, 'annotations', 'h1.json'), JSON.stringify({ type: 'h_bar', general_figure_info: { figure_info: { bbox: plotAsChartQA(hbar.record.meta.plot_bbox as BBox) }, x_axis: { major_labels: hTicks } } }));
+  await writeFile(join(dir, 'annotations', 'p1.json'), JSON.stringify({ type: 'pie', general_figure_info: { figure_info: { bbox: { x: 0, y: 0, w: 100, h: 100 } } } }));
+  await writeFile(join(dir, 'test_augmented.json'), JSON.stringify([
+    { imgname: 'v1.png', query: vbar.record.question, label: vbar.record.answer },
+    { imgname: 'h1.png', query: hbar.record.question, label: '12' },
+    { imgname: 'p1.png', query: 'What share is blue?', label: '40' },
+  ]));
+  const result = await loadChartQA(dir);
+  assert.deepEqual(result.tasks.map((x) => x.record.kind), ['vbar', 'hbar', 'chart']);
+  const [v, h, p] = result.tasks.map((x) => x.record);
+  assert.equal(v!.source, 'chartqa');
+  assert.equal(v!.meta.unit, 'pixels');
+  const exact = vbar.record.meta.x_values_bbox as Record<string, BBox>;
+  const built = v!.meta.x_values_bbox as Record<string, BBox>;
+  assert.deepEqual(Object.keys(built), Object.keys(exact));
+  for (const [label, box] of Object.entries(built)) {
+    const e = exact[label]!;
+    assert.ok(Math.abs(box.x1 - e.x1) <= 2 && Math.abs(box.x2 - e.x2) <= 2, `${label}: ${JSON.stringify(box)} vs exact ${JSON.stringify(e)}`);
+    assert.equal(box.y1, e.y1);
+    assert.ok(box.y2 <= e.y2 && box.y2 >= e.y2 - 4, `${label}: bottom ${box.y2} vs ${e.y2}`);
+  }
+  const hb = h!.meta.y_values_bbox as Record<string, BBox>;
+  assert.deepEqual(Object.keys(hb).sort(), Object.keys(hbar.record.meta.y_values_bbox as object).sort());
+  for (const box of Object.values(hb)) assert.deepEqual([box.x1, box.x2], [5, hbar.image.width - 5]);
+  assert.deepEqual(p!.meta, { unit: 'pixels', source: 'dataset', figure_bbox: { x1: 0, y1: 0, x2: 100, y2: 100 } });
+  // The converted set loads, and its metadata works with the tools.
+  const out = join(dir, 'out');
+  const summary = await writeConverted(out, result);
+  assert.equal(summary.images, 3);
+  const tasks = await loadTasks(join(out, 'tasks.jsonl'));
+  assert.equal(tasks.length, 3);
+  for (const task of tasks) assert.deepEqual((await checkTask(task, { taskDir: out })).issues, [], task.id);
+});
+
+test('ChartQA errors name the file, the item and the field', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(join(dir, 'png'));
+  await writeFile(join(dir, 'q.json'), JSON.stringify([{ imgname: 'missing.png', query: 'Q?', label: '1' }, { query: 'no image name' }]));
+  await assert.rejects(loadChartQA(join(dir, 'q.json')), /q\.json \[item 0\]: imgname: expected an image at .*missing\.png/);
+  await writeFile(join(dir, 'q.json'), JSON.stringify([{ query: 'no image name', label: '1' }]));
+  await assert.rejects(loadChartQA(join(dir, 'q.json')), /q\.json \[item 0\]: imgname: expected a non-empty string, got nothing/);
+});
+
+test('ReFocus vcot: normalised boxes are kept normalised and resolve to the same pixels', async (t) => {
+  const dir = await tempDir(t);
+  const vbar = await chart('vbar', 3);
+  await mkdir(join(dir, 'data', 'png'), { recursive: true });
+  await writeFile(join(dir, 'data', 'png', 'c.png'), vbar.png);
+  const { width, height } = vbar.image;
+  const norm = (b: BBox) => ({ x1: b.x1 / width, y1: b.y1 / height, x2: b.x2 / width, y2: b.y2 / height });
+  const x = Object.fromEntries(Object.entries(vbar.record.meta.x_values_bbox as Record<string, BBox>).map(([k, b]) => [k, norm(b)]));
+  const line = { id: 'test-1', query: vbar.record.question, answer: 'A|||B', source: 'v_bar', x_values_bbox: x, y_values_bbox: {}, figure_bbox: norm(vbar.record.meta.figure_bbox as BBox), conversations: [{ images: ['data/png/c.png'], user: 'q', assistant: 'a' }], focus_areas: [] };
+  await writeFile(join(dir, 'train.jsonl'), JSON.stringify(line) + '\n' + JSON.stringify({ ...line, source: 'pie' }) + '\n');
+  await assert.rejects(loadReFocus(join(dir, 'train.jsonl')), /train\.jsonl:2: source: expected "h_bar" or "v_bar", got "pie"/);
+  await writeFile(join(dir, 'train.jsonl'), JSON.stringify(line) + '\n');
+  const result = await loadReFocus(join(dir, 'train.jsonl'));
+  const record = result.tasks[0]!.record;
+  assert.equal(record.kind, 'vbar');
+  assert.deepEqual(record.answer, ['A', 'B']);
+  assert.equal(record.meta.unit, 'normalized');
+  const resolved = resolveMetadata(record.meta, width, height);
+  assert.deepEqual(resolved.x_values_bbox, vbar.record.meta.x_values_bbox);
+  // An image path relative to somewhere else needs --images-root, and the error says so.
+  await writeFile(join(dir, 'other.jsonl'), JSON.stringify({ ...line, conversations: [{ images: ['png/c.png'] }] }) + '\n');
+  await assert.rejects(loadReFocus(join(dir, 'other.jsonl')), /other\.jsonl:1: conversations\[0\]\.images\[0\]: expected an image file at .*png\/c\.png \(set --images-root/);
+  const rooted = await loadReFocus(join(dir, 'other.jsonl'), join(dir, 'data'));
+  assert.equal(rooted.tasks.length, 1);
+});
+
+test('VTool-R1 rows: table metadata (row_starters) and chart metadata with the {"x1": "none"} placeholder', async (t) => {
+  const dir = await tempDir(t);
+  const table = await chart('table', 4);
+  const vbar = await chart('vbar', 5);
+  await writeFile(join(dir, 't.png'), table.png);
+  await writeFile(join(dir, 'v.png'), vbar.png);
+  const rows = [
+    { figure_id: 'nu-1', figure_path: 't.png', query: table.record.question, answer: table.record.answer, metadata: JSON.stringify({ type: 'table', figure_bbox: table.record.meta.figure_bbox, columns_bbox: table.record.meta.columns_bbox, row_starters: table.record.meta.rows_bbox }) },
+    { figure_id: 'nu-1', figure_path: 'v.png', query: 'Second question on one figure?', answer: '3', metadata: { type: 'v_bar', figure_bbox: vbar.record.meta.figure_bbox, x_values_bbox: vbar.record.meta.x_values_bbox, y_values_bbox: { x1: 'none' } } },
+  ];
+  await writeFile(join(dir, 'rows.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n'));
+  const result = await loadVTool(join(dir, 'rows.jsonl'));
+  const [tr, vr] = result.tasks.map((x) => x.record);
+  assert.equal(tr!.kind, 'table');
+  assert.deepEqual(tr!.meta.rows_bbox, table.record.meta.rows_bbox);
+  assert.deepEqual(tr!.meta.columns_bbox, table.record.meta.columns_bbox);
+  assert.equal(vr!.kind, 'vbar');
+  assert.equal(vr!.meta.y_values_bbox, undefined);
+  const out = join(dir, 'out');
+  await writeConverted(out, result);
+  const loaded = await loadTasks(join(out, 'tasks.jsonl'));
+  assert.deepEqual(loaded.map((x) => x.id), ['vtool-nu-1', 'vtool-nu-1-2'], 'repeated source ids are numbered');
+  await writeFile(join(dir, 'bad.jsonl'), JSON.stringify({ ...rows[0], metadata: '{not json' }) + '\n');
+  await assert.rejects(loadVTool(join(dir, 'bad.jsonl')), /bad\.jsonl:1: metadata: expected a JSON string holding an object/);
+});
+
+test('OpenThinkIMG and veRL rows convert, answers unwrapped, images by path or inline bytes', async (t) => {
+  const dir = await tempDir(t);
+  const vbar = await chart('vbar', 6);
+  await writeFile(join(dir, 'c.png'), vbar.png);
+  await writeFile(join(dir, 'otk.json'), JSON.stringify([{ image_path: 'c.png', question: 'How many bars?', solution: '<answer> 3 </answer>' }, { image_path: 'c.png', question: 'Max?', label: 'Oslo' }]));
+  const otk = await loadOpenThinkIMG(join(dir, 'otk.json'));
+  assert.deepEqual(otk.tasks.map((x) => [x.record.answer, x.record.kind, x.record.source]), [['3', 'chart', 'openthinkimg'], ['Oslo', 'chart', 'openthinkimg']]);
+  await writeFile(join(dir, 'otk-bad.json'), JSON.stringify([{ image_path: 'c.png', question: 'Q?' }]));
+  await assert.rejects(loadOpenThinkIMG(join(dir, 'otk-bad.json')), /otk-bad\.json \[item 0\]: solution: expected the answer in "solution" or "label"/);
+  const verlRows = [
+    { data_source: 'chartqa', prompt: [{ role: 'system', content: 'sys' }, { role: 'user', content: '<image>What is the largest value?' }], images: [{ image: 'c.png' }], reward_model: { style: 'rule', ground_truth: '42' }, extra_info: { index: 7, metadata: JSON.stringify({ type: 'v_bar', figure_bbox: vbar.record.meta.figure_bbox, x_values_bbox: vbar.record.meta.x_values_bbox }) } },
+    { data_source: 'geo', prompt: [{ role: 'user', content: [{ type: 'image' }, { type: 'text', text: 'Inline?' }] }], images: [{ bytes: vbar.png.toString('base64') }], reward_model: { ground_truth: 'yes' }, extra_info: {} },
+  ];
+  await writeFile(join(dir, 'verl.jsonl'), verlRows.map((r) => JSON.stringify(r)).join('\n'));
+  const scratch = join(dir, 'scratch');
+  const verl = await loadVerl(join(dir, 'verl.jsonl'), undefined, scratch);
+  const [a, b] = verl.tasks;
+  assert.equal(a!.record.question, 'What is the largest value?');
+  assert.equal(a!.record.id, 'verl-7');
+  assert.equal(a!.record.kind, 'vbar');
+  assert.deepEqual(a!.record.meta.x_values_bbox, vbar.record.meta.x_values_bbox);
+  assert.equal(b!.record.question, 'Inline?');
+  assert.equal(b!.record.source, 'geo');
+  assert.ok(b!.sourceImage.startsWith(scratch));
+  await writeFile(join(dir, 'verl-bad.jsonl'), JSON.stringify({ ...verlRows[0], reward_model: {} }));
+  await assert.rejects(loadVerl(join(dir, 'verl-bad.jsonl'), undefined, scratch), /verl-bad\.jsonl:1: reward_model\.ground_truth: expected a non-empty answer, got nothing/);
+});
+
+test('vistool data convert writes DIR/tasks.jsonl and DIR/images and reports counts', async (t) => {
+  const dir = await tempDir(t);
+  const vbar = await chart('vbar', 7);
+  await writeFile(join(dir, 'c.png'), vbar.png);
+  await writeFile(join(dir, 'otk.jsonl'), JSON.stringify({ image_path: 'c.png', question: 'Q?', label: '1' }) + '\n');
+  let stdout = '';
+  let stderr = '';
+  const command = createDataConvertCommand({ stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+  const code = await command.run(['--from', 'openthinkimg', join(dir, 'otk.jsonl'), '--out', join(dir, 'out')]);
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(stdout), { out: join(dir, 'out'), tasks: 1, images: 1, warnings: 0, skipped: 0 });
+  assert.match(stderr, /1 tasks, 1 images/);
+  assert.equal((await loadTasks(join(dir, 'out', 'tasks.jsonl')))[0]!.image, 'images/c.png');
+  await assert.rejects(command.run(['--from', 'parquet', 'x', '--out', 'y']), /--from must be one of chartqa, refocus, vtool, openthinkimg, verl/);
+});
