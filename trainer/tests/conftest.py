@@ -3,9 +3,11 @@ generator (`node bin/vistool.js data gen`). The env server is this project's own
 no test replaces it with a stand-in; when dist/cli.js is missing the fixture builds it
 (`npm run build`) instead of skipping.
 """
+import json
 import subprocess
 import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -65,3 +67,36 @@ def env_server(tmp_path_factory, vbar_data):
         yield client, tmp / "token"
     finally:
         server.__exit__(None, None, None)
+
+
+class _JudgeHandler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        self.server.requests.append(body)  # type: ignore[attr-defined]
+        reply = json.dumps({"id": "j", "object": "chat.completion", "model": body.get("model", "judge"),
+                            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "<|YES|>"}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def judge_server():
+    """An OpenAI-compatible chat-completions endpoint on 127.0.0.1 that always says <|YES|>.
+
+    The LLM judge is a third-party service (vLLM, an API): the one true external boundary of
+    scoring, so it is the one thing replaced here. `.requests` lists the bodies it received."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _JudgeHandler)
+    server.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -27,10 +27,12 @@ def small_config(tmp: Path, train_path: Path, eval_path: Path, name: str, **sect
     return resolve_config(raw)
 
 
-def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_events(tmp_path, vbar_data):
+def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_events(tmp_path, vbar_data, judge_server):
     train_path, eval_path = vbar_data
     stdout = io.StringIO()
-    code = train(small_config(tmp_path, train_path, eval_path, "full"), events=EventStream(stdout=stdout, stderr=io.StringIO()))
+    judge = {"judge": {"enabled": True, "base_url": f"http://127.0.0.1:{judge_server.server_port}/v1", "max_retries": 0}}
+    config = small_config(tmp_path, train_path, eval_path, "full", rewards=judge)
+    code = train(config, events=EventStream(stdout=stdout, stderr=io.StringIO()))
     events = [json.loads(line) for line in stdout.getvalue().splitlines()]
     assert code == 0, [e for e in events if e["event"] == "failed"]
     names = [event["event"] for event in events]
@@ -43,7 +45,9 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     for key in ("reward/mean", "reward/accuracy", "reward/format", "reward/tool_bonus", "reward/no_tool_factor",
                 "acc/mean", "tool/call_rate", "tool/error_rate", "response_length/mean",
                 "turns/mean", "actor/entropy", "actor/clipfrac", "actor/kl", "actor/grad_norm", "sampling/kept_groups",
-                "timing/gen_s", "timing/env_s", "timing/train_s"):
+                "timing/gen_s", "timing/env_s", "timing/train_s",
+                # the server's judge counters, from the score responses (the judge is on in this run's rewards)
+                "judge/requests", "judge/failures", "judge/cache_hits"):
         assert key in rl[0], key
     assert [m["label"] for m in metrics if m["stage"] == "eval"] == ["before", "after_sft", "after_rl"]
     rollouts = read_json_lines(run / "rollouts" / "step-000004.jsonl")

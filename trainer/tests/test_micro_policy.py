@@ -6,7 +6,7 @@ from PIL import Image
 from vistool_trainer.chat_template import pieces_as_text, render_pieces
 from vistool_trainer.micro_model import MicroSize, build_micro_policy, parameter_count
 from vistool_trainer.policy import Policy
-from vistool_trainer.run_config import ConfigError, load_schema, resolve_config
+from vistool_trainer.run_config import ConfigError, resolve_config, resolved_schema
 import pytest
 
 CORPUS = ["Question: Wins of Ajax?", '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Team", "Wins"]}}</tool_call>',
@@ -73,8 +73,9 @@ def test_every_schema_key_has_a_description_and_a_default():
             if sub.get("type") == "object":
                 assert sub.get("additionalProperties") is False, f"{where}.{key}"
                 walk(sub, f"{where}.{key}")
-    schema = load_schema()
+    schema = resolved_schema()  # the rewards section ($ref to env/rewards/config.schema.json) inlined
     assert schema["additionalProperties"] is False
+    assert "judge" in schema["properties"]["rewards"]["properties"]
     walk(schema, "")
 
 

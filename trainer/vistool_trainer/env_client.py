@@ -103,8 +103,10 @@ class EnvClient:
 class LocalEnvServer:
     """A `vistool serve` child process on 127.0.0.1 with a random port; a context manager."""
 
-    def __init__(self, root: Path, images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = "node"):
+    def __init__(self, root: Path, images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = "node",
+                 reward_config: Path | None = None):
         self.root, self.images_dir, self.token_file, self.log_path, self.node = root, images_dir, token_file, log_path, node
+        self.reward_config = reward_config
         self.process: subprocess.Popen[str] | None = None
         self.client: EnvClient | None = None
 
@@ -116,6 +118,8 @@ class LocalEnvServer:
         log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
         command = [self.node, str(cli), "serve", "--port", "0", "--token-file", str(self.token_file),
                    "--root", str(self.root), "--images-dir", str(self.images_dir), "--quiet"]
+        if self.reward_config is not None:
+            command += ["--reward-config", str(self.reward_config)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=repo_root())
         assert self.process.stdout is not None
         deadline = time.time() + 60

@@ -6,13 +6,13 @@ import os
 import sys
 from pathlib import Path
 
-from .env_client import EnvClient, LocalEnvServer, token_from
 from .evaluate import evaluate
+from .events import EventStream
 from .policy import Policy
 from .rollout import load_tasks
 from .run_config import load_config
 from .run_directory import RunDirectory
-from .train import episode_options
+from .train import episode_options, open_env
 
 
 def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None) -> int:
@@ -25,10 +25,12 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
     eval_path = Path(config["data"]["eval"]) if config["data"]["eval"] else run.root / "data" / "eval" / "tasks.jsonl"
     tasks = load_tasks(eval_path)[: n or config["eval"]["n"]]
     policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"])
-    if config["env"]["url"]:
-        results = evaluate(policy, EnvClient(config["env"]["url"], token_from(config["env"])), tasks, episode_options(config), config["eval"]["max_new_tokens"])
-    else:
-        with LocalEnvServer(eval_path.parent.resolve(), run.images, run.root / "logs" / "env-token", run.root / "logs" / "env-server.log") as client:
-            results = evaluate(policy, client, tasks, episode_options(config), config["eval"]["max_new_tokens"])
+    events = EventStream()
+    server, client = open_env(config, run, eval_path.parent.resolve(), events)
+    try:
+        results = evaluate(policy, client, tasks, episode_options(config), config["eval"]["max_new_tokens"])
+    finally:
+        if server is not None:
+            server.__exit__(None, None, None)
     print(json.dumps({"event": "eval", "checkpoint": str(folder), "pid": os.getpid(), **results}), flush=True)
     return 0

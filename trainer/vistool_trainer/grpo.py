@@ -75,10 +75,9 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
     }
     train_started = time.perf_counter()
     if rollouts:
-        rewards = []
-        for rollout in rollouts:
-            scale = rl["no_tool_reward_scale"] if options.tools and rollout.tool_calls == 0 else 1.0
-            rewards.append(rollout.reward * scale)
+        # The server's reward already down-weights no-tool trajectories (rewards.tool.no_tool_factor):
+        # it is used as it is, so the down-weighting happens in exactly one place.
+        rewards = [rollout.reward for rollout in rollouts]
         advantages = group_advantages(torch.tensor(rewards), [f"{r.prompt_id}#{i // group_size}" for i, r in enumerate(rollouts)],
                                       normalize_by_std=rl["advantage"] == "grpo")
         for rollout, advantage in zip(rollouts, advantages.tolist()):
@@ -160,4 +159,7 @@ def rollout_metrics(rollouts: list[Rollout]) -> dict[str, float]:
             components.setdefault(name, []).append(value)
     for name, values in components.items():
         metrics[f"reward/{name}"] = statistics.fmean(values)
+    # Server-side counters (judge/requests, judge/failures, ...) are cumulative: the newest wins.
+    for rollout in rollouts:
+        metrics.update(rollout.score_metrics)
     return metrics

@@ -39,6 +39,8 @@ class Rollout:
     response_tokens: int = 0
     turns: int = 0
     advantage: float = 0.0
+    # The score response's `metrics` (the server's cumulative judge/* counters), when present.
+    score_metrics: dict[str, float] = field(default_factory=dict)
 
     @property
     def tool_calls(self) -> int:
@@ -150,6 +152,7 @@ def run_rollouts(
             rollout.reward = float(score["reward"])
             rollout.components = {key: float(value) for key, value in (score.get("components") or {}).items()}
             rollout.correct = bool(score.get("correct"))
+            rollout.score_metrics = {key: float(value) for key, value in (score.get("metrics") or {}).items()}
             rollout.trajectory = client.trajectory(episode_id)
         timing.env_s += time.perf_counter() - started
     finally:

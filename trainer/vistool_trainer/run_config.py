@@ -1,19 +1,28 @@
 """Run config: read the JSON, fill defaults from schemas/run-config.schema.json (the single source
 of truth, ARCHITECTURE contract 1), validate, and resolve paths. Unknown keys are errors.
 Errors name the key path and what would be valid.
+
+The `rewards` section is the reward module's own schema, referenced (`$ref`) from the run config
+schema and resolved here through a `referencing` registry that reads schema files from this
+checkout only — never from the network.
 """
 from __future__ import annotations
 
 import copy
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlparse
 
 import jsonschema
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
 
 from .environment_check import repo_root
 
 SCHEMA_PATH = repo_root() / "schemas" / "run-config.schema.json"
+REWARD_SCHEMA_PATH = repo_root() / "env" / "rewards" / "config.schema.json"
 
 
 class ConfigError(ValueError):
@@ -24,6 +33,53 @@ def load_schema() -> dict[str, Any]:
     if not SCHEMA_PATH.exists():
         raise ConfigError(f"run config schema {SCHEMA_PATH} is missing: the trainer must run from a vistool checkout")
     return json.loads(SCHEMA_PATH.read_text())
+
+
+def _schema_base_uri(schema: dict[str, Any]) -> str:
+    return str(schema.get("$id") or SCHEMA_PATH.as_uri())
+
+
+def _retrieve_from_checkout(uri: str) -> Resource:
+    """Map a schema URI under the run config schema's base (its `$id`) to a file in this checkout."""
+    base = urlparse(_schema_base_uri(load_schema()))
+    wanted = urlparse(uri)
+    if (wanted.scheme, wanted.netloc) != (base.scheme, base.netloc):
+        raise NoSuchResource(ref=uri)
+    path = (repo_root() / wanted.path.lstrip("/")).resolve()
+    if repo_root().resolve() not in path.parents or not path.is_file():
+        raise NoSuchResource(ref=uri)
+    return Resource.from_contents(json.loads(path.read_text()))
+
+
+@lru_cache(maxsize=1)
+def schema_registry() -> Registry:
+    return Registry(retrieve=_retrieve_from_checkout)  # type: ignore[call-arg]
+
+
+def _resolve_refs(node: dict[str, Any], base_uri: str) -> dict[str, Any]:
+    """`node` with `allOf: [{$ref}]` merged in (the form the run config schema uses to reference
+    another schema while keeping its own description and default)."""
+    merged = {key: value for key, value in node.items() if key not in ("allOf", "$ref")}
+    refs = [part["$ref"] for part in node.get("allOf", []) if "$ref" in part] + ([node["$ref"]] if "$ref" in node else [])
+    for ref in refs:
+        target = schema_registry().resolver(base_uri=base_uri).lookup(ref).contents
+        for key, value in target.items():
+            merged.setdefault(key, value)
+    return merged
+
+
+def resolved_schema(schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run config schema with every referenced sub-schema inlined (for defaults and tests)."""
+    schema = schema or load_schema()
+    base = _schema_base_uri(schema)
+
+    def walk(node: dict[str, Any]) -> dict[str, Any]:
+        node = _resolve_refs(node, base)
+        if "properties" in node:
+            node = {**node, "properties": {key: walk(sub) for key, sub in node["properties"].items()}}
+        return node
+
+    return walk(schema)
 
 
 def _fill_defaults(value: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -37,20 +93,20 @@ def _fill_defaults(value: dict[str, Any], schema: dict[str, Any]) -> dict[str, A
 
 
 def validate_config(config: dict[str, Any]) -> None:
-    validator = jsonschema.Draft7Validator(load_schema())
+    validator = jsonschema.Draft7Validator(load_schema(), registry=schema_registry())
     errors = sorted(validator.iter_errors(config), key=lambda error: list(error.absolute_path))
     if errors:
         lines = []
         for error in errors[:10]:
             where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
             lines.append(f"  {where}: {error.message}")
-        raise ConfigError("run config is invalid (see schemas/run-config.schema.json):\n" + "\n".join(lines))
+        raise ConfigError("run config is invalid (see schemas/run-config.schema.json; rewards: env/rewards/config.schema.json):\n" + "\n".join(lines))
 
 
 def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> dict[str, Any]:
     """Validate `raw`, fill every default, validate again, and make paths absolute."""
     validate_config(raw)
-    config = _fill_defaults(raw, load_schema())
+    config = _fill_defaults(raw, resolved_schema())
     validate_config(config)
     base = base_dir or Path.cwd()
     config["output_dir"] = str((base / config["output_dir"]).resolve()) if not Path(config["output_dir"]).is_absolute() else config["output_dir"]

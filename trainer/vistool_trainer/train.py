@@ -27,7 +27,8 @@ from .grpo import grpo_step
 from .micro_model import parameter_count
 from .policy import Policy
 from .rollout import EpisodeOptions, load_tasks, rollout_record
-from .run_directory import RunDirectory
+from .run_config import resolve_config
+from .run_directory import RunDirectory, write_json_atomic
 from .sft import gold_conversations, gold_turns, run_sft
 
 
@@ -87,6 +88,27 @@ def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Op
     return path
 
 
+def write_reward_config(config: dict[str, Any], run: RunDirectory) -> Path:
+    """The run config's `rewards` section as the file the server reads (`--reward-config`)."""
+    path = run.root / "logs" / "reward-config.json"
+    write_json_atomic(path, config["rewards"])
+    return path
+
+
+def open_env(config: dict[str, Any], run: RunDirectory, root: Path, events: EventStream) -> tuple[Any, EnvClient]:
+    """(server context or None, client): a local `vistool serve` scoring with the run's rewards,
+    or the server at env.url (which scores with its own reward config)."""
+    if config["env"]["url"]:
+        if config["rewards"] != resolve_config({})["rewards"]:
+            events.warning(f"env.url is set ({config['env']['url']}): that server scores with the reward config it was started with; "
+                           "this run's rewards section is not applied (start it with --reward-config logs/reward-config.json)")
+        write_reward_config(config, run)
+        return None, EnvClient(config["env"]["url"], token_from(config["env"]))
+    server = LocalEnvServer(root, run.images, run.root / "logs" / "env-token", run.root / "logs" / "env-server.log", config["env"]["node"],
+                            reward_config=write_reward_config(config, run))
+    return server, server.__enter__()
+
+
 def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = False, events: EventStream | None = None) -> int:
     run = RunDirectory(Path(config["output_dir"]))
     log_file = open(run.root / "logs" / "trainer.log", "a")
@@ -126,12 +148,7 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
         options = episode_options(config)
 
         root = Path(os.path.commonpath([str(train_path.parent.resolve()), str(eval_path.parent.resolve())]))
-        if config["env"]["url"]:
-            server_context: Any = None
-            client = EnvClient(config["env"]["url"], token_from(config["env"]))
-        else:
-            server_context = LocalEnvServer(root, run.images, run.root / "logs" / "env-token", run.root / "logs" / "env-server.log", config["env"]["node"])
-            client = server_context.__enter__()
+        server_context, client = open_env(config, run, root, events)
         try:
             return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps)
         finally:
