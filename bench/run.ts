@@ -5,6 +5,7 @@
  * To add a benchmark: export an async function from bench/<area>.ts and add one line here.
  */
 import { benchServer } from './server.js';
+import { benchTasks } from './tasks.js';
 import { benchTools } from './tools.js';
 
 interface Benchmark {
@@ -15,6 +16,7 @@ interface Benchmark {
 const benchmarks: Benchmark[] = [
   { name: 'tools', run: benchTools },
   { name: 'server', run: benchServer },
+  { name: 'tasks', run: benchTasks },
 ];
 
 async function main(filters: string[]): Promise<number> {

@@ -1,0 +1,81 @@
+/**
+ * Task-generator throughput: tasks/s for each kind, end to end as `vistool data gen` runs it
+ * (build data + layout + question, rasterise with its label map, check on pixels, PNG encode,
+ * write), plus a per-stage breakdown for the CPU demo's configuration (d1 tables at 224×112).
+ * Goal: ≥ 200 tasks/s for tables on this 2-core machine. The concurrency sweep shows how many
+ * tasks in flight sharp's thread pool wants; the best one is used for the per-kind rows.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import { encodePng } from '../env/core/image.js';
+import { checkTask } from '../env/tasks/check.js';
+import { generateDataset, type DatasetOptions } from '../env/tasks/dataset.js';
+import type { Difficulty } from '../env/tasks/difficulty.js';
+import { buildTask, GENERATED_KINDS } from '../env/tasks/generate.js';
+import { renderWithLabelMap } from '../env/tasks/label-map.js';
+import { recordLine } from '../env/tasks/record-line.js';
+
+async function throughput(root: string, options: Omit<DatasetOptions, 'split' | 'seed'>): Promise<{ rate: number; repaired: number; dropped: number }> {
+  const out = join(root, `set-${Math.random().toString(36).slice(2)}`);
+  const summary = await generateDataset(out, { ...options, seed: 1234, split: 'train' });
+  await rm(out, { recursive: true, force: true });
+  return { rate: summary.tasksPerSecond, repaired: summary.repaired, dropped: summary.dropped };
+}
+
+async function stages(root: string, n: number): Promise<Record<string, number>> {
+  const ms: Record<string, number> = { build: 0, 'render + label map': 0, check: 0, 'png encode': 0, write: 0 };
+  for (let i = 0; i < n; i++) {
+    let t = performance.now();
+    const built = buildTask({ seed: 99, split: 'train', index: i, attempt: 0, kind: 'table', difficulty: 1, imageSize: [224, 112] });
+    ms.build! += performance.now() - t;
+    t = performance.now();
+    const { image, labelMap } = await renderWithLabelMap(built.scene);
+    ms['render + label map']! += performance.now() - t;
+    t = performance.now();
+    const png = await encodePng(image);
+    ms['png encode']! += performance.now() - t;
+    t = performance.now();
+    await checkTask(built.record, { rendered: { ...built, image, labelMap, png } });
+    ms.check! += performance.now() - t;
+    t = performance.now();
+    await writeFile(join(root, `${i}.png`), png);
+    recordLine(built.record);
+    ms.write! += performance.now() - t;
+  }
+  return Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, v / n]));
+}
+
+export async function benchTasks(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'vistool-bench-tasks-'));
+  try {
+    process.stdout.write(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'})\n`);
+    process.stdout.write('\nper-stage cost, d1 table at 224×112, one task at a time (ms/task):\n');
+    for (const [stage, ms] of Object.entries(await stages(root, 60))) process.stdout.write(`  ${stage.padEnd(20)} ${ms.toFixed(2)}\n`);
+
+    process.stdout.write('\nconcurrency sweep, d1 tables at 224×112, 300 tasks (tasks/s):\n');
+    let best = { concurrency: 1, rate: 0 };
+    for (const concurrency of [1, 2, 4, 8]) {
+      const r = await throughput(root, { kind: 'table', n: 300, difficulty: [1, 1], imageSize: [224, 112], concurrency });
+      process.stdout.write(`  concurrency ${String(concurrency).padEnd(3)} ${r.rate.toFixed(1).padStart(7)}\n`);
+      if (r.rate > best.rate) best = { concurrency, rate: r.rate };
+    }
+    process.stdout.write(`  goal ≥ 200 tasks/s: ${best.rate >= 200 ? 'met' : 'NOT met'} (best ${best.rate.toFixed(1)} at concurrency ${best.concurrency})\n`);
+
+    process.stdout.write(`\ntasks/s by kind and difficulty (concurrency ${best.concurrency}; default canvas unless noted):\n`);
+    process.stdout.write(`  ${'kind'.padEnd(8)} ${'d1 224×112'.padStart(11)} ${'d1'.padStart(8)} ${'d3'.padStart(8)} ${'d5'.padStart(8)}\n`);
+    const plan: [Difficulty, [number, number] | null, number][] = [[1, [224, 112], 200], [1, null, 100], [3, null, 40], [5, null, 16]];
+    for (const kind of GENERATED_KINDS) {
+      const cells: string[] = [];
+      for (const [d, size, n] of plan) {
+        const r = await throughput(root, { kind, n, difficulty: [d, d], imageSize: size, concurrency: best.concurrency });
+        cells.push(`${r.rate.toFixed(1)}${r.dropped ? '*' : ''}`.padStart(d === 1 && size ? 11 : 8));
+      }
+      process.stdout.write(`  ${kind.padEnd(8)} ${cells.join(' ')}\n`);
+    }
+    process.stdout.write('  (* some tasks dropped after repairs; end to end: build, rasterise + label map, check, PNG, write)\n');
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
