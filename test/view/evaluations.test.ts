@@ -32,3 +32,14 @@ test('results.json and eval/*.json are read from a run directory; broken JSON is
   assert.deepEqual(results.map((r) => [r.label, r.step, r.source]), [['before', null, 'results.json'], ['final', 50, 'eval/final.json']]);
   assert.match(problems[0] ?? '', /eval\/broken.json is not valid JSON/);
 });
+
+test('an eval folder\'s results.json (vistool eval: format, arms, and evaluations with step and metrics) is read', () => {
+  const document = {
+    format: 'vistool-eval-results', version: 1, label: 'ckpt-40', policy: 'checkpoint:runs/a/checkpoints/step-000040', tasks: 64, complete: true, step: 40,
+    evaluations: { 'ckpt-40': { step: 40, metrics: { 'eval/n': 64, 'eval/acc_tools': 0.55, 'eval/acc_no_tools': 0.41 } } },
+    arms: { tools: { n: 64 } },
+  };
+  assert.deepEqual(evalResultsFromDocument(document, 'results.json', null), [
+    { label: 'ckpt-40', step: 40, source: 'results.json', metrics: { 'eval/n': 64, 'eval/acc_tools': 0.55, 'eval/acc_no_tools': 0.41 } },
+  ]);
+});
