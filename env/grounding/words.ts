@@ -1,0 +1,87 @@
+/**
+ * A read segment → words with boxes. Upright text: the ink decides where words are (gaps wider
+ * than a space), the recogniser decides what they say: each character goes to the word whose ink
+ * is under the recogniser's position for it. This also restores spaces the recogniser dropped
+ * ("ViktorBlanc") and never invents words where there is no ink.
+ * Rotated text: the recogniser's spaces split it, its positions place the words along the slant.
+ */
+import type { BBox } from '../tools/metadata.js';
+import type { ReadRegion } from './recognize-text.js';
+import type { TextSegment } from './segments.js';
+import type { ReadCharacter } from './types.js';
+
+export interface SegmentWord {
+  text: string;
+  box: BBox;
+  confidence: number;
+}
+
+export function wordsOfSegment(segment: TextSegment, read: ReadRegion, imageWidth: number, imageHeight: number): SegmentWord[] {
+  if (read.characters.length === 0) return [];
+  return segment.upright && segment.wordBoxes.length > 0 ? uprightWords(segment, read.characters) : slantedWords(segment, read.characters, imageWidth, imageHeight);
+}
+
+function uprightWords(segment: TextSegment, characters: ReadCharacter[]): SegmentWord[] {
+  const start = segment.region.center.x - segment.region.length / 2;
+  const assigned: ReadCharacter[][] = segment.wordBoxes.map(() => []);
+  for (const ch of characters) {
+    const x = start + ch.offset;
+    let best = 0;
+    let bestDistance = Infinity;
+    segment.wordBoxes.forEach((box, i) => {
+      const distance = x < box.x1 ? box.x1 - x : x >= box.x2 ? x - box.x2 + 1 : 0;
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = i;
+      }
+    });
+    (assigned[best] as ReadCharacter[]).push(ch);
+  }
+  const words: SegmentWord[] = [];
+  segment.wordBoxes.forEach((box, i) => {
+    const chars = (assigned[i] as ReadCharacter[]).filter((c) => c.text !== ' ');
+    if (chars.length === 0) return; // ink the recogniser saw no text in (a rule's end, a stray mark)
+    words.push({ text: wordText(assigned[i] as ReadCharacter[]), box, confidence: mean(chars.map((c) => c.probability)) });
+  });
+  return words;
+}
+
+function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: number, height: number): SegmentWord[] {
+  const groups: ReadCharacter[][] = [[]];
+  for (const ch of characters) {
+    if (ch.text === ' ') {
+      if ((groups[groups.length - 1] as ReadCharacter[]).length > 0) groups.push([]);
+    } else {
+      (groups[groups.length - 1] as ReadCharacter[]).push(ch);
+    }
+  }
+  const { center, direction: d, normal: n, length, thickness } = segment.region;
+  return groups
+    .filter((g) => g.length > 0)
+    .map((g) => {
+      const first = g[0] as ReadCharacter;
+      const last = g[g.length - 1] as ReadCharacter;
+      const from = Math.max(0, first.offset - first.halfSpan) - length / 2;
+      const to = Math.min(length, last.offset + last.halfSpan) - length / 2;
+      const corners = [from, to].flatMap((along) => [-thickness / 2, thickness / 2].map((across) => ({ x: center.x + along * d.x + across * n.x, y: center.y + along * d.y + across * n.y })));
+      const box = {
+        x1: Math.max(0, Math.floor(Math.min(...corners.map((p) => p.x)))),
+        y1: Math.max(0, Math.floor(Math.min(...corners.map((p) => p.y)))),
+        x2: Math.min(width, Math.ceil(Math.max(...corners.map((p) => p.x)))),
+        y2: Math.min(height, Math.ceil(Math.max(...corners.map((p) => p.y)))),
+      };
+      return { text: g.map((c) => c.text).join(''), box, confidence: mean(g.map((c) => c.probability)) };
+    });
+}
+
+function wordText(chars: ReadCharacter[]): string {
+  return chars
+    .map((c) => c.text)
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function mean(values: number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
