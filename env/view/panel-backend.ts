@@ -25,7 +25,9 @@ import {
   MetricRowsRequest,
   type NotificationMessage,
   PlaygroundApplyRequest,
+  PlaygroundOpenedNotification,
   PlaygroundOpenRequest,
+  type PlaygroundSnapshot,
   PlaygroundSnapshotRequest,
   PlaygroundUndoRequest,
   ReadyCommand,
@@ -102,6 +104,17 @@ export class PanelBackend {
   onNotification(listener: (message: NotificationMessage) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Opens an image file in the playground for the host (VS Code: "Open in Tool Playground" on an
+   * explorer item) and tells the panels; the playground adopts `session`. The path must lie inside
+   * a run directory or one of the allowed roots.
+   */
+  async openInPlayground(path: string, session = 'host-playground'): Promise<PlaygroundSnapshot> {
+    const snapshot = await this.playground.open({ session, image: { path } });
+    this.notify({ kind: 'notification', method: PlaygroundOpenedNotification.method, params: { snapshot } });
+    return snapshot;
   }
 
   /** Checks the runs now (tests and the poll loop); notifies when any changed. */

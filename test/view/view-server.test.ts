@@ -279,3 +279,21 @@ test('the page config cannot close its script block, whatever a run id holds', a
   assert.equal(html.match(/<\/script>/g)?.length, 2, 'only the config block and the bundle close a script element');
   assert.match(html, /\\u003c\/script\\u003e/);
 });
+
+test('the host can open an image in the playground itself; panels are told with a complete snapshot', async () => {
+  const shared = join(root, 'shared');
+  await mkdir(shared, { recursive: true });
+  const fixture = await tableFixture();
+  await writeFile(join(shared, 'from-explorer.png'), fixture.png);
+  const seen: { method: string; params: { snapshot: PlaygroundSnapshot } }[] = [];
+  const unsubscribe = backend.onNotification((message) => void seen.push(message as (typeof seen)[number]));
+  const snapshot = await backend.openInPlayground(join(shared, 'from-explorer.png'), 'editor-session');
+  unsubscribe();
+  assert.equal(snapshot.name, 'from-explorer.png');
+  assert.equal(snapshot.metadataSource, null);
+  assert.deepEqual(snapshot.availableTools, ['zoom_in', 'draw_horizontal_line', 'draw_vertical_line', 'mark_point']);
+  const opened = seen.find((m) => m.method === 'playground/didOpen');
+  assert.equal(opened?.params.snapshot.session, 'editor-session');
+  const again = await call<PlaygroundSnapshot>('playground/snapshot', { session: 'editor-session' });
+  assert.equal(again.images.length, 1);
+});
