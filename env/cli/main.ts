@@ -7,6 +7,8 @@ import { dataCheckCommand } from './data-check.js';
 import { dataConvertCommand } from './data-convert.js';
 import { dataGenCommand } from './data-gen.js';
 import { dataShowCommand } from './data-show.js';
+import { evalCommand } from './eval.js';
+import { evalCompareCommand } from './eval-compare.js';
 import { serveCommand } from './serve.js';
 import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
@@ -19,6 +21,8 @@ const commands: CliCommand[] = [
   dataConvertCommand,
   dataGenCommand,
   dataShowCommand,
+  evalCommand,
+  evalCompareCommand,
   serveCommand,
   toolsApplyCommand,
   toolsListCommand,

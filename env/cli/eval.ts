@@ -1,0 +1,224 @@
+/**
+ * `vistool eval`: evaluates a policy on a tasks file, with tools, without, or both, and writes
+ * an eval folder the rollout viewer and the dashboard open like a training run (env/eval/README.md).
+ * Progress goes to stderr; the summary table to stdout. A rerun with the same options continues
+ * where a killed run stopped. Ctrl-C stops cleanly: finished tasks are kept.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS } from '../episodes/episode.js';
+import { OpenAIChatPolicy } from '../eval/chat-policy.js';
+import { runCheckpointEval } from '../eval/checkpoint-eval.js';
+import { parsePolicySpec, policyLabel, describePolicy, PolicySpecError } from '../eval/policy-spec.js';
+import { runChatEval } from '../eval/run-eval.js';
+import { formatSummaryTable } from '../eval/table.js';
+import type { Arm } from '../eval/task-result.js';
+import { type CliCommand, UsageError } from './command.js';
+
+const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|off|both] [--limit N]
+             [--concurrency C] [--max-turns T] [--label NAME] [--reward-config FILE]
+             [--api-key-env NAME] [--temperature X] [--max-tokens N] [--timeout-s S]
+             [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
+             [--trainer-config FILE] [--python PATH]
+
+  --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
+                                               openai:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-VL-3B-Instruct
+                    checkpoint:<path>          a trainer checkpoint, run by the Python trainer's eval
+  --tasks           tasks.jsonl (vistool data gen / data convert)
+  --out             eval folder: results.jsonl, results.json, rollouts/, images/, run.json
+  --tools           on: with tools; off: text only; both (default): both arms on every task
+  --limit           the first N tasks of the file
+  --concurrency     tasks in flight at once (default 4)
+  --max-turns       assistant turns per episode (default ${DEFAULT_LIMITS.maxTurns}; checkpoints: their run config's)
+  --label           name in tables and on the dashboard (default: the model or checkpoint)
+  --reward-config   reward config JSON (env/rewards/config.schema.json, or a run config's "rewards");
+                    a judge enabled there is asked, and its agreement with the rule is reported
+  --api-key-env     NAME of the environment variable holding the API key (default OPENAI_API_KEY);
+                    the key itself never goes on the command line or into files
+  --temperature     sampling temperature (default 0)
+  --max-tokens      per reply (default 1024)
+  --timeout-s       per request (default 120)
+  --max-retries     retries on 429, 5xx, timeouts and network errors (default 5)
+  --backoff-ms      first retry delay, doubling with jitter up to 60 s (default 1000); a Retry-After
+                    header is honoured instead, up to --retry-after-max-s (default 300)
+  --retry-failed    on resume, run the tasks recorded as failed again (default: keep them failed)
+  --trainer-config  checkpoint: the run config it was trained with (default <ckpt>/../../config.json)
+  --python          checkpoint: interpreter with vistool_trainer (default $VISTOOL_PYTHON or .venv/bin/python)
+
+Exit 0 when the eval finished (failed tasks are recorded and counted, not fatal), 130 when
+interrupted (rerun the same command to continue), 1 on an error, 2 on a usage error.`;
+
+function number(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean, expected: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${name} must be ${expected}, got '${value}'`);
+  return n;
+}
+
+const positiveInteger = (n: number) => Number.isInteger(n) && n >= 1;
+
+function parseArms(value: string | undefined): Arm[] {
+  switch (value ?? 'both') {
+    case 'on':
+      return ['tools'];
+    case 'off':
+      return ['no_tools'];
+    case 'both':
+      return ['tools', 'no_tools'];
+    default:
+      throw new UsageError(`--tools must be on, off or both, got '${value}'`);
+  }
+}
+
+async function readRewardConfig(path: string | undefined): Promise<unknown> {
+  if (path === undefined) return {};
+  const text = await readFile(path, 'utf8').catch((err: Error) => {
+    throw new UsageError(`cannot read --reward-config ${path}: ${err.message}`);
+  });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--reward-config ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  // A whole run config is accepted too: its "rewards" section is the reward config.
+  if (typeof value === 'object' && value !== null && 'rewards' in value) return (value as { rewards: unknown }).rewards;
+  return value;
+}
+
+export interface EvalCliStreams {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
+  return {
+    path: ['eval'],
+    summary: 'Evaluate a policy (OpenAI-compatible server or checkpoint) with and without tools; resumable',
+    usage,
+    async run(argv) {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: {
+          policy: { type: 'string' },
+          tasks: { type: 'string' },
+          out: { type: 'string' },
+          tools: { type: 'string' },
+          limit: { type: 'string' },
+          concurrency: { type: 'string' },
+          'max-turns': { type: 'string' },
+          label: { type: 'string' },
+          'reward-config': { type: 'string' },
+          'api-key-env': { type: 'string' },
+          temperature: { type: 'string' },
+          'max-tokens': { type: 'string' },
+          'timeout-s': { type: 'string' },
+          'max-retries': { type: 'string' },
+          'backoff-ms': { type: 'string' },
+          'retry-after-max-s': { type: 'string' },
+          'retry-failed': { type: 'boolean', default: false },
+          'trainer-config': { type: 'string' },
+          python: { type: 'string' },
+        },
+      });
+      if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (did you mean \`vistool eval compare\`?)`);
+      for (const required of ['policy', 'tasks', 'out'] as const) if (values[required] === undefined) throw new UsageError(`--${required} is required`);
+      let spec;
+      try {
+        spec = parsePolicySpec(values.policy as string);
+      } catch (err) {
+        if (err instanceof PolicySpecError) throw new UsageError(err.message);
+        throw err;
+      }
+      const arms = parseArms(values.tools);
+      const limit = values.limit === undefined ? null : number(values.limit, 'limit', 0, positiveInteger, 'a positive whole number');
+      const concurrency = number(values.concurrency, 'concurrency', 4, (n) => positiveInteger(n) && n <= 256, 'a whole number from 1 to 256');
+      const maxTurnsGiven = values['max-turns'] === undefined ? null : number(values['max-turns'], 'max-turns', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
+      const apiKeyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(apiKeyEnv)) {
+        throw new UsageError(`--api-key-env takes the NAME of an environment variable (letters, digits, _), got '${apiKeyEnv.slice(0, 4)}…'; never put the key itself on the command line`);
+      }
+      const temperature = number(values.temperature, 'temperature', 0, (n) => n >= 0 && n <= 2, 'a number from 0 to 2');
+      const maxTokens = number(values['max-tokens'], 'max-tokens', 1024, positiveInteger, 'a positive whole number');
+      const timeoutMs = 1000 * number(values['timeout-s'], 'timeout-s', 120, (n) => n > 0, 'a positive number of seconds');
+      const maxRetries = number(values['max-retries'], 'max-retries', 5, (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100');
+      const backoffMs = number(values['backoff-ms'], 'backoff-ms', 1000, (n) => n >= 0, 'a non-negative number of milliseconds');
+      const retryAfterMaxMs = 1000 * number(values['retry-after-max-s'], 'retry-after-max-s', 300, (n) => n >= 0, 'a non-negative number of seconds');
+      const rewardConfig = await readRewardConfig(values['reward-config']);
+      const label = values.label ?? policyLabel(spec);
+      const progress = (line: string) => io.stderr.write(line + '\n');
+
+      const controller = new AbortController();
+      const stop = (signal: NodeJS.Signals) => {
+        if (!controller.signal.aborted) progress(`eval: ${signal}: stopping; finished tasks are kept (rerun the same command to continue)`);
+        controller.abort();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      try {
+        if (spec.kind === 'checkpoint') {
+          const document = await runCheckpointEval({
+            checkpoint: spec.path,
+            label,
+            tasksFile: values.tasks as string,
+            arms,
+            limit,
+            maxTurns: maxTurnsGiven,
+            out: values.out as string,
+            ...(values['trainer-config'] ? { trainerConfig: values['trainer-config'] } : {}),
+            ...(values.python ? { python: values.python } : {}),
+            progress,
+            signal: controller.signal,
+          });
+          io.stdout.write(formatSummaryTable(document) + '\n');
+          return 0;
+        }
+        const policy = new OpenAIChatPolicy({
+          baseUrl: spec.baseUrl,
+          model: spec.model,
+          apiKeyEnv,
+          temperature,
+          maxTokens,
+          timeoutMs,
+          maxRetries,
+          backoffInitialMs: backoffMs,
+          backoffMaxMs: Math.max(backoffMs, 60_000),
+          retryAfterMaxMs,
+          onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
+        });
+        const outcome = await runChatEval({
+          policy,
+          policyName: describePolicy(spec),
+          label,
+          tasksFile: values.tasks as string,
+          arms,
+          limit,
+          concurrency,
+          maxTurns: maxTurnsGiven ?? DEFAULT_LIMITS.maxTurns,
+          temperature,
+          maxTokens,
+          out: values.out as string,
+          rewardConfig,
+          retryFailed: values['retry-failed'] === true,
+          progress,
+          signal: controller.signal,
+        });
+        io.stdout.write(formatSummaryTable(outcome.document) + '\n');
+        const failed = Object.values(outcome.document.arms).reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
+        if (failed > 0) progress(`eval: ${failed} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
+        if (outcome.interrupted) {
+          progress(`eval: interrupted after ${outcome.ran} result(s) in this run; rerun the same command to continue`);
+          return 130;
+        }
+        return 0;
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    },
+  };
+}
+
+export const evalCommand = createEvalCommand();

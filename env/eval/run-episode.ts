@@ -1,0 +1,62 @@
+/**
+ * Plays one episode between a task and a chat policy, in process, through the engine's own
+ * `Episode`: the policy's text goes to `episode.step({text})`, which parses it (hermes,
+ * OpenThinkIMG JSON, ReFocus python — never executed), runs the tools, and returns the
+ * observation with the edited image; the loop ends when the episode does (an answer, or the
+ * turn limit). Nothing here parses model text or applies a tool itself.
+ */
+import type { RgbImage } from '../core/image.js';
+import { Episode, type EpisodeLimits } from '../episodes/episode.js';
+import type { ImageStore } from '../episodes/image-store.js';
+import type { ChatMessage } from '../episodes/messages.js';
+import type { Trajectory } from '../episodes/trajectory.js';
+import type { PixelMetadata } from '../tools/metadata.js';
+import type { TaskRecord } from '../tasks/record.js';
+import type { ChatUsage } from './chat-client.js';
+import type { ChatPolicy } from './chat-policy.js';
+
+export interface EpisodeRunOptions {
+  tools: boolean;
+  limits?: Partial<EpisodeLimits>;
+  signal?: AbortSignal;
+}
+
+/** A failure part-way through an episode: how many assistant turns were done before it. */
+export class EpisodeRunError extends Error {
+  override name = 'EpisodeRunError';
+  constructor(
+    message: string,
+    readonly turns: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export async function runEpisode(
+  task: TaskRecord,
+  image: RgbImage,
+  meta: PixelMetadata,
+  store: ImageStore,
+  policy: ChatPolicy,
+  usage: ChatUsage,
+  options: EpisodeRunOptions,
+): Promise<Trajectory> {
+  const { episode, observation } = await Episode.start(task, image, meta, store, { tools: options.tools, inlineImages: true, limits: options.limits ?? {} });
+  const conversation: ChatMessage[] = [...observation.messages];
+  let turns = 0;
+  while (!episode.isDone) {
+    let text: string;
+    try {
+      text = await policy.reply(conversation, usage, options.signal);
+    } catch (err) {
+      episode.close('failed');
+      throw new EpisodeRunError(err instanceof Error ? err.message : String(err), turns, { cause: err });
+    }
+    turns++;
+    conversation.push({ role: 'assistant', content: [{ type: 'text', text }] });
+    const step = await episode.step({ text });
+    conversation.push(...step.observation.messages);
+  }
+  return episode.trajectory();
+}

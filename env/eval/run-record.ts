@@ -1,0 +1,68 @@
+/**
+ * `run.json` of an eval folder: status and times in the fields the dashboard reads (status,
+ * pid, started_at, updated_at), plus what was evaluated. The `identity` part decides whether a
+ * rerun into the same folder may resume: the results already there are only comparable with
+ * new ones when the policy, the tasks file's bytes, the turn limit, the sampling settings and
+ * the reward config are the same. Concurrency, --limit and --tools may change between runs.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface EvalIdentity {
+  policy: string;
+  tasks_sha256: string;
+  max_turns: number;
+  temperature: number;
+  max_tokens: number;
+  reward_config_sha256: string;
+}
+
+export interface EvalRunRecord {
+  kind: 'eval';
+  status: 'running' | 'finished' | 'interrupted' | 'failed';
+  pid: number;
+  started_at: number;
+  updated_at: number;
+  label: string;
+  tasks_file: string;
+  identity: EvalIdentity;
+  error?: string;
+}
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export async function readRunRecord(dir: string): Promise<EvalRunRecord | null> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, 'run.json'), 'utf8');
+  } catch {
+    return null;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${join(dir, 'run.json')} is not JSON (${(err as Error).message}); remove it or choose another --out`);
+  }
+  if (typeof value !== 'object' || value === null || (value as { kind?: unknown }).kind !== 'eval') {
+    throw new Error(`${dir} holds a run.json that is not an eval's (a training run?); choose another --out for the eval`);
+  }
+  return value as EvalRunRecord;
+}
+
+export async function writeRunRecord(dir: string, record: EvalRunRecord): Promise<void> {
+  const path = join(dir, 'run.json');
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, JSON.stringify(record, null, 2) + '\n');
+  await rename(temp, path);
+}
+
+/** Differences that forbid resuming, as "field: was X, now Y"; empty when compatible. */
+export function identityDifferences(before: EvalIdentity, now: EvalIdentity): string[] {
+  return (Object.keys(now) as (keyof EvalIdentity)[])
+    .filter((key) => before[key] !== now[key])
+    .map((key) => `${key}: was ${JSON.stringify(before[key])}, now ${JSON.stringify(now[key])}`);
+}

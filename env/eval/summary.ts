@@ -1,0 +1,143 @@
+/**
+ * Aggregates result lines into the numbers an eval reports, per arm, overall and per task kind
+ * and difficulty; and the flat `eval/...` metrics the dashboard reads (the trainer's names).
+ *
+ * Definitions (README.md in this folder):
+ * - accuracies, rates and means are over *completed* tasks; failed tasks are counted apart
+ *   (`failed`), never folded in as wrong answers and never dropped;
+ * - tool-call rate: share of completed tasks with at least one successful tool call;
+ * - error classes: `count` of errors of the class, `share` of all errors, `rate` = share of
+ *   completed tasks with at least one error of the class;
+ * - judge agreement: share of judged tasks where the judge and the relaxed rule agree.
+ * Pure.
+ */
+import type { ErrorClass } from '../core/errors.js';
+import { ARMS, ERROR_CLASSES, type Arm, type CompletedResult, type TaskResult } from './task-result.js';
+
+export interface ErrorClassSummary {
+  count: number;
+  share: number | null;
+  rate: number | null;
+}
+
+export interface ArmSummary {
+  /** Tasks with a result in this arm: completed + failed. */
+  n: number;
+  completed: number;
+  failed: number;
+  acc_relaxed: number | null;
+  acc_exact: number | null;
+  /** Judge accuracy and agreement over the tasks the judge answered; null without a judge. */
+  acc_judge: number | null;
+  judge_agreement: number | null;
+  judged: number;
+  judge_failures: number;
+  reward_mean: number | null;
+  format_valid: number | null;
+  answer_rate: number | null;
+  tool_call_rate: number | null;
+  tool_calls_mean: number | null;
+  /** Failed tool calls / all tool calls (the trainer's tool/error_rate). */
+  tool_error_rate: number | null;
+  turns_mean: number | null;
+  errors: Record<ErrorClass, ErrorClassSummary>;
+  prompt_tokens: number;
+  completion_tokens: number;
+  retries: number;
+}
+
+export interface ArmBreakdown {
+  all: ArmSummary;
+  by_kind: Record<string, ArmSummary>;
+  by_difficulty: Record<string, ArmSummary>;
+}
+
+const mean = (values: number[]): number | null => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+const share = (flags: boolean[]): number | null => mean(flags.map((f) => (f ? 1 : 0)));
+
+export function summarizeArm(results: readonly TaskResult[]): ArmSummary {
+  const done = results.filter((r): r is CompletedResult => r.status === 'ok');
+  const judged = done.filter((r) => r.judge !== null);
+  const totalErrors = done.reduce((sum, r) => sum + Object.values(r.errors).reduce((a, b) => a + (b ?? 0), 0), 0);
+  const errors = Object.fromEntries(
+    ERROR_CLASSES.map((c) => {
+      const count = done.reduce((sum, r) => sum + (r.errors[c] ?? 0), 0);
+      return [c, { count, share: totalErrors === 0 ? null : count / totalErrors, rate: share(done.map((r) => (r.errors[c] ?? 0) > 0)) }];
+    }),
+  ) as Record<ErrorClass, ErrorClassSummary>;
+  const calls = done.reduce((sum, r) => sum + r.tool_calls, 0);
+  const callErrors = done.reduce((sum, r) => sum + r.tool_errors, 0);
+  return {
+    n: results.length,
+    completed: done.length,
+    failed: results.length - done.length,
+    acc_relaxed: share(done.map((r) => r.correct_relaxed)),
+    acc_exact: share(done.map((r) => r.correct_exact)),
+    acc_judge: share(judged.map((r) => r.judge === true)),
+    judge_agreement: share(judged.map((r) => r.judge === r.correct_relaxed)),
+    judged: judged.length,
+    judge_failures: done.filter((r) => r.judge_error !== undefined).length,
+    reward_mean: mean(done.map((r) => r.reward)),
+    format_valid: share(done.map((r) => r.format_valid)),
+    answer_rate: share(done.map((r) => r.answer !== null)),
+    tool_call_rate: share(done.map((r) => r.tool_calls > 0)),
+    tool_calls_mean: mean(done.map((r) => r.tool_calls)),
+    tool_error_rate: calls + callErrors === 0 ? null : callErrors / (calls + callErrors),
+    turns_mean: mean(done.map((r) => r.turns)),
+    errors,
+    prompt_tokens: done.reduce((sum, r) => sum + r.prompt_tokens, 0),
+    completion_tokens: done.reduce((sum, r) => sum + r.completion_tokens, 0),
+    retries: results.reduce((sum, r) => sum + r.retries, 0),
+  };
+}
+
+function groupBy(results: readonly TaskResult[], key: (r: TaskResult) => string): Record<string, ArmSummary> {
+  const groups = new Map<string, TaskResult[]>();
+  for (const r of results) {
+    const k = key(r);
+    const list = groups.get(k);
+    if (list) list.push(r);
+    else groups.set(k, [r]);
+  }
+  const keys = [...groups.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return Object.fromEntries(keys.map((k) => [k, summarizeArm(groups.get(k) ?? [])]));
+}
+
+/** Per arm that has results: overall, per kind, per difficulty. */
+export function summarize(results: readonly TaskResult[]): Partial<Record<Arm, ArmBreakdown>> {
+  const out: Partial<Record<Arm, ArmBreakdown>> = {};
+  for (const arm of ARMS) {
+    const mine = results.filter((r) => r.arm === arm);
+    if (mine.length === 0) continue;
+    out[arm] = { all: summarizeArm(mine), by_kind: groupBy(mine, (r) => r.kind), by_difficulty: groupBy(mine, (r) => String(r.difficulty)) };
+  }
+  return out;
+}
+
+/**
+ * The flat metrics the dashboard's evaluation table reads (env/view/evaluations.ts), named as
+ * the trainer names them: eval/acc_tools, eval/acc_no_tools, eval/tool_call_rate, eval/n, ...
+ * Only finite numbers: a metric with no data is left out rather than written as null.
+ */
+export function dashboardMetrics(arms: Partial<Record<Arm, ArmBreakdown>>, tasks: number): Record<string, number> {
+  const metrics: Record<string, number> = { 'eval/n': tasks };
+  const put = (key: string, value: number | null) => {
+    if (value !== null && Number.isFinite(value)) metrics[key] = value;
+  };
+  for (const arm of ARMS) {
+    const s = arms[arm]?.all;
+    if (!s) continue;
+    put(`eval/acc_${arm}`, s.acc_relaxed);
+    put(`eval/acc_exact_${arm}`, s.acc_exact);
+    put(`eval/reward_${arm}`, s.reward_mean);
+    put(`eval/format_valid_${arm}`, s.format_valid);
+    put(`eval/turns_${arm}`, s.turns_mean);
+    put(`eval/failed_${arm}`, s.failed);
+    put(`eval/judge_agreement_${arm}`, s.judge_agreement);
+    if (arm === 'tools') {
+      put('eval/tool_call_rate', s.tool_call_rate);
+      put('eval/tool_error_rate', s.tool_error_rate);
+    }
+  }
+  return metrics;
+}
