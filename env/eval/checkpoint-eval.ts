@@ -79,7 +79,7 @@ export async function runCheckpointEval(options: CheckpointEvalOptions): Promise
   try {
     config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    throw new Error(`cannot read the run config of ${checkpoint} at ${configPath} (${(err as Error).message}); pass the config it was trained with as --trainer-config`);
+    throw new Error(`cannot read the run config of ${checkpoint} at ${configPath} (${(err as Error).message}); pass the config it was trained with as --trainer-config`, { cause: err });
   }
   const tasksFile = resolve(options.tasksFile);
   const tasks = await loadTasks(tasksFile);

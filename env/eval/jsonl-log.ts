@@ -42,7 +42,7 @@ export async function readJsonl(path: string): Promise<unknown[]> {
     try {
       values.push(JSON.parse(line));
     } catch (err) {
-      throw new Error(`${path}:${i + 1} is not JSON (${(err as Error).message}); the file was edited or corrupted — remove that line to continue`);
+      throw new Error(`${path}:${i + 1} is not JSON (${(err as Error).message}); the file was edited or corrupted — remove that line to continue`, { cause: err });
     }
   });
   return values;

@@ -72,12 +72,12 @@ async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<{ image
   try {
     image = await decodeImage(path);
   } catch (err) {
-    throw new Error(`cannot decode the task image ${path} (${(err as Error).message})`);
+    throw new Error(`cannot decode the task image ${path} (${(err as Error).message})`, { cause: err });
   }
   try {
     return { image, meta: resolveMetadata(task.meta, image.width, image.height) };
   } catch (err) {
-    throw new Error(`bad metadata for ${path}: ${(err as Error).message}`);
+    throw new Error(`bad metadata for ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
 

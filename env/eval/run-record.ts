@@ -45,7 +45,7 @@ export async function readRunRecord(dir: string): Promise<EvalRunRecord | null> 
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${join(dir, 'run.json')} is not JSON (${(err as Error).message}); remove it or choose another --out`);
+    throw new Error(`${join(dir, 'run.json')} is not JSON (${(err as Error).message}); remove it or choose another --out`, { cause: err });
   }
   if (typeof value !== 'object' || value === null || (value as { kind?: unknown }).kind !== 'eval') {
     throw new Error(`${dir} holds a run.json that is not an eval's (a training run?); choose another --out for the eval`);
