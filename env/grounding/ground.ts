@@ -50,7 +50,7 @@ export async function groundImage(image: RgbImage, options: GroundingOptions = {
   const result: Grounding = { meta, kind: plan?.kind ?? null, labels: [], dropped: [], timing: { detectMs: detected - started, layoutMs: planned - detected, recognizeMs: 0, totalMs: 0 } };
   if (plan) {
     const wanted = uniqueSegments(Object.values(plan.bands).flat());
-    const read = await readSegments(clean, wanted, { ...options, sessions });
+    const read = await readSegments(clean, wanted, { ...options, sessions, titleCase: options.titleCase ?? true });
     const textOf = new Map(read.map((r) => [r.segment, r]));
     for (const [family, bands] of Object.entries(plan.bands) as [BandFamily, PlannedBand[]][]) {
       const out: Record<string, BBox> = {};

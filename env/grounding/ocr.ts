@@ -17,6 +17,8 @@ export interface OcrOptions {
   alphabet?: Alphabet;
   detection?: DetectionOptions;
   sessions?: OcrSessions;
+  /** Read as labels, whose words usually start with a capital (an unsure "oct" becomes "Oct"). */
+  titleCase?: boolean;
 }
 
 export interface ReadSegment {
@@ -38,7 +40,7 @@ export async function readSegments(image: RgbImage, segments: readonly TextSegme
   const reads = await recognizeRegions(sessions.recognition, sessions.classes, image, segments.map((s) => s.region), { alphabet: options.alphabet });
   return segments.map((segment, i) => {
     const read = reads[i] as (typeof reads)[number];
-    const words = wordsOfSegment(segment, read, image.width, image.height);
+    const words = wordsOfSegment(segment, read, image.width, image.height, options.titleCase ?? false);
     const confidence = words.length === 0 ? 0 : words.reduce((sum, w) => sum + w.confidence, 0) / words.length;
     return { segment, text: words.map((w) => w.text).join(' '), words, confidence };
   });

@@ -140,20 +140,32 @@ export function decodeCtc(probs: Float32Array, base: number, steps: number, clas
   let previous = 0;
   let runStart = 0;
   let runBest = 0;
+  let runSecond = 0;
+  let runSecondP = 0;
   const close = (end: number) => {
     if (previous === 0) return;
     const centre = ((runStart + end) / 2) * pixelsPerStep;
-    characters.push({ text: classes[previous] as string, offset: centre, halfSpan: ((end - runStart) / 2) * pixelsPerStep, probability: runBest });
+    const ch: ReadCharacter = { text: classes[previous] as string, offset: centre, halfSpan: ((end - runStart) / 2) * pixelsPerStep, probability: runBest };
+    if (runSecond !== 0) ch.alternative = { text: classes[runSecond] as string, probability: runSecondP };
+    characters.push(ch);
   };
   for (let t = 0; t < steps; t++) {
     const row = base + t * classCount;
     let best = 0;
     let bestP = -1;
+    let second = 0;
+    let secondP = -1;
     for (let k = 0; k < classCount; k++) {
       const p = probs[row + k] as number;
-      if (p > bestP && (mask === null || mask[k] === 1)) {
+      if (mask !== null && mask[k] !== 1) continue;
+      if (p > bestP) {
+        second = best;
+        secondP = bestP;
         bestP = p;
         best = k;
+      } else if (p > secondP) {
+        secondP = p;
+        second = k;
       }
     }
     if (best !== previous) {
@@ -161,8 +173,12 @@ export function decodeCtc(probs: Float32Array, base: number, steps: number, clas
       previous = best;
       runStart = t;
       runBest = bestP;
+      runSecond = second;
+      runSecondP = secondP;
     } else if (bestP > runBest) {
       runBest = bestP;
+      runSecond = second;
+      runSecondP = secondP;
     }
   }
   close(steps);

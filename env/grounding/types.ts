@@ -38,6 +38,8 @@ export interface ReadCharacter {
   /** Half-width of the span of recogniser steps that produced it, in image pixels. */
   halfSpan: number;
   probability: number;
+  /** The recogniser's runner-up at the character's most certain step, when it had one. */
+  alternative?: { text: string; probability: number };
 }
 
 export interface OcrWord {

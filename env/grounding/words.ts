@@ -8,6 +8,7 @@
 import type { BBox } from '../tools/metadata.js';
 import type { ReadRegion } from './recognize-text.js';
 import type { TextSegment } from './segments.js';
+import { resolveLookalikes } from './lookalikes.js';
 import type { ReadCharacter } from './types.js';
 
 export interface SegmentWord {
@@ -16,12 +17,13 @@ export interface SegmentWord {
   confidence: number;
 }
 
-export function wordsOfSegment(segment: TextSegment, read: ReadRegion, imageWidth: number, imageHeight: number): SegmentWord[] {
+/** `titleCase`: the text is a label, whose words usually start with a capital (see lookalikes.ts). */
+export function wordsOfSegment(segment: TextSegment, read: ReadRegion, imageWidth: number, imageHeight: number, titleCase = false): SegmentWord[] {
   if (read.characters.length === 0) return [];
-  return segment.upright && segment.wordBoxes.length > 0 ? uprightWords(segment, read.characters) : slantedWords(segment, read.characters, imageWidth, imageHeight);
+  return segment.upright && segment.wordBoxes.length > 0 ? uprightWords(segment, read.characters, titleCase) : slantedWords(segment, read.characters, imageWidth, imageHeight, titleCase);
 }
 
-function uprightWords(segment: TextSegment, characters: ReadCharacter[]): SegmentWord[] {
+function uprightWords(segment: TextSegment, characters: ReadCharacter[], titleCase: boolean): SegmentWord[] {
   const start = segment.region.center.x - segment.region.length / 2;
   const assigned: ReadCharacter[][] = segment.wordBoxes.map(() => []);
   for (const ch of characters) {
@@ -41,12 +43,12 @@ function uprightWords(segment: TextSegment, characters: ReadCharacter[]): Segmen
   segment.wordBoxes.forEach((box, i) => {
     const chars = (assigned[i] as ReadCharacter[]).filter((c) => c.text !== ' ');
     if (chars.length === 0) return; // ink the recogniser saw no text in (a rule's end, a stray mark)
-    words.push({ text: wordText(assigned[i] as ReadCharacter[]), box, confidence: mean(chars.map((c) => c.probability)) });
+    words.push({ text: wordText(assigned[i] as ReadCharacter[], titleCase), box, confidence: mean(chars.map((c) => c.probability)) });
   });
   return words;
 }
 
-function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: number, height: number): SegmentWord[] {
+function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: number, height: number, titleCase: boolean): SegmentWord[] {
   const groups: ReadCharacter[][] = [[]];
   for (const ch of characters) {
     if (ch.text === ' ') {
@@ -70,16 +72,21 @@ function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: 
         x2: Math.min(width, Math.ceil(Math.max(...corners.map((p) => p.x)))),
         y2: Math.min(height, Math.ceil(Math.max(...corners.map((p) => p.y)))),
       };
-      return { text: g.map((c) => c.text).join(''), box, confidence: mean(g.map((c) => c.probability)) };
+      return { text: resolveLookalikes(g, titleCase).map((c) => c.text).join(''), box, confidence: mean(g.map((c) => c.probability)) };
     });
 }
 
-function wordText(chars: ReadCharacter[]): string {
-  return chars
-    .map((c) => c.text)
-    .join('')
-    .replace(/\s+/g, ' ')
-    .trim();
+/** The word's text; a space the recogniser read inside one ink word is kept (as one space). */
+function wordText(chars: ReadCharacter[], titleCase: boolean): string {
+  const parts: ReadCharacter[][] = [[]];
+  for (const c of chars) {
+    if (c.text === ' ') parts.push([]);
+    else (parts[parts.length - 1] as ReadCharacter[]).push(c);
+  }
+  return parts
+    .filter((p) => p.length > 0)
+    .map((p) => resolveLookalikes(p, titleCase).map((c) => c.text).join(''))
+    .join(' ');
 }
 
 function mean(values: number[]): number {
