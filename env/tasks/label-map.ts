@@ -63,11 +63,16 @@ function codeColour(word: number, render: number): string | null {
   return r === 255 && g === 255 && b === 255 ? null : `rgb(${r},${g},${b})`;
 }
 
+/** Above this many pixels in all, one stacked render costs more than separate ones (measured). */
+const STACK_LIMIT_PX = 400_000;
+
 /**
- * Renders the scene and its label map in ONE rasterisation: the image and the code renders are
- * stacked vertically in one SVG, each section clipped to the canvas (so nothing bleeds from one
- * into the next) and shifted by a whole number of pixels (so glyphs rasterise identically).
- * One sharp call instead of several is what makes checking every generated task affordable.
+ * Renders the scene and its label map. Small images are stacked vertically in ONE SVG (the image
+ * and each code render as a section clipped to the canvas, so nothing bleeds between sections,
+ * shifted by whole pixels, so glyphs rasterise identically): one sharp call instead of several,
+ * which is what makes checking every small generated task affordable. Large images render each
+ * section separately, in parallel: librsvg lays every text out again for each strip libvips
+ * asks for, so a tall stack costs more than its parts.
  */
 export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImage; labelMap: LabelMap }> {
   const marks = sceneMarks(scene);
@@ -85,14 +90,20 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
         }).join(''),
     );
   }
-  const stackHeight = height * sections.length;
-  const clip = `<defs><clipPath id="canvas"><rect x="0" y="0" width="${width}" height="${height}"/></clipPath></defs>`;
-  const body = sections.map((s, i) => `<g transform="translate(0 ${i * height})"><g clip-path="url(#canvas)">${s}</g></g>`).join('');
-  const stacked = await rasterise(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${stackHeight}" viewBox="0 0 ${width} ${stackHeight}">${clip}${body}</svg>`);
   const sectionBytes = width * height * 3;
-  const image: RgbImage = { width, height, data: stacked.data.subarray(0, sectionBytes) };
-  const codes = Array.from({ length: renderCount }, (_, r) => stacked.data.subarray((r + 1) * sectionBytes, (r + 2) * sectionBytes));
-  return { image, labelMap: decode(width, height, marks, words, codes) };
+  let buffers: Buffer[];
+  if (width * height * sections.length <= STACK_LIMIT_PX) {
+    const stackHeight = height * sections.length;
+    const clip = `<defs><clipPath id="canvas"><rect x="0" y="0" width="${width}" height="${height}"/></clipPath></defs>`;
+    const body = sections.map((s, i) => `<g transform="translate(0 ${i * height})"><g clip-path="url(#canvas)">${s}</g></g>`).join('');
+    const stacked = await rasterise(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${stackHeight}" viewBox="0 0 ${width} ${stackHeight}">${clip}${body}</svg>`);
+    buffers = sections.map((_, i) => stacked.data.subarray(i * sectionBytes, (i + 1) * sectionBytes));
+  } else {
+    const svg = (s: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
+    buffers = (await Promise.all(sections.map((s) => rasterise(svg(s))))).map((img) => img.data);
+  }
+  const image: RgbImage = { width, height, data: buffers[0] as Buffer };
+  return { image, labelMap: decode(width, height, marks, words, buffers.slice(1)) };
 }
 
 /** The label map alone (for checking a stored task whose image is already on disk). */
