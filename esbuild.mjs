@@ -8,11 +8,14 @@ const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
 const nodeExternals = ['sharp', 'onnxruntime-node', 'vscode'];
+// Node targets prefer a package's ES module build: jsonc-parser's UMD main build loads its parts
+// through a dynamic require that esbuild cannot follow (the bundle then fails at run time).
+const nodeMainFields = ['module', 'main'];
 
 /** @type {esbuild.BuildOptions[]} */
 const targets = [
-  { entryPoints: { cli: 'env/cli/main.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals },
-  { entryPoints: { extension: 'extension/extension.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals },
+  { entryPoints: { cli: 'env/cli/main.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, mainFields: nodeMainFields },
+  { entryPoints: { extension: 'extension/extension.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, mainFields: nodeMainFields },
   // The panels: browser bundles and styles into dist/webview/ (see webview/bundles.mjs).
   ...webviewTargets,
 ];

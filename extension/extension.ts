@@ -8,7 +8,12 @@
  * context.subscriptions so deactivation disposes everything.
  */
 import * as vscode from 'vscode';
+import type { CudaFacts } from '../env/config/environment-facts.js';
 import { Commands } from './command-ids.js';
+import { ConfigDiagnostics } from './config/config-diagnostics.js';
+import { ConfigQuickFixes } from './config/config-quick-fixes.js';
+import { newRunConfig } from './config/new-run-config.js';
+import type { TemplateChoices } from './config/run-config-template.js';
 import { ConfigsTreeProvider } from './configs/configs-tree.js';
 import { registerDatasetCommands } from './datasets/dataset-commands.js';
 import { DatasetsTreeProvider } from './datasets/datasets-tree.js';
@@ -21,6 +26,7 @@ import { RunsTreeProvider } from './runs/runs-tree.js';
 export interface VistoolApi {
   runs: RunsModel;
   statusBar: RunStatusBar;
+  diagnostics: ConfigDiagnostics;
 }
 
 export function activate(context: vscode.ExtensionContext): VistoolApi {
@@ -31,11 +37,18 @@ export function activate(context: vscode.ExtensionContext): VistoolApi {
   const datasets = DatasetsTreeProvider.register(context);
   const configs = ConfigsTreeProvider.register(context);
 
+  const cuda: CudaFacts = { cudaDevices: null, bf16: null };
+  const diagnostics = ConfigDiagnostics.register(context, () => cuda);
+  ConfigQuickFixes.register(context, () => cuda);
+
   registerRunFileCommands(context, runs, () => false);
   registerDatasetCommands(context, datasets);
-  context.subscriptions.push(vscode.commands.registerCommand(Commands.refreshConfigs, () => configs.refresh()));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(Commands.refreshConfigs, () => configs.refresh()),
+    vscode.commands.registerCommand(Commands.newRunConfig, (choices?: TemplateChoices, folder?: string) => newRunConfig(datasets, choices, folder)),
+  );
 
-  return { runs, statusBar };
+  return { runs, statusBar, diagnostics };
 }
 
 export function deactivate(): void {

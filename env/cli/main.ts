@@ -3,6 +3,8 @@
  */
 import { actionsParseCommand } from './actions-parse.js';
 import { type CliCommand, UsageError } from './command.js';
+import { configSchemaCommand } from './config-schema.js';
+import { configValidateCommand } from './config-validate.js';
 import { dataCheckCommand } from './data-check.js';
 import { dataConvertCommand } from './data-convert.js';
 import { dataGenCommand } from './data-gen.js';
@@ -17,6 +19,8 @@ import { viewCommand } from './view.js';
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
   actionsParseCommand,
+  configSchemaCommand,
+  configValidateCommand,
   dataCheckCommand,
   dataConvertCommand,
   dataGenCommand,

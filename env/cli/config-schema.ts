@@ -1,0 +1,26 @@
+/**
+ * `vistool config schema`: prints the run-config JSON Schema (draft-07), the single source of
+ * truth the editor, the CLI and the trainer validate against — for editors without the
+ * extension (`"$schema"` in a config, or yaml/json language servers) and for tooling.
+ */
+import { runConfigSchema } from '../config/run-config-schema.js';
+import { type CliCommand, UsageError } from './command.js';
+
+export interface TextOutput {
+  write(text: string): unknown;
+}
+
+export function createConfigSchemaCommand(stdout: TextOutput = process.stdout): CliCommand {
+  return {
+    path: ['config', 'schema'],
+    summary: 'Print the run-config JSON Schema (draft-07)',
+    usage: 'vistool config schema',
+    async run(argv) {
+      if (argv.length > 0) throw new UsageError(`unexpected argument '${argv[0]}'`);
+      stdout.write(JSON.stringify(runConfigSchema, null, 2) + '\n');
+      return 0;
+    },
+  };
+}
+
+export const configSchemaCommand = createConfigSchemaCommand();

@@ -1,0 +1,310 @@
+/**
+ * The run-config checks a JSON Schema cannot express: relations between keys (ε_high below
+ * ε_low, a group too small for GRPO, more tool calls than turns), paths that do not exist,
+ * settings this machine cannot run (CUDA or bfloat16 without a device), a remote env server
+ * without its token, and micro-model shapes the architecture rejects. Each problem says how to
+ * fix it, and carries a fix when one is obvious.
+ *
+ * One engine for the CLI (`vistool config validate`) and the editor's diagnostics. Pure: it
+ * reads the disk only through `facts.pathKind`, never writes, never runs anything.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import type { EnvironmentFacts } from './environment-facts.js';
+import { type ConfigProblem, dottedPath, pointerOf, problem } from './problem.js';
+
+export interface CheckInput {
+  /** The config as written. */
+  raw: Record<string, unknown>;
+  /** The config with the schema's defaults filled in (run-config-schema.ts withDefaults). */
+  config: Record<string, unknown>;
+  /** Folder relative paths are resolved against (the trainer's working folder). */
+  baseDir: string;
+  facts: EnvironmentFacts;
+}
+
+type Json = Record<string, unknown>;
+
+function section(config: Json, key: string): Json {
+  const value = config[key];
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+}
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function has(raw: Json, ...path: string[]): boolean {
+  let value: unknown = raw;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !(key in value)) return false;
+    value = (value as Json)[key];
+  }
+  return true;
+}
+
+/** The pointer of the first key that the text has, so a problem lands on something written. */
+function firstWritten(raw: Json, ...paths: string[][]): string {
+  for (const path of paths) if (has(raw, ...path)) return pointerOf(...path);
+  return pointerOf(...(paths[0] ?? []));
+}
+
+const HF_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+function looksLikePath(model: string): boolean {
+  return model.startsWith('/') || model.startsWith('./') || model.startsWith('../') || model.startsWith('~') || model.includes('\\');
+}
+
+export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const add = (found: ConfigProblem) => problems.push(found);
+  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
+
+  const rl = section(config, 'rl');
+  const sft = section(config, 'sft');
+  const env = section(config, 'env');
+  const data = section(config, 'data');
+  const generate = section(data, 'generate');
+  const policy = section(config, 'policy');
+  const micro = section(policy, 'micro');
+  const evaluation = section(config, 'eval');
+  const rlOn = rl.enabled !== false;
+
+  // --- RL: clip range, group size, batch shape --------------------------------------------
+  const low = num(rl.clip_ratio_low);
+  const high = num(rl.clip_ratio_high);
+  if (rlOn && low !== null && high !== null && high < low) {
+    const fixValue = Math.max(0.28, low);
+    add(
+      problem({
+        code: 'rl/clip-high-below-low',
+        severity: 'error',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['rl', 'clip_ratio_high'], ['rl', 'clip_ratio_low'], ['rl']),
+        message: `rl.clip_ratio_high (ε_high = ${high}) is below rl.clip_ratio_low (ε_low = ${low}): clip-higher needs ε_high ≥ ε_low, or low-probability tokens can never grow. DAPO uses ε_low 0.2, ε_high 0.28.`,
+        fixes: [{ kind: 'set', title: `Set rl.clip_ratio_high to ${fixValue}`, pointer: '/rl/clip_ratio_high', value: fixValue }],
+      }),
+    );
+  }
+
+  const group = num(rl.group_size);
+  if (rlOn && group !== null && group < 2) {
+    add(
+      problem({
+        code: 'rl/group-too-small',
+        severity: 'error',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['rl', 'group_size'], ['rl']),
+        message: `rl.group_size is ${group}: GRPO's advantage compares rollouts of the same prompt, so a group of ${group} has no baseline and every advantage is 0. Use 2 or more (8 is common), or turn RL off with rl.enabled: false.`,
+        fixes: [{ kind: 'set', title: 'Set rl.group_size to 8', pointer: '/rl/group_size', value: 8 }],
+      }),
+    );
+  }
+
+  const prompts = num(rl.prompts_per_step);
+  const microBatch = num(rl.micro_batch_size);
+  if (rlOn && group !== null && group >= 2 && prompts !== null && microBatch !== null) {
+    const rollouts = prompts * group;
+    if (microBatch < rollouts && rollouts % microBatch !== 0) {
+      const even = [...Array(rollouts).keys()].map((i) => i + 1).filter((d) => rollouts % d === 0 && d <= microBatch).at(-1) ?? 1;
+      add(
+        problem({
+          code: 'rl/micro-batch-uneven',
+          severity: 'warning',
+          source: 'semantic',
+          pointer: firstWritten(raw, ['rl', 'micro_batch_size'], ['rl', 'group_size'], ['rl']),
+          message: `a step's batch (rl.prompts_per_step × rl.group_size = ${prompts} × ${group} = ${rollouts} rollouts) is not divisible by rl.micro_batch_size (${microBatch}): the last micro-batch holds ${rollouts % microBatch}, so memory use and token weighting vary between micro-batches. ${even} divides it evenly.`,
+          fixes: [{ kind: 'set', title: `Set rl.micro_batch_size to ${even}`, pointer: '/rl/micro_batch_size', value: even }],
+        }),
+      );
+    }
+  }
+
+  // --- Stages and episode limits --------------------------------------------------------------
+  if (sft.enabled === false && rl.enabled === false) {
+    add(
+      problem({
+        code: 'stages/none',
+        severity: 'warning',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['rl', 'enabled'], ['sft', 'enabled']),
+        message: 'both sft.enabled and rl.enabled are false: the run trains nothing and only evaluates. Turn one stage on, or use `python -m vistool_trainer eval` for an evaluation.',
+        fixes: [{ kind: 'set', title: 'Set rl.enabled to true', pointer: '/rl/enabled', value: true }],
+      }),
+    );
+  }
+
+  const maxTurns = num(env.max_turns);
+  const maxCalls = num(env.max_tool_calls);
+  if (env.tools !== false && maxTurns !== null && maxCalls !== null && maxCalls >= maxTurns) {
+    add(
+      problem({
+        code: 'env/tool-calls-fill-turns',
+        severity: 'warning',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['env', 'max_tool_calls'], ['env', 'max_turns'], ['env']),
+        message: `env.max_tool_calls (${maxCalls}) is not below env.max_turns (${maxTurns}): a policy can spend every turn on tool calls and never answer, and such episodes score 0. Keep at least one turn for the answer.`,
+        fixes: [{ kind: 'set', title: `Set env.max_tool_calls to ${Math.max(0, maxTurns - 1)}`, pointer: '/env/max_tool_calls', value: Math.max(0, maxTurns - 1) }],
+      }),
+    );
+  }
+
+  // --- Data ------------------------------------------------------------------------------------
+  for (const split of ['train', 'eval'] as const) {
+    const path = str(data[split]);
+    if (path === null) continue;
+    const absolute = resolvePath(path);
+    const kind = facts.pathKind(absolute);
+    const pointer = pointerOf('data', split);
+    if (kind === 'dir') {
+      const inside = join(absolute, 'tasks.jsonl');
+      const fixes = facts.pathKind(inside) === 'file' ? [{ kind: 'set' as const, title: `Use ${join(path, 'tasks.jsonl')}`, pointer, value: join(path, 'tasks.jsonl') }] : [];
+      add(problem({ code: 'data/not-a-file', severity: 'error', source: 'semantic', pointer, message: `data.${split} is a folder (${absolute}); it must name a tasks.jsonl file.`, fixes }));
+    } else if (kind === null) {
+      add(
+        problem({
+          code: 'data/missing',
+          severity: 'error',
+          source: 'semantic',
+          pointer,
+          message: `data.${split} names ${absolute}, which does not exist (relative paths are resolved against ${baseDir}). Generate tasks with \`npx vistool data gen --kind table --n 400 --seed 1 --out DIR\`, or set data.${split} to null to let the run generate them.`,
+          fixes: [{ kind: 'set', title: `Set data.${split} to null (generate tasks for the run)`, pointer, value: null }],
+        }),
+      );
+    }
+  }
+  if (data.train !== null && data.eval !== null && typeof data.train === 'string' && typeof data.eval === 'string' && has(raw, 'data', 'generate')) {
+    add(problem({ code: 'data/generate-unused', severity: 'info', source: 'semantic', pointer: '/data/generate', target: 'key', message: 'data.generate is ignored: both data.train and data.eval name task files. Remove it, or set one of them to null to generate that split.', fixes: [{ kind: 'remove', title: 'Remove data.generate', pointer: '/data/generate' }] }));
+  }
+  const evalN = num(evaluation.n);
+  const nEval = num(generate.n_eval);
+  if (data.eval === null && evalN !== null && nEval !== null && evalN > nEval) {
+    add(
+      problem({
+        code: 'eval/more-than-generated',
+        severity: 'warning',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['eval', 'n'], ['data', 'generate', 'n_eval']),
+        message: `eval.n (${evalN}) is more than the held-out tasks the run generates (data.generate.n_eval = ${nEval}): only ${nEval} will be evaluated.`,
+        fixes: [{ kind: 'set', title: `Set eval.n to ${nEval}`, pointer: '/eval/n', value: nEval }],
+      }),
+    );
+  }
+
+  // --- Policy ----------------------------------------------------------------------------------
+  const model = str(policy.model);
+  if (model !== null && model !== 'micro') {
+    // No ~ expansion: the trainer hands the string to from_pretrained as it is.
+    const absolute = resolvePath(model);
+    const local = facts.pathKind(absolute);
+    if (local === 'dir') {
+      if (facts.pathKind(join(absolute, 'config.json')) !== 'file') {
+        add(problem({ code: 'policy/model-folder-without-config', severity: 'error', source: 'semantic', pointer: '/policy/model', message: `policy.model is the folder ${absolute}, which has no config.json: it must hold a Hugging Face model (save_pretrained output), e.g. a checkpoints/step-NNNNNN/policy folder.` }));
+      }
+    } else if (local === 'file') {
+      add(problem({ code: 'policy/model-is-file', severity: 'error', source: 'semantic', pointer: '/policy/model', message: `policy.model is the file ${absolute}; it must be 'micro', a Hugging Face id (Qwen/Qwen2.5-VL-3B-Instruct) or a model folder.` }));
+    } else if (looksLikePath(model) || !HF_ID.test(model)) {
+      add(problem({ code: 'policy/model-missing', severity: 'error', source: 'semantic', pointer: '/policy/model', message: `policy.model names ${absolute}, which does not exist (relative paths are resolved against ${baseDir}). Use 'micro', a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or an existing model folder.`, fixes: [{ kind: 'set', title: "Use the embedded micro model ('micro')", pointer: '/policy/model', value: 'micro' }] }));
+    } else if (facts.huggingFaceCache !== null && facts.pathKind(join(facts.huggingFaceCache, `models--${model.replace('/', '--')}`)) !== 'dir') {
+      add(problem({ code: 'policy/model-not-cached', severity: 'info', source: 'semantic', pointer: '/policy/model', message: `${model} is not in the Hugging Face cache (${facts.huggingFaceCache}): the trainer downloads it when the run starts, which needs network access (or set HF_HUB_OFFLINE=1 and use a local folder).` }));
+    }
+    if (has(raw, 'policy', 'micro')) {
+      add(problem({ code: 'policy/micro-unused', severity: 'warning', source: 'semantic', pointer: '/policy/micro', target: 'key', message: `policy.micro is ignored: it sizes the embedded micro model, and policy.model is '${model}'.`, fixes: [{ kind: 'remove', title: 'Remove policy.micro', pointer: '/policy/micro' }] }));
+    }
+  }
+  if (model === 'micro') {
+    const pairs: [string, string, string][] = [
+      ['text_hidden', 'text_heads', 'text'],
+      ['vision_hidden', 'vision_heads', 'vision'],
+    ];
+    for (const [hiddenKey, headsKey, tower] of pairs) {
+      const hidden = num(micro[hiddenKey]);
+      const heads = num(micro[headsKey]);
+      if (hidden === null || heads === null || heads < 1) continue;
+      if (hidden % heads !== 0) {
+        add(problem({ code: 'micro/heads-do-not-divide', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', headsKey], ['policy', 'micro', hiddenKey], ['policy', 'micro']), message: `policy.micro.${hiddenKey} (${hidden}) is not divisible by policy.micro.${headsKey} (${heads}): each ${tower} attention head gets hidden/heads dimensions. Pick a head count that divides ${hidden}.` }));
+      } else if (tower === 'text' && ((hidden / heads) % 2 !== 0 || hidden / heads < 8)) {
+        add(problem({ code: 'micro/head-dim', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', headsKey], ['policy', 'micro', hiddenKey], ['policy', 'micro']), message: `the text head dimension (text_hidden / text_heads = ${hidden / heads}) must be even and at least 8: Qwen2.5-VL's multimodal rotary embedding splits half of it across time, height and width.` }));
+      }
+    }
+    const heads = num(micro.text_heads);
+    const kvHeads = num(micro.text_kv_heads);
+    if (heads !== null && kvHeads !== null && kvHeads > 0 && heads % kvHeads !== 0) {
+      add(problem({ code: 'micro/kv-heads', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', 'text_kv_heads'], ['policy', 'micro']), message: `policy.micro.text_heads (${heads}) is not a multiple of policy.micro.text_kv_heads (${kvHeads}): grouped-query attention shares each key/value head among an equal number of query heads.` }));
+    }
+  }
+  for (const [minPointer, maxPointer, minValue, maxValue] of [
+    [['policy', 'min_pixels'], ['policy', 'max_pixels'], num(policy.min_pixels), num(policy.max_pixels)],
+    [['policy', 'micro', 'min_pixels'], ['policy', 'micro', 'max_pixels'], num(micro.min_pixels), num(micro.max_pixels)],
+  ] as const) {
+    if (minValue !== null && maxValue !== null && minValue > maxValue) {
+      add(problem({ code: 'policy/pixels-range', severity: 'error', source: 'semantic', pointer: firstWritten(raw, [...minPointer], [...maxPointer]), message: `${dottedPath(pointerOf(...minPointer))} (${minValue}) is larger than ${dottedPath(pointerOf(...maxPointer))} (${maxValue}): the image processor needs min ≤ max.` }));
+    }
+  }
+
+  // --- Device and precision ----------------------------------------------------------------------
+  const device = str(config.device);
+  const dtype = str(policy.dtype);
+  if (device === 'cuda' && facts.cudaDevices === 0) {
+    add(problem({ code: 'device/no-cuda', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['device']), message: "device is 'cuda' but the trainer's environment check found no CUDA device on this machine. Use 'auto' (CUDA when there is one) or 'cpu', or run where the GPUs are (Remote-SSH).", fixes: [{ kind: 'set', title: "Set device to 'auto'", pointer: '/device', value: 'auto' }] }));
+  }
+  if (dtype === 'bfloat16' || dtype === 'float16') {
+    const onCpu = device === 'cpu' || (facts.cudaDevices === 0 && device !== 'cuda');
+    if (onCpu) {
+      add(problem({ code: 'dtype/half-on-cpu', severity: 'warning', source: 'semantic', pointer: '/policy/dtype', message: `policy.dtype is '${dtype}' but the policy runs on the CPU${device === 'cpu' ? '' : ' (no CUDA device found)'}: half precision is slow there and some operations lack CPU kernels. 'auto' uses float32 on CPU and bfloat16 on CUDA.`, fixes: [{ kind: 'set', title: "Set policy.dtype to 'auto'", pointer: '/policy/dtype', value: 'auto' }] }));
+    } else if (dtype === 'bfloat16' && facts.bf16 === false) {
+      add(problem({ code: 'dtype/no-bf16', severity: 'error', source: 'semantic', pointer: '/policy/dtype', message: "policy.dtype is 'bfloat16' but a CUDA device here does not support bfloat16 (pre-Ampere GPU). Use 'float16' or 'float32'.", fixes: [{ kind: 'set', title: "Set policy.dtype to 'float16'", pointer: '/policy/dtype', value: 'float16' }] }));
+    }
+  }
+
+  // --- Env server --------------------------------------------------------------------------------
+  const url = str(env.url);
+  if (url !== null) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {
+      add(problem({ code: 'env/url-invalid', severity: 'error', source: 'semantic', pointer: '/env/url', message: `env.url (${url}) is not a URL; write it as http://HOST:PORT (the address \`vistool serve\` printed), or null to start a local server.` }));
+    }
+    if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      add(problem({ code: 'env/url-invalid', severity: 'error', source: 'semantic', pointer: '/env/url', message: `env.url must be http:// or https://, not ${parsed.protocol}` }));
+    }
+    const tokenFile = str(env.token_file);
+    if (tokenFile !== null) {
+      const absolute = resolvePath(tokenFile);
+      if (facts.pathKind(absolute) !== 'file') {
+        add(problem({ code: 'env/token-file-missing', severity: 'error', source: 'semantic', pointer: '/env/token_file', message: `env.token_file names ${absolute}, which does not exist: \`vistool serve --token-file FILE\` writes the token there when the server starts.` }));
+      }
+    } else if (!facts.envVars.has('VISTOOL_TOKEN')) {
+      add(problem({ code: 'env/token-missing', severity: 'error', source: 'semantic', pointer: '/env/url', message: 'env.url is set but the server\'s token is nowhere: set env.token_file to the file `vistool serve --token-file` wrote, or export VISTOOL_TOKEN before starting the trainer.', fixes: [{ kind: 'set', title: 'Set env.url to null (start a local server for the run)', pointer: '/env/url', value: null }] }));
+    }
+  } else if (has(raw, 'env', 'token_file') && env.token_file !== null) {
+    add(problem({ code: 'env/token-file-unused', severity: 'info', source: 'semantic', pointer: '/env/token_file', target: 'key', message: 'env.token_file is ignored while env.url is null: the run starts its own local server with a fresh token.' }));
+  }
+
+  // --- Rewards: the LLM judge --------------------------------------------------------------------
+  const judge = section(section(config, 'rewards'), 'judge');
+  if (judge.enabled === true) {
+    const keyVar = str(judge.api_key_env) ?? 'VISTOOL_JUDGE_API_KEY';
+    const baseUrl = str(judge.base_url) ?? '';
+    let loopback = false;
+    try {
+      loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(baseUrl).hostname);
+    } catch {
+      // An unparsable URL is the schema's or the server's to report; treat it as remote here.
+    }
+    if (!facts.envVars.has(keyVar)) {
+      add(
+        problem({
+          code: 'rewards/judge-key-missing',
+          severity: loopback ? 'info' : 'warning',
+          source: 'semantic',
+          pointer: firstWritten(raw, ['rewards', 'judge', 'api_key_env'], ['rewards', 'judge', 'enabled'], ['rewards', 'judge']),
+          message: loopback
+            ? `the judge is enabled and $${keyVar} is not set: requests to ${baseUrl} go without an Authorization header (fine for a local vLLM server).`
+            : `the judge at ${baseUrl || '(no base_url)'} is enabled but $${keyVar} is not set in this environment, so requests carry no API key and will be refused. Export ${keyVar}=<key> where the run starts (rewards.judge.api_key_env names the variable, never the key).`,
+        }),
+      );
+    }
+  }
+
+  return problems;
+}

@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { diskPathKind, type EnvironmentFacts } from '../../env/config/environment-facts.js';
+import { JsonText } from '../../env/config/json-text.js';
+import type { ConfigProblem } from '../../env/config/problem.js';
+import { withDefaults } from '../../env/config/run-config-schema.js';
+import { validateRunConfigText } from '../../env/config/validate-run-config.js';
+
+const root = join(__dirname, '..', '..');
+
+function facts(overrides: Partial<EnvironmentFacts> = {}): EnvironmentFacts {
+  return { cudaDevices: null, bf16: null, envVars: new Set(), pathKind: diskPathKind, huggingFaceCache: null, ...overrides };
+}
+
+function check(text: string, options: { baseDir?: string; facts?: EnvironmentFacts } = {}): ConfigProblem[] {
+  return validateRunConfigText(text, { baseDir: options.baseDir ?? root, facts: options.facts ?? facts() }).problems;
+}
+
+function codes(problems: ConfigProblem[]): string[] {
+  return problems.map((p) => p.code);
+}
+
+/** Applies a problem's first fix to the text, as the editor's quick fix does. */
+function applyFirstFix(text: string, found: ConfigProblem): string {
+  const fix = found.fixes[0];
+  assert.ok(fix, `${found.code} has no fix`);
+  const edits = new JsonText(text).editsFor(fix).sort((a, b) => b.offset - a.offset);
+  let result = text;
+  for (const edit of edits) result = result.slice(0, edit.offset) + edit.content + result.slice(edit.offset + edit.length);
+  return result;
+}
+
+const config = (value: unknown) => JSON.stringify(value, null, 2);
+
+test('the shipped micro CPU example has no errors or warnings', async () => {
+  const text = await readFile(join(root, 'examples', 'micro-cpu.vistool.json'), 'utf8');
+  assert.deepEqual(check(text).filter((p) => p.severity !== 'info'), []);
+});
+
+test('ε_high below ε_low is an error on rl.clip_ratio_high, and its fix makes the config clean', () => {
+  const text = config({ name: 'x', rl: { clip_ratio_low: 0.3, clip_ratio_high: 0.2 } });
+  const [found] = check(text).filter((p) => p.code === 'rl/clip-high-below-low');
+  assert.ok(found);
+  assert.equal(found.severity, 'error');
+  assert.equal(text.slice(found.start?.offset, found.end?.offset), '0.2');
+  assert.deepEqual({ line: found.start?.line, column: found.start?.column }, { line: 5, column: 24 });
+  assert.match(found.message, /ε_high = 0\.2.*ε_low = 0\.3/);
+  assert.deepEqual(codes(check(applyFirstFix(text, found))), []);
+});
+
+test('a problem about a defaulted key lands on the key the text has', () => {
+  // clip_ratio_high is absent (default 0.28), clip_ratio_low is written as 0.5.
+  const text = config({ rl: { clip_ratio_low: 0.5 } });
+  const [found] = check(text);
+  assert.equal(found?.code, 'rl/clip-high-below-low');
+  assert.equal(text.slice(found?.start?.offset, found?.end?.offset), '0.5');
+  assert.deepEqual(codes(check(applyFirstFix(text, found!))), [], 'the fix inserts rl.clip_ratio_high');
+});
+
+test('a GRPO group of one is an error that offers 8, and RL turned off silences it', () => {
+  const [found] = check(config({ rl: { group_size: 1 } }));
+  assert.equal(found?.code, 'rl/group-too-small');
+  assert.deepEqual(found?.fixes[0], { kind: 'set', title: 'Set rl.group_size to 8', pointer: '/rl/group_size', value: 8 });
+  assert.deepEqual(check(config({ rl: { enabled: false, group_size: 1 } })), []);
+});
+
+test('a batch that micro-batches do not divide evenly is a warning that names a divisor', () => {
+  const [found] = check(config({ rl: { prompts_per_step: 3, group_size: 6, micro_batch_size: 8 } }));
+  assert.equal(found?.code, 'rl/micro-batch-uneven');
+  assert.equal(found?.severity, 'warning');
+  assert.match(found?.message ?? '', /3 × 6 = 18 rollouts.*last micro-batch holds 2.*6 divides it evenly/);
+  assert.deepEqual(check(config({ rl: { prompts_per_step: 4, group_size: 8, micro_batch_size: 8 } })), []);
+});
+
+test('an unknown key is a schema error with a rename fix when it is a typo, and a remove fix otherwise', () => {
+  const text = config({ env: { imagez: 'path' }, flavour: 'x' });
+  const problems = check(text);
+  assert.deepEqual(codes(problems), ['schema/unknown-key', 'schema/unknown-key']);
+  const [typo, unknown] = problems;
+  assert.equal(text.slice(typo?.start?.offset, typo?.end?.offset), '"imagez"');
+  assert.match(typo?.message ?? '', /did you mean 'images'/);
+  assert.deepEqual(typo?.fixes[0], { kind: 'rename', title: "Rename 'imagez' to 'images'", pointer: '/env/imagez', newKey: 'images' });
+  assert.equal(unknown?.fixes[0]?.kind, 'remove');
+  const fixed = applyFirstFix(applyFirstFix(text, typo!), check(applyFirstFix(text, typo!))[0]!);
+  assert.deepEqual(check(fixed), []);
+});
+
+test('schema errors name the key, what is allowed and, for near misses, offer the value meant', () => {
+  const problems = check(config({ rl: { advantage: 'gpro', prompts_per_step: '4' }, data: { generate: { image_size: '224*112' } } }));
+  const byCode = new Map(problems.map((p) => [p.code, p]));
+  assert.match(byCode.get('schema/enum')?.message ?? '', /rl\.advantage is "gpro"; it must be one of "grpo", "dr_grpo"/);
+  assert.deepEqual(byCode.get('schema/enum')?.fixes[0], { kind: 'set', title: 'Change to "grpo"', pointer: '/rl/advantage', value: 'grpo' });
+  assert.deepEqual(byCode.get('schema/type')?.fixes[0], { kind: 'set', title: 'Change to the number 4', pointer: '/rl/prompts_per_step', value: 4 });
+  assert.match(byCode.get('schema/pattern')?.message ?? '', /for example "224x112"/);
+});
+
+test('comments and trailing commas are syntax errors at their line and column, as the trainer reads strict JSON', () => {
+  const [comment] = check('{\n  // my run\n  "name": "x"\n}');
+  assert.equal(comment?.code, 'syntax/InvalidCommentToken');
+  assert.deepEqual([comment?.start?.line, comment?.start?.column], [2, 3]);
+  const [trailing] = check('{"name": "x",\n}');
+  assert.equal(trailing?.source, 'syntax');
+  assert.equal(trailing?.start?.line, 2);
+  assert.deepEqual(codes(check('[1, 2]')), ['schema/type']);
+});
+
+test('a duplicate key is reported on its second occurrence', () => {
+  const text = '{"name": "a", "seed": 1, "name": "b"}';
+  const [found] = check(text);
+  assert.equal(found?.code, 'syntax/duplicate-key');
+  assert.equal(found?.start?.offset, text.lastIndexOf('"name"'));
+});
+
+test('task files resolve against the base folder: a missing one offers null (generate), a folder offers its tasks.jsonl', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'vistool-config-'));
+  await mkdir(join(base, 'data', 'train'), { recursive: true });
+  await writeFile(join(base, 'data', 'train', 'tasks.jsonl'), '');
+  assert.deepEqual(check(config({ data: { train: 'data/train/tasks.jsonl' } }), { baseDir: base }), []);
+  const [missing] = check(config({ data: { eval: 'data/test/tasks.jsonl' } }), { baseDir: base });
+  assert.equal(missing?.code, 'data/missing');
+  assert.match(missing?.message ?? '', new RegExp(`${join(base, 'data', 'test', 'tasks.jsonl').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, which does not exist`));
+  assert.deepEqual(missing?.fixes[0], { kind: 'set', title: 'Set data.eval to null (generate tasks for the run)', pointer: '/data/eval', value: null });
+  const [folder] = check(config({ data: { train: 'data/train' } }), { baseDir: base });
+  assert.equal(folder?.code, 'data/not-a-file');
+  assert.equal(folder?.fixes[0]?.kind === 'set' && folder.fixes[0].value, join('data/train', 'tasks.jsonl'));
+});
+
+test('a model folder must hold config.json; a hub id not in the cache is a note, a path that does not exist an error', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'vistool-model-'));
+  await mkdir(join(base, 'models', 'empty'), { recursive: true });
+  await mkdir(join(base, 'hub', 'models--Qwen--Qwen2.5-VL-3B-Instruct'), { recursive: true });
+  const withCache = facts({ huggingFaceCache: join(base, 'hub') });
+  assert.deepEqual(codes(check(config({ policy: { model: './models/empty' } }), { baseDir: base })), ['policy/model-folder-without-config']);
+  assert.deepEqual(codes(check(config({ policy: { model: './models/nope' } }), { baseDir: base })), ['policy/model-missing']);
+  assert.deepEqual(check(config({ policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct' } }), { baseDir: base, facts: withCache }), []);
+  const [note] = check(config({ policy: { model: 'Qwen/Qwen2.5-VL-7B-Instruct' } }), { baseDir: base, facts: withCache });
+  assert.equal(note?.code, 'policy/model-not-cached');
+  assert.equal(note?.severity, 'info');
+  assert.deepEqual(codes(check(config({ policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct', micro: { text_layers: 2 } } }), { baseDir: base, facts: withCache })), ['policy/micro-unused']);
+});
+
+test('CUDA and bfloat16 are checked against what check-env found, and not guessed without a report', () => {
+  const cudaConfig = config({ device: 'cuda', policy: { dtype: 'bfloat16' } });
+  assert.deepEqual(check(cudaConfig), [], 'no report: no CUDA problem');
+  assert.deepEqual(codes(check(cudaConfig, { facts: facts({ cudaDevices: 0 }) })), ['device/no-cuda']);
+  assert.deepEqual(check(cudaConfig, { facts: facts({ cudaDevices: 2, bf16: true }) }), []);
+  assert.deepEqual(codes(check(cudaConfig, { facts: facts({ cudaDevices: 1, bf16: false }) })), ['dtype/no-bf16']);
+  assert.deepEqual(codes(check(config({ device: 'cpu', policy: { dtype: 'bfloat16' } }))), ['dtype/half-on-cpu']);
+  assert.deepEqual(codes(check(config({ device: 'auto', policy: { dtype: 'float16' } }), { facts: facts({ cudaDevices: 0 }) })), ['dtype/half-on-cpu']);
+});
+
+test('a remote env server needs its token, and a judge needs its key variable unless it is local', () => {
+  assert.deepEqual(codes(check(config({ env: { url: 'http://10.0.0.5:8000' } }))), ['env/token-missing']);
+  assert.deepEqual(check(config({ env: { url: 'http://10.0.0.5:8000' } }), { facts: facts({ envVars: new Set(['VISTOOL_TOKEN']) }) }), []);
+  assert.deepEqual(codes(check(config({ env: { url: 'not a url' } }), { facts: facts({ envVars: new Set(['VISTOOL_TOKEN']) }) })), ['env/url-invalid']);
+  const remoteJudge = config({ rewards: { judge: { enabled: true, base_url: 'https://api.example.com/v1', api_key_env: 'JUDGE_KEY' } } });
+  const [warning] = check(remoteJudge);
+  assert.equal(warning?.code, 'rewards/judge-key-missing');
+  assert.equal(warning?.severity, 'warning');
+  assert.match(warning?.message ?? '', /\$JUDGE_KEY is not set/);
+  assert.deepEqual(check(remoteJudge, { facts: facts({ envVars: new Set(['JUDGE_KEY']) }) }), []);
+  assert.equal(check(config({ rewards: { judge: { enabled: true } } }))[0]?.severity, 'info', 'the default judge URL is loopback');
+});
+
+test('micro-model shapes the architecture rejects are errors', () => {
+  assert.deepEqual(codes(check(config({ policy: { micro: { text_hidden: 120, text_heads: 7, text_kv_heads: 7 } } }))), ['micro/heads-do-not-divide']);
+  assert.deepEqual(codes(check(config({ policy: { micro: { text_hidden: 36, text_heads: 4, text_kv_heads: 2 } } }))), ['micro/head-dim']);
+  assert.deepEqual(codes(check(config({ policy: { micro: { text_heads: 4, text_kv_heads: 3 } } }))), ['micro/kv-heads']);
+  assert.deepEqual(codes(check(config({ policy: { micro: { min_pixels: 60000 } } }))), ['policy/pixels-range']);
+});
+
+test('episode limits, stages and evaluation size are checked against each other', () => {
+  assert.deepEqual(codes(check(config({ env: { max_turns: 2, max_tool_calls: 2 } }))), ['env/tool-calls-fill-turns']);
+  assert.deepEqual(check(config({ env: { tools: false, max_turns: 2, max_tool_calls: 2 } })), []);
+  assert.deepEqual(codes(check(config({ sft: { enabled: false }, rl: { enabled: false } }))), ['stages/none']);
+  assert.deepEqual(codes(check(config({ eval: { n: 500 } }))), ['eval/more-than-generated']);
+});
+
+test('defaults are filled through the rewards $ref, as the trainer fills them', () => {
+  const filled = withDefaults({ rewards: { weights: { accuracy: 1 } } });
+  const rewards = filled.rewards as { weights: Record<string, number>; judge: Record<string, unknown> };
+  assert.equal(rewards.weights.accuracy, 1);
+  assert.equal(rewards.weights.format, 0.2);
+  assert.equal(rewards.judge.enabled, false);
+  assert.equal((filled.rl as Record<string, unknown>).clip_ratio_high, 0.28);
+});
