@@ -12,7 +12,7 @@
  */
 import type { BBox } from '../tools/metadata.js';
 import type { RgbImage } from '../core/image.js';
-import { rasterise, sceneBody, sceneMarks, type Mark, type Scene } from './scene.js';
+import { rasteriseOpaque, sceneBody, sceneMarks, type Mark, type Scene } from './scene.js';
 import { rect } from './svg.js';
 
 export const NO_INK = -1;
@@ -96,11 +96,11 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
     const stackHeight = height * sections.length;
     const clip = `<defs><clipPath id="canvas"><rect x="0" y="0" width="${width}" height="${height}"/></clipPath></defs>`;
     const body = sections.map((s, i) => `<g transform="translate(0 ${i * height})"><g clip-path="url(#canvas)">${s}</g></g>`).join('');
-    const stacked = await rasterise(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${stackHeight}" viewBox="0 0 ${width} ${stackHeight}">${clip}${body}</svg>`);
+    const stacked = await rasteriseOpaque(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${stackHeight}" viewBox="0 0 ${width} ${stackHeight}">${clip}${body}</svg>`);
     buffers = sections.map((_, i) => stacked.data.subarray(i * sectionBytes, (i + 1) * sectionBytes));
   } else {
     const svg = (s: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
-    buffers = (await Promise.all(sections.map((s) => rasterise(svg(s))))).map((img) => img.data);
+    buffers = (await Promise.all(sections.map((s) => rasteriseOpaque(svg(s))))).map((img) => img.data);
   }
   const image: RgbImage = { width, height, data: buffers[0] as Buffer };
   return { image, labelMap: decode(width, height, marks, words, buffers.slice(1)) };

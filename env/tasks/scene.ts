@@ -52,11 +52,19 @@ export function sceneSvg(scene: Scene): string {
 
 /** Rasterise SVG at 1 px per user unit onto white, as tightly packed RGB. */
 export async function rasterise(svg: string): Promise<RgbImage> {
-  const { data, info } = await sharp(Buffer.from(svg), { density: 72 })
-    .flatten({ background: { r: 255, g: 255, b: 255 } })
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  return toRgb(sharp(Buffer.from(svg), { density: 72 }).flatten({ background: { r: 255, g: 255, b: 255 } }));
+}
+
+/**
+ * Rasterise SVG that paints an opaque background first (every scene and label-map section does):
+ * alpha is 255 everywhere, so dropping it gives the same pixels as flattening, ~15% cheaper.
+ */
+export async function rasteriseOpaque(svg: string): Promise<RgbImage> {
+  return toRgb(sharp(Buffer.from(svg), { density: 72 }));
+}
+
+async function toRgb(pipeline: sharp.Sharp): Promise<RgbImage> {
+  const { data, info } = await pipeline.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`rasterising gave ${info.channels} channels, expected 3`);
   return { width: info.width, height: info.height, data };
 }
