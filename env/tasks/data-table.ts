@@ -12,7 +12,7 @@ export interface KeyColumn {
 export interface CategoryColumn {
   kind: 'category';
   name: string;
-  /** "from {v}": how a question restricts rows to one value of this column. */
+  /** "are from {v}": a plural predicate restricting rows to one value of this column. */
   filter: string;
 }
 

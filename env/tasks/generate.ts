@@ -21,7 +21,7 @@ import { layoutTable } from './table-layout.js';
 import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 
 /** Bump when a change to the generator changes its output for the same spec. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 export const GENERATED_KINDS: readonly GeneratedKind[] = ['table', 'vbar', 'hbar', 'grouped', 'line'];
 

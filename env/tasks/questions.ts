@@ -96,8 +96,16 @@ function entity(setting: QuestionSetting): { one: string; many: string } {
 
 /** How the quantity is named: the header for tables, the measure (and series) for charts. */
 function quantity(setting: QuestionSetting, col: Num): string {
-  if (!setting.chart) return col.column.name;
-  return setting.data.columns.length > 2 ? `${setting.chart.noun} for ${col.column.name}` : setting.chart.noun;
+  return `${noun(setting, col)}${seriesSuffix(setting, col)}`;
+}
+
+function noun(setting: QuestionSetting, col: Num): string {
+  return setting.chart ? setting.chart.noun : col.column.name;
+}
+
+/** " for Urban" when a chart has several series, else nothing. */
+function seriesSuffix(setting: QuestionSetting, col: Num): string {
+  return setting.chart && setting.data.columns.length > 2 ? ` for ${col.column.name}` : '';
 }
 
 function conditionText(setting: QuestionSetting, where: QueryCondition): string {
@@ -122,7 +130,7 @@ function pickCondition(rng: Rng, setting: QuestionSetting, avoid?: Num): QueryCo
     const value = String(data.rows[rng.int(0, data.rows.length - 1)]?.[c.index]);
     return { column: c.column.name, op: 'eq', value };
   }
-  const nums = numberColumns(data).filter((n) => n !== avoid);
+  const nums = numberColumns(data).filter((n) => n.index !== avoid?.index);
   if (nums.length === 0) return null;
   const col = rng.pick(nums);
   const t = threshold(rng, data, col, eyeGap(setting, col));
@@ -141,7 +149,7 @@ const lookup: Builder = (rng, setting) => {
   const col = rng.pick(numberColumns(data));
   const q = quantity(setting, col);
   const question = setting.chart
-    ? isTime(setting) ? `What was the ${q} in ${row}?` : `What is the ${q} of ${row}?`
+    ? isTime(setting) ? `What was the ${q} in ${row}?` : `What is the ${noun(setting, col)} of ${row}${seriesSuffix(setting, col)}?`
     : rng.pick([`What is the ${q} of ${row}?`, `What is ${row}'s ${q}?`]);
   return { query: { family: 'lookup', rows: [row], column: col.column.name }, question };
 };
@@ -154,7 +162,7 @@ const filterSum: Builder = (rng, setting) => {
   if (setting.chart) {
     const rows = rng.sample(keys(data), Math.min(data.rows.length, rng.int(2, 3)));
     const named = rows.length === 2 ? `${rows[0]} and ${rows[1]}` : `${rows.slice(0, -1).join(', ')} and ${rows[rows.length - 1]}`;
-    return { query: { family: 'filter_sum', column: col.column.name, rows }, question: `What is the total ${q} of ${named}?` };
+    return { query: { family: 'filter_sum', column: col.column.name, rows }, question: `What is the total ${noun(setting, col)} of ${named}${seriesSuffix(setting, col)}?` };
   }
   const where = pickCondition(rng, setting, col);
   if (!where || matchingRows(data, where).length < 1) return null;

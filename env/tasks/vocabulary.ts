@@ -46,9 +46,9 @@ export const TABLE_THEMES: readonly TableTheme[] = [
   {
     id: 'cycling', title: 'Season results', keyColumn: 'Rider', keyShort: 'Rider', keyPool: 'person', entity: { one: 'rider', many: 'riders' },
     columns: [
-      { name: 'Country', kind: 'category', values: COUNTRIES_SHORT, filter: 'from {v}' },
-      { name: 'Team', kind: 'category', values: ['Astra', 'Bora', 'Cofi', 'Delta', 'Eolo'], filter: 'in team {v}' },
-      { name: 'Role', kind: 'category', values: ['Sprinter', 'Climber', 'Leader', 'Rouleur'], filter: 'whose role is {v}' },
+      { name: 'Country', kind: 'category', values: COUNTRIES_SHORT, filter: 'are from {v}' },
+      { name: 'Team', kind: 'category', values: ['Astra', 'Bora', 'Cofi', 'Delta', 'Eolo'], filter: 'ride for team {v}' },
+      { name: 'Role', kind: 'category', values: ['Sprinter', 'Climber', 'Leader', 'Rouleur'], filter: 'have the role {v}' },
       { name: 'Wins', kind: 'number', noun: 'wins', min: 0, max: 15, decimals: 0 },
       { name: 'Podiums', kind: 'number', noun: 'podiums', min: 0, max: 30, decimals: 0 },
       { name: 'Points', short: 'Pts', kind: 'number', noun: 'points', min: 40, max: 3200, decimals: 0 },
@@ -64,9 +64,9 @@ export const TABLE_THEMES: readonly TableTheme[] = [
   {
     id: 'cities', title: 'City statistics', keyColumn: 'City', keyShort: 'City', keyPool: 'city', entity: { one: 'city', many: 'cities' },
     columns: [
-      { name: 'Country', kind: 'category', values: COUNTRIES_SHORT, filter: 'in {v}' },
-      { name: 'Climate', kind: 'category', values: ['Oceanic', 'Alpine', 'Arid', 'Humid'], filter: 'with a {v} climate' },
-      { name: 'Coast', kind: 'category', values: ['Yes', 'No'], filter: 'whose Coast value is {v}' },
+      { name: 'Country', kind: 'category', values: COUNTRIES_SHORT, filter: 'are in {v}' },
+      { name: 'Climate', kind: 'category', values: ['Oceanic', 'Alpine', 'Arid', 'Humid'], filter: 'have a {v} climate' },
+      { name: 'Coastal', kind: 'category', values: ['Yes', 'No'], filter: 'have {v} in the Coastal column' },
       { name: 'Population (k)', short: 'Pop.', kind: 'number', noun: 'population (in thousands)', min: 40, max: 4200, decimals: 0 },
       { name: 'Area (km²)', short: 'Area', kind: 'number', noun: 'area', min: 30, max: 1600, decimals: 0 },
       { name: 'Rainfall (mm)', short: 'Rain', kind: 'number', noun: 'rainfall', min: 200, max: 1800, decimals: 0 },
@@ -82,9 +82,9 @@ export const TABLE_THEMES: readonly TableTheme[] = [
   {
     id: 'store', title: 'Product sales', keyColumn: 'Product', keyShort: 'Item', keyPool: 'product', entity: { one: 'product', many: 'products' },
     columns: [
-      { name: 'Category', short: 'Cat.', kind: 'category', values: ['Kitchen', 'Garden', 'Office', 'Toys', 'Sports'], filter: 'in the {v} category' },
-      { name: 'Supplier', kind: 'category', values: ['Acme', 'Borel', 'Caspo', 'Dunmore'], filter: 'supplied by {v}' },
-      { name: 'Region', kind: 'category', values: ['North', 'South', 'East', 'West'], filter: 'sold in the {v} region' },
+      { name: 'Category', short: 'Cat.', kind: 'category', values: ['Kitchen', 'Garden', 'Office', 'Toys', 'Sports'], filter: 'are in the {v} category' },
+      { name: 'Supplier', kind: 'category', values: ['Acme', 'Borel', 'Caspo', 'Dunmore'], filter: 'are supplied by {v}' },
+      { name: 'Region', kind: 'category', values: ['North', 'South', 'East', 'West'], filter: 'sell in the {v} region' },
       { name: 'Price ($)', short: 'Price', kind: 'number', noun: 'price', min: 2, max: 400, decimals: 2 },
       { name: 'Units sold', short: 'Units', kind: 'number', noun: 'units sold', min: 10, max: 9000, decimals: 0 },
       { name: 'Stock', kind: 'number', noun: 'stock', min: 0, max: 1500, decimals: 0 },
@@ -100,9 +100,9 @@ export const TABLE_THEMES: readonly TableTheme[] = [
   {
     id: 'league', title: 'League table', keyColumn: 'Club', keyShort: 'Club', keyPool: 'club', entity: { one: 'club', many: 'clubs' },
     columns: [
-      { name: 'Division', short: 'Div.', kind: 'category', values: ['North', 'South', 'Central'], filter: 'in the {v} division' },
-      { name: 'Coach', kind: 'category', values: ['Ahn', 'Berg', 'Costa', 'Dietz', 'Evans'], filter: 'coached by {v}' },
-      { name: 'Kit', kind: 'category', values: ['Red', 'Blue', 'Green', 'White', 'Black'], filter: 'with a {v} kit' },
+      { name: 'Division', short: 'Div.', kind: 'category', values: ['North', 'South', 'Central'], filter: 'play in the {v} division' },
+      { name: 'Coach', kind: 'category', values: ['Ahn', 'Berg', 'Costa', 'Dietz', 'Evans'], filter: 'are coached by {v}' },
+      { name: 'Kit', kind: 'category', values: ['Red', 'Blue', 'Green', 'White', 'Black'], filter: 'wear a {v} kit' },
       { name: 'Played', short: 'P', kind: 'number', noun: 'games played', min: 20, max: 38, decimals: 0 },
       { name: 'Won', short: 'W', kind: 'number', noun: 'wins', min: 0, max: 28, decimals: 0 },
       { name: 'Drawn', short: 'D', kind: 'number', noun: 'draws', min: 0, max: 15, decimals: 0 },
@@ -118,9 +118,9 @@ export const TABLE_THEMES: readonly TableTheme[] = [
   {
     id: 'staff', title: 'Staff overview', keyColumn: 'Employee', keyShort: 'Name', keyPool: 'person', entity: { one: 'employee', many: 'employees' },
     columns: [
-      { name: 'Department', short: 'Dept.', kind: 'category', values: ['Sales', 'Finance', 'Legal', 'IT', 'Support'], filter: 'in the {v} department' },
-      { name: 'Office', kind: 'category', values: ['Oslo', 'Lyon', 'Porto', 'Graz', 'Cork'], filter: 'in the {v} office' },
-      { name: 'Contract', kind: 'category', values: ['Full', 'Part', 'Temp'], filter: 'with a {v} contract' },
+      { name: 'Department', short: 'Dept.', kind: 'category', values: ['Sales', 'Finance', 'Legal', 'IT', 'Support'], filter: 'work in {v}' },
+      { name: 'Office', kind: 'category', values: ['Oslo', 'Lyon', 'Porto', 'Graz', 'Cork'], filter: 'work in the {v} office' },
+      { name: 'Contract', kind: 'category', values: ['Full', 'Part', 'Temp'], filter: 'have a {v} contract' },
       { name: 'Salary ($k)', short: 'Salary', kind: 'number', noun: 'salary', min: 28, max: 190, decimals: 0 },
       { name: 'Years', kind: 'number', noun: 'years of service', min: 0, max: 35, decimals: 0 },
       { name: 'Projects', kind: 'number', noun: 'projects', min: 0, max: 24, decimals: 0 },
