@@ -48,6 +48,8 @@ interface Metrics {
   height: number;
 }
 
+const SHORT_GROUP_LABEL: Readonly<Record<string, string>> = { Details: 'Info', Statistics: 'Stats' };
+
 /** Column groups for the merged super-header: runs of category and of number columns. */
 function columnGroups(data: DataTable): { label: string; from: number; to: number }[] {
   const groups: { label: string; from: number; to: number }[] = [];
@@ -159,9 +161,11 @@ export function layoutTable(input: TableLayoutInput): Scene {
       const gx2 = colX[g.to + 1] as number;
       if (g.label === '') continue;
       layers.push(rect(gx1 + 1, groupTop, gx2 - gx1 - 2, m.rowH - 1, colours.groupFill));
-      if (labelWidth(g.label, head) + 2 * m.padX > gx2 - gx1) continue;
-      const t = placeText(g.label, head, { x: (gx1 + gx2) / 2, y: groupTop + m.padY, h: 'center', v: 'top' });
-      layers.push({ name: `group header "${g.label}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+      // A narrow group gets the short form of its label, or none.
+      const label = [g.label, SHORT_GROUP_LABEL[g.label] ?? ''].find((l) => l !== '' && labelWidth(l, head) + 2 * m.padX <= gx2 - gx1);
+      if (label === undefined) continue;
+      const t = placeText(label, head, { x: (gx1 + gx2) / 2, y: groupTop + m.padY, h: 'center', v: 'top' });
+      layers.push({ name: `group header "${label}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
     }
   }
 

@@ -8,6 +8,7 @@
  */
 import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import sharp from 'sharp';
 import type { BBox } from '../../tools/metadata.js';
 import type { TaskKind } from '../record.js';
 import { at, ConvertError, fail, isObject, metadataFrom, needObject, needString, readAnswer, readItems, xBandsFromLabels, yBandsFromLabels, type Converted, type LoadResult, type TickLabel, type Where } from './common.js';
@@ -61,7 +62,6 @@ function spread(labels: TickLabel[], axis: 'x' | 'y'): number {
 }
 
 async function imageWidth(file: string): Promise<number> {
-  const sharp = (await import('sharp')).default;
   const m = await sharp(file).metadata();
   if (!m.width) throw new ConvertError(`${file}: cannot read the image size`);
   return m.width;
