@@ -11,6 +11,8 @@ import { dataGenCommand } from './data-gen.js';
 import { dataShowCommand } from './data-show.js';
 import { evalCommand } from './eval.js';
 import { evalCompareCommand } from './eval-compare.js';
+import { groundingDetectCommand } from './grounding-detect.js';
+import { groundingEvalCommand } from './grounding-eval.js';
 import { serveCommand } from './serve.js';
 import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
@@ -27,6 +29,8 @@ const commands: CliCommand[] = [
   dataShowCommand,
   evalCommand,
   evalCompareCommand,
+  groundingDetectCommand,
+  groundingEvalCommand,
   serveCommand,
   toolsApplyCommand,
   toolsListCommand,

@@ -19,6 +19,8 @@ export interface TextSegment {
   upright: boolean;
   /** Upright: the ink boxes of the words, as the ink gaps separate them (left to right). */
   wordBoxes: BBox[];
+  /** Upright: how many separate runs of ink columns each word has (one per letter, for letters that do not touch). */
+  wordRuns: number[];
   /** Height of the ink of the region the segment came from (upright) or the region's thickness. */
   textHeight: number;
   /** Index of the detected region it came from. */
@@ -49,7 +51,7 @@ function splitRegions(image: RgbImage, regions: readonly DetectedRegion[]): Text
   regions.forEach((region, source) => {
     const upright = region.box.direction.x === 1 && region.box.direction.y === 0;
     if (!upright) {
-      segments.push({ region: region.box, box: boundingBox(region.box, image.width, image.height), upright: false, wordBoxes: [], textHeight: region.box.thickness, source, score: region.score });
+      segments.push({ region: region.box, box: boundingBox(region.box, image.width, image.height), upright: false, wordBoxes: [], wordRuns: [], textHeight: region.box.thickness, source, score: region.score });
       return;
     }
     const profile = inkProfile(image, boundingBox(region.box, image.width, image.height));
@@ -105,13 +107,14 @@ function segmentFromRuns(image: RgbImage, profile: InkProfile, runs: { x1: numbe
   const rows = inkRowsWithin(profile, x1, x2);
   if (!rows) return null;
   const box = { x1, y1: rows.y1, x2, y2: rows.y2 };
-  const wordBoxes = groupRuns(runs, WORD_GAP * inkHeight).map((g) => {
+  const words = groupRuns(runs, WORD_GAP * inkHeight);
+  const wordBoxes = words.map((g) => {
     const wx1 = (g[0] as { x1: number }).x1;
     const wx2 = (g[g.length - 1] as { x2: number }).x2;
     const wordRows = inkRowsWithin(profile, wx1, wx2) ?? rows;
     return { x1: wx1, y1: wordRows.y1, x2: wx2, y2: wordRows.y2 };
   });
-  return { region: readingBox(box, inkHeight, image), box, upright: true, wordBoxes, textHeight: inkHeight, source, score };
+  return { region: readingBox(box, inkHeight, image), box, upright: true, wordBoxes, wordRuns: words.map((g) => g.length), textHeight: inkHeight, source, score };
 }
 
 /** The upright box the recogniser reads: the ink box grown by a margin, clamped to the image. */

@@ -202,5 +202,5 @@ function segmentOf(group: Span[], d: Point, n: Point): TextSegment {
       if (y + 1 > box.y2) box.y2 = y + 1;
     }
   }
-  return { region: { center, direction: d, normal: n, length: a2 - a1 + 2 * m, thickness: thickness + 2 * m }, box, upright: false, wordBoxes: [], textHeight: thickness, source: -1, score: 1 };
+  return { region: { center, direction: d, normal: n, length: a2 - a1 + 2 * m, thickness: thickness + 2 * m }, box, upright: false, wordBoxes: [], wordRuns: [], textHeight: thickness, source: -1, score: 1 };
 }

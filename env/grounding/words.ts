@@ -43,7 +43,8 @@ function uprightWords(segment: TextSegment, characters: ReadCharacter[], titleCa
   segment.wordBoxes.forEach((box, i) => {
     const chars = (assigned[i] as ReadCharacter[]).filter((c) => c.text !== ' ');
     if (chars.length === 0) return; // ink the recogniser saw no text in (a rule's end, a stray mark)
-    words.push({ text: wordText(assigned[i] as ReadCharacter[], titleCase), box, confidence: mean(chars.map((c) => c.probability)) });
+    const text = strokeCount(wordText(assigned[i] as ReadCharacter[], titleCase), segment.wordRuns[i] ?? 0);
+    words.push({ text, box, confidence: mean(chars.map((c) => c.probability)) });
   });
   return words;
 }
@@ -74,6 +75,15 @@ function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: 
       };
       return { text: resolveLookalikes(g, titleCase).map((c) => c.text).join(''), box, confidence: mean(g.map((c) => c.probability)) };
     });
+}
+
+/**
+ * A word made only of single-stroke capitals (Roman numerals "II", "III") has one ink run per
+ * letter; greedy CTC merges a repeated letter it saw without a blank between, so the ink count wins.
+ */
+function strokeCount(text: string, runs: number): string {
+  if (!/^I+$/.test(text) || runs <= text.length || runs > 4) return text;
+  return 'I'.repeat(runs);
 }
 
 /** The word's text; a space the recogniser read inside one ink word is kept (as one space). */
