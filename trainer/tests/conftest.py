@@ -11,7 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-import torch
+
+import vistool_trainer  # noqa: F401  (sets OMP_WAIT_POLICY before torch loads)
+import torch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 torch.set_num_threads(1)

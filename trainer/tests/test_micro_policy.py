@@ -101,3 +101,34 @@ def test_sampling_never_writes_vision_placeholders_or_turn_openers():
     forbidden = set(policy.processor.control_token_ids)
     assert len(forbidden) == 7
     assert not any(token in forbidden for turn in turns for token in turn.token_ids)
+
+
+def test_scoring_only_trained_positions_with_shared_images_equals_the_full_forward():
+    from vistool_trainer.conversation_encoding import expand_images
+
+    torch.manual_seed(0)
+    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    chart = {"type": "image", "ref": "chart", "image": Image.effect_noise((224, 112), 60).convert("RGB")}
+    edited = {"type": "image", "ref": "edited", "image": Image.effect_noise((112, 112), 90).convert("RGB")}
+    call = {"role": "assistant", "content": '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Team"]}}</tool_call>'}
+    conversations = [
+        [{"role": "user", "content": [chart, {"type": "text", "text": "Q"}]}, call,
+         {"role": "tool", "content": [{"type": "text", "text": "OBSERVATION"}, edited]}, {"role": "assistant", "content": "<answer>7</answer>"}],
+        [{"role": "user", "content": [chart, {"type": "text", "text": "Q"}]}, {"role": "assistant", "content": "<answer>8</answer>"}],
+    ]
+    inputs = policy.batch([policy.encoder.encode(m, add_generation_prompt=False) for m in conversations])
+    assert inputs["image_index"].tolist() == [0, 1, 0]  # the chart's pixels are in the batch once
+    log_probs, mask, entropy = policy.token_scores(inputs, with_entropy=True)
+
+    plain = expand_images(inputs)
+    logits = policy.model(**plain, use_cache=False).logits[:, :-1].float()
+    full = torch.log_softmax(logits, -1)
+    expected = full.gather(-1, inputs["input_ids"][:, 1:].unsqueeze(-1)).squeeze(-1)
+    expected_entropy = -(full.exp() * full).sum(-1)
+    on = mask.bool()
+    torch.testing.assert_close(log_probs[on], expected[on], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(entropy[on], expected_entropy[on], rtol=1e-5, atol=1e-5)
+    assert torch.all(log_probs[~on] == 0)
+    # gradients reach the vision tower through the shared image
+    (-log_probs.sum()).backward()
+    assert policy.model.model.visual.patch_embed.proj.weight.grad.abs().sum() > 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,9 @@ class EncodedConversation:
     loss_mask: list[int]
     pixel_values: torch.Tensor | None
     image_grid_thw: torch.Tensor | None
+    # One key per image, in order (the content hash `ref`, else the path): equal keys are equal
+    # pixels, so a batch runs the vision tower once per distinct image.
+    image_keys: list[str] = field(default_factory=list)
 
 
 def load_image_part(part: dict[str, Any]) -> Image.Image:
@@ -72,10 +75,12 @@ class ConversationEncoder:
         mask: list[int] = []
         pixels: list[torch.Tensor] = []
         grids: list[torch.Tensor] = []
+        keys: list[str] = []
         merge = self.processor.merge_size
         for piece in render_pieces(messages, add_generation_prompt):
             if piece.kind == "image":
                 values, grid = self._image(piece.image)
+                keys.append(str(piece.image.get("ref") or piece.image.get("path") or f"anonymous-{id(piece.image)}"))
                 count = int(grid[0].prod().item()) // (merge * merge)
                 ids.extend([self.processor.image_token_id] * count)
                 mask.extend([0] * count)
@@ -90,11 +95,18 @@ class ConversationEncoder:
             loss_mask=mask,
             pixel_values=torch.cat(pixels) if pixels else None,
             image_grid_thw=torch.cat(grids) if grids else None,
+            image_keys=keys,
         )
 
 
 def collate(batch: list[EncodedConversation], pad_id: int, image_token_id: int) -> dict[str, torch.Tensor]:
-    """Left-padded batch (generation and training share it). Images concatenate in sample order."""
+    """Left-padded batch (generation and training share it).
+
+    Images are deduplicated by key: `pixel_values` / `unique_grid_thw` hold each distinct image
+    once, `image_index[k]` names the distinct image behind the k-th image slot (sample order),
+    and `image_grid_thw` is per slot (what the rope index reads). A GRPO group shares its first
+    image, and identical tool calls produce identical images, so this cuts vision work a lot.
+    """
     length = max(len(item.input_ids) for item in batch)
     input_ids = torch.full((len(batch), length), pad_id, dtype=torch.long)
     attention = torch.zeros((len(batch), length), dtype=torch.long)
@@ -110,9 +122,36 @@ def collate(batch: list[EncodedConversation], pad_id: int, image_token_id: int) 
         "loss_mask": loss_mask,
         "mm_token_type_ids": (input_ids == image_token_id).long() * attention,
     }
-    pixels = [item.pixel_values for item in batch if item.pixel_values is not None]
-    grids = [item.image_grid_thw for item in batch if item.image_grid_thw is not None]
-    if pixels:
-        inputs["pixel_values"] = torch.cat(pixels)
-        inputs["image_grid_thw"] = torch.cat(grids)
+    unique: dict[str, int] = {}
+    unique_pixels: list[torch.Tensor] = []
+    unique_grids: list[torch.Tensor] = []
+    slot_grids: list[torch.Tensor] = []
+    index: list[int] = []
+    for item in batch:
+        if item.pixel_values is None or item.image_grid_thw is None:
+            continue
+        offsets = [0] + item.image_grid_thw.prod(-1).cumsum(0).tolist()
+        for k, key in enumerate(item.image_keys):
+            grid = item.image_grid_thw[k:k + 1]
+            if key not in unique:
+                unique[key] = len(unique_pixels)
+                unique_pixels.append(item.pixel_values[offsets[k]:offsets[k + 1]])
+                unique_grids.append(grid)
+            index.append(unique[key])
+            slot_grids.append(grid)
+    if unique_pixels:
+        inputs["pixel_values"] = torch.cat(unique_pixels)
+        inputs["unique_grid_thw"] = torch.cat(unique_grids)
+        inputs["image_grid_thw"] = torch.cat(slot_grids)
+        inputs["image_index"] = torch.tensor(index, dtype=torch.long)
     return inputs
+
+
+def expand_images(inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The plain transformers form of a collated batch: one pixel block per image slot."""
+    plain = {key: value for key, value in inputs.items() if key not in ("unique_grid_thw", "image_index", "loss_mask")}
+    if "image_index" in inputs:
+        sizes = inputs["unique_grid_thw"].prod(-1).tolist()
+        blocks = torch.split(inputs["pixel_values"], sizes)
+        plain["pixel_values"] = torch.cat([blocks[i] for i in inputs["image_index"].tolist()])
+    return plain

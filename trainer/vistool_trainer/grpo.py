@@ -115,11 +115,7 @@ def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rol
         loss = result.loss * weight
         if rl["kl_coef"] > 0 and reference is not None:
             with torch.no_grad():
-                ref_inputs = {k: v for k, v in inputs.items() if k != "loss_mask"}
-                if "pixel_values" in ref_inputs:
-                    ref_inputs["pixel_values"] = ref_inputs["pixel_values"].to(policy.model.dtype)
-                ref_logits = reference(**ref_inputs, use_cache=False).logits[:, :-1, :].float()
-                ref_log_probs = torch.log_softmax(ref_logits, -1).gather(-1, inputs["input_ids"][:, 1:].unsqueeze(-1)).squeeze(-1)
+                ref_log_probs, _, _ = policy.token_scores(inputs, model=reference)
             kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl["kl_estimator"]), mask)
             loss = loss + rl["kl_coef"] * kl * weight
             sums["kl"] += float(kl.item()) * chunk_tokens

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from transformers import AutoModelForImageTextToText
 
-from .conversation_encoding import ConversationEncoder, EncodedConversation, collate
+from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import MicroSize, build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
 
@@ -31,6 +31,41 @@ def pick_dtype(requested: str, device: torch.device) -> torch.dtype:
     if requested == "auto":
         return torch.bfloat16 if device.type == "cuda" else torch.float32
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[requested]
+
+
+def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
+    """The transformers model under a peft or DDP wrapper (LoRA layers stay injected in it)."""
+    if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel):
+        model = model.module
+    if hasattr(model, "get_base_model"):
+        model = model.get_base_model()
+    return model
+
+
+def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores)."""
+    from transformers.modeling_outputs import BaseModelOutputWithPooling
+
+    core = unwrap_model(model)
+    backbone, head = core.model, core.lm_head
+    mask = inputs["loss_mask"][:, 1:].bool()
+    forward: dict[str, Any] = {key: inputs[key] for key in ("input_ids", "attention_mask", "mm_token_type_ids")}
+    if "pixel_values" in inputs:
+        features = backbone.get_image_features(inputs["pixel_values"].to(core.dtype), inputs["unique_grid_thw"], return_dict=True).pooler_output
+        slots = [features[i] for i in inputs["image_index"].tolist()]
+        forward["mm_encoder_outputs"] = {"image": BaseModelOutputWithPooling(pooler_output=slots)}
+        forward["image_grid_thw"] = inputs["image_grid_thw"]
+    hidden = backbone(**forward, use_cache=False).last_hidden_state[:, :-1]
+    logits = head(hidden[mask]).float()
+    log_probs_all = torch.log_softmax(logits, dim=-1)
+    picked = log_probs_all.gather(-1, inputs["input_ids"][:, 1:][mask].unsqueeze(-1)).squeeze(-1)
+    log_probs = torch.zeros(mask.shape, dtype=picked.dtype, device=picked.device).masked_scatter(mask, picked)
+    entropy = None
+    if with_entropy:
+        per_token = -(log_probs_all.exp() * log_probs_all).sum(-1)
+        entropy = torch.zeros(mask.shape, dtype=per_token.dtype, device=per_token.device).masked_scatter(mask, per_token)
+    return log_probs, mask.float(), entropy
 
 
 @dataclass
@@ -86,29 +121,24 @@ class Policy:
         inputs = collate(encoded, self.processor.pad_id, self.processor.image_token_id)
         return {key: value.to(self.device) for key, value in inputs.items()}
 
-    def _forward_inputs(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        forward = {key: value for key, value in inputs.items() if key != "loss_mask"}
-        if "pixel_values" in forward:
-            forward["pixel_values"] = forward["pixel_values"].to(self.model.dtype)
-        return forward
+    def token_scores(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False,
+                     model: torch.nn.Module | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(log p of each next token, its loss mask, entropy or None), all [B, L-1]; zero off the mask.
 
-    def token_scores(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """(log p of each next token, its loss mask, entropy per position or None), all [B, L-1]."""
-        outputs = self.model(**self._forward_inputs(inputs), use_cache=False)
-        logits = outputs.logits[:, :-1, :].float()
-        targets = inputs["input_ids"][:, 1:]
-        log_probs_all = torch.log_softmax(logits, dim=-1)
-        log_probs = log_probs_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-        entropy = None
-        if with_entropy:
-            entropy = -(log_probs_all.exp() * log_probs_all).sum(-1)
-        return log_probs, inputs["loss_mask"][:, 1:].float(), entropy
+        Only positions the loss reads go through the LM head and the softmax (policy-written
+        tokens: a third of an SFT conversation, less in RL), and each distinct image goes through
+        the vision tower once. `model` scores with another model of the same family (the KL
+        reference); the default is the policy.
+        """
+        return score_tokens(model if model is not None else self.model, inputs, with_entropy)
 
-    # ---- sampling ------------------------------------------------------------------------
+    # ---- sampling    # ---- sampling ------------------------------------------------------------------------
     @torch.no_grad()
     def sample_turns(self, conversations: list[list[dict[str, Any]]], max_new_tokens: int, temperature: float, greedy: bool) -> list[SampledTurn]:
         encoded = [self.encoder.encode(messages, add_generation_prompt=True) for messages in conversations]
-        inputs = self._forward_inputs(self.batch(encoded))
+        inputs = expand_images(self.batch(encoded))
+        if "pixel_values" in inputs:
+            inputs["pixel_values"] = inputs["pixel_values"].to(self.model.dtype)
         was_training = self.model.training
         self.model.eval()
         try:

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from .conversation_encoding import EncodedConversation
 from .env_client import EnvClient
 from .policy import Policy
 from .rollout import EpisodeOptions, _apply_system_prompt, _task_payload, _with_images
@@ -64,8 +65,7 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
     return conversations
 
 
-def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, batch: list[list[dict[str, Any]]]) -> float:
-    encoded = [policy.encoder.encode(messages, add_generation_prompt=False) for messages in batch]
+def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[EncodedConversation]) -> float:
     inputs = policy.batch(encoded)
     log_probs, mask, _ = policy.token_scores(inputs)
     loss = -(log_probs * mask).sum() / mask.sum().clamp_min(1.0)
@@ -84,13 +84,21 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
     policy.model.train()
     started = time.perf_counter()
     step = start_step
+    # Gold conversations never change: each is tokenised and its images preprocessed once.
+    encoded: dict[int, EncodedConversation] = {}
+
+    def encode(index: int) -> EncodedConversation:
+        if index not in encoded:
+            encoded[index] = policy.encoder.encode(conversations[index], add_generation_prompt=False)
+        return encoded[index]
+
     while step < config["steps"] and not should_stop():
         if config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]:
             break
         order = random.Random(seed * 7919 + step)
-        batch = [conversations[order.randrange(len(conversations))] for _ in range(config["batch_size"])]
+        batch = [order.randrange(len(conversations)) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
-        loss = sft_step(policy, optimizer, batch)
+        loss = sft_step(policy, optimizer, [encode(index) for index in batch])
         step += 1
         on_step(step, loss, time.perf_counter() - step_started)
     return step, optimizer

@@ -10,6 +10,7 @@ import copy
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import time
@@ -205,7 +206,8 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             state["sft_step"] = step
             state["global_step"] += 1
             budget["left"] -= 1
-            record = {"step": state["global_step"], "stage": "sft", "sft/step": step, "sft/loss": loss, "timing/step_s": seconds}
+            record = {"step": state["global_step"], "stage": "sft", "sft/step": step, "sft/loss": loss, "timing/step_s": seconds,
+                      "memory/trainer_peak_rss_mb": peak_rss_mb()}
             run.append_metrics(record)
             events.emit("step", **record)
 
@@ -239,8 +241,10 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             state["rl_step"] += 1
             state["global_step"] += 1
             budget["left"] -= 1
+            step_seconds = time.perf_counter() - step_started
             record = {"step": state["global_step"], "stage": "rl", "rl/step": state["rl_step"], **result.metrics,
-                      "timing/step_s": time.perf_counter() - step_started}
+                      "timing/step_s": step_seconds, "timing/env_fraction": result.metrics["timing/env_s"] / max(step_seconds, 1e-9),
+                      "memory/trainer_peak_rss_mb": peak_rss_mb(), **env_memory(client)}
             run.append_metrics(record)
             limit = config["logging"]["rollouts_per_step"]
             for rollout in result.generated[:limit]:
@@ -263,7 +267,18 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
     return _finish(run, events, "finished", state)
 
 
+def env_memory(client: EnvClient) -> dict[str, float]:
+    """The env server's resident memory now (its /v1/health reports rss_bytes), when it says."""
+    rss = client.health().get("rss_bytes")
+    return {"memory/env_server_rss_mb": rss / 2**20} if isinstance(rss, (int, float)) else {}
+
+
+def peak_rss_mb() -> float:
+    """The trainer process's peak resident memory so far (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _finish(run: RunDirectory, events: EventStream, status: str, state: dict[str, Any]) -> int:
-    run.update_run(status=status, ended_at=time.time(), state=state)
+    run.update_run(status=status, ended_at=time.time(), state=state, memory={"trainer_peak_rss_mb": peak_rss_mb()})
     events.emit("finished", status=status, **state)
     return 0
