@@ -9,6 +9,7 @@ import { detectText, type DetectionOptions } from './detect-text.js';
 import { recognizeRegions, type Alphabet } from './recognize-text.js';
 import { segmentRegions, type TextSegment } from './segments.js';
 import { ocrSessions, type OcrSessions } from './sessions.js';
+import { findShapes } from './shapes.js';
 import type { OcrResult, OcrSegment, OcrWord } from './types.js';
 import { wordsOfSegment, type SegmentWord } from './words.js';
 
@@ -46,13 +47,18 @@ export async function readSegments(image: RgbImage, segments: readonly TextSegme
   });
 }
 
-/** Every piece of text in the image, with segment and word boxes, in reading order (top to bottom, then left to right). */
+/**
+ * Every piece of text in the image, with segment and word boxes, in reading order (top to
+ * bottom, then left to right). Axes, ticks and rules are painted out first (shapes.ts): a tick
+ * touching a label would read as "-", a grid line as "|".
+ */
 export async function readText(image: RgbImage, options: OcrOptions = {}): Promise<OcrResult> {
   const sessions = options.sessions ?? (await ocrSessions());
   const started = performance.now();
-  const segments = await findSegments(image, { ...options, sessions });
+  const clean = findShapes(image).withoutLineArt;
+  const segments = await findSegments(clean, { ...options, sessions });
   const detected = performance.now();
-  const read = (await readSegments(image, segments, { ...options, sessions })).filter((r) => r.words.length > 0);
+  const read = (await readSegments(clean, segments, { ...options, sessions })).filter((r) => r.words.length > 0);
   const finished = performance.now();
   read.sort((a, b) => readingOrder(a.segment, b.segment));
   const out: OcrResult = { width: image.width, height: image.height, segments: [], words: [], timing: { detectMs: detected - started, recognizeMs: finished - detected, totalMs: finished - started }, device: sessions.device };

@@ -21,6 +21,8 @@ export interface TextSegment {
   wordBoxes: BBox[];
   /** Upright: how many separate runs of ink columns each word has (one per letter, for letters that do not touch). */
   wordRuns: number[];
+  /** Slanted labels found from ink: where each word lies along `region.direction`, as offsets from the region's start. */
+  wordOffsets?: [number, number][];
   /** Height of the ink of the region the segment came from (upright) or the region's thickness. */
   textHeight: number;
   /** Index of the detected region it came from. */

@@ -8,7 +8,9 @@
  * CUDA provider cannot start, the sessions fall back to CPU with one log line on stderr; OCR
  * never fails because a GPU is missing.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { ocrModelFiles, readCharacterClasses, type OcrModelFiles } from './models.js';
 
@@ -59,25 +61,49 @@ export async function createOcrSessions(options: SessionOptions = {}): Promise<O
   const threads = options.threads ?? defaultThreads();
   const wanted = requestedDevice(options.device);
   if (wanted === 'cuda') {
-    try {
-      const [detection, recognition] = await Promise.all([open(models.detection, 'cuda', threads), open(models.recognition, 'cuda', threads)]);
-      return { detection, recognition, classes, device: 'cuda' };
-    } catch (err) {
-      const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-      process.stderr.write(`vistool ocr: CUDA execution provider unavailable (${reason}); running OCR on CPU\n`);
+    const missing = cudaProviderMissing();
+    if (missing) {
+      process.stderr.write(`vistool ocr: CUDA execution provider not installed (${missing}); running OCR on CPU. Install it with ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node\n`);
+    } else {
+      try {
+        const [detection, recognition] = await Promise.all([open(models.detection, 'cuda', threads), open(models.recognition, 'cuda', threads)]);
+        return { detection, recognition, classes, device: 'cuda' };
+      } catch (err) {
+        const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+        process.stderr.write(`vistool ocr: CUDA execution provider unavailable (${reason}); running OCR on CPU\n`);
+      }
     }
   }
   const [detection, recognition] = await Promise.all([open(models.detection, 'cpu', threads), open(models.recognition, 'cpu', threads)]);
   return { detection, recognition, classes, device: 'cpu' };
 }
 
+/**
+ * Why the CUDA provider cannot load, or null when its library sits next to onnxruntime's binding.
+ * Checked before trying, because a failed try makes onnxruntime print its own multi-line errors.
+ */
+export function cudaProviderMissing(): string | null {
+  let binding: string;
+  try {
+    binding = dirname(require.resolve(`onnxruntime-node/bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`));
+  } catch {
+    return `no onnxruntime-node binary for ${process.platform}/${process.arch}`;
+  }
+  const library = join(binding, process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so');
+  return existsSync(library) ? null : `${library} is missing`;
+}
+
 function open(path: string, device: OcrDevice, threads: number): Promise<ort.InferenceSession> {
   return ort.InferenceSession.create(path, {
     executionProviders: device === 'cuda' ? ['cuda'] : ['cpu'],
+    // Fatal only: a CUDA failure is reported once, by us, with the fix.
+    logSeverityLevel: device === 'cuda' ? 4 : 2,
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
+    // Worker threads sleep instead of spinning between runs: the CPU is often shared (tests, trainers).
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
   });
 }
 

@@ -23,6 +23,10 @@ const WORD_GAP = 1.2;
 const LETTER_REACH = 0.2;
 /** A blob votes on the slant only when its long axis is at least this many text heights long. */
 const MIN_VOTER_LENGTH = 1.8;
+/** Blobs of one label further apart than this many ink thicknesses are separate words (letters sit ≤ ~0.3 apart). */
+const SPACE_GAP = 0.38;
+/** How far (degrees) around the principal-axis estimate the slant is searched. */
+const SLANT_SEARCH_DEG = 15;
 /** Margin around the ink for the recogniser, in text heights. */
 const READ_MARGIN = 0.2;
 
@@ -40,10 +44,13 @@ export function findSlantedLabels(image: RgbImage, zone: BBox, background: numbe
   const ink = inkMask(image, x1, y1, w, h, background);
   const blobs = blobsOf(ink, w, h, Math.max(2, Math.round(textHeight * LETTER_REACH))).map((b) => ({ xs: b.xs.map((x) => x + x1), ys: b.ys.map((y) => y + y1) }));
   // Only word-sized blobs vote: a lone upright 'l' is as elongated as a slanted word.
-  const votes = blobs.map(principalAxis).filter((a) => a.elongation >= MIN_ELONGATION && a.length >= MIN_VOTER_LENGTH * textHeight);
-  if (votes.length === 0) return null;
-  const angles = votes.map((v) => v.angle).sort((a, b) => a - b);
-  const slant = angles[angles.length >> 1] as number;
+  const axes = blobs.map(principalAxis);
+  const voters = blobs.filter((_, i) => (axes[i] as { elongation: number }).elongation >= MIN_ELONGATION && (axes[i] as { length: number }).length >= MIN_VOTER_LENGTH * textHeight);
+  if (voters.length === 0) return null;
+  const angles = voters.map((b) => principalAxis(b).angle).sort((a, b) => a - b);
+  const rough = angles[angles.length >> 1] as number;
+  if (Math.abs(rough) < MIN_SLANT_DEG) return null;
+  const slant = refineSlant(voters, rough);
   if (Math.abs(slant) < MIN_SLANT_DEG) return null;
 
   const rad = (slant * Math.PI) / 180;
@@ -137,6 +144,38 @@ function principalAxis(blob: Blob): { angle: number; elongation: number; length:
   return { angle: angle <= -90 ? angle + 180 : angle, elongation: Math.sqrt(major / minor), length: Math.sqrt((12 * major) / count) };
 }
 
+/**
+ * The slant at which the words are thinnest, searched a few degrees around the principal-axis
+ * estimate (ascenders and descenders tilt that estimate by up to ~10°). Text is laid out at a
+ * round angle, so a result within a degree or two of a multiple of 15° is taken as that angle.
+ */
+function refineSlant(blobs: readonly Blob[], rough: number): number {
+  let best = rough;
+  let bestCost = Infinity;
+  for (let a = Math.round(rough) - SLANT_SEARCH_DEG; a <= Math.round(rough) + SLANT_SEARCH_DEG; a++) {
+    const rad = (a * Math.PI) / 180;
+    const n = { x: -Math.sin(rad), y: Math.cos(rad) };
+    let cost = 0;
+    for (const b of blobs) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let k = 0; k < b.xs.length; k++) {
+        const c = (b.xs[k] as number) * n.x + (b.ys[k] as number) * n.y;
+        if (c < lo) lo = c;
+        if (c > hi) hi = c;
+      }
+      cost += hi - lo;
+    }
+    if (cost < bestCost - 1e-9) {
+      bestCost = cost;
+      best = a;
+    }
+  }
+  const round = Math.round(best / 15) * 15;
+  const snapped = Math.abs(best - round) <= 2 ? round : best;
+  return snapped <= -90 ? snapped + 180 : snapped > 90 ? snapped - 180 : snapped;
+}
+
 interface Span {
   blob: Blob;
   along: [number, number];
@@ -191,6 +230,15 @@ function segmentOf(group: Span[], d: Point, n: Point): TextSegment {
   const ca = (a1 + a2) / 2;
   const cc = (c1 + c2) / 2;
   const center = { x: ca * d.x + cc * n.x, y: ca * d.y + cc * n.y };
+  // Words: blobs closer than a space stay together (letters that did not touch).
+  const start = ca - (a2 - a1 + 2 * m) / 2;
+  const ordered = [...group].sort((p, q) => p.along[0] - q.along[0]);
+  const wordOffsets: [number, number][] = [];
+  for (const s of ordered) {
+    const last = wordOffsets[wordOffsets.length - 1];
+    if (last && s.along[0] - start - last[1] < SPACE_GAP * thickness) last[1] = Math.max(last[1], s.along[1] - start);
+    else wordOffsets.push([s.along[0] - start, s.along[1] - start]);
+  }
   const box = { x1: Infinity, y1: Infinity, x2: -Infinity, y2: -Infinity };
   for (const { blob } of group) {
     for (let k = 0; k < blob.xs.length; k++) {
@@ -202,5 +250,5 @@ function segmentOf(group: Span[], d: Point, n: Point): TextSegment {
       if (y + 1 > box.y2) box.y2 = y + 1;
     }
   }
-  return { region: { center, direction: d, normal: n, length: a2 - a1 + 2 * m, thickness: thickness + 2 * m }, box, upright: false, wordBoxes: [], wordRuns: [], textHeight: thickness, source: -1, score: 1 };
+  return { region: { center, direction: d, normal: n, length: a2 - a1 + 2 * m, thickness: thickness + 2 * m }, box, upright: false, wordBoxes: [], wordRuns: [], wordOffsets, textHeight: thickness, source: -1, score: 1 };
 }

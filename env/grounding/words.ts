@@ -50,14 +50,7 @@ function uprightWords(segment: TextSegment, characters: ReadCharacter[], titleCa
 }
 
 function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: number, height: number, titleCase: boolean): SegmentWord[] {
-  const groups: ReadCharacter[][] = [[]];
-  for (const ch of characters) {
-    if (ch.text === ' ') {
-      if ((groups[groups.length - 1] as ReadCharacter[]).length > 0) groups.push([]);
-    } else {
-      (groups[groups.length - 1] as ReadCharacter[]).push(ch);
-    }
-  }
+  const groups = segment.wordOffsets && segment.wordOffsets.length > 0 ? groupByOffsets(characters, segment.wordOffsets) : groupBySpaces(characters);
   const { center, direction: d, normal: n, length, thickness } = segment.region;
   return groups
     .filter((g) => g.length > 0)
@@ -87,6 +80,49 @@ function strokeCount(text: string, runs: number): string {
 }
 
 /** The word's text; a space the recogniser read inside one ink word is kept (as one space). */
+function groupBySpaces(characters: ReadCharacter[]): ReadCharacter[][] {
+  const groups: ReadCharacter[][] = [[]];
+  for (const ch of characters) {
+    if (ch.text === ' ') {
+      if ((groups[groups.length - 1] as ReadCharacter[]).length > 0) groups.push([]);
+    } else {
+      (groups[groups.length - 1] as ReadCharacter[]).push(ch);
+    }
+  }
+  return groups;
+}
+
+/**
+ * Each character to the word whose ink span along the text holds (or is nearest to) its
+ * position; a space the recogniser read also ends a word (ink gaps in slanted text are less
+ * clear-cut than in upright text, so either signal is enough).
+ */
+function groupByOffsets(characters: ReadCharacter[], spans: readonly [number, number][]): ReadCharacter[][] {
+  const groups: ReadCharacter[][] = [];
+  let currentSpan = -1;
+  let breakNext = true;
+  for (const ch of characters) {
+    if (ch.text === ' ') {
+      breakNext = true;
+      continue;
+    }
+    let best = 0;
+    let bestDistance = Infinity;
+    spans.forEach(([from, to], i) => {
+      const distance = ch.offset < from ? from - ch.offset : ch.offset > to ? ch.offset - to : 0;
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = i;
+      }
+    });
+    if (breakNext || best !== currentSpan) groups.push([]);
+    (groups[groups.length - 1] as ReadCharacter[]).push(ch);
+    currentSpan = best;
+    breakNext = false;
+  }
+  return groups;
+}
+
 function wordText(chars: ReadCharacter[], titleCase: boolean): string {
   const parts: ReadCharacter[][] = [[]];
   for (const c of chars) {
