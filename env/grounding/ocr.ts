@@ -85,5 +85,5 @@ function readingOrder(a: TextSegment, b: TextSegment): number {
 export function angleOf(segment: TextSegment): number {
   const { x, y } = segment.region.direction;
   // Image y grows downwards; angles are counter-clockwise as a reader sees them.
-  return Math.round((Math.atan2(-y, x) * 180) / Math.PI);
+  return Math.round((Math.atan2(-y, x) * 180) / Math.PI) || 0; // never -0
 }
