@@ -18,6 +18,8 @@ import { ConfigsTreeProvider } from './configs/configs-tree.js';
 import { registerDatasetCommands } from './datasets/dataset-commands.js';
 import { DatasetsTreeProvider } from './datasets/datasets-tree.js';
 import { vistoolLog } from './output.js';
+import { registerPanelCommands } from './panels/panel-commands.js';
+import { PanelHosts } from './panels/panel-hosts.js';
 import { registerProcessCommands } from './processes/process-commands.js';
 import { RunManager } from './processes/run-manager.js';
 import { PythonDiscovery } from './python/python-discovery.js';
@@ -36,6 +38,7 @@ export interface VistoolApi {
   manager: RunManager;
   environment: TrainerEnvironment;
   discovery: PythonDiscovery;
+  panels: PanelHosts;
 }
 
 export function activate(context: vscode.ExtensionContext): VistoolApi {
@@ -57,6 +60,8 @@ export function activate(context: vscode.ExtensionContext): VistoolApi {
   registerRunFileCommands(context, runs, (dir) => manager.showLog(dir));
   registerDatasetCommands(context, datasets);
   registerProcessCommands(context, runs, manager, discovery, datasets);
+  const panels = PanelHosts.register(context);
+  registerPanelCommands(context, runs, panels);
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.refreshConfigs, () => configs.refresh()),
     vscode.commands.registerCommand(Commands.newRunConfig, (choices?: TemplateChoices, folder?: string) => newRunConfig(datasets, choices, folder)),
@@ -76,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): VistoolApi {
   // Trainers outlive a window reload: follow the ones still alive.
   void manager.reattach();
 
-  return { runs, statusBar, diagnostics, manager, environment, discovery };
+  return { runs, statusBar, diagnostics, manager, environment, discovery, panels };
 }
 
 export function deactivate(): void {

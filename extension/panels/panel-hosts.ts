@@ -1,0 +1,229 @@
+/**
+ * The VS Code hosts of the three panels (webview/: dashboard, rollout viewer, tool playground).
+ * Each panel is a web app that talks the typed protocol of webview/protocol.ts; this adapter
+ * carries its messages to env/view's PanelBackend (the same backend `vistool view` serves over
+ * HTTP), so run reading, rollout indexes and the playground's tool calls have one
+ * implementation.
+ *
+ * Webview practice (REFERENCE §7): CSP `default-src 'none'` with a script nonce, every file
+ * through asWebviewUri within localResourceRoots, UI state in the webview's setState, and a
+ * WebviewPanelSerializer so panels come back after a reload (the runs a panel shows are kept in
+ * workspaceState). Notifications wait while a panel is hidden or not yet ready, and the newest
+ * runs snapshot is sent when it shows again (hidden webviews drop postMessage).
+ */
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { PanelBackend } from '../../env/view/panel-backend.js';
+import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
+import { type NotificationMessage, type PanelKind, ReadyCommand, RunsChangedNotification, SaveFileCommand } from '../../webview/protocol.js';
+import { vistoolLog } from '../output.js';
+
+export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
+const TITLES: Readonly<Record<PanelKind, string>> = { dashboard: 'Dashboard', viewer: 'Rollouts', playground: 'Tool Playground' };
+const STATE_KEY = 'vistool.panels';
+
+interface OpenPanel {
+  kind: PanelKind;
+  panel: vscode.WebviewPanel;
+  backend: PanelBackend;
+  runDirs: string[];
+  ready: boolean;
+  /** Notifications held while the panel is hidden or loading (only the newest runs snapshot matters). */
+  held: NotificationMessage[];
+  disposables: vscode.Disposable[];
+}
+
+/** The backend loads the tool engine (sharp): only when a panel opens, never at activation. */
+async function loadPanelBackend(): Promise<typeof PanelBackend> {
+  return (await import('../../env/view/panel-backend.js')).PanelBackend;
+}
+
+export class PanelHosts implements vscode.Disposable {
+  private readonly open = new Map<PanelKind, OpenPanel>();
+
+  static register(context: vscode.ExtensionContext): PanelHosts {
+    const hosts = new PanelHosts(context);
+    context.subscriptions.push(hosts);
+    for (const kind of Object.keys(VIEW_TYPES) as PanelKind[]) {
+      context.subscriptions.push(
+        vscode.window.registerWebviewPanelSerializer(VIEW_TYPES[kind], {
+          deserializeWebviewPanel: async (panel) => {
+            const saved = context.workspaceState.get<Partial<Record<PanelKind, string[]>>>(STATE_KEY, {});
+            await hosts.adopt(kind, panel, saved[kind] ?? []);
+          },
+        }),
+      );
+    }
+    return hosts;
+  }
+
+  private constructor(private readonly context: vscode.ExtensionContext) {}
+
+  /** The panel of a kind, when one is open (the in-editor tests look at it). */
+  panel(kind: PanelKind): vscode.WebviewPanel | undefined {
+    return this.open.get(kind)?.panel;
+  }
+
+  runDirsOf(kind: PanelKind): string[] {
+    return this.open.get(kind)?.runDirs ?? [];
+  }
+
+  /**
+   * Shows the panel of `kind` for `runDirs` (the playground ignores them). An open panel is
+   * revealed, and its runs replaced when they differ.
+   */
+  async show(kind: PanelKind, runDirs: string[]): Promise<vscode.WebviewPanel> {
+    const current = this.open.get(kind);
+    if (current) {
+      if (kind !== 'playground' && !sameDirs(current.runDirs, runDirs)) await this.setRuns(current, runDirs);
+      current.panel.reveal(undefined, false);
+      return current.panel;
+    }
+    const panel = vscode.window.createWebviewPanel(VIEW_TYPES[kind], this.title(kind, runDirs), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: this.resourceRoots(runDirs) });
+    await this.adopt(kind, panel, runDirs);
+    return panel;
+  }
+
+  /** Opens an image (a path on disk) in the playground, with its sidecar metadata when there is one. */
+  async openInPlayground(imagePath: string): Promise<void> {
+    await this.show('playground', []);
+    const entry = this.open.get('playground');
+    if (!entry) return;
+    try {
+      await entry.backend.openInPlayground(imagePath);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`vistool: cannot open ${imagePath} in the playground: ${(err as Error).message}`);
+    }
+  }
+
+  private title(kind: PanelKind, runDirs: string[]): string {
+    if (kind === 'playground' || runDirs.length === 0) return `vistool ${TITLES[kind]}`;
+    return `${TITLES[kind]}: ${runDirs.map((d) => basename(d)).join(', ')}`;
+  }
+
+  private resourceRoots(runDirs: string[]): vscode.Uri[] {
+    return [
+      vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview'),
+      ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
+      ...runDirs.map((d) => vscode.Uri.file(d)),
+    ];
+  }
+
+  private async backendFor(runDirs: string[]): Promise<PanelBackend> {
+    const log = vistoolLog(this.context);
+    const Backend = await loadPanelBackend();
+    return new Backend({
+      runs: [...runDirs],
+      roots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      log: (level, message) => (level === 'error' ? log.error(message) : level === 'warn' ? log.warn(message) : log.info(message)),
+    });
+  }
+
+  private async adopt(kind: PanelKind, panel: vscode.WebviewPanel, runDirs: string[]): Promise<void> {
+    const entry: OpenPanel = { kind, panel, backend: await this.backendFor(runDirs), runDirs, ready: false, held: [], disposables: [] };
+    this.open.set(kind, entry);
+    this.remember(kind, runDirs);
+    panel.title = this.title(kind, runDirs);
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'extension', 'media', 'vistool.svg');
+    panel.webview.options = { enableScripts: true, localResourceRoots: this.resourceRoots(runDirs) };
+    this.render(entry);
+    entry.disposables.push(
+      panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(entry, message)),
+      panel.onDidChangeViewState(() => {
+        // A hidden webview loses its page (no retainContextWhenHidden); it reloads when shown and says ready again.
+        if (!panel.visible) entry.ready = false;
+        this.flush(entry);
+      }),
+      panel.onDidDispose(() => this.close(entry)),
+    );
+    this.listen(entry);
+  }
+
+  private listen(entry: OpenPanel): void {
+    const backend = entry.backend;
+    const unsubscribe = backend.onNotification((message) => {
+      if (entry.backend !== backend) return;
+      // A runs snapshot replaces any older one still held: panels want complete snapshots, not history.
+      if (message.method === RunsChangedNotification.method) entry.held = entry.held.filter((m) => m.method !== message.method);
+      entry.held.push(message);
+      this.flush(entry);
+    });
+    entry.disposables.push({ dispose: unsubscribe });
+    void backend.start().catch((err: Error) => vistoolLog(this.context).warn(`panel ${entry.kind}: ${err.message}`));
+  }
+
+  private render(entry: OpenPanel): void {
+    const webview = entry.panel.webview;
+    const nonce = newNonce();
+    const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview', name)).toString();
+    const resourceBases = Object.fromEntries(entry.backend.runs.map((run) => [run.id, webview.asWebviewUri(vscode.Uri.file(run.dir)).toString()]));
+    entry.ready = false;
+    webview.html = panelPage({ panel: entry.kind, nonce, config: { panel: entry.kind, transport: 'vscode', resourceBases }, assetUrl: asset, theme: null, metaCsp: contentSecurityPolicy(nonce, webview.cspSource) });
+  }
+
+  /** New runs for an open dashboard or viewer: a fresh backend and page (the page's UI state survives in its setState). */
+  private async setRuns(entry: OpenPanel, runDirs: string[]): Promise<void> {
+    entry.backend.stop();
+    entry.backend = await this.backendFor(runDirs);
+    entry.runDirs = runDirs;
+    entry.held = [];
+    this.remember(entry.kind, runDirs);
+    entry.panel.title = this.title(entry.kind, runDirs);
+    entry.panel.webview.options = { enableScripts: true, localResourceRoots: this.resourceRoots(runDirs) };
+    this.render(entry);
+    this.listen(entry);
+  }
+
+  private async receive(entry: OpenPanel, message: unknown): Promise<void> {
+    if (SaveFileCommand.is(message)) {
+      await this.save(message.params);
+      return;
+    }
+    if (ReadyCommand.is(message)) {
+      entry.ready = true;
+      // The backend answers ready with a runs snapshot; anything held from before goes out too.
+    }
+    try {
+      const reply = await entry.backend.handle(message);
+      if (reply) void entry.panel.webview.postMessage(reply);
+    } catch (err) {
+      vistoolLog(this.context).warn(`panel ${entry.kind} sent something that is not a panel message: ${(err as Error).message}`);
+    }
+    this.flush(entry);
+  }
+
+  private flush(entry: OpenPanel): void {
+    if (!entry.ready || !entry.panel.visible) return;
+    const held = entry.held;
+    entry.held = [];
+    for (const message of held) void entry.panel.webview.postMessage(message);
+  }
+
+  private async save(file: { name: string; mime: string; base64: string }): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, basename(file.name)) : undefined, saveLabel: 'Save export' });
+    if (!target) return;
+    await writeFile(target.fsPath, Buffer.from(file.base64, 'base64'));
+    void vscode.window.showInformationMessage(`vistool: saved ${target.fsPath}`);
+  }
+
+  private remember(kind: PanelKind, runDirs: string[]): void {
+    const saved = this.context.workspaceState.get<Partial<Record<PanelKind, string[]>>>(STATE_KEY, {});
+    void this.context.workspaceState.update(STATE_KEY, { ...saved, [kind]: runDirs });
+  }
+
+  private close(entry: OpenPanel): void {
+    entry.backend.stop();
+    for (const d of entry.disposables) d.dispose();
+    if (this.open.get(entry.kind) === entry) this.open.delete(entry.kind);
+  }
+
+  dispose(): void {
+    for (const entry of [...this.open.values()]) entry.panel.dispose();
+  }
+}
+
+function sameDirs(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
