@@ -24,9 +24,12 @@ export interface BarSet {
   edge: number;
 }
 
-/** Solid rectangles with no text on them, which text would not be (a stripe behind a table row is). */
+/** Bars are solid through and through: a table's stripe or cell fill has text holes in it. */
+const MIN_BAR_FILL = 0.97;
+
+/** Solid rectangles with no text on them (a stripe behind a table row has). */
 function barCandidates(shapes: Shapes, segments: readonly TextSegment[]): FlatShape[] {
-  return shapes.rectangles.filter((r) => !segments.some((s) => overlap(r.box.x1, r.box.x2, s.box.x1, s.box.x2) > 0 && overlap(r.box.y1, r.box.y2, s.box.y1, s.box.y2) > 0));
+  return shapes.rectangles.filter((r) => r.fill >= MIN_BAR_FILL && !segments.some((s) => overlap(r.box.x1, r.box.x2, s.box.x1, s.box.x2) > 0 && overlap(r.box.y1, r.box.y2, s.box.y1, s.box.y2) > 0));
 }
 
 /** The largest set of side-by-side bars standing on one baseline, or null. */
@@ -87,15 +90,15 @@ export function planVerticalBars(image: RgbImage, segments: readonly TextSegment
 /**
  * Horizontal bars: the tick labels are the text left of the bars' common left edge whose middle
  * is level with the bars. Bands run from the labels' left edge to the right end of the chart.
+ * Without bars there is no horizontal-bar layout (a table's rules would pass for axes).
  */
 export function planHorizontalBars(image: RgbImage, segments: readonly TextSegment[], shapes: Shapes): LayoutPlan | null {
   const { width, height } = image;
   const bars = findHorizontalBars(shapes, segments);
-  const axis = bars?.edge ?? axisLeftEdge(shapes, segments);
-  if (axis === null) return null;
-  const span = bars ? { y1: Math.min(...bars.bars.map((b) => b.box.y1)), y2: Math.max(...bars.bars.map((b) => b.box.y2)) } : verticalAxisSpan(shapes, axis);
-  if (!span) return null;
-  const pitch = bars ? median(bars.bars.map((b) => b.box.y2 - b.box.y1)) : 0;
+  if (!bars) return null;
+  const axis = bars.edge;
+  const span = { y1: Math.min(...bars.bars.map((b) => b.box.y1)), y2: Math.max(...bars.bars.map((b) => b.box.y2)) };
+  const pitch = median(bars.bars.map((b) => b.box.y2 - b.box.y1));
   const labels = segments
     .filter((s) => s.upright && s.box.x2 <= axis + 1 && centreY(s.box) >= span.y1 - pitch / 2 && centreY(s.box) <= span.y2 + pitch / 2)
     .sort((a, b) => centreY(a.box) - centreY(b.box));
@@ -103,7 +106,7 @@ export function planHorizontalBars(image: RgbImage, segments: readonly TextSegme
   const textHeight = median(labels.map((s) => s.textHeight));
   const x1 = Math.max(0, Math.min(...labels.map((s) => s.box.x1)) - BAND_MARGIN);
   // Everything level with the bars (bars, value labels) belongs to the bands; the right margin mirrors the left.
-  const levelInk = [...segments.filter((s) => centreY(s.box) >= span.y1 && centreY(s.box) <= span.y2).map((s) => s.box.x2), ...(bars?.bars.map((b) => b.box.x2) ?? [])];
+  const levelInk = [...segments.filter((s) => centreY(s.box) >= span.y1 && centreY(s.box) <= span.y2).map((s) => s.box.x2), ...bars.bars.map((b) => b.box.x2)];
   const x2 = Math.min(width, Math.max(Math.max(...levelInk) + BAND_MARGIN, width - x1));
   const edges = splitHalfway(labels.map((s) => centreY(s.box)), Math.max(pitch * 1.5, 2 * textHeight));
   const bands: PlannedBand[] = labels.map((label, i) => {
@@ -124,29 +127,22 @@ function plotTopOf(shapes: Shapes, bars: BarSet | null, segments: readonly TextS
   return tops.length > 0 ? Math.max(0, Math.min(...tops) - BAND_MARGIN) : 0;
 }
 
-/** The y of the lowest long horizontal line that has text right under it (an x axis), or null. */
+/**
+ * Where a vertical and a horizontal line meet as chart axes do: the vertical line ends at the
+ * horizontal line's left end. A table's rules never do that with text under or beside them.
+ */
+function axesCorner(shapes: Shapes, horizontal: FlatShape): boolean {
+  return shapes.verticalLines.some((v) => Math.abs(v.box.x1 - horizontal.box.x1) <= 2 && Math.abs(v.box.y2 - horizontal.box.y2) <= 2);
+}
+
+/** The y of the lowest axis line (meeting a y axis at its left end) that has text right under it, or null. */
 function axisBaseline(shapes: Shapes, segments: readonly TextSegment[]): number | null {
-  const lines = [...shapes.horizontalLines].sort((a, b) => b.box.y1 - a.box.y1);
+  const lines = [...shapes.horizontalLines].filter((h) => axesCorner(shapes, h)).sort((a, b) => b.box.y1 - a.box.y1);
   for (const line of lines) {
     const under = segments.filter((s) => s.box.y1 >= line.box.y2 - 1 && s.box.y1 - line.box.y2 < 3 * s.textHeight && overlap(line.box.x1, line.box.x2, s.box.x1, s.box.x2) > 0);
     if (under.length >= 2) return line.box.y1;
   }
   return null;
-}
-
-/** The x of the rightmost long vertical line with text level with it on its left (a y axis), or null. */
-function axisLeftEdge(shapes: Shapes, segments: readonly TextSegment[]): number | null {
-  const lines = [...shapes.verticalLines].sort((a, b) => a.box.x1 - b.box.x1);
-  for (const line of lines) {
-    const left = segments.filter((s) => s.box.x2 <= line.box.x1 + 1 && centreY(s.box) >= line.box.y1 && centreY(s.box) <= line.box.y2);
-    if (left.length >= 2) return line.box.x2;
-  }
-  return null;
-}
-
-function verticalAxisSpan(shapes: Shapes, x: number): { y1: number; y2: number } | null {
-  const line = shapes.verticalLines.find((l) => Math.abs(l.box.x2 - x) <= 1);
-  return line ? { y1: line.box.y1, y2: line.box.y2 } : null;
 }
 
 function roundBox(b: BBox): BBox {
