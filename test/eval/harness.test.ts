@@ -9,8 +9,8 @@ import { runChatEval, type ChatEvalOptions } from '../../env/eval/run-eval.js';
 import type { CompletedResult, TaskResult } from '../../env/eval/task-result.js';
 import type { AssistantTurn, Trajectory } from '../../env/episodes/trajectory.js';
 import { evalResultsFromDocument } from '../../env/view/evaluations.js';
-import { listStepFiles } from '../../env/view/rollout-index.js';
-import { summarizeRollout } from '../../env/view/rollout-summary.js';
+import { RunSource } from '../../env/view/run-source.js';
+import { groupRollouts } from '../../webview/viewer/groups.js';
 import { startScriptedChatServer, type ChatScript, type ScriptedChatServer } from './scripted-chat-server.js';
 import { answeringModel, generateTasks, taskOf, type GeneratedTasks } from './scripted-model.js';
 
@@ -133,25 +133,31 @@ test('ReFocus python blocks and structured tool_calls are parsed by the engine l
   }
 });
 
-test('rollouts are in the viewer\'s format: one step file, a task\'s arms consecutive as group 0 (tools) and 1 (no tools)', async () => {
+test('the viewer opens an eval folder like a training run: status, evaluations, one step whose prompt groups pair the tools and no-tools arms', async () => {
   const server = await serve(answeringModel(data, 'hermes'));
   const out = await outDir();
   await runChatEval(options(server, out, { limit: 4 }));
-  assert.deepEqual((await listStepFiles(out)).map((s) => s.file), ['rollouts/step-000000.jsonl']);
-  const records = (await lines(join(out, 'rollouts', 'step-000000.jsonl'))) as (Trajectory & { arm: string })[];
-  assert.equal(records.length, 8);
-  for (let i = 0; i < records.length; i += 2) {
-    assert.equal(records[i]?.prompt_id, records[i + 1]?.prompt_id);
-    assert.deepEqual([records[i]?.group, records[i + 1]?.group, records[i]?.arm, records[i + 1]?.arm], [0, 1, 'tools', 'no_tools']);
+  const source = new RunSource('eval', out);
+  await source.refresh();
+  const summary = source.summary();
+  assert.equal(summary.status, 'finished');
+  assert.deepEqual(summary.problems, []);
+  assert.equal(summary.rolloutSteps, 1);
+  assert.deepEqual(summary.evaluations.map((e) => [e.label, e.metrics['eval/acc_tools'], e.metrics['eval/acc_no_tools']]), [['scripted', 1, 0.5]]);
+  assert.deepEqual((await source.stepFiles()).map((s) => s.file), ['rollouts/step-000000.jsonl']);
+  const index = await (await source.stepIndex(0)).index('eval');
+  assert.deepEqual(index.skipped, []);
+  const groups = groupRollouts(index.rollouts);
+  assert.equal(groups.length, 4, 'one prompt group per task');
+  for (const group of groups) {
+    assert.deepEqual(group.rollouts.map((r) => r.group).sort(), [0, 1], 'group 0 = tools arm, 1 = no tools');
+    assert.deepEqual(group.gold, data.tasks.find((t) => t.id === group.promptId)?.answer);
+    assert.equal(group.rollouts.find((r) => r.group === 0)?.toolCalls, 1);
+    assert.equal(group.rollouts.find((r) => r.group === 1)?.toolCalls, 0);
   }
-  records.forEach((record, line) => {
-    const summary = summarizeRollout(record, line);
-    assert.notEqual(typeof summary, 'string', 'the viewer accepts the record');
-    if (typeof summary === 'string') return;
-    assert.equal(typeof summary.reward, 'number');
-    assert.equal(typeof summary.correct, 'boolean');
-    assert.deepEqual(summary.gold, data.tasks.find((t) => t.id === record.prompt_id)?.answer);
-  });
+  const record = (await (await source.stepIndex(0)).record(0)) as unknown as Trajectory & { arm: string };
+  assert.equal(typeof record.reward, 'number');
+  assert.ok(['tools', 'no_tools'].includes(record.arm));
 });
 
 test('garbage replies become E1 errors the model sees, the episode runs to the turn limit, and the task counts as answered wrong', async () => {
