@@ -29,8 +29,6 @@ export interface ChatClientOptions {
   backoffMaxMs: number;
   /** A Retry-After longer than this is not waited for: the request fails instead. */
   retryAfterMaxMs: number;
-  /** Extra fields for the request body (seed, top_p, ...), sent as given. */
-  extraBody?: Record<string, unknown>;
   env?: Readonly<Record<string, string | undefined>>;
   random?: () => number;
   onRetry?: (event: { attempt: number; delayMs: number; reason: string }) => void;
@@ -113,7 +111,7 @@ export class ChatClient {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     const key = (o.env ?? process.env)[o.apiKeyEnv];
     if (key) headers.authorization = `Bearer ${key}`;
-    const body = JSON.stringify({ ...o.extraBody, model: o.model, messages, temperature: o.temperature, max_tokens: o.maxTokens });
+    const body = JSON.stringify({ model: o.model, messages, temperature: o.temperature, max_tokens: o.maxTokens });
     const timeout = AbortSignal.timeout(o.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     usage.requests++;
