@@ -1,8 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { contentHash } from '../../env/core/image.js';
 import { OpenAIChatPolicy } from '../../env/eval/chat-policy.js';
 import { runChatEval, type ChatEvalOptions } from '../../env/eval/run-eval.js';
@@ -236,4 +236,43 @@ test('a server that does not answer within the timeout fails the task with a tim
   assert.match(bad?.status === 'failed' ? bad.reason : '', /not JSON: <html>proxy error<\/html>/);
   assert.equal(bad?.requests, 1, 'a body that is not a completion is not retried');
   assert.equal(byId.get(data.tasks[1]?.id ?? '')?.status, 'ok');
+});
+
+test('a task whose image cannot be read is recorded as failed in every arm with the path, and the others still run', async () => {
+  const server = await serve(answeringModel(data, 'hermes'));
+  const broken = data.tasks.slice(0, 3).map((t, i) => (i === 1 ? { ...t, image: 'images/no-such-file.png' } : t));
+  const file = join(dirname(data.file), 'broken-tasks.jsonl');
+  await writeFile(file, broken.map((t) => JSON.stringify(t) + '\n').join(''));
+  const out = await outDir();
+  const { document } = await runChatEval(options(server, out, { tasksFile: file }));
+  const results = (await lines(join(out, 'results.jsonl'))) as TaskResult[];
+  const failed = results.filter((r) => r.status === 'failed');
+  assert.deepEqual(failed.map((r) => [r.task_id, r.arm]).sort(), [[broken[1]?.id, 'no_tools'], [broken[1]?.id, 'tools']]);
+  for (const f of failed) assert.match(f.status === 'failed' ? f.reason : '', /cannot decode the task image .*no-such-file\.png/);
+  assert.equal(document.arms.tools?.all.completed, 2);
+  assert.equal(document.arms.tools?.all.failed, 1);
+  assert.equal(document.complete, true, 'a failed task has its line: the eval is complete, with a failure');
+});
+
+test('on resume failed tasks stay failed and are not asked again, unless --retry-failed, whose new line then counts', async () => {
+  const model = answeringModel(data, 'hermes');
+  let down = true;
+  const flaky = data.tasks[0];
+  const server = await serve((request) => (down && taskOf(request, data) === flaky ? { status: 502 } : model(request)));
+  const out = await outDir();
+  const run = (retryFailed: boolean) => runChatEval(options(server, out, { limit: 3, arms: ['tools'], retryFailed }));
+  assert.equal((await run(false)).document.arms.tools?.all.failed, 1);
+  down = false;
+  const before = server.requests.length;
+  const kept = await run(false);
+  assert.equal(server.requests.length, before, 'nothing was asked: every task has a line');
+  assert.equal(kept.skipped, 3);
+  assert.equal(kept.document.arms.tools?.all.failed, 1);
+  const retried = await run(true);
+  assert.equal(retried.ran, 1);
+  assert.ok(server.requests.slice(before).every((r) => taskOf(r, data) === flaky), 'only the failed task was run again');
+  assert.equal(retried.document.arms.tools?.all.failed, 0);
+  assert.equal(retried.document.arms.tools?.all.acc_relaxed, 1);
+  const results = (await lines(join(out, 'results.jsonl'))) as TaskResult[];
+  assert.deepEqual(results.filter((r) => r.task_id === flaky?.id).map((r) => r.status), ['failed', 'ok'], 'the failure stays in the log; the later line counts');
 });
