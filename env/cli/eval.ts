@@ -19,6 +19,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
              [--concurrency C] [--max-turns T] [--label NAME] [--reward-config FILE]
              [--api-key-env NAME] [--temperature X] [--max-tokens N] [--timeout-s S]
              [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
+             [--stop-after-failures N]
              [--trainer-config FILE] [--python PATH]
 
   --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
@@ -42,6 +43,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
   --backoff-ms      first retry delay, doubling with jitter up to 60 s (default 1000); a Retry-After
                     header is honoured instead, up to --retry-after-max-s (default 300)
   --retry-failed    on resume, run the tasks recorded as failed again (default: keep them failed)
+  --stop-after-failures  stop with an error after N task/arm failures in a row (default 10; 0: never)
   --trainer-config  checkpoint: the run config it was trained with (default <ckpt>/../../config.json)
   --python          checkpoint: interpreter with vistool_trainer (default $VISTOOL_PYTHON or .venv/bin/python)
 
@@ -119,6 +121,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
           'backoff-ms': { type: 'string' },
           'retry-after-max-s': { type: 'string' },
           'retry-failed': { type: 'boolean', default: false },
+          'stop-after-failures': { type: 'string' },
           'trainer-config': { type: 'string' },
           python: { type: 'string' },
         },
@@ -146,6 +149,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
       const maxRetries = number(values['max-retries'], 'max-retries', 5, (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100');
       const backoffMs = number(values['backoff-ms'], 'backoff-ms', 1000, (n) => n >= 0, 'a non-negative number of milliseconds');
       const retryAfterMaxMs = 1000 * number(values['retry-after-max-s'], 'retry-after-max-s', 300, (n) => n >= 0, 'a non-negative number of seconds');
+      const stopAfterFailures = number(values['stop-after-failures'], 'stop-after-failures', 10, (n) => Number.isInteger(n) && n >= 0, 'a whole number (0: never stop)');
       const rewardConfig = await readRewardConfig(values['reward-config']);
       const label = values.label ?? policyLabel(spec);
       const progress = (line: string) => io.stderr.write(line + '\n');
@@ -202,6 +206,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
           out: values.out as string,
           rewardConfig,
           retryFailed: values['retry-failed'] === true,
+          stopAfterFailures,
           progress,
           signal: controller.signal,
         });

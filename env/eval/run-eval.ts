@@ -56,6 +56,12 @@ export interface ChatEvalOptions {
   signal?: AbortSignal;
   /** Seconds between results.json rewrites while running (0: after every task). */
   summaryEverySeconds?: number;
+  /**
+   * Stop the eval (an error) after this many task/arm failures in a row: a server that went
+   * down should not turn the rest of a data set into failure lines, each after its full retry
+   * schedule. 0 never stops. Default 10.
+   */
+  stopAfterFailures?: number;
 }
 
 export interface ChatEvalOutcome {
@@ -200,6 +206,13 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   const summaryEvery = (options.summaryEverySeconds ?? 10) * 1000;
   const writeSummary = () => writeResultsDocument(out, buildDocument({ ...options, tasksFile }, selected, results.values(), null));
 
+  // Episodes stop on the caller's signal (Ctrl-C) or on the failure breaker below.
+  const breaker = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, breaker.signal]) : breaker.signal;
+  const stopAfter = options.stopAfterFailures ?? 10;
+  let failuresInARow = 0;
+  let broken: string | null = null;
+
   const runArm = async (task: TaskRecord, arm: Arm, loaded: { image: RgbImage; meta: PixelMetadata }): Promise<{ result: TaskResult; trajectory?: Trajectory } | null> => {
     const usage = emptyUsage();
     const started = performance.now();
@@ -207,13 +220,13 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
       const trajectory = await runEpisode(task, loaded.image, loaded.meta, store, options.policy, usage, {
         tools: arm === 'tools',
         limits: { maxTurns: options.maxTurns },
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
       });
       const measured = { seconds: (performance.now() - started) / 1000, requests: usage.requests, retries: usage.retries, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
       const result = await scoreCompleted(trajectory, task, arm, scorer, measured);
       return { result, trajectory };
     } catch (err) {
-      if (options.signal?.aborted) return null;
+      if (signal.aborted) return null;
       const failed: FailedResult = {
         ...taskFields(task),
         arm,
@@ -238,7 +251,7 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
     }
     const outcomes: { result: TaskResult; trajectory?: Trajectory }[] = [];
     for (const arm of unit.arms) {
-      if (options.signal?.aborted) break;
+      if (signal.aborted) break;
       if (loaded === null) {
         outcomes.push({ result: { ...taskFields(unit.task), arm, status: 'failed', reason: loadError ?? 'task image not loaded', turns: 0, seconds: 0, requests: 0, retries: 0 } });
         continue;
@@ -256,6 +269,13 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
     for (const { result } of outcomes) results.set(resultKey(result.task_id, result.arm), result);
     ran += outcomes.length;
     finishedUnits++;
+    for (const { result } of outcomes) {
+      failuresInARow = result.status === 'ok' ? 0 : failuresInARow + 1;
+      if (stopAfter > 0 && failuresInARow >= stopAfter && broken === null && result.status === 'failed') {
+        broken = `${failuresInARow} task/arm results in a row failed (last: ${result.reason}); stopped so that a broken server or task file does not fail every remaining task. Fix the cause and rerun the same command with --retry-failed (or --stop-after-failures 0 to never stop)`;
+        breaker.abort();
+      }
+    }
     options.progress(progressLine(finishedUnits, total, outcomes.map((o) => o.result)));
     if (Date.now() - lastSummary >= summaryEvery) {
       lastSummary = Date.now();
@@ -265,7 +285,7 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
 
   let next = 0;
   const worker = async () => {
-    while (next < units.length && !options.signal?.aborted) {
+    while (next < units.length && !signal.aborted) {
       const unit = units[next++];
       if (unit) await runUnit(unit);
     }
@@ -283,6 +303,10 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   const interrupted = options.signal?.aborted === true;
   const document = buildDocument({ ...options, tasksFile }, selected, results.values(), null);
   await writeResultsDocument(out, document);
+  if (broken !== null && !interrupted) {
+    await writeRunRecord(out, runRecord('failed', broken));
+    throw new Error(broken);
+  }
   await writeRunRecord(out, runRecord(interrupted ? 'interrupted' : 'finished'));
   return { document, interrupted, ran, skipped };
 }

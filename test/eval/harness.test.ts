@@ -276,3 +276,20 @@ test('on resume failed tasks stay failed and are not asked again, unless --retry
   const results = (await lines(join(out, 'results.jsonl'))) as TaskResult[];
   assert.deepEqual(results.filter((r) => r.task_id === flaky?.id).map((r) => r.status), ['failed', 'ok'], 'the failure stays in the log; the later line counts');
 });
+
+test('a server that fails task after task stops the eval after N failures in a row, keeping what was recorded', async () => {
+  const server = await serve(() => ({ status: 500 }));
+  const out = await outDir();
+  await assert.rejects(
+    runChatEval(options(server, out, { concurrency: 1, stopAfterFailures: 3, arms: ['tools'] })),
+    /3 task\/arm results in a row failed \(last: .*answered 500.*\); stopped .*--retry-failed/,
+  );
+  const results = (await lines(join(out, 'results.jsonl'))) as TaskResult[];
+  assert.equal(results.length, 3);
+  assert.ok(results.every((r) => r.status === 'failed'));
+  const run = JSON.parse(await readFile(join(out, 'run.json'), 'utf8')) as { status: string; error: string };
+  assert.equal(run.status, 'failed');
+  assert.match(run.error, /in a row failed/);
+  const summary = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as { complete: boolean };
+  assert.equal(summary.complete, false);
+});
