@@ -21,7 +21,7 @@ import { decodeImage, type RgbImage } from '../core/image.js';
 import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { TrajectoryScorer } from '../rewards/index.js';
-import { loadTasks } from '../tasks/load.js';
+import { parseTasks } from '../tasks/load.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import type { ChatUsage } from './chat-client.js';
@@ -87,6 +87,16 @@ async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<{ image
   }
 }
 
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else; ESRCH: gone (a killed eval's stale record).
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const emptyUsage = (): ChatUsage => ({ requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 });
 
 export function buildDocument(
@@ -124,7 +134,8 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   const tasksBytes = await readFile(tasksFile).catch((err: Error) => {
     throw new Error(`cannot read the tasks file ${tasksFile}: ${err.message}`);
   });
-  const all = await loadTasks(tasksFile);
+  // Parsed from the bytes that are hashed, so the identity below is that of the tasks run.
+  const all = parseTasks(tasksBytes.toString('utf8'), tasksFile);
   const selected = options.limit === null ? all : all.slice(0, options.limit);
   const scorer = new TrajectoryScorer(options.rewardConfig ?? {});
   const identity: EvalIdentity = {
@@ -138,6 +149,9 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
 
   await mkdir(join(out, 'rollouts'), { recursive: true });
   const previous = await readRunRecord(out);
+  if (previous?.status === 'running' && previous.pid !== process.pid && processIsAlive(previous.pid)) {
+    throw new Error(`another eval (pid ${previous.pid}) is running in ${out}; wait for it or stop it first — two writers would interleave their results`);
+  }
   if (previous) {
     const differences = identityDifferences(previous.identity, identity);
     if (differences.length > 0) {

@@ -293,3 +293,15 @@ test('a server that fails task after task stops the eval after N failures in a r
   const summary = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as { complete: boolean };
   assert.equal(summary.complete, false);
 });
+
+test('an eval folder another live process is writing to is refused; a stale record of a killed eval is not', async () => {
+  const server = await serve(answeringModel(data, 'hermes'));
+  const out = await outDir();
+  await runChatEval(options(server, out, { limit: 1, arms: ['no_tools'] }));
+  const record = JSON.parse(await readFile(join(out, 'run.json'), 'utf8')) as Record<string, unknown>;
+  await writeFile(join(out, 'run.json'), JSON.stringify({ ...record, status: 'running', pid: process.ppid }));
+  await assert.rejects(runChatEval(options(server, out, { limit: 2, arms: ['no_tools'] })), new RegExp(`another eval \\(pid ${process.ppid}\\) is running`));
+  await writeFile(join(out, 'run.json'), JSON.stringify({ ...record, status: 'running', pid: 2 ** 22 + 12345 }));
+  const resumed = await runChatEval(options(server, out, { limit: 2, arms: ['no_tools'] }));
+  assert.deepEqual([resumed.skipped, resumed.ran], [1, 1]);
+});
