@@ -6,10 +6,14 @@ Uses only the standard library (http.client), one persistent connection per clie
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import http.client
 import json
 import os
+import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +104,13 @@ class EnvClient:
         return results
 
 
+def _die_with_parent() -> None:
+    """In the server child, before exec: ask Linux to SIGTERM it when the trainer dies, so a
+    SIGKILLed trainer (OOM killer, a cluster pre-emption, the resume test) leaves no server behind."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 class LocalEnvServer:
     """A `vistool serve` child process on 127.0.0.1 with a random port; a context manager."""
 
@@ -120,7 +131,8 @@ class LocalEnvServer:
                    "--root", str(self.root), "--images-dir", str(self.images_dir), "--quiet"]
         if self.reward_config is not None:
             command += ["--reward-config", str(self.reward_config)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=repo_root())
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=repo_root(),
+                                        preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         assert self.process.stdout is not None
         deadline = time.time() + 60
         line = ""

@@ -4,7 +4,8 @@ rollouts/step-NNNNNN.jsonl, images/, checkpoints/, logs/.
 Appends are one `write` of one complete line on a file opened with O_APPEND, then flushed and
 fsynced, so a reader (the VS Code dashboard) never sees half a line and a killed run leaves a
 readable directory. Whole-file writes (run.json, config.json) go through a temp file + rename.
-It never deletes anything but its own old checkpoints.
+It deletes only its own old checkpoints and, when a killed run resumes, the records that run
+wrote after its last checkpoint.
 """
 from __future__ import annotations
 
@@ -124,6 +125,19 @@ class RunDirectory:
         for path in done[:-keep] if keep > 0 else []:
             if path.resolve() not in protected:
                 shutil.rmtree(path, ignore_errors=True)
+
+    def discard_after(self, step: int) -> None:
+        """Before resuming from the checkpoint at `step`: forget what a killed run wrote after it —
+        metric lines past `step` (rewritten atomically) and rollout files of later steps — so the
+        resumed run's records are not doubled."""
+        self.metrics_after_resume(step)
+        for path in self.root.joinpath("rollouts").glob("step-*.jsonl"):
+            try:
+                later = int(path.stem.split("-", 1)[1]) > step
+            except ValueError:
+                continue
+            if later:
+                path.unlink(missing_ok=True)
 
     def metrics_after_resume(self, step: int) -> None:
         """Drop metric lines past `step` (from a run killed after its last checkpoint) by rewriting atomically."""
