@@ -1,7 +1,8 @@
 // Bundles every runnable piece: the CLI (which also hosts the env server), and — as they land —
 // the extension host and each webview. Native modules (sharp, onnxruntime-node) stay external.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { webviewTargets } from './webview/bundles.mjs';
 
 const watch = process.argv.includes('--watch');
@@ -28,4 +29,15 @@ if (watch) {
   for (const t of ready) await (await esbuild.context({ ...common, ...t })).watch();
 } else {
   await Promise.all(ready.map((t) => esbuild.build({ ...common, ...t })));
+  writeEditorSchema();
+}
+
+// The extension's jsonValidation reads a self-contained copy of the run-config schema (editors
+// resolve the rewards $ref against the schema's https $id and will not fetch it): the CLI's
+// `config schema` output, so there is one implementation of the inlining.
+function writeEditorSchema() {
+  if (!existsSync('dist/cli.js')) return;
+  const result = spawnSync(process.execPath, ['bin/vistool.js', 'config', 'schema'], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`vistool config schema failed: ${result.stderr}`);
+  writeFileSync('dist/run-config.schema.json', result.stdout);
 }

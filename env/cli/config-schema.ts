@@ -1,9 +1,10 @@
 /**
- * `vistool config schema`: prints the run-config JSON Schema (draft-07), the single source of
- * truth the editor, the CLI and the trainer validate against — for editors without the
- * extension (`"$schema"` in a config, or yaml/json language servers) and for tooling.
+ * `vistool config schema`: prints the run-config JSON Schema (draft-07) — the single source of
+ * truth the editor, the CLI and the trainer validate against — self-contained (the reward
+ * section's `$ref` inlined), for editors without the extension and for tooling. The build
+ * writes the same text to dist/run-config.schema.json for the extension's jsonValidation.
  */
-import { runConfigSchema } from '../config/run-config-schema.js';
+import { selfContainedSchema } from '../config/run-config-schema.js';
 import { type CliCommand, UsageError } from './command.js';
 
 export interface TextOutput {
@@ -13,11 +14,11 @@ export interface TextOutput {
 export function createConfigSchemaCommand(stdout: TextOutput = process.stdout): CliCommand {
   return {
     path: ['config', 'schema'],
-    summary: 'Print the run-config JSON Schema (draft-07)',
+    summary: 'Print the run-config JSON Schema (draft-07, self-contained)',
     usage: 'vistool config schema',
     async run(argv) {
       if (argv.length > 0) throw new UsageError(`unexpected argument '${argv[0]}'`);
-      stdout.write(JSON.stringify(runConfigSchema, null, 2) + '\n');
+      stdout.write(JSON.stringify(selfContainedSchema(), null, 2) + '\n');
       return 0;
     },
   };

@@ -57,6 +57,8 @@ export function resolvedNode(node: SchemaNode): SchemaNode {
   delete merged.$ref;
   for (const ref of refs) {
     for (const [key, value] of Object.entries(referenced(ref))) {
+      // The referenced file's own $schema and $id describe that file, not this node.
+      if (key === '$schema' || key === '$id') continue;
       if (!(key in merged)) (merged as Record<string, unknown>)[key] = value;
     }
   }
@@ -75,6 +77,30 @@ export function schemaAt(pointer: string): SchemaNode | undefined {
     node = next ? resolvedNode(next) : undefined;
   }
   return node;
+}
+
+/**
+ * The run-config schema with every `$ref` inlined and no `$id`: one file that any tool can use
+ * without resolving anything. Editors need it: VS Code resolves a relative `$ref` against the
+ * `$id` (https://vistool.dev/...), which it will not fetch, and then validates nothing.
+ * `vistool config schema` prints it; the build writes it to dist/run-config.schema.json for the
+ * extension's jsonValidation.
+ */
+export function selfContainedSchema(): Record<string, unknown> {
+  const inline = (node: SchemaNode): SchemaNode => {
+    const resolved = resolvedNode(node);
+    const copy: SchemaNode & Record<string, unknown> = { ...resolved };
+    if (resolved.properties) copy.properties = Object.fromEntries(Object.entries(resolved.properties).map(([key, sub]) => [key, inline(sub)]));
+    const items = (resolved as Record<string, unknown>).items;
+    if (items && typeof items === 'object' && !Array.isArray(items)) copy.items = inline(items as SchemaNode);
+    return copy;
+  };
+  const { $id: _id, ...rest } = inline(runConfigSchema) as Record<string, unknown>;
+  return {
+    $schema: rest.$schema,
+    $comment: 'Generated from schemas/run-config.schema.json with its $refs inlined (vistool config schema). Edit the source files, not this one.',
+    ...rest,
+  };
 }
 
 /** A copy of `config` with every absent key that has a default filled in, recursively into objects. */

@@ -65,6 +65,11 @@ export class PanelHosts implements vscode.Disposable {
     return this.open.get(kind)?.panel;
   }
 
+  /** Whether the panel's page loaded and said it is ready (its script ran under the CSP and talked to the host). */
+  isReady(kind: PanelKind): boolean {
+    return this.open.get(kind)?.ready ?? false;
+  }
+
   runDirsOf(kind: PanelKind): string[] {
     return this.open.get(kind)?.runDirs ?? [];
   }

