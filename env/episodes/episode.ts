@@ -76,6 +76,8 @@ export class Episode {
   private readonly toolNames: string[];
   private current: StoredImage;
   private imagesShown = 1;
+  /** ReFocus-style variables the model assigned images to in earlier turns (its imagined notebook). */
+  private readonly imageVariables: string[] = [];
   private turn = 0;
   private done = false;
   private readonly record: Trajectory;
@@ -156,7 +158,10 @@ export class Episode {
     this.lastActive = Date.now();
     this.turn += 1;
     const parsed: ParsedAction =
-      'text' in action ? parseAction(action.text) : { calls: [action.call], answer: null, errors: [], formats: [] };
+      'text' in action
+        ? parseAction(action.text, { imageVariables: this.imageVariables })
+        : { calls: [action.call], answer: null, errors: [], formats: [] };
+    for (const name of parsed.imageVariables ?? []) if (!this.imageVariables.includes(name)) this.imageVariables.push(name);
     const text = 'text' in action ? action.text : JSON.stringify(action.call);
     const assistant: AssistantTurn = { role: 'assistant', text, calls: [], errors: [...parsed.errors], answer: parsed.answer };
     this.record.turns.push(assistant);

@@ -79,6 +79,16 @@ test('calls compose: a second tool works on the first one\'s result', async () =
   assert.equal(episode.trajectory().tool_calls, 2);
 });
 
+test('ReFocus code may use an image variable assigned in an earlier turn', async () => {
+  const { episode } = await tableEpisode();
+  const first = await episode.step({ text: '```python\nimage_with_focus = focus_on_columns_with_mask(image_1, ["Rider", "Wins"], columns_bbox)\n```' });
+  assert.equal(first.info.calls[0]?.ok, true, JSON.stringify(first.info.errors));
+  const second = await episode.step({ text: '```python\nboxed = focus_on_rows_with_draw(image_with_focus, ["Merckx"], rows_bbox)\n```' });
+  assert.deepEqual(second.info.errors, []);
+  assert.equal(second.info.calls[0]?.name, 'focus_on_rows_with_draw');
+  assert.equal(second.info.calls[0]?.image_in, first.info.calls[0]?.image_out);
+});
+
 test('an answer ends the episode; stepping again is refused', async () => {
   const { episode } = await tableEpisode();
   const result = await episode.step({ text: 'Merckx: <answer>34</answer>' });
