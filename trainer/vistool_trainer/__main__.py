@@ -43,7 +43,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(args.out, args.minutes)
+    return run_demo(args.out, args.minutes, args.model, args.device)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="generate tasks, start the env server, SFT, GRPO/DAPO, evaluate, write an HTML report")
     demo.add_argument("--out", default="runs/demo", help="run directory")
     demo.add_argument("--minutes", type=float, default=10.0, help="time budget for the whole demo")
+    demo.add_argument("--model", default="micro", help="'micro' (the embedded micro Qwen2.5-VL), a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or a local checkpoint folder")
+    demo.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="cpu, cuda (bf16) or auto")
     demo.set_defaults(handler=_demo)
     return parser
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,16 @@ def load_image_part(part: dict[str, Any]) -> Image.Image:
 
 
 class ConversationEncoder:
+    # Preprocessed images are kept (an image is re-encoded every turn of its episode and every step
+    # its SFT conversation is drawn) up to this many bytes, least recently used first out: RL makes a
+    # new edited image per tool call, so an unbounded cache grows with the run.
+    IMAGE_CACHE_BYTES = 256 * 2**20
+
     def __init__(self, processor: PolicyProcessor):
         self.processor = processor
         self._text_cache: dict[str, list[int]] = {}
-        self._image_cache: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+        self._image_cache: OrderedDict[str, tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
+        self._image_cache_bytes = 0
 
     def _tokens(self, text: str) -> list[int]:
         cached = self._text_cache.get(text)
@@ -63,11 +70,16 @@ class ConversationEncoder:
     def _image(self, part: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         key = part.get("ref") or part.get("path")
         if key and key in self._image_cache:
+            self._image_cache.move_to_end(key)
             return self._image_cache[key]
         features = self.processor.image_processor(images=[load_image_part(part)], return_tensors="pt")
         result = (features["pixel_values"], features["image_grid_thw"])
-        if key and len(self._image_cache) < 20_000:
+        if key:
             self._image_cache[key] = result
+            self._image_cache_bytes += result[0].numel() * result[0].element_size()
+            while self._image_cache_bytes > self.IMAGE_CACHE_BYTES and len(self._image_cache) > 1:
+                _, (pixels, _) = self._image_cache.popitem(last=False)
+                self._image_cache_bytes -= pixels.numel() * pixels.element_size()
         return result
 
     def encode(self, messages: list[dict[str, Any]], add_generation_prompt: bool) -> EncodedConversation:

@@ -12,7 +12,7 @@ from .policy import Policy
 from .rollout import load_tasks
 from .run_config import load_config
 from .run_directory import RunDirectory
-from .train import episode_options, open_env
+from .train import episode_options, generate_tasks, open_env
 
 
 def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None) -> int:
@@ -22,7 +22,7 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
     if folder is None:
         print(f"no checkpoint in {run.checkpoints}: train first or pass --checkpoint", file=sys.stderr)
         return 2
-    eval_path = Path(config["data"]["eval"]) if config["data"]["eval"] else run.root / "data" / "eval" / "tasks.jsonl"
+    eval_path = Path(config["data"]["eval"]) if config["data"]["eval"] else generate_tasks(run.root / "data" / "eval", config["data"]["generate"], config["seed"], "test")
     tasks = load_tasks(eval_path)[: n or config["eval"]["n"]]
     policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"])
     events = EventStream()

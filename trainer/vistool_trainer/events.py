@@ -13,10 +13,11 @@ from typing import Any, TextIO
 
 
 class EventStream:
-    def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, log_file: Any = None):
+    def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, log_file: Any = None, prefix: str = ""):
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.log_file = log_file
+        self.prefix = f" {prefix}" if prefix else ""
 
     def emit(self, event: str, **fields: Any) -> None:
         line = json.dumps({"event": event, "ts": round(time.time(), 3), **fields}, default=_plain) + "\n"
@@ -24,7 +25,7 @@ class EventStream:
         self.stdout.flush()
 
     def log(self, message: str) -> None:
-        line = f"[vistool-trainer {time.strftime('%H:%M:%S')}] {message}\n"
+        line = f"[vistool-trainer{self.prefix} {time.strftime('%H:%M:%S')}] {message}\n"
         self.stderr.write(line)
         self.stderr.flush()
         if self.log_file is not None:

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from .advantages import group_advantages
+from .distributed import Distributed
 from .dynamic_sampling import sample_informative_groups
 from .env_client import EnvClient
 from .kl_penalty import kl_penalty
@@ -46,14 +47,18 @@ def pick_prompts(tasks: list[dict[str, Any]], count: int, seed: int, step: int, 
 
 def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClient, tasks: list[dict[str, Any]],
               rl: dict[str, Any], options: EpisodeOptions, seed: int, step: int,
-              reference: torch.nn.Module | None = None) -> StepResult:
+              reference: torch.nn.Module | None = None, dist: Distributed = Distributed()) -> StepResult:
+    """One step. With several processes each rank rolls out its share of every generation batch's
+    prompts (and fills its share of the groups), and the update is the one a single process would
+    make on all ranks' groups together."""
     timing = RolloutTiming()
     group_size = rl["group_size"]
     warnings: list[str] = []
     generated: list[Rollout] = []
+    target = len(dist.share(list(range(rl["prompts_per_step"]))))
 
     def generate(batch_index: int) -> list[list[Rollout]]:
-        prompts = pick_prompts(tasks, rl["prompts_per_step"], seed, step, batch_index)
+        prompts = dist.share(pick_prompts(tasks, rl["prompts_per_step"], seed, step, batch_index))
         rollouts = run_rollouts(policy, client, prompts, group_size, options, rl["max_new_tokens"], rl["temperature"], timing=timing)
         generated.extend(rollouts)
         return _groups(rollouts, group_size)
@@ -61,41 +66,73 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
     def metric(group: list[Rollout]) -> list[float]:
         return [float(r.correct) for r in group] if rl["dynamic_sampling_metric"] == "accuracy" else [r.reward for r in group]
 
-    outcome = sample_informative_groups(generate, metric, rl["prompts_per_step"], rl["max_num_gen_batches"], rl["dynamic_sampling"])
-    if not outcome.reached_target:
-        warnings.append(f"dynamic sampling kept {len(outcome.kept)} of {rl['prompts_per_step']} groups after "
-                        f"{outcome.generation_batches} generation batches (all others had identical rewards)")
-    rollouts = [rollout for group in outcome.kept for rollout in group]
-    metrics: dict[str, float] = {
-        "sampling/kept_groups": float(len(outcome.kept)),
-        "sampling/dropped_groups": float(outcome.dropped_groups),
-        "sampling/gen_batches": float(outcome.generation_batches),
+    outcome = sample_informative_groups(generate, metric, target, rl["max_num_gen_batches"], rl["dynamic_sampling"]) if target else None
+    kept = outcome.kept if outcome else []
+    rollouts = [rollout for group in kept for rollout in group]
+    local: dict[str, float] = {
+        "sampling/kept_groups": float(len(kept)),
+        "sampling/dropped_groups": float(outcome.dropped_groups if outcome else 0),
+        "sampling/gen_batches": float(outcome.generation_batches if outcome else 0),
         "timing/gen_s": timing.gen_s,
         "timing/env_s": timing.env_s,
     }
     train_started = time.perf_counter()
-    if rollouts:
-        # The server's reward already down-weights no-tool trajectories (rewards.tool.no_tool_factor):
-        # it is used as it is, so the down-weighting happens in exactly one place.
-        rewards = [rollout.reward for rollout in rollouts]
-        advantages = group_advantages(torch.tensor(rewards), [f"{r.prompt_id}#{i // group_size}" for i, r in enumerate(rollouts)],
-                                      normalize_by_std=rl["advantage"] == "grpo")
-        for rollout, advantage in zip(rollouts, advantages.tolist()):
-            rollout.advantage = advantage
-        metrics.update(_update(policy, optimizer, rollouts, advantages, rl, reference))
-    else:
+    # The server's reward already down-weights no-tool trajectories (rewards.tool.no_tool_factor):
+    # it is used as it is, so the down-weighting happens in exactly one place.
+    rewards = [rollout.reward for rollout in rollouts]
+    advantages = group_advantages(torch.tensor(rewards, dtype=torch.float32), [f"{r.prompt_id}#{i // group_size}" for i, r in enumerate(rollouts)],
+                                  normalize_by_std=rl["advantage"] == "grpo")
+    for rollout, advantage in zip(rollouts, advantages.tolist()):
+        rollout.advantage = advantage
+    update = _update(policy, optimizer, rollouts, advantages, rl, reference, dist)
+    local["timing/train_s"] = time.perf_counter() - train_started
+    metrics = merge_rank_metrics(dist.gather((local, update, rollout_metrics(generated), len(generated))))
+    kept_groups = int(metrics["sampling/kept_groups"])
+    if kept_groups < rl["prompts_per_step"]:
+        warnings.append(f"dynamic sampling kept {kept_groups} of {rl['prompts_per_step']} groups after "
+                        f"{int(metrics['sampling/gen_batches'])} generation batches (all others had identical rewards)")
+    if not update:
         warnings.append("no informative group this step: the policy was not updated")
-    metrics["timing/train_s"] = time.perf_counter() - train_started
-    metrics.update(rollout_metrics(generated))
     return StepResult(metrics=metrics, rollouts=rollouts, generated=generated, warnings=warnings)
 
 
+def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dict[str, float], int]]) -> dict[str, float]:
+    """One record from every rank's (step counters, update metrics, rollout means, rollouts generated):
+    counters add up, timings take the slowest rank, rollout means weigh by rollouts; the update's
+    metrics are already global (its collectives made them so) and are the same on every rank."""
+    merged: dict[str, float] = {}
+    for key in parts[0][0]:
+        values = [part[0][key] for part in parts]
+        merged[key] = max(values) if key.startswith("timing/") else sum(values)
+    merged.update(parts[0][1])
+    weights = [part[3] for part in parts]
+    keys = {key for part in parts for key in part[2]}
+    if len(parts) == 1:
+        merged.update(parts[0][2])
+        return merged
+    for key in sorted(keys):
+        pairs = [(part[2][key], weight) for part, weight in zip(parts, weights) if key in part[2] and weight > 0]
+        if not pairs:
+            continue
+        if key.startswith("judge/"):  # cumulative per-server counters: the run's total
+            merged[key] = sum(value for value, _ in pairs) if key != "judge/latency_ms" else max(value for value, _ in pairs)
+        else:
+            merged[key] = sum(value * weight for value, weight in pairs) / sum(weight for _, weight in pairs)
+    return merged
+
+
 def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
-            rl: dict[str, Any], reference: torch.nn.Module | None) -> dict[str, float]:
+            rl: dict[str, Any], reference: torch.nn.Module | None, dist: Distributed = Distributed()) -> dict[str, float]:
+    """The policy-gradient update; {} (and no optimizer step) when no rank kept a group."""
     policy.model.train()
     encoded = [policy.encoder.encode(rollout.messages, add_generation_prompt=False) for rollout in rollouts]
-    total_tokens = sum(sum(item.loss_mask) for item in encoded)
-    longest = max(len(item.input_ids) for item in encoded)
+    # Aggregation is over the global batch: token and sequence counts (and the Dr. GRPO length
+    # constant) are summed or maxed across ranks before any rank weighs its share.
+    total_tokens = dist.sum(sum(sum(item.loss_mask) for item in encoded))
+    total_sequences = dist.sum(len(encoded))
+    longest = dist.max(max((len(item.input_ids) for item in encoded), default=0))
+    if total_sequences == 0:
+        return {}
     mode = rl["loss_agg_mode"]
     optimizer.zero_grad(set_to_none=True)
     sums = {"clipfrac": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
@@ -111,7 +148,7 @@ def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rol
                                      rl["clip_ratio_c"], mode, normalizer=float(longest))
         chunk_tokens = float(mask.sum().item())
         weight = chunk_tokens / max(total_tokens, 1) if mode == "token-mean" else (
-            1.0 if mode == "seq-mean-token-sum-norm" else len(chunk) / len(encoded))
+            1.0 if mode == "seq-mean-token-sum-norm" else len(chunk) / total_sequences)
         loss = result.loss * weight
         if rl["kl_coef"] > 0 and reference is not None:
             with torch.no_grad():
@@ -123,14 +160,15 @@ def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rol
         sums["clipfrac"] += float(result.clipfrac.item()) * chunk_tokens
         sums["entropy"] += float(masked_mean(entropy.detach(), mask).item()) * chunk_tokens
         sums["loss"] += float(loss.item())
+    dist.sum_gradients(policy.model)
     grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), rl["max_grad_norm"])
     optimizer.step()
     denominator = max(total_tokens, 1)
     return {
-        "actor/loss": sums["loss"],
-        "actor/clipfrac": sums["clipfrac"] / denominator,
-        "actor/kl": sums["kl"] / denominator,
-        "actor/entropy": sums["entropy"] / denominator,
+        "actor/loss": dist.sum(sums["loss"]),
+        "actor/clipfrac": dist.sum(sums["clipfrac"]) / denominator,
+        "actor/kl": dist.sum(sums["kl"]) / denominator,
+        "actor/entropy": dist.sum(sums["entropy"]) / denominator,
         "actor/grad_norm": float(grad_norm),
         "actor/tokens": float(total_tokens),
     }

@@ -24,7 +24,7 @@ class EpisodeOptions:
     max_turns: int = 3
     max_tool_calls: int = 2
     images: str = "path"
-    system_prompt: str | None = None
+    system_prompt: str | dict[str, str | None] | None = None
 
 
 @dataclass
@@ -80,7 +80,11 @@ def _with_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return loaded
 
 
-def _apply_system_prompt(messages: list[dict[str, Any]], system_prompt: str | None) -> list[dict[str, Any]]:
+def apply_system_prompt(messages: list[dict[str, Any]], system_prompt: str | dict[str, str | None] | None, tools: bool) -> list[dict[str, Any]]:
+    """The server's opening messages with the run's system prompt: None keeps the server's, '' drops
+    the system turn, a string replaces it, {"tools": ..., "no_tools": ...} chooses by arm."""
+    if isinstance(system_prompt, dict):
+        system_prompt = system_prompt.get("tools" if tools else "no_tools")
     if system_prompt is None:
         return messages
     rest = [message for message in messages if message.get("role") != "system"]
@@ -119,7 +123,7 @@ def run_rollouts(
     episode_ids: list[str] = []
     for index, result in enumerate(opened):
         task = tasks[index // group_size]
-        messages = _apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt)
+        messages = apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt, options.tools)
         rollouts.append(Rollout(prompt_id=str(task["id"]), group=index % group_size, messages=messages))
         episode_ids.append(result["episode_id"])
     timing.env_s += time.perf_counter() - started

@@ -71,8 +71,12 @@ def _jsonable(value: Any) -> Any:
 
 
 class RunDirectory:
-    def __init__(self, root: Path):
+    """`writable` False (the non-zero ranks of a multi-process run) turns every write into a no-op:
+    one process, rank 0, owns the run directory's records."""
+
+    def __init__(self, root: Path, writable: bool = True):
         self.root = Path(root).resolve()
+        self.writable = writable
         for name in ("rollouts", "images", "checkpoints", "logs"):
             (self.root / name).mkdir(parents=True, exist_ok=True)
 
@@ -89,6 +93,8 @@ class RunDirectory:
         return self.root / "metrics.jsonl"
 
     def write_config(self, config: dict[str, Any]) -> None:
+        if not self.writable:
+            return
         write_json_atomic(self.root / "config.json", config)
 
     def read_run(self) -> dict[str, Any]:
@@ -98,17 +104,23 @@ class RunDirectory:
     def update_run(self, **fields: Any) -> dict[str, Any]:
         run = self.read_run()
         run.update(fields)
+        if not self.writable:
+            return run
         run["updated_at"] = time.time()
         write_json_atomic(self.root / "run.json", run)
         return run
 
     def append_metrics(self, record: dict[str, Any]) -> None:
+        if not self.writable:
+            return
         append_json_line(self.metrics_path, record)
 
     def rollouts_path(self, step: int) -> Path:
         return self.root / "rollouts" / f"step-{step:06d}.jsonl"
 
     def append_rollout(self, step: int, record: dict[str, Any]) -> None:
+        if not self.writable:
+            return
         append_json_line(self.rollouts_path(step), record)
 
     def checkpoint_path(self, step: int) -> Path:
@@ -120,6 +132,8 @@ class RunDirectory:
         return done[-1] if done else None
 
     def prune_checkpoints(self, keep: int, protect: set[Path] | None = None) -> None:
+        if not self.writable:
+            return
         protected = {path.resolve() for path in (protect or set())}
         done = sorted(path for path in self.checkpoints.glob("step-*") if (path / "trainer_state.json").exists())
         for path in done[:-keep] if keep > 0 else []:
@@ -130,6 +144,8 @@ class RunDirectory:
         """Before resuming from the checkpoint at `step`: forget what a killed run wrote after it —
         metric lines past `step` (rewritten atomically) and rollout files of later steps — so the
         resumed run's records are not doubled."""
+        if not self.writable:
+            return
         self.metrics_after_resume(step)
         for path in self.root.joinpath("rollouts").glob("step-*.jsonl"):
             try:

@@ -17,9 +17,10 @@ from typing import Any
 import torch
 
 from .conversation_encoding import EncodedConversation
+from .distributed import Distributed
 from .env_client import EnvClient
 from .policy import Policy
-from .rollout import EpisodeOptions, _apply_system_prompt, _task_payload, _with_images
+from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
 
 
 def answer_text(answer: Any) -> str:
@@ -35,18 +36,27 @@ def gold_turns(task: dict[str, Any], tools: bool) -> list[str]:
     return turns
 
 
-def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64) -> list[list[dict[str, Any]]]:
-    """Replay gold turns through the server; returns one full conversation per task."""
+def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64,
+                       no_tool_fraction: float = 0.0, seed: int = 0) -> list[list[dict[str, Any]]]:
+    """Replay gold turns through the server; returns one full conversation per task.
+
+    A `no_tool_fraction` share of the tasks (chosen by `seed`) is replayed in a tools-off episode
+    as a direct answer, so the policy also sees what answering without tools looks like.
+    """
+    chooser = random.Random(seed * 104_729 + 17)
+    tool_free = {index for index in range(len(tasks)) if chooser.random() < no_tool_fraction} if options.tools else set(range(len(tasks)))
     conversations: list[list[dict[str, Any]]] = []
     for offset in range(0, len(tasks), chunk):
         batch = tasks[offset:offset + chunk]
+        arms = [(offset + i) not in tool_free for i in range(len(batch))]
         opened = client.start_episodes([{"task": _task_payload(task), "task_dir": task["_task_dir"],
-                                         "options": {"tools": options.tools, "max_turns": options.max_turns + 2,
+                                         "options": {"tools": with_tools, "max_turns": options.max_turns + 2,
                                                      "max_tool_calls": max(options.max_tool_calls, 1) + 2, "images": options.images}}
-                                        for task in batch])
+                                        for task, with_tools in zip(batch, arms)])
         ids = [result["episode_id"] for result in opened]
-        messages = [_apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt) for result in opened]
-        scripts = [gold_turns(task, options.tools) for task in batch]
+        messages = [apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt, with_tools)
+                    for result, with_tools in zip(opened, arms)]
+        scripts = [gold_turns(task, with_tools) for task, with_tools in zip(batch, arms)]
         done = [False] * len(batch)
         for turn_index in range(max(len(script) for script in scripts)):
             pending = [i for i in range(len(batch)) if not done[i] and turn_index < len(scripts[i])]
@@ -65,21 +75,33 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
     return conversations
 
 
-def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[EncodedConversation]) -> float:
-    inputs = policy.batch(encoded)
-    log_probs, mask, _ = policy.token_scores(inputs)
-    loss = -(log_probs * mask).sum() / mask.sum().clamp_min(1.0)
+def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[EncodedConversation],
+             dist: Distributed = Distributed()) -> float:
+    """One step on this rank's share of the batch; the loss is the mean over the whole batch's policy
+    tokens (summed across ranks), so N processes take the step one process would."""
+    tokens = 0.0
+    loss = None
+    if encoded:
+        inputs = policy.batch(encoded)
+        log_probs, mask, _ = policy.token_scores(inputs)
+        tokens = float(mask.sum().item())
+    total_tokens = max(dist.sum(tokens), 1.0)
     optimizer.zero_grad(set_to_none=True)
-    loss.backward()
+    if encoded:
+        loss = -(log_probs * mask).sum() / total_tokens
+        loss.backward()
+    dist.sum_gradients(policy.model)
     torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
     optimizer.step()
-    return float(loss.item())
+    return dist.sum(float(loss.item()) if loss is not None else 0.0)
 
 
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,
-            on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[], bool] = lambda: False,
-            optimizer: torch.optim.Optimizer | None = None) -> tuple[int, torch.optim.Optimizer]:
-    """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each."""
+            on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[..., bool] = lambda *_: False,
+            optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed()) -> tuple[int, torch.optim.Optimizer]:
+    """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each.
+
+    `should_stop(time_is_up)` decides, for every rank at once, whether to stop before the next step."""
     optimizer = optimizer or torch.optim.AdamW(policy.model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
     policy.model.train()
     started = time.perf_counter()
@@ -92,13 +114,15 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             encoded[index] = policy.encoder.encode(conversations[index], add_generation_prompt=False)
         return encoded[index]
 
-    while step < config["steps"] and not should_stop():
-        if config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]:
+    while step < config["steps"]:
+        time_is_up = config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]
+        if should_stop(time_is_up):
             break
+        # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
         order = random.Random(seed * 7919 + step)
         batch = [order.randrange(len(conversations)) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
-        loss = sft_step(policy, optimizer, [encode(index) for index in batch])
+        loss = sft_step(policy, optimizer, [encode(index) for index in dist.share(batch)], dist)
         step += 1
         on_step(step, loss, time.perf_counter() - step_started)
     return step, optimizer

@@ -22,6 +22,7 @@ import torch
 
 from .env_client import EnvClient, LocalEnvServer, token_from
 from .environment_check import check_environment, repo_root
+from .distributed import Distributed, init_distributed
 from .evaluate import evaluate
 from .events import EventStream
 from .grpo import grpo_step
@@ -41,14 +42,41 @@ class Interrupted:
         self.flag = True
 
 
-def generate_tasks(out: Path, kind: str, n: int, seed: int, difficulty: int, image_size: str) -> Path:
-    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", kind, "--n", str(n), "--seed", str(seed),
-               "--difficulty", str(difficulty), "--image-size", image_size, "--out", str(out)]
-    if not (out / "tasks.jsonl").exists():
+def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, write: bool = True) -> Path:
+    """`vistool data gen` into `out` (kept when already there), then the run's filters: the path of
+    the tasks to use (`out/tasks.jsonl`, or `out/kept.jsonl` beside it when a filter applies)."""
+    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", generate["kind"],
+               "--n", str(generate["n_train"] if split == "train" else generate["n_eval"]), "--seed", str(seed), "--split", split,
+               "--difficulty", str(generate["difficulty"]), "--image-size", generate["image_size"], "--out", str(out)]
+    if write and not (out / "tasks.jsonl").exists():
         result = subprocess.run(command, capture_output=True, text=True, cwd=repo_root())
         if result.returncode != 0:
             raise RuntimeError(f"task generation failed (`{' '.join(command)}`): {result.stderr.strip()[-500:]}")
-    return out / "tasks.jsonl"
+    if not generate.get("families") and not generate.get("min_top_gap"):
+        return out / "tasks.jsonl"
+    if not write:
+        return out / "kept.jsonl"
+    lines = [line for line in (out / "tasks.jsonl").read_text().splitlines() if line.strip()]
+    kept = [line for line in lines if keep_task(json.loads(line), generate.get("families"), generate.get("min_top_gap", 0))]
+    if not kept:
+        raise RuntimeError(f"no task in {out / 'tasks.jsonl'} passes data.generate's filters (families {generate.get('families')}, "
+                           f"min_top_gap {generate.get('min_top_gap')}): generate more tasks or loosen the filters")
+    path = out / "kept.jsonl"
+    temporary = path.with_suffix(".jsonl.tmp")
+    temporary.write_text("".join(line + "\n" for line in kept))
+    os.replace(temporary, path)
+    return path
+
+
+def keep_task(task: dict[str, Any], families: list[str] | None, min_top_gap: float) -> bool:
+    """The demo's data filters: the question family, and the lead of the largest value."""
+    if families and task.get("family") not in families:
+        return False
+    if min_top_gap:
+        values = sorted((row[-1] for row in (task.get("table") or {}).get("rows", []) if isinstance(row[-1], (int, float))), reverse=True)
+        if len(values) < 2 or values[0] <= 0 or (values[0] - values[1]) / values[0] < min_top_gap:
+            return False
+    return True
 
 
 def task_corpus(tasks: list[dict[str, Any]]) -> list[str]:
@@ -64,6 +92,13 @@ def task_corpus(tasks: list[dict[str, Any]]) -> list[str]:
     return corpus
 
 
+def system_prompt_texts(config: dict[str, Any]) -> list[str]:
+    """The run's own system prompts (the micro tokenizer should know their words too)."""
+    prompt = config["policy"]["system_prompt"]
+    values = list(prompt.values()) if isinstance(prompt, dict) else [prompt]
+    return [value for value in values if value]
+
+
 def versions() -> dict[str, str | None]:
     report = check_environment()
     return {status.name: status.installed for status in report.packages}
@@ -75,44 +110,62 @@ def episode_options(config: dict[str, Any]) -> EpisodeOptions:
                           images=env["images"], system_prompt=config["policy"]["system_prompt"])
 
 
+def rng_file(rank: int) -> str:
+    return "rng.pt" if rank == 0 else f"rng-rank{rank}.pt"
+
+
 def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Optimizer | None, state: dict[str, Any],
-                    events: EventStream, keep: int) -> Path:
+                    events: EventStream, keep: int, dist: Distributed = Distributed()) -> Path:
+    """Every rank saves its RNG state; rank 0 the weights, the optimizer and, last, trainer_state.json
+    (which marks the checkpoint complete) once the others are done."""
     path = run.checkpoint_path(state["global_step"])
     path.mkdir(parents=True, exist_ok=True)
-    policy.save(path / "policy")
-    if optimizer is not None:
-        torch.save(optimizer.state_dict(), path / "optimizer.pt")
-    torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, path / "rng.pt")
-    (path / "trainer_state.json").write_text(json.dumps(state, indent=2))  # written last: marks the checkpoint complete
-    run.prune_checkpoints(keep, protect={path})
-    events.emit("checkpoint", path=str(path), **state)
+    torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, path / rng_file(dist.rank))
+    if dist.is_main:
+        policy.save(path / "policy")
+        if optimizer is not None:
+            torch.save(optimizer.state_dict(), path / "optimizer.pt")
+    dist.barrier()
+    if dist.is_main:
+        (path / "trainer_state.json").write_text(json.dumps(state, indent=2))
+        run.prune_checkpoints(keep, protect={path})
+        events.emit("checkpoint", path=str(path), **state)
+    dist.barrier()
     return path
 
 
-def write_reward_config(config: dict[str, Any], run: RunDirectory) -> Path:
+def write_reward_config(config: dict[str, Any], run: RunDirectory, suffix: str = "") -> Path:
     """The run config's `rewards` section as the file the server reads (`--reward-config`)."""
-    path = run.root / "logs" / "reward-config.json"
+    path = run.root / "logs" / f"reward-config{suffix}.json"
     write_json_atomic(path, config["rewards"])
     return path
 
 
-def open_env(config: dict[str, Any], run: RunDirectory, root: Path, events: EventStream) -> tuple[Any, EnvClient]:
-    """(server context or None, client): a local `vistool serve` scoring with the run's rewards,
-    or the server at env.url (which scores with its own reward config)."""
+def open_env(config: dict[str, Any], run: RunDirectory, root: Path, events: EventStream, rank: int = 0) -> tuple[Any, EnvClient]:
+    """(server context or None, client): a local `vistool serve` scoring with the run's rewards (one
+    per rank in a multi-process run, all writing the run's content-addressed images/), or the
+    server at env.url (which scores with its own reward config)."""
     if config["env"]["url"]:
         if config["rewards"] != resolve_config({})["rewards"]:
             events.warning(f"env.url is set ({config['env']['url']}): that server scores with the reward config it was started with; "
                            "this run's rewards section is not applied (start it with --reward-config logs/reward-config.json)")
         write_reward_config(config, run)
         return None, EnvClient(config["env"]["url"], token_from(config["env"]))
-    server = LocalEnvServer(root, run.images, run.root / "logs" / "env-token", run.root / "logs" / "env-server.log", config["env"]["node"],
-                            reward_config=write_reward_config(config, run))
-    return server, server.__enter__()
+    suffix = "" if rank == 0 else f"-rank{rank}"
+    server = LocalEnvServer(root, run.images, run.root / "logs" / f"env-token{suffix}", run.root / "logs" / f"env-server{suffix}.log",
+                            config["env"]["node"], reward_config=write_reward_config(config, run, suffix))
+    client = server.__enter__()
+    events.emit("env", url=client.url, pid=server.process.pid if server.process else None, log=str(server.log_path))
+    return server, client
 
 
 def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = False, events: EventStream | None = None) -> int:
-    run = RunDirectory(Path(config["output_dir"]))
-    log_file = open(run.root / "logs" / "trainer.log", "a")
+    dist = init_distributed(config["device"])
+    run = RunDirectory(Path(config["output_dir"]), writable=dist.is_main)
+    log_file = open(run.root / "logs" / ("trainer.log" if dist.is_main else f"trainer-rank{dist.rank}.log"), "a")
+    if not dist.is_main:
+        # Only rank 0 speaks the event protocol on stdout; the others log to stderr and their own file.
+        events = EventStream(stdout=open(os.devnull, "w"), log_file=log_file, prefix=f"rank {dist.rank}")
     events = events or EventStream(log_file=log_file)
     interrupted = Interrupted()
     previous_handler = signal.signal(signal.SIGINT, interrupted)
@@ -121,15 +174,20 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
         if config["threads"]:
             torch.set_num_threads(config["threads"])
         run.write_config(config)
-        run.update_run(status="running", pid=os.getpid(), name=config["name"], started_at=time.time(), versions=versions())
-        events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config["name"], resume=resume)
+        run.update_run(status="running", pid=os.getpid(), name=config["name"], started_at=time.time(), versions=versions(), world_size=dist.world)
+        events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config["name"], resume=resume, world_size=dist.world)
         torch.manual_seed(seed)
         random.seed(seed)
 
         data = config["data"]
         generate = data["generate"]
-        train_path = Path(data["train"]) if data["train"] else generate_tasks(run.root / "data" / "train", generate["kind"], generate["n_train"], seed, generate["difficulty"], generate["image_size"])
-        eval_path = Path(data["eval"]) if data["eval"] else generate_tasks(run.root / "data" / "eval", generate["kind"], generate["n_eval"], seed + 100_000, generate["difficulty"], generate["image_size"])
+        if dist.is_main:  # one process generates; the others read what it wrote
+            train_path = Path(data["train"]) if data["train"] else generate_tasks(run.root / "data" / "train", generate, seed, "train")
+            eval_path = Path(data["eval"]) if data["eval"] else generate_tasks(run.root / "data" / "eval", generate, seed, "test")
+        dist.barrier()
+        if not dist.is_main:
+            train_path = Path(data["train"]) if data["train"] else generate_tasks(run.root / "data" / "train", generate, seed, "train", write=False)
+            eval_path = Path(data["eval"]) if data["eval"] else generate_tasks(run.root / "data" / "eval", generate, seed, "test", write=False)
         train_tasks, eval_tasks = load_tasks(train_path), load_tasks(eval_path)[: config["eval"]["n"]]
         events.log(f"{len(train_tasks)} training tasks from {train_path}, {len(eval_tasks)} held-out from {eval_path}")
 
@@ -138,20 +196,24 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
         if checkpoint is not None:
             state = json.loads((checkpoint / "trainer_state.json").read_text())
             policy = Policy.load(checkpoint / "policy", config["device"], config["policy"]["dtype"])
-            rng = torch.load(checkpoint / "rng.pt", weights_only=False)
+            rng = torch.load(checkpoint / rng_file(dist.rank), weights_only=False)
             torch.set_rng_state(rng["torch"])
             random.setstate(rng["python"])
-            run.metrics_after_resume(state["global_step"])
+            run.discard_after(state["global_step"])
             events.log(f"resumed from {checkpoint} at {state}")
         else:
-            policy = Policy.create(config["policy"], task_corpus(train_tasks), seed, config["device"])
+            policy = Policy.create(config["policy"], task_corpus(train_tasks) + system_prompt_texts(config), seed, config["device"])
+            dist.broadcast_parameters(policy.model)
+            if dist.enabled:  # same weights everywhere, different samples on each rank
+                torch.manual_seed(seed * 1_000_003 + dist.rank)
+                random.seed(seed * 1_000_003 + dist.rank)
         events.log(f"policy {config['policy']['model']}: {parameter_count(policy.model):,} parameters on {policy.device}")
         options = episode_options(config)
 
         root = Path(os.path.commonpath([str(train_path.parent.resolve()), str(eval_path.parent.resolve())]))
-        server_context, client = open_env(config, run, root, events)
+        server_context, client = open_env(config, run, root, events, dist.rank)
         try:
-            return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps)
+            return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps, dist)
         finally:
             if server_context is not None:
                 server_context.__exit__(None, None, None)
@@ -163,6 +225,7 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
     finally:
         signal.signal(signal.SIGINT, previous_handler)
         log_file.close()
+        dist.close()
 
 
 def _eval(config: dict[str, Any], run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
@@ -182,22 +245,27 @@ def _eval(config: dict[str, Any], run: RunDirectory, events: EventStream, policy
 
 def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
             train_tasks: list[dict[str, Any]], eval_tasks: list[dict[str, Any]], state: dict[str, Any], checkpoint: Path | None,
-            interrupted: Interrupted, max_steps: int | None) -> int:
+            interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed()) -> int:
     seed, keep = config["seed"], config["checkpoint"]["keep"]
     budget = {"left": max_steps if max_steps is not None else 1 << 62}
 
-    def out_of_steps() -> bool:
-        return interrupted.flag or budget["left"] <= 0
+    def out_of_steps(time_is_up: bool = False) -> bool:
+        return dist.agree(interrupted.flag or budget["left"] <= 0 or time_is_up)
+
+    def evaluate_on_rank0(label: str) -> None:
+        if dist.is_main:
+            _eval(config, run, events, policy, client, options, eval_tasks, label, state)
+        dist.barrier()
 
     if state["stage"] == "start":
         if config["eval"]["before_and_after"]:
-            _eval(config, run, events, policy, client, options, eval_tasks, "before", state)
+            evaluate_on_rank0("before")
         state["stage"] = "sft" if config["sft"]["enabled"] else "rl"
 
     if state["stage"] == "sft":
         sft = config["sft"]
         events.emit("stage", stage="sft")
-        conversations = gold_conversations(client, train_tasks, options)
+        conversations = gold_conversations(client, train_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
         optimizer = torch.optim.AdamW(policy.model.parameters(), lr=sft["lr"], weight_decay=sft["weight_decay"])
         if checkpoint is not None and (checkpoint / "optimizer.pt").exists() and state["sft_step"] > 0:
             optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt"))
@@ -211,15 +279,14 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             run.append_metrics(record)
             events.emit("step", **record)
 
-        sft_config = dict(sft)
-        step, optimizer = run_sft(policy, conversations, sft_config, seed, on_step, state["sft_step"], out_of_steps, optimizer)
-        if out_of_steps() and step < sft["steps"]:
-            save_checkpoint(run, policy, optimizer, state, events, keep)
-            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state)
+        step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist)
+        if step < sft["steps"] and out_of_steps():
+            save_checkpoint(run, policy, optimizer, state, events, keep, dist)
+            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
         state["stage"] = "rl" if config["rl"]["enabled"] else "done"
-        save_checkpoint(run, policy, None, state, events, keep)
+        save_checkpoint(run, policy, None, state, events, keep, dist)
         if config["eval"]["before_and_after"]:
-            _eval(config, run, events, policy, client, options, eval_tasks, "after_sft", state)
+            evaluate_on_rank0("after_sft")
 
     if state["stage"] == "rl":
         rl = config["rl"]
@@ -234,10 +301,10 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
                 parameter.requires_grad_(False)
         started = time.perf_counter()
         while state["rl_step"] < rl["steps"]:
-            if out_of_steps() or (rl["max_seconds"] is not None and time.perf_counter() - started > rl["max_seconds"]):
+            if out_of_steps(rl["max_seconds"] is not None and time.perf_counter() - started > rl["max_seconds"]):
                 break
             step_started = time.perf_counter()
-            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference)
+            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist)
             state["rl_step"] += 1
             state["global_step"] += 1
             budget["left"] -= 1
@@ -247,24 +314,27 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
                       "memory/trainer_peak_rss_mb": peak_rss_mb(), **env_memory(client)}
             run.append_metrics(record)
             limit = config["logging"]["rollouts_per_step"]
-            for rollout in result.generated[:limit]:
-                run.append_rollout(state["global_step"], rollout_record(rollout, state["global_step"]))
+            share = -(-limit // dist.world)
+            records = [rollout_record(rollout, state["global_step"]) for rollout in result.generated[:share]]
+            records = [record for rank_records in dist.gather(records) for record in rank_records][:limit]
+            for rollout_line in records:
+                run.append_rollout(state["global_step"], rollout_line)
             if limit:
-                events.emit("rollouts", step=state["global_step"], path=str(run.rollouts_path(state["global_step"])), count=min(limit, len(result.generated)))
+                events.emit("rollouts", step=state["global_step"], path=str(run.rollouts_path(state["global_step"])), count=len(records))
             events.emit("step", **record)
             for message in result.warnings:
                 events.warning(message, step=state["global_step"])
             every = config["checkpoint"]["every_steps"]
             if every and state["rl_step"] % every == 0 and state["rl_step"] < rl["steps"]:
-                save_checkpoint(run, policy, optimizer, state, events, keep)
-        if state["rl_step"] < rl["steps"] and (out_of_steps() or rl["max_seconds"] is None):
-            save_checkpoint(run, policy, optimizer, state, events, keep)
-            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state)
+                save_checkpoint(run, policy, optimizer, state, events, keep, dist)
+        if state["rl_step"] < rl["steps"] and (rl["max_seconds"] is None or out_of_steps()):
+            save_checkpoint(run, policy, optimizer, state, events, keep, dist)
+            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
         state["stage"] = "done"
-        save_checkpoint(run, policy, None, state, events, keep)
+        save_checkpoint(run, policy, None, state, events, keep, dist)
         if config["eval"]["before_and_after"]:
-            _eval(config, run, events, policy, client, options, eval_tasks, "after_rl", state)
-    return _finish(run, events, "finished", state)
+            evaluate_on_rank0("after_rl")
+    return _finish(run, events, "finished", state, policy, dist)
 
 
 def env_memory(client: EnvClient) -> dict[str, float]:
@@ -278,7 +348,18 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _finish(run: RunDirectory, events: EventStream, status: str, state: dict[str, Any]) -> int:
-    run.update_run(status=status, ended_at=time.time(), state=state, memory={"trainer_peak_rss_mb": peak_rss_mb()})
+def parameter_checksum(model: torch.nn.Module) -> float:
+    """Sum of every weight (float64): equal on all ranks exactly when the replicas stayed in sync."""
+    with torch.no_grad():
+        return float(sum(parameter.double().sum().item() for parameter in model.parameters()))
+
+
+def _finish(run: RunDirectory, events: EventStream, status: str, state: dict[str, Any], policy: Policy | None = None,
+            dist: Distributed = Distributed()) -> int:
+    fields: dict[str, Any] = {}
+    if dist.enabled and policy is not None:
+        fields["replica_checksums"] = dist.gather(parameter_checksum(policy.model))
+        fields["peak_rss_mb_per_rank"] = dist.gather(peak_rss_mb())
+    run.update_run(status=status, ended_at=time.time(), state=state, memory={"trainer_peak_rss_mb": peak_rss_mb()}, **fields)
     events.emit("finished", status=status, **state)
     return 0
