@@ -193,6 +193,8 @@ export class TrainerProcess {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
+    // Whatever the trainer left in its process group (the env server, after a hard crash) has no parent now.
+    signal(-this.pid, 'SIGTERM');
     await this.reading.catch(() => undefined);
     await this.readOutput();
     const clean = code === 0;

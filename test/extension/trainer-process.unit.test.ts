@@ -83,10 +83,12 @@ test('a trainer that ignores SIGINT is killed with its process group after the t
   await until(() => !isProcessAlive(serverPid, 'stand-in-env-server'), 'the env server child to die with the group');
 });
 
-test('a crash marks the run failed with the exit code and the last stderr line', async () => {
+test('a crash marks the run failed with the exit code and the last stderr line, and its orphaned env server is stopped', async () => {
   const { plan: launch, runDir } = await plan('crash');
   const trainer = await TrainerProcess.start(launch, {}, 'micro');
   const exit = await trainer.whenExited();
+  const serverPid = Number(await readFile(join(runDir, 'logs', 'server.pid'), 'utf8'));
+  await until(() => !isProcessAlive(serverPid, 'stand-in-env-server'), 'the orphaned env server to be stopped');
   assert.equal(exit.code, 3);
   assert.equal(exit.status, 'failed');
   assert.equal(exit.error, 'the trainer exited with code 3: [vistool-trainer] RuntimeError: CUDA error: out of memory');
