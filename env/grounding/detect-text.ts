@@ -41,6 +41,26 @@ export async function detectText(session: ort.InferenceSession, image: RgbImage,
   const o = { ...DEFAULTS, ...options };
   const longSide = Math.max(image.width, image.height);
   const scale = longSide > o.maxSide ? o.maxSide / longSide : longSide < o.minSide ? o.minSide / longSide : 1;
+  const first = await detectAtScale(session, image, scale, o);
+  // Small text shrunk below what the detector sees well (big dense tables): look again closer.
+  const typical = medianThickness(first) * scale;
+  if (scale < 1 && first.length > 0 && typical < MIN_TEXT_PX) {
+    return detectAtScale(session, image, Math.min(1, (scale * GOOD_TEXT_PX) / Math.max(1, typical)), o);
+  }
+  return first;
+}
+
+/** Text regions (ink plus the detector's margin) thinner than this in detector pixels are often merged or missed. */
+const MIN_TEXT_PX = 14;
+/** ...so a second look scales it to about this. */
+const GOOD_TEXT_PX = 20;
+
+function medianThickness(regions: readonly DetectedRegion[]): number {
+  const values = regions.map((r) => r.box.thickness).sort((a, b) => a - b);
+  return values[values.length >> 1] ?? 0;
+}
+
+async function detectAtScale(session: ort.InferenceSession, image: RgbImage, scale: number, o: Required<DetectionOptions>): Promise<DetectedRegion[]> {
   const width = Math.max(1, Math.round(image.width * scale));
   const height = Math.max(1, Math.round(image.height * scale));
   const pixels = scale === 1 ? image.data : await resizeRgb(image, width, height);

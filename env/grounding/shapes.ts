@@ -35,10 +35,12 @@ const MIN_RECT_AREA = 60;
 const MIN_FILL = 0.9;
 const MAX_LINE_THICKNESS = 3;
 const MIN_LINE_LENGTH = 24;
-/** Line art has at most this many pixels per pixel of its longer side (a stroke plus ticks). */
-const MAX_LINE_ART_DENSITY = 3;
+/** Line art has at least this share of its pixels on thin straight strokes (the rest: tick marks). */
+const MIN_STROKE_COVERAGE = 0.8;
 /** A row (column) of line art with at least this share of its width (height) inked is a straight stroke. */
 const STROKE_SHARE = 0.5;
+/** How far (px) to look beside a line-art pixel for the colour to paint it with. */
+const PAINT_REACH = 4;
 
 export function findShapes(image: RgbImage): Shapes {
   const { width, height, data } = image;
@@ -50,6 +52,7 @@ export function findShapes(image: RgbImage): Shapes {
   const seen = new Uint8Array(n);
   const stack = new Int32Array(n);
   const pixels = new Int32Array(n);
+  const lineArt = new Uint8Array(n);
   const out: Shapes = { rectangles: [], horizontalLines: [], verticalLines: [], background, withoutLineArt: { width, height, data: cleaned } };
   for (let start = 0; start < n; start++) {
     if (seen[start] || colours[start] === background) continue;
@@ -84,24 +87,58 @@ export function findShapes(image: RgbImage): Shapes {
       if (w >= MIN_SIDE && h >= MIN_SIDE && count >= MIN_RECT_AREA) out.rectangles.push({ box, colour, fill });
       continue;
     }
-    if (Math.max(w, h) < MIN_LINE_LENGTH || count > MAX_LINE_ART_DENSITY * Math.max(w, h)) continue;
-    // Line art: its straight strokes are the rows / columns it inks across most of its extent.
+    if (Math.max(w, h) < MIN_LINE_LENGTH) continue;
+    // Line art: nearly all of it lies on thin straight strokes (axes and their ticks, a table's grid).
     const strokes = straightStrokes(pixels, count, width, box);
+    if (strokes.coverage < MIN_STROKE_COVERAGE) continue;
     for (const s of strokes.horizontal) out.horizontalLines.push({ box: s, colour, fill: 1 });
     for (const s of strokes.vertical) out.verticalLines.push({ box: s, colour, fill: 1 });
-    const [r, g, b] = [(background >> 16) & 255, (background >> 8) & 255, background & 255];
-    for (let k = 0; k < count; k++) {
-      const j = (pixels[k] as number) * 3;
-      cleaned[j] = r;
-      cleaned[j + 1] = g;
-      cleaned[j + 2] = b;
-    }
+    for (let k = 0; k < count; k++) lineArt[pixels[k] as number] = 1;
   }
+  paintOver(cleaned, lineArt, width, height, background);
   return out;
 }
 
-/** Rows and columns of a component that are mostly inked, each as a one-pixel-thick box over its inked run. */
-function straightStrokes(pixels: Int32Array, count: number, width: number, box: BBox): { horizontal: BBox[]; vertical: BBox[] } {
+/**
+ * Paints every line-art pixel with the nearest colour beside it that is not line art, so a rule
+ * across a coloured header disappears into the header, not into a white stripe.
+ */
+function paintOver(data: Buffer, lineArt: Uint8Array, width: number, height: number, background: number): void {
+  const source = Buffer.from(data);
+  for (let i = 0; i < lineArt.length; i++) {
+    if (!lineArt[i]) continue;
+    const x = i % width;
+    const y = (i - x) / width;
+    let from = -1;
+    for (let d = 1; d <= PAINT_REACH && from < 0; d++) {
+      for (const [nx, ny] of [[x - d, y], [x + d, y], [x, y - d], [x, y + d]] as const) {
+        if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
+        const j = ny * width + nx;
+        if (!lineArt[j]) {
+          from = j;
+          break;
+        }
+      }
+    }
+    const o = i * 3;
+    if (from >= 0) {
+      data[o] = source[from * 3] as number;
+      data[o + 1] = source[from * 3 + 1] as number;
+      data[o + 2] = source[from * 3 + 2] as number;
+    } else {
+      data[o] = (background >> 16) & 255;
+      data[o + 1] = (background >> 8) & 255;
+      data[o + 2] = background & 255;
+    }
+  }
+}
+
+/**
+ * The thin straight strokes of a component: runs of at most MAX_LINE_THICKNESS rows (columns)
+ * each inked across at least STROKE_SHARE of its width (height), as boxes over their inked span,
+ * and the share of the component's pixels lying on them.
+ */
+function straightStrokes(pixels: Int32Array, count: number, width: number, box: BBox): { horizontal: BBox[]; vertical: BBox[]; coverage: number } {
   const w = box.x2 - box.x1;
   const h = box.y2 - box.y1;
   const rowCount = new Int32Array(h);
@@ -121,19 +158,33 @@ function straightStrokes(pixels: Int32Array, count: number, width: number, box: 
     if (y < (colMin[x] as number)) colMin[x] = y;
     if (y > (colMax[x] as number)) colMax[x] = y;
   }
+  const thinRows = thinRuns(rowCount, w >= MIN_LINE_LENGTH ? STROKE_SHARE * w : Infinity);
+  const thinCols = thinRuns(colCount, h >= MIN_LINE_LENGTH ? STROKE_SHARE * h : Infinity);
+  let covered = 0;
+  for (let k = 0; k < count; k++) {
+    const i = pixels[k] as number;
+    if (thinRows[Math.floor(i / width) - box.y1] || thinCols[(i % width) - box.x1]) covered++;
+  }
   const horizontal: BBox[] = [];
   const vertical: BBox[] = [];
-  if (w >= MIN_LINE_LENGTH) {
-    for (let y = 0; y < h; y++) {
-      if ((rowCount[y] as number) >= STROKE_SHARE * w) horizontal.push({ x1: box.x1 + (rowMin[y] as number), y1: box.y1 + y, x2: box.x1 + (rowMax[y] as number) + 1, y2: box.y1 + y + 1 });
+  for (let y = 0; y < h; y++) if (thinRows[y]) horizontal.push({ x1: box.x1 + (rowMin[y] as number), y1: box.y1 + y, x2: box.x1 + (rowMax[y] as number) + 1, y2: box.y1 + y + 1 });
+  for (let x = 0; x < w; x++) if (thinCols[x]) vertical.push({ x1: box.x1 + x, y1: box.y1 + (colMin[x] as number), x2: box.x1 + x + 1, y2: box.y1 + (colMax[x] as number) + 1 });
+  return { horizontal: mergeAdjacent(horizontal, 'y'), vertical: mergeAdjacent(vertical, 'x'), coverage: covered / count };
+}
+
+/** 1 for each index in a run of at most MAX_LINE_THICKNESS consecutive entries ≥ `min`. */
+function thinRuns(counts: Int32Array, min: number): Uint8Array {
+  const out = new Uint8Array(counts.length);
+  let start = -1;
+  for (let i = 0; i <= counts.length; i++) {
+    const on = i < counts.length && (counts[i] as number) >= min;
+    if (on && start < 0) start = i;
+    if (!on && start >= 0) {
+      if (i - start <= MAX_LINE_THICKNESS) out.fill(1, start, i);
+      start = -1;
     }
   }
-  if (h >= MIN_LINE_LENGTH) {
-    for (let x = 0; x < w; x++) {
-      if ((colCount[x] as number) >= STROKE_SHARE * h) vertical.push({ x1: box.x1 + x, y1: box.y1 + (colMin[x] as number), x2: box.x1 + x + 1, y2: box.y1 + (colMax[x] as number) + 1 });
-    }
-  }
-  return { horizontal: mergeAdjacent(horizontal, 'y'), vertical: mergeAdjacent(vertical, 'x') };
+  return out;
 }
 
 /** Neighbouring one-pixel strokes (a 2 px rule) become one box. */
