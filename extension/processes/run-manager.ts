@@ -115,7 +115,15 @@ export class RunManager implements vscode.Disposable {
     await this.runs.refresh();
     if (exit.status === 'failed') {
       const last = exit.lastStderr.slice(-3).join(' ⏎ ');
-      const choice = await vscode.window.showErrorMessage(`vistool: run '${name}' failed: ${exit.error ?? 'see the log'}${last ? ` — last stderr: ${last}` : ''}`, 'Show Log', 'Open stderr Log');
+      // An interpreter without the trainer's packages fails at import: that is what Set Up fixes.
+      const missingPackages = exit.lastStderr.some((line) => /No module named '?(torch|transformers|trl|accelerate|peft|jsonschema)\b/.test(line));
+      const choice = await vscode.window.showErrorMessage(
+        `vistool: run '${name}' failed: ${exit.error ?? 'see the log'}${last ? ` — last stderr: ${last}` : ''}`,
+        ...(missingPackages ? ['Set Up Trainer Environment'] : []),
+        'Show Log',
+        'Open stderr Log',
+      );
+      if (choice === 'Set Up Trainer Environment') await vscode.commands.executeCommand(Commands.setUpTrainerEnvironment);
       if (choice === 'Show Log') channel.show(true);
       if (choice === 'Open stderr Log') await vscode.window.showTextDocument(vscode.Uri.file(join(runDir, 'logs', 'trainer-stderr.log')));
     } else if (exit.status === 'finished') {
