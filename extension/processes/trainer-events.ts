@@ -1,7 +1,7 @@
 /**
  * The trainer's JSON events (ARCHITECTURE contract 3; trainer/vistool_trainer/events.py): one
  * object per line on its stdout — started, stage, step, rollouts, checkpoint, eval, warning,
- * finished, failed. This reads a line into a typed event and says it in one line for the run's
+ * finished, failed (and env, when the trainer's env server is up). This reads a line into a typed event and says it in one line for the run's
  * log channel.
  *
  * Editor-free (unit-tested under plain Node).
@@ -37,6 +37,8 @@ export function describeTrainerEvent(event: TrainerEvent): string {
   switch (event.event) {
     case 'started':
       return `started ${String(field('name') ?? '')} (pid ${String(field('pid') ?? '?')})${field('resume') ? ', resuming' : ''} in ${String(field('run_dir') ?? '')}`;
+    case 'env':
+      return `env server ${String(field('url'))} (pid ${String(field('pid') ?? '?')}, log ${String(field('log') ?? '?')})`;
     case 'stage':
       return `stage ${String(field('stage'))}`;
     case 'step': {
