@@ -1,8 +1,8 @@
 /**
  * The trainer's JSON events (ARCHITECTURE contract 3; trainer/vistool_trainer/events.py): one
- * object per line on its stdout — started, stage, step, rollouts, checkpoint, eval, warning,
- * finished, failed (and env, when the trainer's env server is up). This reads a line into a typed event and says it in one line for the run's
- * log channel.
+ * object per line on its stdout — started, env (its env server is up), stage, step, rollouts,
+ * checkpoint, eval, warning, finished, failed. This reads a line into a typed event and says it
+ * in one line for the run's log channel.
  *
  * Editor-free (unit-tested under plain Node).
  */
