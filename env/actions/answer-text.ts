@@ -3,10 +3,11 @@
  * `||` between items (ReFocus); ReFocus's ground truth uses `|||`, so any run of two or more
  * bars separates items.
  */
+import { contains } from './text-regions.js';
 
 export function splitAnswer(raw: string): string | string[] {
   const text = raw.trim();
-  if (!text.includes('||')) return text;
+  if (!contains(text, '||')) return text;
   const parts = text
     .split(/\|{2,}/)
     .map((part) => part.trim())

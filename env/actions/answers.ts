@@ -11,7 +11,8 @@ import { splitAnswer, answerFromValue } from './answer-text.js';
 import { ANSWER_EXAMPLE } from './examples.js';
 import type { Findings } from './findings.js';
 import { parseExpression } from './python/syntax.js';
-import { blankSpans, type Span } from './text-regions.js';
+import { blankSpans, type Span, findFrom } from './text-regions.js';
+import { Code, isWordCode } from './chars.js';
 
 const ANSWER_OPEN = '<answer>';
 const ANSWER_CLOSE = '</answer>';
@@ -26,12 +27,12 @@ export function readProseAnswers(prose: string, found: Findings): void {
 
 function scanAnswerTags(text: string, found: Findings): Span[] {
   const spans: Span[] = [];
-  let open = text.indexOf(ANSWER_OPEN);
-  let close = open === -1 ? -1 : text.indexOf(ANSWER_CLOSE, open);
+  let open = findFrom(text, ANSWER_OPEN);
+  let close = open === -1 ? -1 : findFrom(text, ANSWER_CLOSE, open);
   while (open !== -1) {
     const contentStart = open + ANSWER_OPEN.length;
-    if (close !== -1 && close < contentStart) close = text.indexOf(ANSWER_CLOSE, contentStart);
-    const nextOpen = text.indexOf(ANSWER_OPEN, contentStart);
+    if (close !== -1 && close < contentStart) close = findFrom(text, ANSWER_CLOSE, contentStart);
+    const nextOpen = findFrom(text, ANSWER_OPEN, contentStart);
     if (close === -1) {
       found.error('E1', `<answer> is not closed: write the final answer as ${ANSWER_EXAMPLE}`, open);
       spans.push({ start: open, end: text.length });
@@ -45,7 +46,7 @@ function scanAnswerTags(text: string, found: Findings): Span[] {
     }
     found.answers.push({ answer: unwrapBoxed(text.slice(contentStart, close)), offset: open, style: 'answer_tag' });
     spans.push({ start: open, end: close + ANSWER_CLOSE.length });
-    open = nextOpen === -1 ? -1 : text.indexOf(ANSWER_OPEN, close + ANSWER_CLOSE.length);
+    open = nextOpen === -1 ? -1 : findFrom(text, ANSWER_OPEN, close + ANSWER_CLOSE.length);
   }
   return spans;
 }
@@ -63,19 +64,19 @@ function unwrapBoxed(content: string): string | string[] {
 function scanTerminate(text: string, found: Findings): Span[] {
   const spans: Span[] = [];
   const word = 'Terminate(';
-  let at = text.indexOf(word);
+  let at = findFrom(text, word);
   let lineEnd = -1;
   while (at !== -1) {
-    const before = at > 0 ? text.charAt(at - 1) : '';
+    const before = at > 0 ? text.charCodeAt(at - 1) : -1;
     const open = at + word.length - 1;
     if (lineEnd < open) lineEnd = indexOrEnd(text, '\n', open);
-    if (/[A-Za-z0-9_]/.test(before)) {
-      at = text.indexOf(word, at + word.length);
+    if (isWordCode(before)) {
+      at = findFrom(text, word, at + word.length);
       continue;
     }
     const close = matchParen(text, open, lineEnd);
     if (close === -1) {
-      at = text.indexOf(word, lineEnd);
+      at = findFrom(text, word, lineEnd);
       continue;
     }
     const answer = terminateAnswer(text.slice(at, close + 1), text.slice(open + 1, close));
@@ -83,7 +84,7 @@ function scanTerminate(text: string, found: Findings): Span[] {
       found.answers.push({ answer, offset: at, style: 'terminate' });
       spans.push({ start: at, end: close + 1 });
     }
-    at = text.indexOf(word, close + 1);
+    at = findFrom(text, word, close + 1);
   }
   return spans;
 }
@@ -117,24 +118,24 @@ function stripAnswerKeyword(text: string): string {
 /** The matching `)` for the `(` at `open`, quote-aware, not past `limit`; -1 when none. */
 function matchParen(text: string, open: number, limit: number): number {
   let depth = 0;
-  let quote = '';
+  let quote = 0;
   for (let i = open; i < limit; i++) {
-    const c = text.charAt(i);
-    if (quote !== '') {
-      if (c === '\\') i++;
-      else if (c === quote) quote = '';
+    const c = text.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === Code.Backslash) i++;
+      else if (c === quote) quote = 0;
       continue;
     }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
+    if (c === Code.Quote || c === Code.Apostrophe) quote = c;
+    else if (c === Code.OpenParen) depth++;
+    else if (c === Code.CloseParen && --depth === 0) return i;
   }
   // An apostrophe in free text (Terminate(Bob's)) breaks the quote-aware match; retry plainly.
   depth = 0;
   for (let i = open; i < limit; i++) {
-    const c = text.charAt(i);
-    if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
+    const c = text.charCodeAt(i);
+    if (c === Code.OpenParen) depth++;
+    else if (c === Code.CloseParen && --depth === 0) return i;
   }
   return -1;
 }
@@ -142,14 +143,14 @@ function matchParen(text: string, open: number, limit: number): number {
 function scanBoxed(text: string, found: Findings): Span[] {
   const spans: Span[] = [];
   const word = '\\boxed{';
-  let at = text.indexOf(word);
+  let at = findFrom(text, word);
   while (at !== -1) {
     const open = at + word.length - 1;
     const end = balancedEnd(text, open, text.length);
     if (end === -1) break; // unbalanced to the end of the message: nothing later can close either
     found.answers.push({ answer: splitAnswer(text.slice(open + 1, end - 1)), offset: at, style: 'boxed' });
     spans.push({ start: at, end });
-    at = text.indexOf(word, end);
+    at = findFrom(text, word, end);
   }
   return spans;
 }
@@ -158,10 +159,10 @@ function scanBoxed(text: string, found: Findings): Span[] {
 function balancedEnd(text: string, open: number, limit: number): number {
   let depth = 0;
   for (let i = open; i < limit; i++) {
-    const c = text.charAt(i);
-    if (c === '\\') i++;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i + 1;
+    const c = text.charCodeAt(i);
+    if (c === Code.Backslash) i++;
+    else if (c === Code.OpenBrace) depth++;
+    else if (c === Code.CloseBrace && --depth === 0) return i + 1;
   }
   return -1;
 }
@@ -171,11 +172,11 @@ function scanFinalAnswer(text: string, found: Findings): Span[] {
   // ASCII-only lower-casing keeps every offset where it was.
   const lower = text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
   const marker = 'final answer:';
-  let at = lower.indexOf(marker);
+  let at = findFrom(lower, marker);
   let lineEnd = -1;
   while (at !== -1) {
     if (lineEnd < at) lineEnd = indexOrEnd(text, '\n', at);
-    const next = lower.indexOf(marker, at + marker.length);
+    const next = findFrom(lower, marker, at + marker.length);
     if (next !== -1 && next < lineEnd) {
       // Several markers on one line: the last one holds the answer.
       at = next;
@@ -215,12 +216,12 @@ function cleanFinalAnswer(raw: string): string {
 function trimChars(text: string, chars: string): string {
   let start = 0;
   let end = text.length;
-  while (start < end && chars.includes(text.charAt(start))) start++;
-  while (end > start && chars.includes(text.charAt(end - 1))) end--;
+  while (start < end && chars.includes(text[start] ?? '')) start++;
+  while (end > start && chars.includes(text[end - 1] ?? '')) end--;
   return text.slice(start, end);
 }
 
 function indexOrEnd(text: string, needle: string, from: number): number {
-  const i = text.indexOf(needle, from);
+  const i = findFrom(text, needle, from);
   return i === -1 ? text.length : i;
 }

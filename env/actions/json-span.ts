@@ -5,6 +5,7 @@
  * past `limit`, which callers use to keep the total work linear.
  */
 import { MAX_NESTING_DEPTH } from './limits.js';
+import { skipWhitespace } from './text-regions.js';
 
 export type JsonRead =
   | { ok: true; value: unknown; end: number }
@@ -57,13 +58,11 @@ function parseSlice(text: string, start: number, end: number): JsonRead {
 
 /** Parses a whole string as JSON with the same depth cap (for `"arguments": "{...}"`). */
 export function parseJsonText(text: string): JsonRead {
-  let i = 0;
-  while (i < text.length && /\s/.test(text.charAt(i))) i++;
+  const i = skipWhitespace(text, 0);
   const read = readJsonValue(text, i);
   if (!read.ok) return read;
-  for (let j = read.end; j < text.length; j++) {
-    if (!/\s/.test(text.charAt(j))) return { ok: false, message: 'unexpected text after the JSON value', offset: j };
-  }
+  const rest = skipWhitespace(text, read.end);
+  if (rest < text.length) return { ok: false, message: 'unexpected text after the JSON value', offset: rest };
   return read;
 }
 

@@ -11,6 +11,8 @@ import { readCallObject } from './call-object.js';
 import { OPENTHINKIMG_EXAMPLE } from './examples.js';
 import type { Findings } from './findings.js';
 import { isPlainObject, readJsonValue } from './json-span.js';
+import { Code } from './chars.js';
+import { skipWhitespace, findFrom, contains } from './text-regions.js';
 
 /** Candidate openings tried for bare JSON; enough for any real message, small enough to stay linear. */
 const MAX_BARE_CANDIDATES = 8;
@@ -48,9 +50,8 @@ function readAction(action: unknown, offset: number, found: Findings): void {
 
 /** Reads a ```json fence's content (or an unlabelled fence that starts with `{`). */
 export function readJsonFence(text: string, contentStart: number, contentEnd: number, found: Findings): boolean {
-  let i = contentStart;
-  while (i < contentEnd && /\s/.test(text.charAt(i))) i++;
-  if (text.charAt(i) !== '{') return false;
+  const i = skipWhitespace(text, contentStart, contentEnd);
+  if (text.charCodeAt(i) !== Code.OpenBrace) return false;
   const read = readJsonValue(text, i, contentEnd);
   if (!read.ok) {
     if (!looksLikeActions(text, i, contentEnd)) return false;
@@ -66,11 +67,11 @@ export function readJsonFence(text: string, contentStart: number, contentEnd: nu
  * read). Only runs when the prose mentions "actions" or is itself one JSON object.
  */
 export function readBareActions(prose: string, found: Findings): void {
-  const actionsKey = prose.indexOf('"actions"');
+  const actionsKey = findFrom(prose, '"actions"');
   const first = prose.indexOf('{');
   if (first === -1) return;
   const wholeMessage = prose.slice(0, first).trim() === '';
-  if (actionsKey === -1 && !(wholeMessage && prose.includes('"name"'))) return;
+  if (actionsKey === -1 && !(wholeMessage && contains(prose, '"name"'))) return;
 
   let tried = 0;
   let reported = false;
@@ -99,8 +100,8 @@ function nextLineBrace(text: string, from: number): number {
   let nl = from === 0 ? -1 : text.lastIndexOf('\n', from - 1);
   for (;;) {
     let i = nl + 1;
-    while (i < text.length && (text.charAt(i) === ' ' || text.charAt(i) === '\t')) i++;
-    if (i >= from && text.charAt(i) === '{') return i;
+    while (i < text.length && (text.charCodeAt(i) === Code.Space || text.charCodeAt(i) === Code.Tab)) i++;
+    if (i >= from && text.charCodeAt(i) === Code.OpenBrace) return i;
     nl = text.indexOf('\n', Math.max(i, from));
     if (nl === -1) return -1;
   }
@@ -108,5 +109,5 @@ function nextLineBrace(text: string, from: number): number {
 
 function looksLikeActions(text: string, start: number, end: number): boolean {
   const slice = text.slice(start, end);
-  return slice.includes('"actions"') || slice.includes('"name"');
+  return contains(slice, '"actions"') || contains(slice, '"name"');
 }

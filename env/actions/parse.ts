@@ -19,7 +19,8 @@ import { MAX_CALLS_PER_MESSAGE, MAX_ERRORS_PER_MESSAGE, MAX_MESSAGE_CHARS } from
 import { readBareActions, readJsonFence } from './openthinkimg.js';
 import { readPythonBlock } from './python/refocus.js';
 import { readProseAnswers } from './answers.js';
-import { blankSpans, LineIndex } from './text-regions.js';
+import { blankSpans, LineIndex, skipWhitespace } from './text-regions.js';
+import { Code, isWordCode } from './chars.js';
 import { findThinkRegions } from './think.js';
 import { KNOWN_TOOL_NAMES } from './tool-names.js';
 import type { ParsedAction, ParseError, ParseOptions } from './types.js';
@@ -57,12 +58,19 @@ export function parseAction(text: string, options: ParseOptions = {}): ParsedAct
 /** Runs every reader over `text` (in which regions not to read are already blanked). */
 function read(text: string, options: ParseOptions): Findings {
   const found = new Findings();
-  readHermesCalls(text, found);
-  let rest = blankSpans(text, found.consumed);
+  let rest = text;
+  let blanked = 0;
+  // Each reader sees the text with everything consumed so far blanked; only new spans are applied.
+  const hideConsumed = (): void => {
+    rest = blankSpans(rest, found.consumed.slice(blanked));
+    blanked = found.consumed.length;
+  };
+  readHermesCalls(rest, found);
+  hideConsumed();
   readFences(rest, found, options);
-  rest = blankSpans(text, found.consumed);
+  hideConsumed();
   readBareActions(rest, found);
-  rest = blankSpans(text, found.consumed);
+  hideConsumed();
   readProseAnswers(rest, found);
   return found;
 }
@@ -105,9 +113,26 @@ function fenceKind(text: string, fence: Fence): 'python' | 'json' | null {
   if (PYTHON_LANGS.has(fence.lang)) return 'python';
   if (JSON_LANGS.has(fence.lang)) return 'json';
   if (fence.lang !== '') return null;
-  const content = text.slice(fence.contentStart, fence.contentEnd);
-  if (content.trimStart().startsWith('{')) return 'json';
-  return KNOWN_TOOL_NAMES.some((name) => content.includes(`${name}(`)) || content.includes('Terminate(') ? 'python' : null;
+  const start = skipWhitespace(text, fence.contentStart, fence.contentEnd);
+  if (text.charCodeAt(start) === Code.OpenBrace) return 'json';
+  return callsKnownFunction(text, fence.contentStart, fence.contentEnd) ? 'python' : null;
+}
+
+const CALLABLE_NAMES = new Set([...KNOWN_TOOL_NAMES, 'Terminate']);
+
+/** Whether text[start, end) has `name(` for a tool name or Terminate: one pass over its words. */
+function callsKnownFunction(text: string, start: number, end: number): boolean {
+  let i = start;
+  while (i < end) {
+    if (!isWordCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const wordStart = i;
+    while (i < end && isWordCode(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) === Code.OpenParen && CALLABLE_NAMES.has(text.slice(wordStart, i))) return true;
+  }
+  return false;
 }
 
 function assemble(text: string, found: Findings, ignoredInThink: number): ParsedAction {

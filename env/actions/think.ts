@@ -12,6 +12,7 @@
  *   that hid a call or an answer.
  */
 import type { Span } from './text-regions.js';
+import { findFrom } from './text-regions.js';
 
 const OPEN = '<think>';
 const CLOSE = '</think>';
@@ -29,10 +30,10 @@ export function findThinkRegions(text: string): ThinkRegions {
   let first = true;
   // Cached next positions of each tag, searched again only once passed: keeps the scan linear
   // even for a message of 100k stray tags.
-  let open = text.indexOf(OPEN);
-  let close = text.indexOf(CLOSE);
-  const nextOpen = (): number => (open !== -1 && open < at ? (open = text.indexOf(OPEN, at)) : open);
-  const nextClose = (): number => (close !== -1 && close < at ? (close = text.indexOf(CLOSE, at)) : close);
+  let open = findFrom(text, OPEN);
+  let close = findFrom(text, CLOSE);
+  const nextOpen = (): number => (open !== -1 && open < at ? (open = findFrom(text, OPEN, at)) : open);
+  const nextClose = (): number => (close !== -1 && close < at ? (close = findFrom(text, CLOSE, at)) : close);
   for (;;) {
     const o = nextOpen();
     const c = nextClose();

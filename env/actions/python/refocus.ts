@@ -156,32 +156,35 @@ class Walker {
       );
     }
     const args: Record<string, unknown> = {};
-    const place = (target: ParameterTarget, value: Expr, label: string): void => {
-      if (target.kind === 'image') {
-        if (this.evaluate(value).kind !== 'image') {
-          throw new Refusal('E3', `the image argument of ${name} must be an image (image_1 or a variable holding an edited image)`, value.offset, name);
-        }
-      } else if (target.kind === 'boxes') {
-        this.evaluate(value); // accepted and dropped: boxes come from the task's metadata
-      } else {
-        if (Object.prototype.hasOwnProperty.call(args, target.key)) {
-          throw new Refusal('E2', `${name} got ${label} twice (as ${target.key})`, value.offset, name);
-        }
-        setOwn(args, target.key, this.data(value, `argument ${label} of ${name}`));
-      }
-    };
     if (expr.args.length > signature.positional.length) {
       throw new Refusal('E2', `${name} takes at most ${signature.positional.length} positional arguments ${signature.display}, but got ${expr.args.length}`, expr.offset, name);
     }
-    expr.args.forEach((value, i) => {
+    for (let i = 0; i < expr.args.length; i++) {
       const target = signature.positional[i];
-      if (target) place(target, value, `#${i + 1}`);
-    });
+      const value = expr.args[i];
+      if (target && value) this.place(name, args, target, value, `#${i + 1}`);
+    }
     for (const keyword of expr.keywords) {
       const target = Object.prototype.hasOwnProperty.call(signature.keywords, keyword.name) ? signature.keywords[keyword.name] : undefined;
-      place(target ?? { kind: 'argument', key: keyword.name }, keyword.value, keyword.name);
+      this.place(name, args, target ?? { kind: 'argument', key: keyword.name }, keyword.value, keyword.name);
     }
     this.result.calls.push({ call: { name, arguments: args }, offset: expr.offset });
     return { kind: 'image' };
+  }
+
+  /** Puts one Python argument where the signature says: checks the image, drops the boxes, keeps data. */
+  private place(name: string, args: Record<string, unknown>, target: ParameterTarget, value: Expr, label: string): void {
+    if (target.kind === 'image') {
+      if (this.evaluate(value).kind !== 'image') {
+        throw new Refusal('E3', `the image argument of ${name} must be an image (image_1 or a variable holding an edited image)`, value.offset, name);
+      }
+    } else if (target.kind === 'boxes') {
+      this.evaluate(value); // accepted and dropped: boxes come from the task's metadata
+    } else {
+      if (Object.prototype.hasOwnProperty.call(args, target.key)) {
+        throw new Refusal('E2', `${name} got ${label} twice (as ${target.key})`, value.offset, name);
+      }
+      setOwn(args, target.key, this.data(value, `argument ${label} of ${name}`));
+    }
   }
 }
