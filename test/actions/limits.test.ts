@@ -29,6 +29,15 @@ test('200 KB of <tool_call> tags: no call, errors capped with a count of the res
   assert.match(result.errors[MAX_ERRORS_PER_MESSAGE - 1]?.message ?? '', /more errors/);
 });
 
+test('parsing the same 200 KB of tags again and again, as a server does once its code is optimised, gives the same result each time', () => {
+  // On Node 20 an indexOf-based scanner fell into V8's Boyer-Moore-Horspool search on every
+  // iteration once optimised (seconds per message); a regression shows here as a test that hangs.
+  const text = fill('<tool_call>') + fill('<answer>');
+  const first = parseAction(text);
+  for (let i = 0; i < 8; i++) assert.deepEqual(parseAction(text), first);
+  assert.equal(first.errors.length, MAX_ERRORS_PER_MESSAGE);
+});
+
 test('200 KB of unclosed <tool_call>{" openings parse to errors only', () => {
   const result = parseAction(fill('<tool_call>{"'));
   assert.deepEqual(result.calls, []);
