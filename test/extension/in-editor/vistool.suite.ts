@@ -159,6 +159,29 @@ suite('vistool in a real VS Code', () => {
     assert.match(result.text, /^micro-tiny\s*interrupted · sft step \d+ · loss \d+\.\d{3}$/);
   });
 
+  test('Evaluate Checkpoint runs the trainer\'s evaluation on the checkpoint Stop saved', async function () {
+    this.timeout(180_000);
+    const runDir = join(workspaceDir(), 'runs', 'micro-tiny');
+    const checkpoint = readdirSync(join(runDir, 'checkpoints')).map((name) => join(runDir, 'checkpoints', name))[0];
+    assert.ok(checkpoint);
+    const results = await vscode.commands.executeCommand<Record<string, unknown>>('vistool.evaluateCheckpoint', runDir, checkpoint);
+    assert.ok(results, 'the evaluation printed its eval event');
+    assert.equal(results.checkpoint, checkpoint);
+    const metrics = Object.keys(results).filter((key) => key.startsWith('eval/'));
+    assert.ok(metrics.length > 0, `eval metrics: ${Object.keys(results).join(', ')}`);
+  });
+
+  test('Generate Tasks writes a task folder with the bundled CLI and the Datasets view finds it', async function () {
+    this.timeout(120_000);
+    const file = await vscode.commands.executeCommand<string>('vistool.generateTasks', { kind: 'vbar', n: 3, seed: 7, out: 'data/generated' });
+    assert.equal(file, join(workspaceDir(), 'data', 'generated', 'tasks.jsonl'));
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    assert.ok(lines.length >= 1 && lines.length <= 3);
+    assert.equal((JSON.parse(lines[0] ?? '{}') as { kind: string }).kind, 'vbar');
+    const found = await until('the Datasets view to list it', 20_000, async () => (await vscode.workspace.findFiles('data/generated/tasks.jsonl')).length === 1);
+    assert.ok(found);
+  });
+
   test('Open Tool Playground on a PNG opens the playground with that image', async () => {
     const tasks = join(workspaceDir(), 'data', 'sample', 'tasks.jsonl');
     const first = JSON.parse(readFileSync(tasks, 'utf8').split('\n')[0] ?? '{}') as { image: string };
