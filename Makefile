@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv test-ts test-py clean
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -19,17 +19,21 @@ DEMO_MINUTES ?= 10
 demo: setup venv
 	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES)
 
-test: setup venv browser
+test: setup venv browser vscode
 	npm run typecheck
 	npm run lint
 	npm test
 	$(PY) -m pytest trainer/tests
+	node scripts/vscode-harness/run-editor-tests.mjs
 
 test-ts: setup
 	npm test
 
 test-py: setup venv
 	$(PY) -m pytest trainer/tests
+
+test-editor: setup venv browser vscode
+	node scripts/vscode-harness/run-editor-tests.mjs
 
 bench: setup venv
 	npm run bench
@@ -63,6 +67,11 @@ browser:
 	  echo "installing chromium (Debian) for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium fonts-liberation; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium fonts-liberation; fi; }
+
+# A real VS Code for the in-editor tests: code-server and Node 24 from npm (no VS Code download
+# is possible offline), cached in ~/.cache/vistool so a machine pays the ~3-5 min install once.
+vscode:
+	scripts/vscode-harness/install.sh
 
 build: $(NPM_STAMP)
 	npm run build
