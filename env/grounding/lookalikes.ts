@@ -3,7 +3,8 @@
  * capital is their small form enlarged (o/O, c/C, s/S, ...). The recogniser often sees both and
  * picks by a small margin; where it was unsure (the other reading kept real probability), the
  * position in the word decides, as a reader would: "lvo" → "Ivo", "FulI" → "Full", "IIl" → "III".
- * With `titleCase` (chart and table labels), an unsure first letter becomes a capital: "oct" → "Oct".
+ * With `titleCase` (chart and table labels), an unsure first letter becomes a capital: "oct" → "Oct",
+ * and a lone "1." is the initial "I.". Words of only I, l and 1 with a capital I are Roman numerals.
  * Only ever swaps a character for the recogniser's own runner-up.
  */
 import type { ReadCharacter } from './types.js';
@@ -40,5 +41,11 @@ export function resolveLookalikes(word: readonly ReadCharacter[], titleCase = fa
     else if (unsureBetween(c, 'I', 'l') && isLower(prev)) swap(i);
     else if (titleCase && i === 0 && SAME_SHAPE_CAPITALS.has(c.text) && c.alternative?.text === c.text.toUpperCase() && c.alternative.probability >= UNSURE) swap(i);
   });
+  // Roman numerals: a word of only I, l, 1 (and |) with at least one I is all capital I ("II1" → "III").
+  if (out.length > 1 && out.every((c) => /^[Il1|]$/.test(c.text)) && out.some((c) => c.text === 'I')) {
+    for (const c of out) c.text = 'I';
+  }
+  // An initial in a name: a lone "1." among words is "I." ("Ivo 1. Moreau").
+  if (titleCase && out.length === 2 && out[0]?.text === '1' && out[1]?.text === '.') (out[0] as ReadCharacter).text = 'I';
   return out;
 }

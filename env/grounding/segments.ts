@@ -21,6 +21,8 @@ export interface TextSegment {
   wordBoxes: BBox[];
   /** Upright: how many separate runs of ink columns each word has (one per letter, for letters that do not touch). */
   wordRuns: number[];
+  /** Upright: the blank column ranges between the ink runs inside each word (image x, half-open). */
+  wordGaps?: { x1: number; x2: number }[][];
   /** Slanted labels found from ink: where each word lies along `region.direction`, as offsets from the region's start. */
   wordOffsets?: [number, number][];
   /** Height of the ink of the region the segment came from (upright) or the region's thickness. */
@@ -116,7 +118,8 @@ function segmentFromRuns(image: RgbImage, profile: InkProfile, runs: { x1: numbe
     const wordRows = inkRowsWithin(profile, wx1, wx2) ?? rows;
     return { x1: wx1, y1: wordRows.y1, x2: wx2, y2: wordRows.y2 };
   });
-  return { region: readingBox(box, inkHeight, image), box, upright: true, wordBoxes, wordRuns: words.map((g) => g.length), textHeight: inkHeight, source, score };
+  const wordGaps = words.map((g) => g.slice(1).map((run, k) => ({ x1: (g[k] as { x2: number }).x2, x2: run.x1 })));
+  return { region: readingBox(box, inkHeight, image), box, upright: true, wordBoxes, wordRuns: words.map((g) => g.length), wordGaps, textHeight: inkHeight, source, score };
 }
 
 /** The upright box the recogniser reads: the ink box grown by a margin, clamped to the image. */

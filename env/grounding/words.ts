@@ -25,6 +25,15 @@ export function wordsOfSegment(segment: TextSegment, read: ReadRegion, imageWidt
 
 function uprightWords(segment: TextSegment, characters: ReadCharacter[], titleCase: boolean): SegmentWord[] {
   const start = segment.region.center.x - segment.region.length / 2;
+  // When the recogniser's words and the ink's words agree in number, pair them in order: CTC
+  // positions lag by up to a letter, which at a word's edge would hand its last letter to the next.
+  const spoken = groupBySpaces(characters).filter((g) => g.length > 0);
+  const assigned: ReadCharacter[][] = spoken.length === segment.wordBoxes.length ? spoken : assignByPosition(segment, characters, start);
+  return uprightWordsFrom(segment, assigned, start, titleCase);
+}
+
+/** Each character to the ink word under (or nearest to) the recogniser's position for it. */
+function assignByPosition(segment: TextSegment, characters: ReadCharacter[], start: number): ReadCharacter[][] {
   const assigned: ReadCharacter[][] = segment.wordBoxes.map(() => []);
   for (const ch of characters) {
     const x = start + ch.offset;
@@ -39,11 +48,22 @@ function uprightWords(segment: TextSegment, characters: ReadCharacter[], titleCa
     });
     (assigned[best] as ReadCharacter[]).push(ch);
   }
+  return assigned;
+}
+
+function uprightWordsFrom(segment: TextSegment, assigned: ReadCharacter[][], start: number, titleCase: boolean): SegmentWord[] {
   const words: SegmentWord[] = [];
   segment.wordBoxes.forEach((box, i) => {
     const chars = (assigned[i] as ReadCharacter[]).filter((c) => c.text !== ' ');
     if (chars.length === 0) return; // ink the recogniser saw no text in (a rule's end, a stray mark)
-    const text = strokeCount(wordText(assigned[i] as ReadCharacter[], titleCase), segment.wordRuns[i] ?? 0);
+    const gaps = segment.wordGaps?.[i] ?? [];
+    // A space the recogniser read where the ink has no gap wider than a letter's is not there ("Footbal l").
+    const spaceIsReal = (ch: ReadCharacter) => {
+      const x = start + ch.offset;
+      const widest = Math.max(0, ...gaps.filter((g) => g.x2 >= x - ch.halfSpan - 1 && g.x1 <= x + ch.halfSpan + 1).map((g) => g.x2 - g.x1));
+      return widest >= MIN_SPACE_GAP * segment.textHeight;
+    };
+    const text = strokeCount(wordText(assigned[i] as ReadCharacter[], titleCase, spaceIsReal), segment.wordRuns[i] ?? 0);
     words.push({ text, box, confidence: mean(chars.map((c) => c.probability)) });
   });
   return words;
@@ -69,6 +89,9 @@ function slantedWords(segment: TextSegment, characters: ReadCharacter[], width: 
       return { text: resolveLookalikes(g, titleCase).map((c) => c.text).join(''), box, confidence: mean(g.map((c) => c.probability)) };
     });
 }
+
+/** A space needs an ink gap at least this many ink heights wide (letters sit ~0.1–0.25 apart). */
+const MIN_SPACE_GAP = 0.25;
 
 /**
  * A word made only of single-stroke capitals (Roman numerals "II", "III") has one ink run per
@@ -123,11 +146,12 @@ function groupByOffsets(characters: ReadCharacter[], spans: readonly [number, nu
   return groups;
 }
 
-function wordText(chars: ReadCharacter[], titleCase: boolean): string {
+/** The word's text; a space the recogniser read inside one ink word is kept (as one space) when `spaceIsReal` agrees. */
+function wordText(chars: ReadCharacter[], titleCase: boolean, spaceIsReal: (space: ReadCharacter) => boolean): string {
   const parts: ReadCharacter[][] = [[]];
   for (const c of chars) {
-    if (c.text === ' ') parts.push([]);
-    else (parts[parts.length - 1] as ReadCharacter[]).push(c);
+    if (c.text === ' ' && spaceIsReal(c)) parts.push([]);
+    else if (c.text !== ' ') (parts[parts.length - 1] as ReadCharacter[]).push(c);
   }
   return parts
     .filter((p) => p.length > 0)
