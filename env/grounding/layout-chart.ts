@@ -100,7 +100,7 @@ export function planHorizontalBars(image: RgbImage, segments: readonly TextSegme
   const span = { y1: Math.min(...bars.bars.map((b) => b.box.y1)), y2: Math.max(...bars.bars.map((b) => b.box.y2)) };
   const pitch = median(bars.bars.map((b) => b.box.y2 - b.box.y1));
   const labels = segments
-    .filter((s) => s.upright && s.box.x2 <= axis + 1 && centreY(s.box) >= span.y1 - pitch / 2 && centreY(s.box) <= span.y2 + pitch / 2)
+    .filter((s) => s.upright && s.box.x1 < axis && centreX(s.box) < axis && centreY(s.box) >= span.y1 - pitch / 2 && centreY(s.box) <= span.y2 + pitch / 2)
     .sort((a, b) => centreY(a.box) - centreY(b.box));
   if (labels.length === 0) return null;
   const textHeight = median(labels.map((s) => s.textHeight));
