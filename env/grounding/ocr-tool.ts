@@ -13,7 +13,7 @@ import type { BBox, PixelMetadata } from '../tools/metadata.js';
 import { inlineJson, toolError, toolSuccess } from '../tools/outcome.js';
 import { cropImage } from '../tools/resize.js';
 import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
-import { readText, type OcrOptions } from './ocr.js';
+import type { OcrOptions } from './ocr.js';
 
 export const OCR_TOOL_NAME = 'ocr';
 /** Pieces of text listed in one observation; the rest are counted, so the model can ask for a smaller box. */
@@ -61,6 +61,8 @@ export function createOcrTool(options: OcrOptions = {}): AsyncToolDefinition {
       const region = regionOf(image, args.bbox);
       if (typeof region === 'string') return toolError('E4', OCR_TOOL_NAME, region);
       const crop = region.x1 === 0 && region.y1 === 0 && region.x2 === image.width && region.y2 === image.height ? image : cropImage(image, region.x1, region.y1, region.x2, region.y2);
+      // Loaded on first use: listing tools must not start onnxruntime.
+      const { readText } = await import('./ocr.js');
       const result = await readText(crop, options);
       const items: OcrItem[] = result.segments.map((s) => ({
         text: s.text,
@@ -73,6 +75,16 @@ export function createOcrTool(options: OcrOptions = {}): AsyncToolDefinition {
 }
 
 export const ocrTool = createOcrTool();
+
+/**
+ * The `ocr` tool in the registry's shape: `apply` (synchronous callers) answers E5 and says why;
+ * `applyAsync` is the real thing, for a registry and episode that await tools (see the README).
+ */
+export const ocrRegistryTool = {
+  ...ocrTool,
+  apply: (): ToolOutcome => toolError('E5', OCR_TOOL_NAME, 'ocr reads text with a neural network and must be awaited; this caller cannot wait for it. Use another tool or answer from the image.'),
+  applyAsync: ocrTool.apply,
+} satisfies ToolDefinition & { applyAsync: AsyncToolDefinition['apply'] };
 
 /** The region to read, clipped to the image and widened to MIN_SIDE, or why it cannot be read. */
 export function regionOf(image: RgbImage, bbox: unknown): BBox | string {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ocrTool, regionOf } from '../../env/grounding/ocr-tool.js';
+import { ocrRegistryTool, ocrTool, regionOf } from '../../env/grounding/ocr-tool.js';
 import { resolveMetadata } from '../../env/tools/metadata.js';
 import { validateArguments } from '../../env/tools/validate.js';
 import type { ToolDefinition } from '../../env/tools/types.js';
@@ -55,4 +55,15 @@ test('a tiny box is widened to 16 px around its centre; the arguments schema tak
   assert.equal(validateArguments(asSync, { bbox: [1, 2, 3, 4] }, meta), null);
   assert.equal(validateArguments(asSync, { box: [1, 2, 3, 4] }, meta)?.class, 'E2');
   assert.equal(validateArguments(asSync, { bbox: [1, 2, 3] }, meta)?.class !== undefined, true);
+});
+
+test('the registry form answers synchronous callers with E5 and reads through applyAsync', async () => {
+  const { image, meta } = await table();
+  const sync = ocrRegistryTool.apply();
+  assert.ok(!sync.ok);
+  assert.equal(sync.error.class, 'E5');
+  assert.match(sync.error.message, /must be awaited/);
+  const awaited = await ocrRegistryTool.applyAsync(image, { bbox: [20, 20, 120, 50] }, meta);
+  assert.ok(awaited.ok);
+  assert.match(awaited.summary, /"Rider" \[/);
 });
