@@ -64,12 +64,13 @@ function buildSignatures(): Map<string, PythonSignature> {
   table.set('draw_horizontal_line', plainSignature(['y']));
   table.set('draw_vertical_line', plainSignature(['x']));
   table.set('mark_point', plainSignature(['x', 'y']));
+  table.set('ocr', plainSignature(['bbox']));
   return table;
 }
 
 const SIGNATURES = buildSignatures();
 
-/** The 16 tool names: the 12 ReFocus focus tools, then zoom_in, the two lines and mark_point. */
+/** The 17 tool names: the 12 ReFocus focus tools, then zoom_in, the two lines, mark_point and ocr. */
 export const KNOWN_TOOL_NAMES: readonly string[] = [...SIGNATURES.keys()];
 
 export function pythonSignature(name: string): PythonSignature | undefined {

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { contentHash, decodeImage, encodePng, type RgbImage } from '../core/image.js';
 import { resolveMetadata, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
-import { runToolCall } from '../tools/registry.js';
+import { runToolCallAsync } from '../tools/registry.js';
 import type { LabelMatch, ToolCall } from '../tools/types.js';
 import { type CliCommand, UsageError } from './command.js';
 import type { TextOutput } from './tools-list.js';
@@ -45,7 +45,7 @@ export function createToolsApplyCommand(stdout: TextOutput = process.stdout): Cl
       for (const [i, text] of options.calls.entries()) {
         const index = i + 1;
         const call = parseCall(text, index);
-        const outcome = runToolCall(image, call, meta);
+        const outcome = await runToolCallAsync(image, call, meta);
         if (!outcome.ok) {
           throw new Error(`--call #${index} (${call.name}) failed with ${outcome.error.class}: ${outcome.error.message}`);
         }

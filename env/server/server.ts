@@ -16,6 +16,7 @@ import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/registry.js';
+import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
 import { parseTaskRecord } from './task-input.js';
@@ -252,18 +253,21 @@ export class EnvServer {
   }
 
   private async loadTaskImage(task: TaskRecord, taskDir: string, inline: string | undefined): Promise<{ image: RgbImage; meta: PixelMetadata }> {
-    const withMeta = (image: RgbImage) => {
+    // A task without bands (a dataset image with no boxes) gets them from OCR grounding.
+    const withMeta = async (image: RgbImage): Promise<PixelMetadata> => {
+      let meta: PixelMetadata;
       try {
-        return resolveMetadata(task.meta, image.width, image.height);
+        meta = resolveMetadata(task.meta, image.width, image.height);
       } catch (err) {
         throw new HttpError(400, `task ${task.id}: bad metadata: ${(err as Error).message}`);
       }
+      return (await metadataOrGrounding(image, meta)).meta;
     };
     if (inline !== undefined) {
       const image = await decodeImage(Buffer.from(inline, 'base64')).catch((err: Error) => {
         throw new HttpError(400, `task ${task.id}: image_data is not a decodable image (${err.message})`);
       });
-      return { image, meta: withMeta(image) };
+      return { image, meta: await withMeta(image) };
     }
     let path: string;
     try {
@@ -283,7 +287,7 @@ export class EnvServer {
     const image = await decodeImage(path).catch((err: Error) => {
       throw new HttpError(400, `task ${task.id}: cannot decode image ${path} (${err.message})`);
     });
-    const loaded = { image, meta: withMeta(image), mtimeMs };
+    const loaded = { image, meta: await withMeta(image), mtimeMs };
     this.imageCache.set(key, loaded);
     if (this.imageCache.size > IMAGE_CACHE_SIZE) this.imageCache.delete(this.imageCache.keys().next().value as string);
     return loaded;

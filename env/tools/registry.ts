@@ -18,9 +18,10 @@ import { asOpenAIFunction, promptBlock, type OpenAIFunctionTool } from './prompt
 import type { ToolCall, ToolDefinition, ToolOutcome } from './types.js';
 import { validateArguments } from './validate.js';
 import { zoomTool } from './zoom.js';
+import { ocrRegistryTool } from '../grounding/ocr-tool.js';
 
 /** Tools that work on any image: they need coordinates, not band metadata. */
-const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool, verticalLineTool, markPointTool];
+const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool, verticalLineTool, markPointTool, ocrRegistryTool];
 
 const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS];
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
@@ -59,28 +60,58 @@ export function toolsPromptBlock(names?: string[], meta?: PixelMetadata): string
   return promptBlock(resolveNames(names), meta);
 }
 
+type Prepared = { ok: true; tool: ToolDefinition; args: Record<string, unknown> } | { ok: false; outcome: ToolOutcome };
+
 /** Validates a call against its tool's schema, then applies it. Never throws. */
 export function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): ToolOutcome {
+  const prepared = prepareCall(image, call, meta);
+  if (!prepared.ok) return prepared.outcome;
+  try {
+    return prepared.tool.apply(image, prepared.args, meta);
+  } catch (err) {
+    return toolFailure(prepared.tool.name, err);
+  }
+}
+
+/** runToolCall for callers that can wait: tools with an asynchronous implementation (ocr) run it. Never throws. */
+export async function runToolCallAsync(image: RgbImage, call: ToolCall, meta: PixelMetadata): Promise<ToolOutcome> {
+  const prepared = prepareCall(image, call, meta);
+  if (!prepared.ok) return prepared.outcome;
+  const { tool, args } = prepared;
+  try {
+    return tool.applyAsync ? await tool.applyAsync(image, args, meta) : tool.apply(image, args, meta);
+  } catch (err) {
+    return toolFailure(tool.name, err);
+  }
+}
+
+function toolFailure(toolName: string | undefined, err: unknown): ToolOutcome {
+  const reason = err instanceof Error ? err.message : String(err);
+  return fail('E5', `${toolName ?? 'the tool'} failed inside the tool (${reason}). This is not a problem with your call; try another tool or answer from the image you have.`, toolName);
+}
+
+/** Everything before a tool runs: the name, the arguments object, the schema, the image. */
+function prepareCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): Prepared {
+  const stop = (outcome: ToolOutcome): Prepared => ({ ok: false, outcome });
   let toolName: string | undefined;
   try {
     if (typeof call !== 'object' || call === null || typeof call.name !== 'string' || call.name === '') {
-      return fail('E1', 'a tool call needs a tool name and arguments: {"name": "<tool>", "arguments": {...}}');
+      return stop(fail('E1', 'a tool call needs a tool name and arguments: {"name": "<tool>", "arguments": {...}}'));
     }
     const tool = BY_NAME.get(call.name);
-    if (!tool) return fail('E1', unknownToolMessage(call.name, meta));
+    if (!tool) return stop(fail('E1', unknownToolMessage(call.name, meta)));
     toolName = tool.name;
     const args = argumentsObject(call.arguments);
     if (args === null) {
-      return fail('E1', `${tool.name}: arguments must be a JSON object such as {"${Object.keys(tool.parameters.properties)[0] ?? 'argument'}": ...}; got ${typeof call.arguments === 'string' ? 'text that is not a JSON object' : JSON.stringify(call.arguments) ?? 'nothing'}`, tool.name);
+      return stop(fail('E1', `${tool.name}: arguments must be a JSON object such as {"${Object.keys(tool.parameters.properties)[0] ?? 'argument'}": ...}; got ${typeof call.arguments === 'string' ? 'text that is not a JSON object' : JSON.stringify(call.arguments) ?? 'nothing'}`, tool.name));
     }
     const invalid = validateArguments(tool, args, meta);
-    if (invalid) return { ok: false, error: invalid };
+    if (invalid) return stop({ ok: false, error: invalid });
     const malformed = describeMalformedImage(image);
-    if (malformed) return fail('E5', `${tool.name} cannot run: the current image is malformed (${malformed}). This is not a problem with your call.`, tool.name);
-    return tool.apply(image, args, meta);
+    if (malformed) return stop(fail('E5', `${tool.name} cannot run: the current image is malformed (${malformed}). This is not a problem with your call.`, tool.name));
+    return { ok: true, tool, args };
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    return fail('E5', `${toolName ?? 'the tool'} failed inside the tool (${reason}). This is not a problem with your call; try another tool or answer from the image you have.`, toolName);
+    return stop(toolFailure(toolName, err));
   }
 }
 

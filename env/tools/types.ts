@@ -46,6 +46,11 @@ export interface ToolDefinition {
   /** Arguments are already schema-valid when this is called; the image must not be mutated. */
   apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome;
   /**
+   * For tools that cannot answer synchronously (OCR runs neural networks): `runToolCallAsync`
+   * awaits this instead of `apply`, whose synchronous answer then only explains the need to wait.
+   */
+  applyAsync?(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome>;
+  /**
    * Arguments of a typical call, for prompts and error messages; given the image's metadata it
    * uses that image's own labels, so the model sees an example it could actually send.
    */

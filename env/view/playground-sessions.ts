@@ -1,6 +1,6 @@
 /**
  * The tool playground's host side: per panel session, a stack of images, each the result of a
- * real tool call through `runToolCall` (the same engine the trainer and the env server use).
+ * real tool call through `runToolCallAsync` (the same engine the trainer and the env server use).
  * Open, apply, undo; every answer is a complete snapshot. A failed call leaves the stack as it
  * was and reports the error exactly as a model would read it.
  *
@@ -13,7 +13,8 @@ import { decodeImage, encodePng, type RgbImage } from '../core/image.js';
 import { resolveInsideRoot } from '../core/paths.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { bandFamiliesOf, bandKey, type ImageMetadata, type PixelMetadata, resolveMetadata } from '../tools/metadata.js';
-import { availableToolNames, runToolCall } from '../tools/registry.js';
+import { availableToolNames, runToolCallAsync } from '../tools/registry.js';
+import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../webview/protocol.js';
 import { isRecord } from '../../webview/shared/guards.js';
 
@@ -92,7 +93,11 @@ export class PlaygroundSessions {
       }
       meta = resolveMetadata(metadataFrom(document, given.source), image.width, image.height);
     }
-    const session: Session = { name, metadataSource: given?.source ?? null, layers: [{ image, meta, src: await dataUrl(image) }], error: null };
+    // An image without bands gets them from OCR grounding, so the focus tools work on any chart or table.
+    const choice = await metadataOrGrounding(image, meta);
+    meta = choice.meta;
+    const metadataSource = given?.source ?? (choice.source === 'ocr' ? 'OCR grounding' : null);
+    const session: Session = { name, metadataSource, layers: [{ image, meta, src: await dataUrl(image) }], error: null };
     this.sessions.delete(params.session);
     this.sessions.set(params.session, session);
     while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
@@ -102,7 +107,7 @@ export class PlaygroundSessions {
   async apply(sessionId: string, call: PlaygroundCall): Promise<PlaygroundSnapshot> {
     const session = this.session(sessionId);
     const top = session.layers[session.layers.length - 1] as Layer;
-    const outcome = runToolCall(top.image, call, top.meta);
+    const outcome = await runToolCallAsync(top.image, call, top.meta);
     if (!outcome.ok) {
       session.error = { class: outcome.error.class, message: outcome.error.message };
       return this.snapshot(sessionId);

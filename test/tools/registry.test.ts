@@ -3,20 +3,20 @@ import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { contentHash, encodePng, type RgbImage } from '../../env/core/image.js';
 import { resolveMetadata, type PixelMetadata } from '../../env/tools/metadata.js';
-import { availableToolNames, getTool, listTools, runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../../env/tools/registry.js';
+import { availableToolNames, getTool, listTools, runToolCall, runToolCallAsync, toolsAsOpenAIFunctions, toolsPromptBlock } from '../../env/tools/registry.js';
 import type { ToolCall } from '../../env/tools/types.js';
 import { tableFixture, verticalBarsFixture } from '../fixtures/render.js';
 import { assertPixels, inRect, insetBox, onOutline, RED, WHITE } from './pixels.js';
 
 const FOCUS = ['columns', 'rows', 'x_values', 'y_values'].flatMap((f) => ['mask', 'draw', 'highlight'].map((m) => `focus_on_${f}_with_${m}`));
-const GEOMETRY = ['zoom_in', 'draw_horizontal_line', 'draw_vertical_line', 'mark_point'];
+const GEOMETRY = ['zoom_in', 'draw_horizontal_line', 'draw_vertical_line', 'mark_point', 'ocr'];
 
 async function table(): Promise<{ image: RgbImage; meta: PixelMetadata }> {
   const f = await tableFixture();
   return { image: f.image, meta: resolveMetadata(f.meta, f.image.width, f.image.height) };
 }
 
-test('the registry lists the twelve ReFocus tools, then zoom_in, the two lines and mark_point', () => {
+test('the registry lists the twelve ReFocus tools, then zoom_in, the two lines, mark_point and ocr', () => {
   assert.deepEqual(listTools().map((t) => t.name), [...FOCUS, ...GEOMETRY]);
   assert.equal(getTool('focus_on_rows_with_draw')?.name, 'focus_on_rows_with_draw');
   assert.equal(getTool('crop'), undefined);
@@ -37,7 +37,7 @@ test('every tool schema is valid draft-07, closed to extra arguments, and descri
 
 test('tools are exported in OpenAI function format, all or by name', () => {
   const all = toolsAsOpenAIFunctions();
-  assert.equal(all.length, 16);
+  assert.equal(all.length, 17);
   const [first] = toolsAsOpenAIFunctions(['focus_on_columns_with_mask']);
   assert.deepEqual(first, {
     type: 'function',
@@ -67,7 +67,7 @@ test('the prompt block names each requested tool with its description, arguments
   assert.match(block, /- factor \(optional\): a number from 1 to 4/);
   assert.ok(block.includes('Example: {"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Rider", "Country"]}}'), block);
   assert.ok(!block.includes('mark_point'));
-  assert.equal(toolsPromptBlock().split('### ').length - 1, 16);
+  assert.equal(toolsPromptBlock().split("### ").length - 1, 17);
 });
 
 test('availableToolNames offers focus tools only for the band families the metadata has', async () => {
@@ -193,11 +193,12 @@ test('every tool is deterministic: the same call twice gives byte-identical PNGs
   for (const name of availableToolNames(meta)) {
     const tool = getTool(name);
     const call = { name, arguments: tool?.exampleArguments?.(meta) ?? {} };
-    const a = runToolCall(image, call, meta);
-    const b = runToolCall(image, call, meta);
+    const a = await runToolCallAsync(image, call, meta);
+    const b = await runToolCallAsync(image, call, meta);
     assert.ok(a.ok && b.ok, `${name}: ${JSON.stringify(a.ok ? '' : a.error)}`);
     assert.equal(contentHash(await encodePng(a.image)), contentHash(await encodePng(b.image)), name);
-    assert.ok(!a.image.data.equals(image.data) || /unchanged/.test(a.summary), `${name} should change the image`);
+    // ocr reads the image and returns it as it was; every other tool edits it.
+    assert.ok(name === 'ocr' || !a.image.data.equals(image.data) || /unchanged/.test(a.summary), `${name} should change the image`);
   }
   assert.equal(contentHash(image.data), before);
 });
@@ -213,4 +214,16 @@ test('tools compose: mask columns, then draw around one kept column, equals both
   const wins = insetBox(columns.Wins!, image.width, image.height);
   assertPixels(image, drawn.image, (x, y) => (onOutline(wins, x, y) ? RED : maskRects.some((r) => inRect(r, x, y)) ? WHITE : null));
   assert.ok(!masked.image.data.equals(drawn.image.data), 'the first result was not painted over in place');
+});
+
+test('ocr runs through runToolCallAsync and lists the table text with boxes; synchronous callers are told to wait', async () => {
+  const { image, meta } = await table();
+  const sync = runToolCall(image, { name: 'ocr', arguments: {} }, meta);
+  assert.equal(sync.ok, false);
+  assert.match(sync.ok ? '' : sync.error.message, /must be awaited/);
+  const read = await runToolCallAsync(image, { name: 'ocr', arguments: { bbox: [0, 0, image.width, 60] } }, meta);
+  assert.ok(read.ok, JSON.stringify(read.ok ? '' : read.error));
+  assert.match(read.summary, /"Rider" \[/);
+  assert.match(read.summary, /"Country" \[/);
+  assert.ok(read.image.data.equals(image.data), 'ocr returns the image unchanged');
 });

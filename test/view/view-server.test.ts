@@ -290,8 +290,11 @@ test('the host can open an image in the playground itself; panels are told with 
   const snapshot = await backend.openInPlayground(join(shared, 'from-explorer.png'), 'editor-session');
   unsubscribe();
   assert.equal(snapshot.name, 'from-explorer.png');
-  assert.equal(snapshot.metadataSource, null);
-  assert.deepEqual(snapshot.availableTools, ['zoom_in', 'draw_horizontal_line', 'draw_vertical_line', 'mark_point']);
+  // No metadata came with the image: OCR grounding found the table's columns and rows.
+  assert.equal(snapshot.metadataSource, 'OCR grounding');
+  assert.ok(snapshot.availableTools.includes('focus_on_columns_with_mask'));
+  assert.ok(snapshot.availableTools.includes('focus_on_rows_with_draw'));
+  assert.ok(snapshot.availableTools.includes('ocr'));
   const opened = seen.find((m) => m.method === 'playground/didOpen');
   assert.equal(opened?.params.snapshot.session, 'editor-session');
   const again = await call<PlaygroundSnapshot>('playground/snapshot', { session: 'editor-session' });
