@@ -97,7 +97,7 @@ def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[Enc
 
 
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,
-            on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[..., bool] = lambda *_: False,
+            on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed()) -> tuple[int, torch.optim.Optimizer]:
     """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each.
 
@@ -116,7 +116,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
 
     while step < config["steps"]:
         time_is_up = config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]
-        if should_stop(time_is_up):
+        if (should_stop or (lambda up: up))(time_is_up):
             break
         # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
         order = random.Random(seed * 7919 + step)

@@ -3,6 +3,8 @@ checkpoint — with evaluation before and after, all written to the run director
 
 SIGINT saves a checkpoint and exits 0; `--resume` continues from the newest complete checkpoint
 (same data order and RNG state). The env server is started for the run unless env.url is set.
+Launched as N processes (accelerate/torchrun), each rank rolls out its share and gradients are
+summed (distributed.py); rank 0 alone writes the run directory and speaks on stdout.
 """
 from __future__ import annotations
 
@@ -20,9 +22,9 @@ from typing import Any
 
 import torch
 
+from .distributed import Distributed, init_distributed
 from .env_client import EnvClient, LocalEnvServer, token_from
 from .environment_check import check_environment, repo_root
-from .distributed import Distributed, init_distributed
 from .evaluate import evaluate
 from .events import EventStream
 from .grpo import grpo_step
@@ -32,6 +34,16 @@ from .rollout import EpisodeOptions, load_tasks, rollout_record
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .sft import gold_conversations, gold_turns, run_sft
+
+
+class _Discard:
+    """A stdout for ranks other than 0: the event protocol has one speaker."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 class Interrupted:
@@ -165,7 +177,7 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
     log_file = open(run.root / "logs" / ("trainer.log" if dist.is_main else f"trainer-rank{dist.rank}.log"), "a")
     if not dist.is_main:
         # Only rank 0 speaks the event protocol on stdout; the others log to stderr and their own file.
-        events = EventStream(stdout=open(os.devnull, "w"), log_file=log_file, prefix=f"rank {dist.rank}")
+        events = EventStream(stdout=_Discard(), log_file=log_file, prefix=f"rank {dist.rank}")
     events = events or EventStream(log_file=log_file)
     interrupted = Interrupted()
     previous_handler = signal.signal(signal.SIGINT, interrupted)
