@@ -143,11 +143,13 @@ kept families {html.escape(str(generate.get('families')))}, top-gap ≥ {html.es
 {_eval_table_html(evaluations)}
 <p>Three bars per chart: a policy that reads the three labels and picks one at random scores 0.33; one that cannot read the
 labels and writes a word of the right category (country, month, year, …) scores roughly 1 in the size of that category's pool.</p>
+{_memorisation_html(rl, evaluations)}
 <h2>Speed and memory</h2><p>{html.escape(speed_line)}</p><table>{speed_rows}</table>
 <h2>What this shows, and what it does not</h2>
 <ul><li>It shows the pipeline end to end: the policy's raw text goes to the env server, which parses the tool call, edits the
-image and returns it as the next turn; the server scores the episode; the trainer learns from those rewards. The tool-call rate
-and format validity before and after SFT show the policy learning the tool protocol.</li>
+image and returns it as the next turn; the server scores the episode; the trainer learns from those rewards. Format validity before
+and after SFT shows the policy learning the tool protocol. The tool-call rate counts calls that succeeded: a call naming
+a label the image does not have is refused (E4, the tool-error rate) and the server's message lists the real labels.</li>
 <li>It does not show that tools make a model answer better. The micro model (~0.7M parameters, random init, minutes on 2 CPU
 cores) has to read the answer's label text from a 112×112 image; read the accuracy columns against the chance levels above.</li>
 <li>At this size SFT on gold trajectories is far more sample-efficient than RL (REFERENCE §8: continued SFT reached 0.92 in 150 s
@@ -157,6 +159,23 @@ where GRPO moved 0.60 → 0.68 in 5 min). RL's case is the reward-only setting, 
 """
     (run_dir / "report.html").write_text(body)
     return table + "\n" + speed_line
+
+
+def _memorisation_html(rl: list[dict[str, Any]], evaluations: dict[str, dict[str, float]]) -> str:
+    """Accuracy on the training prompts (sampled during RL) next to held-out accuracy (greedy):
+    the gap says whether the policy learned the skill or the training set."""
+    if len(rl) < 2 or "after_rl" not in evaluations:
+        return ""
+    window = max(1, min(20, len(rl) // 2))
+    first = statistics.fmean(m.get("acc/mean", 0.0) for m in rl[:window])
+    last = statistics.fmean(m.get("acc/mean", 0.0) for m in rl[-window:])
+    held_out = evaluations["after_rl"].get("eval/acc_tools", float("nan"))
+    return (f"<p><b>Training prompts against held-out charts.</b> Accuracy of the RL rollouts (sampled, training prompts): "
+            f"{first:.2f} over the first {window} RL steps, {last:.2f} over the last {window}. Held-out accuracy with tools "
+            f"(greedy) after RL: {held_out:.2f}. A gap this size means the policy has learned the answers of the training "
+            f"charts, not how to read a chart it has not seen.</p>") if last - held_out > 0.15 else (
+            f"<p>Accuracy of the RL rollouts on training prompts: {first:.2f} → {last:.2f} (first and last {window} steps); "
+            f"held-out with tools after RL: {held_out:.2f}.</p>")
 
 
 def _eval_table_html(evaluations: dict[str, dict[str, float]]) -> str:
