@@ -1,0 +1,137 @@
+/**
+ * The runs the Runs view lists: every run directory under the runs folder, plus directories
+ * the extension started runs in elsewhere. For each, an overview (state, step, last reward,
+ * tool-call rate) read through env/view's RunSource, which tails metrics.jsonl so a refresh
+ * costs a few stat calls when nothing changed.
+ *
+ * Editor-free (unit-tested under plain Node). Read-only: never writes to a run directory.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { RunSource } from '../../env/view/run-source.js';
+import type { MetricTable } from '../../webview/protocol.js';
+import { isProcessAlive } from '../processes/process-liveness.js';
+import { type RunState, runStateFrom, TRAINER_COMMAND_MARK } from './run-state.js';
+import { readJsonObject } from './read-json.js';
+
+export interface RunOverview {
+  /** Absolute path of the run directory: the run's identity. */
+  dir: string;
+  name: string;
+  state: RunState;
+  /** run.json `status` as written, null without run.json. */
+  status: string | null;
+  pid: number | null;
+  /** `step` of the newest training row in metrics.jsonl. */
+  step: number | null;
+  /** 'sft' or 'rl' from the newest training row, null before the first. */
+  stage: 'sft' | 'rl' | null;
+  sftLoss: number | null;
+  reward: number | null;
+  accuracy: number | null;
+  toolCallRate: number | null;
+  /** run.json `error` of a failed run. */
+  error: string | null;
+  startedAt: number | null;
+  updatedAt: number | null;
+  problems: string[];
+}
+
+/** Files that make a folder a run directory. */
+const RUN_MARKERS = ['run.json', 'config.json', 'metrics.jsonl'];
+
+export async function isRunDirectory(dir: string): Promise<boolean> {
+  const found = await Promise.all(RUN_MARKERS.map((name) => stat(join(dir, name)).then((s) => s.isFile(), () => false)));
+  return found.some(Boolean);
+}
+
+/** Run directories directly under `runsRoot`, sorted by name; none when it does not exist. */
+export async function findRunDirectories(runsRoot: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(runsRoot, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const dirs = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => join(runsRoot, e.name));
+  const marked = await Promise.all(dirs.map(async (dir) => ((await isRunDirectory(dir)) ? dir : null)));
+  return marked.filter((d): d is string => d !== null).sort();
+}
+
+/** The newest non-null value of each metric, in a table (callers pass a tail of the run, not all of it). */
+export function latestValues(table: MetricTable, names: readonly string[]): Record<string, number | null> {
+  const latest: Record<string, number | null> = {};
+  for (const name of names) {
+    const values = table.columns[name] ?? [];
+    let found: number | null = null;
+    for (let i = values.length - 1; i >= 0 && found === null; i--) found = values[i] ?? null;
+    latest[name] = found;
+  }
+  return latest;
+}
+
+const OVERVIEW_METRICS = ['reward/mean', 'acc/mean', 'tool/call_rate', 'sft/loss'] as const;
+const LOOK_BACK_ROWS = 256;
+
+export class RunCatalog {
+  private readonly sources = new Map<string, RunSource>();
+  private readonly extraDirs = new Set<string>();
+
+  constructor(private runsRoots: string[]) {}
+
+  setRunsRoots(roots: string[]): void {
+    this.runsRoots = roots;
+  }
+
+  /** A run directory outside the runs folders (a config whose output_dir points elsewhere). */
+  addRunDirectory(dir: string): void {
+    this.extraDirs.add(resolve(dir));
+  }
+
+  /** Re-reads every run; the overviews sorted newest first (then by name). */
+  async refresh(): Promise<RunOverview[]> {
+    const found = (await Promise.all(this.runsRoots.map((root) => findRunDirectories(root)))).flat();
+    const extra = await Promise.all([...this.extraDirs].map(async (dir) => ((await isRunDirectory(dir)) ? dir : null)));
+    const dirs = [...new Set([...found.map((d) => resolve(d)), ...extra.filter((d): d is string => d !== null)])];
+    for (const dir of [...this.sources.keys()]) if (!dirs.includes(dir)) this.sources.delete(dir);
+    const overviews = await Promise.all(dirs.map((dir) => this.overview(dir)));
+    return overviews.sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0) || a.name.localeCompare(b.name));
+  }
+
+  private async overview(dir: string): Promise<RunOverview> {
+    let source = this.sources.get(dir);
+    if (!source) {
+      source = new RunSource(basename(dir), dir);
+      this.sources.set(dir, source);
+    }
+    await source.refresh().catch(() => false);
+    const summary = source.summary();
+    const run = (await readJsonObject(join(dir, 'run.json'))) ?? {};
+    const pid = typeof run.pid === 'number' && Number.isInteger(run.pid) ? run.pid : null;
+    const alive = pid === null ? null : isProcessAlive(pid, TRAINER_COMMAND_MARK);
+    const rows = source.metrics.rowCount;
+    const tail = source.metrics.slice(Math.max(0, rows - LOOK_BACK_ROWS));
+    const latest = latestValues(tail, OVERVIEW_METRICS);
+    const lastIndex = tail.steps.length - 1;
+    const lastIsRl = lastIndex >= 0 && (tail.columns['rl/step']?.[lastIndex] ?? null) !== null;
+    const lastIsSft = lastIndex >= 0 && (tail.columns['sft/step']?.[lastIndex] ?? null) !== null;
+    const name = typeof run.name === 'string' && run.name !== '' ? run.name : basename(dir);
+    return {
+      dir,
+      name,
+      state: runStateFrom(summary.status, alive),
+      status: summary.status,
+      pid,
+      step: lastIndex >= 0 ? (tail.steps[lastIndex] ?? null) : null,
+      stage: lastIsRl ? 'rl' : lastIsSft ? 'sft' : null,
+      sftLoss: latest['sft/loss'] ?? null,
+      reward: latest['reward/mean'] ?? null,
+      accuracy: latest['acc/mean'] ?? null,
+      toolCallRate: latest['tool/call_rate'] ?? null,
+      error: typeof run.error === 'string' ? run.error : null,
+      startedAt: summary.startedAt,
+      updatedAt: summary.updatedAt,
+      problems: summary.problems,
+    };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The words a run is shown with: the Runs view's description and tooltip, and the status-bar
+ * text. One place, so the tree, the status bar and the tests agree.
+ *
+ * Editor-free (unit-tested under plain Node).
+ */
+import type { RunOverview } from './run-catalog.js';
+import type { RunState } from './run-state.js';
+
+/** Codicon names per state (ThemeIcon ids). */
+export const STATE_ICONS: Readonly<Record<RunState, string>> = {
+  running: 'sync~spin',
+  starting: 'loading~spin',
+  finished: 'pass',
+  failed: 'error',
+  stopped: 'debug-stop',
+  interrupted: 'debug-pause',
+  paused: 'debug-pause',
+  unknown: 'question',
+};
+
+function fixed(value: number, digits: number): string {
+  return value.toFixed(digits);
+}
+
+function percent(value: number): string {
+  return `${Math.round(value * 100)}%`;
+}
+
+/** `running · rl step 12 · reward 0.53 · tools 40%` */
+export function runDescription(run: RunOverview): string {
+  const parts: string[] = [run.state];
+  if (run.step !== null) parts.push(`${run.stage ? run.stage + ' ' : ''}step ${run.step}`);
+  if (run.stage === 'sft' && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
+  else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
+  if (run.stage !== 'sft' && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
+  return parts.join(' · ');
+}
+
+/** Plain-text tooltip lines (the tree renders them as Markdown-free text). */
+export function runTooltip(run: RunOverview): string {
+  const lines = [`${run.name} — ${run.state}${run.status && run.status !== run.state ? ` (run.json says ${run.status})` : ''}`, run.dir];
+  if (run.step !== null) lines.push(`step ${run.step}${run.stage ? ` (${run.stage})` : ''}`);
+  if (run.reward !== null) lines.push(`reward/mean ${fixed(run.reward, 4)}`);
+  if (run.accuracy !== null) lines.push(`acc/mean ${fixed(run.accuracy, 4)}`);
+  if (run.toolCallRate !== null) lines.push(`tool/call_rate ${fixed(run.toolCallRate, 3)}`);
+  if (run.sftLoss !== null) lines.push(`sft/loss ${fixed(run.sftLoss, 4)}`);
+  if (run.pid !== null) lines.push(`pid ${run.pid}`);
+  if (run.error) lines.push(`error: ${run.error}`);
+  if (run.state === 'stopped' && run.status === 'running') lines.push('The trainer process is gone without writing a final status (killed, or the machine restarted). Resume continues from the newest checkpoint.');
+  lines.push(...run.problems);
+  return lines.join('\n');
+}
+
+/** `$(sync~spin) micro-cpu · step 12 · reward 0.53 · tools 40%` */
+export function statusBarText(run: RunOverview): string {
+  const parts = [`$(${STATE_ICONS[run.state]}) ${run.name}`];
+  if (run.step !== null) parts.push(`step ${run.step}`);
+  if (run.stage === 'sft' && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
+  else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
+  if (run.stage !== 'sft' && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
+  return parts.join(' · ');
+}
