@@ -16,6 +16,7 @@ from vistool_trainer.run_directory import read_json_lines
 
 # Wall-clock and memory readings differ between any two runs; everything else must match.
 VOLATILE_PREFIXES = ("timing/", "memory/")
+VOLATILE_KEYS = {"time"}
 
 
 def _write_config(tmp: Path, name: str, train_path: Path, eval_path: Path) -> Path:
@@ -40,7 +41,7 @@ def _train(config: Path, *flags: str) -> subprocess.Popen:
 
 
 def _comparable(records: list[dict]) -> list[dict]:
-    return [{key: value for key, value in record.items() if not key.startswith(VOLATILE_PREFIXES)} for record in records]
+    return [{key: value for key, value in record.items() if not key.startswith(VOLATILE_PREFIXES) and key not in VOLATILE_KEYS} for record in records]
 
 
 def _gone(pid: int, patience_s: float = 20.0) -> bool:

@@ -1,6 +1,7 @@
 import json
 import multiprocessing
 import os
+import time
 
 from vistool_trainer.run_directory import RunDirectory, append_json_line, read_json_lines, write_json_atomic
 
@@ -57,3 +58,18 @@ def test_resume_drops_metric_lines_written_after_the_checkpoint(tmp_path):
         run.append_metrics({"step": step})
     run.metrics_after_resume(3)
     assert [r["step"] for r in read_json_lines(run.metrics_path)] == [1, 2, 3]
+
+
+def test_every_metrics_record_carries_its_wall_time_in_unix_seconds(tmp_path):
+    run = RunDirectory(tmp_path / "run")
+    before = time.time()
+    run.append_metrics({"step": 1, "stage": "sft"})
+    run.append_metrics({"step": 2, "stage": "rl"})
+    after = time.time()
+    records = read_json_lines(run.metrics_path)
+    times = [record["time"] for record in records]
+    assert all(isinstance(value, float) for value in times)
+    assert before <= times[0] <= times[1] <= after
+    # A record that already says when it happened (a replayed or merged line) keeps its own time.
+    run.append_metrics({"step": 3, "time": 1234.5})
+    assert read_json_lines(run.metrics_path)[-1]["time"] == 1234.5

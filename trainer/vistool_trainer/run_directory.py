@@ -111,9 +111,11 @@ class RunDirectory:
         return run
 
     def append_metrics(self, record: dict[str, Any]) -> None:
+        """One metrics line, stamped with `time` (unix seconds, float) when the caller gave none:
+        the dashboard's wall-time axis reads it."""
         if not self.writable:
             return
-        append_json_line(self.metrics_path, record)
+        append_json_line(self.metrics_path, {**record, "time": record.get("time", time.time())})
 
     def rollouts_path(self, step: int) -> Path:
         return self.root / "rollouts" / f"step-{step:06d}.jsonl"
