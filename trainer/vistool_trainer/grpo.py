@@ -68,6 +68,9 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
 
     outcome = sample_informative_groups(generate, metric, target, rl["max_num_gen_batches"], rl["dynamic_sampling"]) if target else None
     kept = outcome.kept if outcome else []
+    for group in kept:
+        for rollout in group:
+            rollout.kept = True
     rollouts = [rollout for group in kept for rollout in group]
     local: dict[str, float] = {
         "sampling/kept_groups": float(len(kept)),

@@ -39,6 +39,9 @@ class Rollout:
     response_tokens: int = 0
     turns: int = 0
     advantage: float = 0.0
+    # Whether dynamic sampling kept this rollout's group for the update; False for a group dropped
+    # (no spread in its metric) or drawn after the step already had enough groups.
+    kept: bool = False
     # The score response's `metrics` (the server's cumulative judge/* counters), when present.
     score_metrics: dict[str, float] = field(default_factory=dict)
 
@@ -169,10 +172,12 @@ def run_rollouts(
 
 
 def rollout_record(rollout: Rollout, step: int) -> dict[str, Any]:
-    """The rollout-file line (docs/CONTRACTS.md): the server's trajectory plus step/group/advantage."""
+    """The rollout-file line (docs/CONTRACTS.md): the server's trajectory plus step/group/advantage and
+    `kept` (the viewer's kept/filtered badge reads it rather than guessing from the reward spread)."""
     record = dict(rollout.trajectory)
     record.update({"step": step, "prompt_id": rollout.prompt_id, "group": rollout.group, "reward": rollout.reward,
-                   "reward_breakdown": rollout.components, "correct": rollout.correct, "advantage": rollout.advantage})
+                   "reward_breakdown": rollout.components, "correct": rollout.correct, "advantage": rollout.advantage,
+                   "kept": rollout.kept})
     return record
 
 
