@@ -1,4 +1,7 @@
-"""`eval`: load a checkpoint (or the newest in the run directory) and evaluate it on held-out tasks."""
+"""`eval`: load a checkpoint (or the newest in the run directory) and evaluate it on held-out tasks.
+
+The config is usually the checkpoint's own (or one derived from it), so keys the schema has
+removed since are dropped with a warning event (config_migration) instead of failing."""
 from __future__ import annotations
 
 import json
@@ -10,13 +13,20 @@ from .evaluate import evaluate
 from .events import EventStream
 from .policy import Policy
 from .rollout import load_tasks
-from .run_config import load_config
+from .config_migration import load_saved_config
+from .run_config import ConfigError
 from .run_directory import RunDirectory
 from .train import episode_options, generate_tasks, open_env
 
 
 def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None) -> int:
-    config = load_config(Path(config_path))
+    events = EventStream()
+    try:
+        config = load_saved_config(Path(config_path), events.warning)
+    except ConfigError as error:
+        events.emit("failed", error=str(error))
+        print(str(error), file=sys.stderr)
+        return 2
     run = RunDirectory(Path(config["output_dir"]))
     folder = Path(checkpoint) if checkpoint else run.latest_checkpoint()
     if folder is None:
@@ -25,7 +35,6 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
     eval_path = Path(config["data"]["eval"]) if config["data"]["eval"] else generate_tasks(run.root / "data" / "eval", config["data"]["generate"], config["seed"], "test")
     tasks = load_tasks(eval_path)[: n or config["eval"]["n"]]
     policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"])
-    events = EventStream()
     server, client = open_env(config, run, eval_path.parent.resolve(), events)
     try:
         results = evaluate(policy, client, tasks, episode_options(config), config["eval"]["max_new_tokens"])

@@ -117,17 +117,24 @@ def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> dict[st
     return config
 
 
-def load_config(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def read_config_file(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run config file as written (no defaults, not validated), with dotted `overrides` applied."""
     try:
         raw = json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise ConfigError(f"run config {path} does not exist") from None
     except json.JSONDecodeError as error:
         raise ConfigError(f"run config {path} is not valid JSON: {error}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"run config {path} must be a JSON object; got {type(raw).__name__}")
     for dotted, value in (overrides or {}).items():
         target = raw
         *parents, leaf = dotted.split(".")
         for parent in parents:
             target = target.setdefault(parent, {})
         target[leaf] = value
-    return resolve_config(raw, Path.cwd())
+    return raw
+
+
+def load_config(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    return resolve_config(read_config_file(path, overrides), Path.cwd())
