@@ -1,4 +1,4 @@
-"""Command line: `python -m vistool_trainer {check-env,train,eval,demo}`.
+"""Command line: `python -m vistool_trainer {check-env,train,eval,demo,serve-policy}`.
 
 Commands print JSON events on stdout (one object per line) and human logs on stderr, so the
 VS Code extension and scripts can follow a run without parsing prose.
@@ -46,6 +46,12 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(args.out, args.minutes, args.model, args.device)
 
 
+def _serve_policy(args: argparse.Namespace) -> int:
+    from .serve_policy import serve_policy
+
+    return serve_policy(args.checkpoint, args.port, args.device, args.config, args.token_env)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vistool_trainer", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--model", default="micro", help="'micro' (the embedded micro Qwen2.5-VL), a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or a local checkpoint folder")
     demo.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="cpu, cuda (bf16) or auto")
     demo.set_defaults(handler=_demo)
+    serve = commands.add_parser("serve-policy", help="a checkpoint behind an OpenAI-compatible chat-completions endpoint on 127.0.0.1")
+    serve.add_argument("--checkpoint", required=True, help="checkpoint folder (<run>/checkpoints/step-NNNNNN) or a save_pretrained folder")
+    serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port; the 'listening' event names it)")
+    serve.add_argument("--device", default="auto", choices=["cpu", "cuda", "auto"])
+    serve.add_argument("--config", default=None, help="the run config it was trained with (default: <checkpoint>/../../config.json, when present)")
+    serve.add_argument("--token-env", default="VISTOOL_POLICY_API_KEY", help="environment variable holding the bearer token; unset or empty: no auth")
+    serve.set_defaults(handler=_serve_policy)
     return parser
 
 
