@@ -7,13 +7,15 @@
 import { parseArgs } from 'node:util';
 import { generateDataset, type DatasetOptions, type DatasetProgress } from '../tasks/dataset.js';
 import { isDifficulty, type Difficulty } from '../tasks/difficulty.js';
-import { GENERATED_KINDS } from '../tasks/generate.js';
+import { GENERATED_KINDS, labelsProblem } from '../tasks/generate.js';
 import { SPLITS, type Split } from '../tasks/prng.js';
-import type { GeneratedKind } from '../tasks/record.js';
+import { FAMILIES } from '../tasks/questions.js';
+import type { GeneratedKind, QuestionFamily } from '../tasks/record.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N --seed S --out DIR
                  [--difficulty D|D1-D2] [--split train|val|test] [--image-size WxH]
+                 [--family F1,F2] [--labels A,B,C] [--min-top-gap G]
                  [--concurrency K] [--max-attempts A]
 
   --kind          what to draw; mixed draws each task's kind at random
@@ -23,6 +25,13 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N 
   --split         train (default), val or test: disjoint seed streams from one seed
   --image-size    force every canvas to WxH pixels (e.g. 224x112); fonts shrink to fit, and
                   a layout that cannot fit legibly is an error naming the size it needs
+  --family        ask only these question families: ${FAMILIES.join(', ')}
+                  (charts without printed values only ever ask argmax, argmin, compare, count, list)
+  --labels        chart categories (table row keys) taken from this list, in this order,
+                  instead of the vocabulary, e.g. A,B,C; there must be enough for the most
+                  categories the difficulty draws, each short enough for its slot
+  --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
+                  the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
   --concurrency   tasks in flight at once (default 4)
   --max-attempts  re-rolls per task before it is dropped (default 4)
   --out DIR       output folder (created; a previous data set there is replaced atomically)`;
@@ -47,6 +56,21 @@ export function parseDifficulty(text: string | undefined): [Difficulty, Difficul
   const hi = m ? Number(m[2] ?? m[1]) : NaN;
   if (!isDifficulty(lo) || !isDifficulty(hi) || lo > hi) throw new UsageError(`--difficulty must be 1..5 or a range like 2-4, got '${text}'`);
   return [lo, hi];
+}
+
+export function parseFamilies(text: string | undefined): QuestionFamily[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((f) => f.trim());
+  const unknown = names.filter((f) => !FAMILIES.includes(f as QuestionFamily));
+  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--family must be a comma-separated list of ${FAMILIES.join(', ')}; got unknown '${unknown.join(', ')}'`);
+  return [...new Set(names)] as QuestionFamily[];
+}
+
+export function parseMinTopGap(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const gap = /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
+  if (!(gap >= 0 && gap <= 0.9)) throw new UsageError(`--min-top-gap must be a fraction between 0 and 0.9 (e.g. 0.2 for a 20% lead); got '${text}'`);
+  return gap === 0 ? undefined : gap;
 }
 
 export function parseImageSize(text: string | undefined): [number, number] | null {
@@ -91,6 +115,9 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
             'image-size': { type: 'string' },
             concurrency: { type: 'string' },
             'max-attempts': { type: 'string' },
+            family: { type: 'string' },
+            labels: { type: 'string' },
+            'min-top-gap': { type: 'string' },
             out: { type: 'string' },
           },
           strict: true,
@@ -115,6 +142,18 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
         concurrency: values.concurrency === undefined ? 4 : integer(values.concurrency, 'concurrency', 1, 64),
         maxAttempts: values['max-attempts'] === undefined ? 4 : integer(values['max-attempts'], 'max-attempts', 1, 100),
       };
+      const families = parseFamilies(values.family);
+      if (families) options.families = families;
+      const minTopGap = parseMinTopGap(values['min-top-gap']);
+      if (minTopGap) options.minTopGap = minTopGap;
+      if (values.labels !== undefined) {
+        const labels = values.labels.split(',');
+        for (const k of kind === 'mixed' ? GENERATED_KINDS : [kind as GeneratedKind]) {
+          const problem = labelsProblem(labels, k, options.difficulty, options.imageSize);
+          if (problem) throw new UsageError(problem);
+        }
+        options.labels = labels;
+      }
       const summary = await generateDataset(values.out, options, progressReporter(io.stderr, options.n));
       io.stderr.write(
         `data gen: ${summary.generated} generated (${summary.repaired} repaired), ${summary.dropped} dropped in ${summary.seconds.toFixed(1)} s — ${summary.tasksPerSecond.toFixed(1)} tasks/s → ${summary.out}\n`,

@@ -14,7 +14,7 @@ import { checkTask } from './check.js';
 import { isDifficulty, type Difficulty } from './difficulty.js';
 import { buildTask, GENERATED_KINDS, renderTask, type TaskSpec } from './generate.js';
 import { taskStream, type Split } from './prng.js';
-import type { GeneratedKind } from './record.js';
+import type { GeneratedKind, QuestionFamily } from './record.js';
 import { recordLine } from './record-line.js';
 
 export interface DatasetOptions {
@@ -29,6 +29,12 @@ export interface DatasetOptions {
   maxAttempts?: number;
   /** Tasks in flight at once (default 4: sharp renders on its own threads). */
   concurrency?: number;
+  /** Ask only these question families (absent: all). */
+  families?: readonly QuestionFamily[];
+  /** Category labels / row keys to use in this order instead of the vocabulary. */
+  labels?: readonly string[];
+  /** argmax / argmin: least lead of the extreme over the runner-up, as a fraction (absent: 0). */
+  minTopGap?: number;
 }
 
 export interface DatasetProgress {
@@ -48,12 +54,17 @@ export interface DatasetSummary extends DatasetProgress {
 }
 
 /** The kind and difficulty of task `index`: fixed by the seed, independent of repairs. */
-export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize'>, index: number): Omit<TaskSpec, 'attempt'> {
+export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize' | 'families' | 'labels' | 'minTopGap'>, index: number): Omit<TaskSpec, 'attempt'> {
   const rng = taskStream(options.seed, options.split, index, 0).fork('plan');
   const kind = options.kind === 'mixed' ? rng.pick(GENERATED_KINDS) : options.kind;
   const d = rng.int(options.difficulty[0], options.difficulty[1]);
   if (!isDifficulty(d)) throw new Error(`difficulty ${d} is outside 1–5`);
-  return { seed: options.seed, split: options.split, index, kind, difficulty: d, imageSize: options.imageSize };
+  return {
+    seed: options.seed, split: options.split, index, kind, difficulty: d, imageSize: options.imageSize,
+    ...(options.families ? { families: options.families } : {}),
+    ...(options.labels ? { labels: options.labels } : {}),
+    ...(options.minTopGap ? { minTopGap: options.minTopGap } : {}),
+  };
 }
 
 function failureKey(err: unknown): string {

@@ -14,8 +14,8 @@ import { renderWithLabelMap, type LabelMap } from './label-map.js';
 import type { LabelLength } from './labels.js';
 import { makeChartData, makeTableData } from './make-data.js';
 import { taskStream, type Rng, type Split } from './prng.js';
-import { askQuestion, type AskedQuestion } from './questions.js';
-import type { GeneratedKind, TaskRecord } from './record.js';
+import { askQuestion, FAMILIES, leadsBy, type AskedQuestion } from './questions.js';
+import type { GeneratedKind, GeneratorProvenance, QuestionFamily, TaskRecord } from './record.js';
 import type { Scene } from './scene.js';
 import { layoutTable } from './table-layout.js';
 import { CHART_MEASURES, PALETTES } from './vocabulary.js';
@@ -34,6 +34,17 @@ export interface TaskSpec {
   difficulty: Difficulty;
   /** Forced canvas [width, height], or null for the difficulty's default. */
   imageSize: [number, number] | null;
+  /** Ask only questions of these families (absent: any family). */
+  families?: readonly QuestionFamily[];
+  /** Category labels (chart categories, table row keys), used in this order instead of the vocabulary. */
+  labels?: readonly string[];
+  /** argmax / argmin: the extreme value leads the runner-up by at least this fraction of the larger of the two. */
+  minTopGap?: number;
+}
+
+/** A generator option that can never work for this spec (not a bad roll): no re-roll will help. */
+export class GeneratorOptionError extends Error {
+  override name = 'GeneratorOptionError';
 }
 
 export interface BuiltTask {
@@ -57,19 +68,92 @@ function clamp(value: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, value));
 }
 
+/** Characters a table key may have on a forced canvas with `columns` columns (the vocabulary's own cap). */
+function tableLabelChars(size: [number, number] | null, columns: number): number {
+  return size ? clamp(Math.floor((size[0] - 8) / columns / 5.6) - 1, 3, 40) : 40;
+}
+
+/** Characters a chart's category label may have: flat in its slot on tiny canvases, rotated in a third of the height otherwise. */
+function chartLabelChars(kind: GeneratedKind, imageSize: [number, number] | null, size: [number, number], categories: number): number {
+  if (kind === 'hbar') return clamp(Math.floor((size[0] * 0.35) / 5.6), 3, 30);
+  return isTiny(imageSize) ? clamp(Math.floor((size[0] * 0.8) / categories / 5.6), 3, 30) : clamp(Math.floor(Math.min(size[1] * 0.3, 200) / 5.6), 3, 30);
+}
+
+/**
+ * Why `--labels` cannot serve tasks of this kind and difficulty range on this canvas (too few
+ * labels for the most categories or rows a task may draw, a label wider than its slot, a
+ * repeat), or null when it can. The data gen command calls it before generating anything.
+ */
+export function labelsProblem(labels: readonly string[], kind: GeneratedKind, difficulty: [Difficulty, Difficulty], imageSize: [number, number] | null): string | null {
+  const seen = new Set<string>();
+  for (const label of labels) {
+    if (label.trim() === '' || label !== label.trim()) return `--labels has an empty label or one with spaces at its ends ('${label}'); write them as A,B,C`;
+    if (seen.has(label)) return `--labels repeats '${label}': labels name the bands, so each must be unique`;
+    seen.add(label);
+  }
+  for (let d = difficulty[0]; d <= difficulty[1]; d++) {
+    const level = d as Difficulty;
+    const needed = kind === 'table' ? TABLE_PROFILES[level].rows[1] : CHART_PROFILES[level].categories[1];
+    const what = kind === 'table' ? 'rows' : 'categories';
+    if (labels.length < needed) return `--labels gives ${labels.length} labels but a difficulty-${d} ${kind} may need ${needed} ${what}; give at least ${needed} or lower --difficulty`;
+    const cap = kind === 'table'
+      ? tableLabelChars(imageSize, TABLE_PROFILES[level].columns[1])
+      : chartLabelChars(kind, imageSize, imageSize ?? [CHART_PROFILES[level].canvas[0], CHART_PROFILES[level].canvas[1]], needed);
+    const wide = labels.slice(0, needed).find((l) => l.length > cap);
+    const canvas = imageSize ? `${imageSize[0]}x${imageSize[1]}` : 'the default canvas';
+    if (wide !== undefined) return `--labels '${wide}' is ${wide.length} characters; a difficulty-${d} ${kind} on ${canvas} fits at most ${cap} per label. Use shorter labels or a larger --image-size`;
+  }
+  return null;
+}
+
+/** The first `count` of the given labels, or null to draw them from the vocabulary. */
+function givenLabels(spec: TaskSpec, count: number): string[] | null {
+  if (!spec.labels) return null;
+  if (spec.labels.length < count) throw new GeneratorOptionError(`--labels gives ${spec.labels.length} labels; this task needs ${count}`);
+  return spec.labels.slice(0, count);
+}
+
+/** Whether every number column's extremes lead their runners-up by `gap` (for the families asked about). */
+function extremesApart(data: DataTable, gap: number, families: readonly QuestionFamily[]): boolean {
+  const wantMax = families.includes('argmax');
+  const wantMin = families.includes('argmin');
+  return data.columns.every((column, c) => {
+    if (column.kind !== 'number') return true;
+    const values = data.rows.map((row) => row[c] as number).sort((a, b) => b - a);
+    return values.length >= 2 && (!wantMax || leadsBy(values[0] as number, values[1] as number, gap)) && (!wantMin || leadsBy(values[values.length - 1] as number, values[values.length - 2] as number, gap));
+  });
+}
+
+/**
+ * Draws data from `first` (forked as 'data' before the stream moves on, as it always was); with a
+ * minimum gap, redraws from the streams `data/1`, `data/2`, … until the extremes are far enough
+ * apart (cheap: no pixels yet), so the gap costs no dropped tasks.
+ */
+function drawData<T>(rng: Rng, first: Rng, spec: TaskSpec, make: (rng: Rng) => T, table: (made: T) => DataTable): T {
+  const drawn = make(first);
+  if (!spec.minTopGap) return drawn;
+  const families = spec.families ?? FAMILIES;
+  let made = drawn;
+  for (let k = 1; k <= 64 && !extremesApart(table(made), spec.minTopGap, families); k++) made = make(rng.fork(`data/${k}`));
+  return made;
+}
+
 function buildTable(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; asked: AskedQuestion } {
   const profile = TABLE_PROFILES[spec.difficulty];
   const rows = rng.int(profile.rows[0], profile.rows[1]);
   const columns = rng.int(profile.columns[0], profile.columns[1]);
   const size = spec.imageSize;
-  const maxChars = size ? clamp(Math.floor((size[0] - 8) / columns / 5.6) - 1, 3, 40) : 40;
-  const data = makeTableData(rng.fork('data'), {
+  const maxChars = tableLabelChars(size, columns);
+  const dataRng = rng.fork('data');
+  const options = {
     rows,
     columns,
     labels: { length: labelLength(rng, profile.labelLengths, size), similar: rng.chance(profile.similarLabels), maxChars },
     grouping: profile.grouping,
     shortHeaders: size !== null && size[0] / columns < 80,
-  });
+  };
+  const keys = givenLabels(spec, rows);
+  const data = drawData(rng, dataRng, spec, (r) => makeTableData(r, keys ? { ...options, keys } : options), (d) => d);
   const style = rng.pick(profile.styles.filter((s) => TABLE_STYLES.includes(s)));
   const dark = rng.pick(['#2f4b7c', '#3b5d3a', '#44475a', '#5b3f7a']);
   const scene = layoutTable({
@@ -87,7 +171,7 @@ function buildTable(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
       stripe: rng.pick(['#eef2f7', '#f2f2f2', '#edf5ec']),
     },
   });
-  const asked = askQuestion(rng.fork('question'), { kind: 'table', data, exact: true });
+  const asked = askQuestion(rng.fork('question'), { kind: 'table', data, exact: true, ...questionOptions(spec) }, spec.families);
   return { scene, data, asked };
 }
 
@@ -99,17 +183,17 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
   const categories = rng.int(profile.categories[0], profile.categories[1]);
   const series = kind === 'grouped' ? rng.int(profile.series[0], profile.series[1]) : kind === 'line' && spec.difficulty >= 3 ? rng.int(1, profile.series[1]) : 1;
   const measure = rng.pick(CHART_MEASURES);
-  // Labels short enough to fit: flat in their slot on tiny canvases, rotated in a third of the height otherwise.
-  const maxChars = kind === 'hbar'
-    ? clamp(Math.floor((size[0] * 0.35) / 5.6), 3, 30)
-    : isTiny(spec.imageSize) ? clamp(Math.floor((size[0] * 0.8) / categories / 5.6), 3, 30) : clamp(Math.floor(Math.min(size[1] * 0.3, 200) / 5.6), 3, 30);
-  const chart = makeChartData(rng.fork('data'), {
+  const maxChars = chartLabelChars(kind, spec.imageSize, size, categories);
+  const dataRng = rng.fork('data');
+  const options = {
     categories,
     series,
     measure,
     timeAxis: kind === 'line' ? 0.8 : 0,
     labels: { length: labelLength(rng, profile.labelLengths, spec.imageSize), similar: rng.chance(profile.similarLabels), maxChars },
-  });
+  };
+  const given = givenLabels(spec, categories);
+  const chart = drawData(rng, dataRng, spec, (r) => makeChartData(r, given ? { ...options, given } : options), (c) => c.table);
   const palette = rng.pick(PALETTES);
   const colours: ChartColours = {
     text: '#222222',
@@ -132,8 +216,29 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
     colours,
   };
   const laid = kind === 'hbar' ? layoutHBarChart(common) : layoutCategoryChart({ ...common, kind, preferRotated: rng.chance(profile.rotate) });
-  const asked = askQuestion(rng.fork('question'), { kind, data: chart.table, chart: { noun: measure.noun, pool: chart.pool }, exact: laid.valueLabels });
+  const asked = askQuestion(rng.fork('question'), { kind, data: chart.table, chart: { noun: measure.noun, pool: chart.pool }, exact: laid.valueLabels, ...questionOptions(spec) }, spec.families);
   return { scene: laid.scene, data: chart.table, asked };
+}
+
+function questionOptions(spec: TaskSpec): { minTopGap?: number } {
+  return spec.minTopGap ? { minTopGap: spec.minTopGap } : {};
+}
+
+/** The provenance of a spec; the new options appear only when used, so older outputs stay byte-identical. */
+function provenance(spec: TaskSpec): GeneratorProvenance {
+  return {
+    version: GENERATOR_VERSION,
+    seed: spec.seed,
+    split: spec.split,
+    index: spec.index,
+    attempt: spec.attempt,
+    kind: spec.kind,
+    difficulty: spec.difficulty,
+    image_size: spec.imageSize,
+    ...(spec.families ? { families: [...spec.families] } : {}),
+    ...(spec.labels ? { labels: [...spec.labels] } : {}),
+    ...(spec.minTopGap ? { min_top_gap: spec.minTopGap } : {}),
+  };
 }
 
 /** Builds the record and the scene (no pixels yet). Throws LayoutError / IllPosedQuestion when the spec cannot be drawn or asked. */
@@ -155,16 +260,7 @@ export function buildTask(spec: TaskSpec): BuiltTask {
     table: { columns: data.columns.map((c) => c.name), rows: data.rows.map((row, r) => row.map((_, c) => recordCell(data, r, c))) },
     gold: goldCalls(spec.kind, data, asked.query, asked.answer),
     query: asked.query,
-    generator: {
-      version: GENERATOR_VERSION,
-      seed: spec.seed,
-      split: spec.split,
-      index: spec.index,
-      attempt: spec.attempt,
-      kind: spec.kind,
-      difficulty: spec.difficulty,
-      image_size: spec.imageSize,
-    },
+    generator: provenance(spec),
   };
   return { record, scene };
 }
@@ -184,5 +280,10 @@ export async function renderTask(task: BuiltTask): Promise<RenderedTask> {
 export function specOf(record: TaskRecord): TaskSpec | null {
   const g = record.generator;
   if (!g) return null;
-  return { seed: g.seed, split: g.split, index: g.index, attempt: g.attempt, kind: g.kind, difficulty: g.difficulty as Difficulty, imageSize: g.image_size };
+  return {
+    seed: g.seed, split: g.split, index: g.index, attempt: g.attempt, kind: g.kind, difficulty: g.difficulty as Difficulty, imageSize: g.image_size,
+    ...(g.families ? { families: g.families as QuestionFamily[] } : {}),
+    ...(g.labels ? { labels: g.labels } : {}),
+    ...(g.min_top_gap ? { minTopGap: g.min_top_gap } : {}),
+  };
 }

@@ -17,6 +17,8 @@ export interface TableDataOptions {
   grouping: number;
   /** Use short header names (tiny canvases). */
   shortHeaders: boolean;
+  /** Row keys to use, in this order, instead of drawing them (`--labels`). */
+  keys?: readonly string[];
 }
 
 function randomUnits(rng: Rng, min: number, max: number, decimals: number): number {
@@ -48,7 +50,7 @@ function chooseColumns(rng: Rng, theme: TableTheme, count: number, maxChars: num
 
 export function makeTableData(rng: Rng, options: TableDataOptions, theme: TableTheme = rng.pick(TABLE_THEMES)): DataTable {
   const specs = chooseColumns(rng, theme, options.columns, options.labels.maxChars, options.shortHeaders);
-  const keys = drawLabels(rng, theme.keyPool, options.rows, options.labels);
+  const keys = options.keys ? [...options.keys] : drawLabels(rng, theme.keyPool, options.rows, options.labels);
   const columns: DataColumn[] = [{ kind: 'key', name: options.shortHeaders ? theme.keyShort : theme.keyColumn }];
   for (const spec of specs) {
     const name = options.shortHeaders ? (spec.short ?? spec.name) : spec.name;
@@ -72,6 +74,8 @@ export interface ChartDataOptions {
   pool?: CategoryPool;
   /** Probability of a time axis (years, months): line charts read best over time. */
   timeAxis?: number;
+  /** Category labels to use, in this order, instead of drawing them (`--labels`). */
+  given?: readonly string[];
 }
 
 export interface ChartData {
@@ -84,7 +88,7 @@ export function makeChartData(rng: Rng, options: ChartDataOptions): ChartData {
   const usable = CATEGORY_POOLS.filter((p) => (p.id !== 'month' || options.categories <= 12));
   const time = usable.filter((p) => p.id === 'year' || p.id === 'month');
   const pool = options.pool ?? (rng.chance(options.timeAxis ?? 0) ? rng.pick(time) : rng.pick(usable));
-  const labels = drawLabels(rng, pool.id as LabelPool, options.categories, options.labels);
+  const labels = options.given ? [...options.given] : drawLabels(rng, pool.id as LabelPool, options.categories, options.labels);
   // Year series over a year axis would read as nonsense; every other pairing is fine.
   const sets = SERIES_SETS.filter((s) => s.length >= options.series && !(pool.id === 'year' && /^\d{4}$/.test(s[0] ?? '')));
   const seriesNames = options.series <= 1 ? [options.measure.axis] : rng.pick(sets).slice(0, options.series);

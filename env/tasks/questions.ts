@@ -19,6 +19,8 @@ export interface QuestionSetting {
   chart?: { noun: string; pool: CategoryPool };
   /** Whether exact values can be read from the image (tables; charts with value labels). */
   exact: boolean;
+  /** argmax / argmin: least lead of the extreme over the runner-up, as a fraction of the larger (`--min-top-gap`). */
+  minTopGap?: number;
 }
 
 export interface AskedQuestion {
@@ -82,6 +84,11 @@ function threshold(rng: Rng, data: DataTable, col: Num, gap: number): number | n
 
 function unitsToValue(units: number, decimals: number): number {
   return Number(formatUnits(units, decimals));
+}
+
+/** |a − b| ≥ gap × max(|a|, |b|): the extreme stands out from the runner-up by that fraction. */
+export function leadsBy(a: number, b: number, gap: number): boolean {
+  return a !== b && Math.abs(a - b) >= gap * Math.max(Math.abs(a), Math.abs(b));
 }
 
 // ---- wording -----------------------------------------------------------------------------
@@ -186,6 +193,7 @@ function extreme(family: 'argmax' | 'argmin'): Builder {
       const r = data.rows.findIndex((x) => x[0] === row);
       const values = series.map((s) => unitsOf(data, r, s.index)).sort((a, b) => (family === 'argmax' ? b - a : a - b));
       if (Math.abs((values[0] as number) - (values[1] as number)) < Math.max(1, eyeGap(setting, series[0] as Num))) return null;
+      if (setting.minTopGap && !leadsBy(values[0] as number, values[1] as number, setting.minTopGap)) return null;
       const names = series.map((s) => s.column.name);
       const list = `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
       const place = isTime(setting) ? `in ${row}` : `for ${row}`;
@@ -197,6 +205,7 @@ function extreme(family: 'argmax' | 'argmin'): Builder {
     if (rows.length < 2) return null;
     const values = rows.map((r) => unitsOf(data, r, col.index)).sort((a, b) => (family === 'argmax' ? b - a : a - b));
     if (Math.abs((values[0] as number) - (values[1] as number)) < Math.max(1, eyeGap(setting, col))) return null;
+    if (setting.minTopGap && !leadsBy(values[0] as number, values[1] as number, setting.minTopGap)) return null;
     const q = quantity(setting, col);
     const question = where
       ? `Among the ${e.many} that ${conditionText(setting, where)}, which ${e.one} has the ${word} ${q}?`

@@ -55,6 +55,12 @@ export interface GeneratorProvenance {
   difficulty: number;
   /** The forced canvas, or null for the difficulty's default size. */
   image_size: [number, number] | null;
+  /** `--family`: the question families allowed (absent: all). */
+  families?: string[];
+  /** `--labels`: the category labels given, in order (absent: drawn from the vocabulary). */
+  labels?: string[];
+  /** `--min-top-gap`: the extreme's least lead over the runner-up, as a fraction (absent: 0). */
+  min_top_gap?: number;
 }
 
 export interface TaskRecord {
