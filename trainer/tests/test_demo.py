@@ -11,14 +11,16 @@ from vistool_trainer.events import EventStream
 from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
 from vistool_trainer.rollout import load_tasks
 from vistool_trainer.run_config import resolve_config
-from vistool_trainer.train import keep_task, train
+from vistool_trainer.train import generate_tasks, train
 
 
 def test_the_default_demo_is_the_micro_model_on_cpu_with_the_time_budget_split(tmp_path):
     config = demo_config(str(tmp_path / "demo"), minutes=10)
     assert config["policy"]["model"] == "micro" and config["device"] == "cpu"
     assert config["sft"]["max_seconds"] + config["rl"]["max_seconds"] < 10 * 60
-    assert config["data"]["generate"]["families"] == ["argmax"] and config["data"]["generate"]["image_size"] == "112x112"
+    generate = config["data"]["generate"]
+    assert generate["families"] == ["argmax"] and generate["image_size"] == "112x112"
+    assert generate["labels"] == ["A", "B", "C"] and generate["min_top_gap"] == 0.2
     assert config["output_dir"] == str((tmp_path / "demo").resolve())
 
 
@@ -62,12 +64,22 @@ def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_
     assert "<h2>Held-out evaluation (greedy)</h2>" in (tmp_path / "run" / "report.html").read_text()
 
 
-@pytest.mark.parametrize("rows, families, gap, kept", [
-    ([["A", 10], ["B", 7.9], ["C", 1]], ["argmax"], 0.2, True),   # 21% lead
-    ([["A", 10], ["B", 8.1], ["C", 1]], ["argmax"], 0.2, False),  # 19% lead
-    ([["A", 10], ["B", 8.1], ["C", 1]], ["argmax"], 0.0, True),
-    ([["A", 10], ["B", 1], ["C", 1]], ["argmin"], 0.0, False),    # wrong family
-])
-def test_demo_filters_keep_the_family_and_the_lead_of_the_tallest_bar(rows, families, gap, kept):
-    task = {"family": "argmax", "table": {"columns": ["Label", "Value"], "rows": rows}}
-    assert keep_task(task, families, gap) is kept
+def test_the_demo_data_options_go_to_the_generator_so_every_task_made_is_an_argmax_over_A_B_C_with_a_clear_lead(tmp_path, cli_bundle):
+    generate = {**demo_config(str(tmp_path / "demo"), minutes=10)["data"]["generate"], "n_train": 12}
+    path = generate_tasks(tmp_path / "train", generate, seed=3, split="train")
+    assert path == tmp_path / "train" / "tasks.jsonl"  # no filtered copy: nothing is thrown away
+    tasks = load_tasks(path)
+    assert len(tasks) == 12
+    for task in tasks:
+        assert task["family"] == "argmax" and [row[0] for row in task["table"]["rows"]] == ["A", "B", "C"]
+        values = sorted((row[1] for row in task["table"]["rows"]), reverse=True)
+        assert values[0] - values[1] >= 0.2 * values[0] - 1e-9
+        assert task["answer"] == next(row[0] for row in task["table"]["rows"] if row[1] == values[0])
+        assert task["gold"] == [{"name": "focus_on_x_values_with_highlight", "arguments": {"x_values": [task["answer"]]}}]
+        assert task["generator"]["labels"] == ["A", "B", "C"] and task["generator"]["min_top_gap"] == 0.2
+
+
+def test_a_generator_option_the_chart_cannot_meet_fails_the_run_with_the_generators_message(tmp_path, cli_bundle):
+    generate = {**demo_config(str(tmp_path / "demo"), minutes=10)["data"]["generate"], "labels": ["A", "B"], "n_train": 2}
+    with pytest.raises(RuntimeError, match="--labels gives 2 labels but a difficulty-1 vbar may need 3 categories"):
+        generate_tasks(tmp_path / "train", generate, seed=3, split="train")

@@ -55,40 +55,25 @@ class Interrupted:
 
 
 def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, write: bool = True) -> Path:
-    """`vistool data gen` into `out` (kept when already there), then the run's filters: the path of
-    the tasks to use (`out/tasks.jsonl`, or `out/kept.jsonl` beside it when a filter applies)."""
+    """`vistool data gen` into `out` (kept when already there): the path of `out/tasks.jsonl`. The
+    question families, fixed labels and top gap are generator options, so every task made is used."""
     command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", generate["kind"],
                "--n", str(generate["n_train"] if split == "train" else generate["n_eval"]), "--seed", str(seed), "--split", split,
                "--difficulty", str(generate["difficulty"]), "--image-size", generate["image_size"], "--out", str(out)]
+    if generate.get("families"):
+        command += ["--family", ",".join(generate["families"])]
+    if generate.get("labels"):
+        command += ["--labels", ",".join(generate["labels"])]
+    if generate.get("min_top_gap"):
+        command += ["--min-top-gap", str(generate["min_top_gap"])]
     if write and not (out / "tasks.jsonl").exists():
         result = subprocess.run(command, capture_output=True, text=True, cwd=repo_root())
         if result.returncode != 0:
-            raise RuntimeError(f"task generation failed (`{' '.join(command)}`): {result.stderr.strip()[-500:]}")
-    if not generate.get("families") and not generate.get("min_top_gap"):
-        return out / "tasks.jsonl"
-    if not write:
-        return out / "kept.jsonl"
-    lines = [line for line in (out / "tasks.jsonl").read_text().splitlines() if line.strip()]
-    kept = [line for line in lines if keep_task(json.loads(line), generate.get("families"), generate.get("min_top_gap", 0))]
-    if not kept:
-        raise RuntimeError(f"no task in {out / 'tasks.jsonl'} passes data.generate's filters (families {generate.get('families')}, "
-                           f"min_top_gap {generate.get('min_top_gap')}): generate more tasks or loosen the filters")
-    path = out / "kept.jsonl"
-    temporary = path.with_suffix(".jsonl.tmp")
-    temporary.write_text("".join(line + "\n" for line in kept))
-    os.replace(temporary, path)
-    return path
-
-
-def keep_task(task: dict[str, Any], families: list[str] | None, min_top_gap: float) -> bool:
-    """The demo's data filters: the question family, and the lead of the largest value."""
-    if families and task.get("family") not in families:
-        return False
-    if min_top_gap:
-        values = sorted((row[-1] for row in (task.get("table") or {}).get("rows", []) if isinstance(row[-1], (int, float))), reverse=True)
-        if len(values) < 2 or values[0] <= 0 or (values[0] - values[1]) / values[0] < min_top_gap:
-            return False
-    return True
+            # The first line names what was wrong (a usage error is followed by the whole usage text); the tail holds a crash's trace.
+            lines = result.stderr.strip().splitlines() or [f"exit {result.returncode}, no message"]
+            detail = lines[0] if lines[0].startswith("vistool data gen:") else result.stderr.strip()[-500:]
+            raise RuntimeError(f"task generation failed (`{' '.join(command)}`): {detail}")
+    return out / "tasks.jsonl"
 
 
 def task_corpus(tasks: list[dict[str, Any]]) -> list[str]:
