@@ -173,6 +173,8 @@ export interface RolloutSummary {
   promptId: string;
   /** Index of the rollout within its group (the trainer's `group`), null when absent. */
   group: number | null;
+  /** Whether dynamic sampling used this rollout's group for the update (the trainer's `kept`); null when the record does not say. */
+  kept: boolean | null;
   question: string;
   gold: string | string[] | null;
   answer: string | string[] | null;

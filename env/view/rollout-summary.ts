@@ -41,6 +41,7 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     line,
     promptId: typeof record.prompt_id === 'string' ? record.prompt_id : `line-${line + 1}`,
     group: numberOrNull(record.group),
+    kept: typeof record.kept === 'boolean' ? record.kept : null,
     question: typeof task.question === 'string' ? task.question : '',
     gold: answerOf(task.answer),
     answer: answerOf(record.answer),

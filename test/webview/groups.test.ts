@@ -5,7 +5,7 @@ import type { RolloutSummary } from '../../webview/protocol.js';
 
 function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
   return {
-    line, promptId, group, question: `question of ${promptId}`, gold: '34', answer: '34', correct: reward === null ? null : reward >= 1, reward, advantage: 0,
+    line, promptId, group, kept: null, question: `question of ${promptId}`, gold: '34', answer: '34', correct: reward === null ? null : reward >= 1, reward, advantage: 0,
     toolCalls: 0, toolErrors: 0, errorClasses: [], toolNames: [], turns: 1, endReason: 'answer', ...extra,
   };
 }
@@ -24,6 +24,15 @@ test('the same prompt drawn twice in a step makes two groups: the group index re
   const groups = groupRollouts([rollout(0, 'p1', 0, 1), rollout(1, 'p1', 1, 0), rollout(2, 'p1', 0, 1), rollout(3, 'p1', 1, 1)]);
   assert.equal(groups.length, 2);
   assert.notEqual(groups[0]?.key, groups[1]?.key);
+});
+
+test('the trainer\'s kept flag wins over the reward-spread guess', () => {
+  const [flagged, spread] = groupRollouts([
+    rollout(0, 'p1', 0, 1, { kept: false }), rollout(1, 'p1', 1, 0, { kept: false }),
+    rollout(2, 'p2', 0, 1.2, { kept: true }), rollout(3, 'p2', 1, 1.2, { kept: true }),
+  ]);
+  assert.equal(flagged?.kept, false, 'rewards differ, but the trainer says it dropped the group');
+  assert.equal(spread?.kept, true, 'rewards are equal, but the trainer says it used the group');
 });
 
 test('a group is kept when its rewards differ and filtered (dropped by dynamic sampling) when all are equal', () => {

@@ -63,7 +63,8 @@ function makeGroup(members: RolloutSummary[]): PromptGroup {
     rewardMin: min,
     rewardMax: max,
     rewardMean: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
-    kept: min !== null && max !== null && max - min > 1e-9,
+    // The trainer's flag when it wrote one; otherwise a group with reward spread is what dynamic sampling keeps.
+    kept: members.some((m) => m.kept !== null) ? members.every((m) => m.kept === true) : min !== null && max !== null && max - min > 1e-9,
     correct: members.filter((m) => m.correct === true).length,
     size: members.length,
   };
