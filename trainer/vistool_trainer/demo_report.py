@@ -151,9 +151,11 @@ a label the image does not have is refused (E4, the tool-error rate) and the ser
 <li>It does not show that tools make a model answer better. With fixed labels the question is a visual judgement ("which of
 three bars is tallest"), which the model can make from the original image: the highlight it learns to call does not carry the
 answer, so accuracy with and without tools should be close. The micro model (~0.6M parameters, random init, minutes on 2 CPU
-cores) learns the tool-call format and that judgement; read the accuracy columns against the chance level above.</li>
+cores) learns the tool-call format and that judgement; read the accuracy columns against the chance level above. Difficulty-1
+charts also print each bar's value, so the judgement may rest on the bar heights, the printed digits or both.</li>
 <li>At this size SFT on gold trajectories is far more sample-efficient than RL (REFERENCE §8: continued SFT reached 0.92 in 150 s
-where GRPO moved 0.60 → 0.68 in 5 min). RL's case is the reward-only setting, where no gold trajectory exists.</li></ul>
+where GRPO moved 0.60 → 0.68 in 5 min). RL's case is the reward-only setting, where no gold trajectory exists. When SFT already
+reaches the ceiling on these tasks, RL can only hold it: most groups get identical rewards and dynamic sampling drops them.</li></ul>
 <h2>Curves</h2>{''.join(curves)}
 <h2>Rollouts of the last RL step</h2>{''.join(examples) or '<p>none written</p>'}
 """
