@@ -74,8 +74,15 @@ export class TrainerProcess {
     const stdout = await open(plan.eventsFile, 'a');
     const stderr = await open(plan.stderrFile, 'a');
     let child;
+    // A trainer that fails at once can exit before the awaits below finish: 'exit' is emitted
+    // only once, so listen from the start and hand an early exit over when the object exists.
+    const exit: { early?: { code: number | null; signal: NodeJS.Signals | null }; handler?: (code: number | null, signal: NodeJS.Signals | null) => void } = {};
     try {
       child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: ['ignore', stdout.fd, stderr.fd], shell: false });
+      child.once('exit', (code, exitSignal) => {
+        if (exit.handler) exit.handler(code, exitSignal);
+        else exit.early = { code, signal: exitSignal };
+      });
       await new Promise<void>((resolve, reject) => {
         child!.once('spawn', resolve);
         child!.once('error', reject);
@@ -94,7 +101,8 @@ export class TrainerProcess {
     const trainer = new TrainerProcess(plan.runDir, pid, handlers, name);
     trainer.ownChild = true;
     await trainer.skipExistingOutput();
-    child.once('exit', (code, signal) => void trainer.handleExit(code, signal));
+    exit.handler = (code, exitSignal) => void trainer.handleExit(code, exitSignal);
+    if (exit.early) exit.handler(exit.early.code, exit.early.signal);
     trainer.schedule();
     return trainer;
   }
