@@ -5,10 +5,11 @@
  * where a killed run stopped. Ctrl-C stops cleanly: finished tasks are kept.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { OpenAIChatPolicy } from '../eval/chat-policy.js';
-import { runCheckpointEval } from '../eval/checkpoint-eval.js';
+import { checkpointRunLimits, checkpointStep, defaultPython, startPolicyServer, type PolicyServer } from '../eval/checkpoint-eval.js';
 import { parsePolicySpec, policyLabel, describePolicy, PolicySpecError } from '../eval/policy-spec.js';
 import { runChatEval } from '../eval/run-eval.js';
 import { formatSummaryTable } from '../eval/table.js';
@@ -24,12 +25,13 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
 
   --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
                                                openai:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-VL-3B-Instruct
-                    checkpoint:<path>          a trainer checkpoint, run by the Python trainer's eval
+                    checkpoint:<path>          a trainer checkpoint, served by the Python trainer's
+                                               serve-policy on 127.0.0.1 (one request at a time)
   --tasks           tasks.jsonl (vistool data gen / data convert)
   --out             eval folder: results.jsonl, results.json, rollouts/, images/, run.json
   --tools           on: with tools; off: text only; both (default): both arms on every task
   --limit           the first N tasks of the file
-  --concurrency     tasks in flight at once (default 4)
+  --concurrency     tasks in flight at once (default 4; checkpoints: 1)
   --max-turns       assistant turns per episode (default ${DEFAULT_LIMITS.maxTurns}; checkpoints: their run config's)
   --label           name in tables and on the dashboard (default: the model or checkpoint)
   --reward-config   reward config JSON (env/rewards/config.schema.json, or a run config's "rewards");
@@ -37,7 +39,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
   --api-key-env     NAME of the environment variable holding the API key (default OPENAI_API_KEY);
                     the key itself never goes on the command line or into files
   --temperature     sampling temperature (default 0)
-  --max-tokens      per reply (default 1024)
+  --max-tokens      per reply (default 1024; checkpoints: their run config's eval.max_new_tokens)
   --timeout-s       per request (default 120)
   --max-retries     retries on 429, 5xx, timeouts and network errors (default 5)
   --backoff-ms      first retry delay, doubling with jitter up to 60 s (default 1000); a Retry-After
@@ -162,62 +164,72 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
       try {
+        let server: PolicyServer | null = null;
+        let endpoint: { baseUrl: string; model: string };
+        let runLimits: { maxTurns: number | null; maxNewTokens: number | null } = { maxTurns: null, maxNewTokens: null };
+        let step: number | null = null;
         if (spec.kind === 'checkpoint') {
-          const document = await runCheckpointEval({
-            checkpoint: spec.path,
+          // A checkpoint is served by the trainer and then evaluated exactly like an openai: model.
+          runLimits = await checkpointRunLimits(spec.path, values['trainer-config']);
+          step = await checkpointStep(spec.path);
+          server = await startPolicyServer(spec.path, values.python ?? defaultPython(), controller.signal, progress, values['trainer-config'] ? { trainerConfig: values['trainer-config'] } : {});
+          endpoint = { baseUrl: server.url, model: server.model };
+        } else {
+          endpoint = { baseUrl: spec.baseUrl, model: spec.model };
+        }
+        try {
+          const checkpoint = server !== null;
+          const maxTokensUsed = values['max-tokens'] === undefined && runLimits.maxNewTokens !== null ? runLimits.maxNewTokens : maxTokens;
+          const policy = new OpenAIChatPolicy(
+            {
+              baseUrl: endpoint.baseUrl,
+              model: endpoint.model,
+              // serve-policy inherits this environment and demands the token in VISTOOL_POLICY_API_KEY when it is set.
+              apiKeyEnv: checkpoint ? 'VISTOOL_POLICY_API_KEY' : apiKeyEnv,
+              temperature,
+              maxTokens: maxTokensUsed,
+              timeoutMs,
+              maxRetries,
+              backoffInitialMs: backoffMs,
+              backoffMaxMs: Math.max(backoffMs, 60_000),
+              retryAfterMaxMs,
+              onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
+            },
+            // The trainer's policies were trained on observations in `tool` turns.
+            { observationRole: checkpoint ? 'tool' : 'user' },
+          );
+          const outcome = await runChatEval({
+            policy,
+            // A checkpoint by its absolute path, so a resume from another folder is the same eval.
+            policyName: spec.kind === 'checkpoint' ? `checkpoint:${resolve(spec.path)}` : describePolicy(spec),
             label,
             tasksFile: values.tasks as string,
             arms,
             limit,
-            maxTurns: maxTurnsGiven,
+            // serve-policy generates one request at a time; more in flight would only queue and time out.
+            concurrency: checkpoint ? 1 : concurrency,
+            maxTurns: maxTurnsGiven ?? runLimits.maxTurns ?? DEFAULT_LIMITS.maxTurns,
+            temperature,
+            maxTokens: maxTokensUsed,
+            step,
             out: values.out as string,
-            ...(values['trainer-config'] ? { trainerConfig: values['trainer-config'] } : {}),
-            ...(values.python ? { python: values.python } : {}),
+            rewardConfig,
+            retryFailed: values['retry-failed'] === true,
+            stopAfterFailures,
             progress,
             signal: controller.signal,
           });
-          io.stdout.write(formatSummaryTable(document) + '\n');
+          io.stdout.write(formatSummaryTable(outcome.document) + '\n');
+          const failed = Object.values(outcome.document.arms).reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
+          if (failed > 0) progress(`eval: ${failed} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
+          if (outcome.interrupted) {
+            progress(`eval: interrupted after ${outcome.ran} result(s) in this run; rerun the same command to continue`);
+            return 130;
+          }
           return 0;
+        } finally {
+          await server?.close();
         }
-        const policy = new OpenAIChatPolicy({
-          baseUrl: spec.baseUrl,
-          model: spec.model,
-          apiKeyEnv,
-          temperature,
-          maxTokens,
-          timeoutMs,
-          maxRetries,
-          backoffInitialMs: backoffMs,
-          backoffMaxMs: Math.max(backoffMs, 60_000),
-          retryAfterMaxMs,
-          onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
-        });
-        const outcome = await runChatEval({
-          policy,
-          policyName: describePolicy(spec),
-          label,
-          tasksFile: values.tasks as string,
-          arms,
-          limit,
-          concurrency,
-          maxTurns: maxTurnsGiven ?? DEFAULT_LIMITS.maxTurns,
-          temperature,
-          maxTokens,
-          out: values.out as string,
-          rewardConfig,
-          retryFailed: values['retry-failed'] === true,
-          stopAfterFailures,
-          progress,
-          signal: controller.signal,
-        });
-        io.stdout.write(formatSummaryTable(outcome.document) + '\n');
-        const failed = Object.values(outcome.document.arms).reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
-        if (failed > 0) progress(`eval: ${failed} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
-        if (outcome.interrupted) {
-          progress(`eval: interrupted after ${outcome.ran} result(s) in this run; rerun the same command to continue`);
-          return 130;
-        }
-        return 0;
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from '../episodes/messages.js';
 import { ChatClient, type ChatClientOptions, type ChatUsage } from './chat-client.js';
-import { toOpenAIMessages } from './openai-messages.js';
+import { toOpenAIMessages, type OpenAIMessageOptions } from './openai-messages.js';
 
 export interface ChatPolicy {
   reply(conversation: readonly ChatMessage[], usage: ChatUsage, signal?: AbortSignal): Promise<string>;
@@ -15,11 +15,14 @@ export interface ChatPolicy {
 export class OpenAIChatPolicy implements ChatPolicy {
   readonly client: ChatClient;
 
-  constructor(options: ChatClientOptions) {
+  private readonly messageOptions: OpenAIMessageOptions;
+
+  constructor(options: ChatClientOptions, messageOptions: OpenAIMessageOptions = {}) {
     this.client = new ChatClient(options);
+    this.messageOptions = messageOptions;
   }
 
   reply(conversation: readonly ChatMessage[], usage: ChatUsage, signal?: AbortSignal): Promise<string> {
-    return this.client.complete(toOpenAIMessages(conversation), usage, signal);
+    return this.client.complete(toOpenAIMessages(conversation, this.messageOptions), usage, signal);
   }
 }

@@ -1,41 +1,17 @@
 /**
- * `checkpoint:<path>` policies: a trainer checkpoint is evaluated by the Python trainer itself
- * (`python -m vistool_trainer eval --config C --checkpoint P --n N`), because the weights, the
- * tokenizer and the generation code live there. This module writes the trainer a run config
- * derived from the checkpoint's own (same policy and env settings; this eval's tasks file, task
- * count and turn limit), runs it, reads its one `{"event": "eval", ...}` line from stdout and
- * writes results.json from it.
- *
- * What the trainer's eval gives today is aggregate only (eval/acc_tools, eval/acc_no_tools,
- * eval/tool_call_rate, ...): no per-task lines, so no resume, no per-kind/difficulty breakdown
- * and no trajectories for the viewer. README.md in this folder says what would change that.
+ * `checkpoint:<path>` policies: the Python trainer serves the checkpoint as an OpenAI-compatible
+ * chat server on 127.0.0.1 (`python -m vistool_trainer serve-policy --checkpoint P --port 0`),
+ * because the weights, the tokenizer and the generation code live there; the eval then talks to
+ * it through the same harness as any `openai:` model (env/cli/eval.ts). This module starts that
+ * server, waits for its `{"event": "listening", ...}` line and stops it again, and reads what an
+ * eval needs from the checkpoint's folder (its step, its run config's turn and token limits).
  * Never imports or runs Python code in process; the trainer is a child process.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { loadTasks } from '../tasks/load.js';
-import { RESULTS_FORMAT, RESULTS_VERSION, writeResultsDocument, type ResultsDocument } from './results-document.js';
-import type { Arm } from './task-result.js';
-
-export interface CheckpointEvalOptions {
-  checkpoint: string;
-  label: string;
-  tasksFile: string;
-  arms: Arm[];
-  limit: number | null;
-  /** Null: the turn limit of the checkpoint's run config. */
-  maxTurns: number | null;
-  out: string;
-  /** The run config the checkpoint was trained with; default <checkpoint>/../../config.json. */
-  trainerConfig?: string;
-  /** Python interpreter with vistool_trainer installed; default $VISTOOL_PYTHON, then <repo>/.venv/bin/python, then python3. */
-  python?: string;
-  progress: (line: string) => void;
-  signal?: AbortSignal;
-}
 
 /** The repository root: the folder above this module (source or bundle) that holds trainer/. */
 export function repositoryRoot(): string {
@@ -65,89 +41,112 @@ export async function checkpointStep(checkpoint: string): Promise<number | null>
   return match ? Number(match[1]) : null;
 }
 
-function numericMetrics(event: Record<string, unknown>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(event)) if (key.startsWith('eval/') && typeof value === 'number' && Number.isFinite(value)) out[key] = value;
-  return out;
+/** The limits a checkpoint was trained and evaluated with, from its run config; null where absent. */
+export interface CheckpointRunLimits {
+  maxTurns: number | null;
+  maxNewTokens: number | null;
 }
 
-export async function runCheckpointEval(options: CheckpointEvalOptions): Promise<ResultsDocument> {
-  const checkpoint = resolve(options.checkpoint);
-  if (!existsSync(checkpoint)) throw new Error(`checkpoint folder ${checkpoint} does not exist; give checkpoint:<run>/checkpoints/step-NNNNNN`);
-  const configPath = resolve(options.trainerConfig ?? join(checkpoint, '..', '..', 'config.json'));
-  let config: Record<string, unknown>;
+/** Reads `env.max_turns` and `eval.max_new_tokens` from the run config (default <ckpt>/../../config.json); none when it is missing. */
+export async function checkpointRunLimits(checkpoint: string, trainerConfig?: string): Promise<CheckpointRunLimits> {
+  const path = resolve(trainerConfig ?? join(checkpoint, '..', '..', 'config.json'));
+  let config: { env?: { max_turns?: unknown }; eval?: { max_new_tokens?: unknown } };
   try {
-    config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+    config = JSON.parse(await readFile(path, 'utf8')) as typeof config;
   } catch (err) {
-    throw new Error(`cannot read the run config of ${checkpoint} at ${configPath} (${(err as Error).message}); pass the config it was trained with as --trainer-config`, { cause: err });
+    // A bare save_pretrained folder has no run config; an explicitly named one must be readable.
+    if (trainerConfig !== undefined) throw new Error(`cannot read --trainer-config ${path} (${(err as Error).message}); give the run config the checkpoint was trained with`, { cause: err });
+    return { maxTurns: null, maxNewTokens: null };
   }
-  const tasksFile = resolve(options.tasksFile);
-  const tasks = await loadTasks(tasksFile);
-  const n = options.limit === null ? tasks.length : Math.min(options.limit, tasks.length);
-  const out = resolve(options.out);
-  const trainerDir = join(out, 'trainer');
-  await mkdir(trainerDir, { recursive: true });
-  const env = { ...(config.env as Record<string, unknown> | undefined) };
-  env.tools = options.arms.includes('tools');
-  if (options.maxTurns !== null) env.max_turns = options.maxTurns;
-  const derived = {
-    ...config,
-    output_dir: trainerDir,
-    data: { ...(config.data as Record<string, unknown> | undefined), eval: tasksFile },
-    eval: { ...(config.eval as Record<string, unknown> | undefined), n },
-    env,
-  };
-  const derivedPath = join(out, 'trainer-config.json');
-  await writeFile(derivedPath, JSON.stringify(derived, null, 2) + '\n');
+  const positive = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : null);
+  return { maxTurns: positive(config.env?.max_turns), maxNewTokens: positive(config.eval?.max_new_tokens) };
+}
 
-  const python = options.python ?? defaultPython();
-  const args = ['-m', 'vistool_trainer', 'eval', '--config', derivedPath, '--checkpoint', checkpoint, '--n', String(n)];
-  options.progress(`eval: running the trainer on ${checkpoint}: ${python} ${args.join(' ')}`);
+export interface PolicyServer {
+  /** Base URL ending in /v1. */
+  url: string;
+  /** The model name the server answers to (`<run>/<step folder>`). */
+  model: string;
+  /** SIGTERM, then waits for the process to exit. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface PolicyServerOptions {
+  /** The run config the checkpoint was trained with (serve-policy's --config). */
+  trainerConfig?: string;
+  /** cpu, cuda or auto (default auto). */
+  device?: string;
+}
+
+/**
+ * Starts `python -m vistool_trainer serve-policy` for a checkpoint in the repository root and
+ * resolves once it prints its `listening` event; rejects with the trainer's own error on a
+ * `failed` event, an exit before listening, or an abort (the process is stopped first).
+ */
+export async function startPolicyServer(
+  checkpoint: string,
+  python: string,
+  signal: AbortSignal | undefined,
+  progress: (line: string) => void,
+  options: PolicyServerOptions = {},
+): Promise<PolicyServer> {
+  const folder = resolve(checkpoint);
+  if (!existsSync(folder)) throw new Error(`checkpoint folder ${folder} does not exist; give checkpoint:<run>/checkpoints/step-NNNNNN`);
+  const args = ['-m', 'vistool_trainer', 'serve-policy', '--checkpoint', folder, '--port', '0', '--device', options.device ?? 'auto'];
+  if (options.trainerConfig !== undefined) args.push('--config', resolve(options.trainerConfig));
+  progress(`eval: serving ${folder}: ${python} ${args.join(' ')}`);
   const child = spawn(python, args, { cwd: repositoryRoot(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const onAbort = () => child.kill('SIGTERM');
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  let event: Record<string, unknown> | null = null;
   const tail: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    try {
-      const parsed = JSON.parse(line) as Record<string, unknown>;
-      if (parsed.event === 'eval') event = parsed;
-    } catch {
-      // the trainer's stdout is JSON events; anything else is kept for the error message
-      tail.push(line);
-    }
-  });
-  createInterface({ input: child.stderr }).on('line', (line) => {
+  const remember = (line: string) => {
     tail.push(line);
     if (tail.length > 20) tail.shift();
-    options.progress(`trainer: ${line}`);
-  });
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolveExit, reject) => {
-    child.once('error', (err) => reject(new Error(`cannot start ${python} (${err.message}); set VISTOOL_PYTHON or --python to an interpreter with vistool_trainer installed`)));
-    child.once('close', (c, s) => resolveExit([c, s]));
-  });
-  options.signal?.removeEventListener('abort', onAbort);
-  if (options.signal?.aborted) throw new Error('checkpoint eval interrupted');
-  const found = event as Record<string, unknown> | null;
-  if (code !== 0 || found === null) {
-    throw new Error(`the trainer's eval ${signal ? `was killed by ${signal}` : `exited with ${code}`}${found === null ? ' without an eval event' : ''}; its last output:\n${tail.slice(-10).join('\n')}`);
-  }
-  const step = await checkpointStep(checkpoint);
-  const document: ResultsDocument = {
-    format: RESULTS_FORMAT,
-    version: RESULTS_VERSION,
-    label: options.label,
-    policy: `checkpoint:${checkpoint}`,
-    tasks_file: tasksFile,
-    tasks: n,
-    arms_requested: [...options.arms],
-    complete: true,
-    per_task: false,
-    step,
-    updated_at: Date.now() / 1000,
-    evaluations: { [options.label]: { step, metrics: numericMetrics(found) } },
-    arms: {},
   };
-  await writeResultsDocument(out, document);
-  return document;
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    remember(line);
+    progress(`trainer: ${line}`);
+  });
+  // Attached at spawn, so an exit before anyone awaits it is not missed.
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolveExit) => {
+    child.once('close', (code, sig) => resolveExit([code, sig]));
+    child.once('error', () => resolveExit([null, null]));
+  });
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    })();
+    return closing;
+  };
+
+  const ready = new Promise<{ url: string; model: string }>((resolveReady, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let event: { event?: unknown; url?: unknown; model?: unknown; error?: unknown };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        remember(line); // stdout is JSON events; anything else is kept for the error message
+        return;
+      }
+      if (event.event === 'listening' && typeof event.url === 'string' && typeof event.model === 'string') resolveReady({ url: event.url, model: event.model });
+      else if (event.event === 'failed') reject(new Error(`the trainer could not serve ${folder}: ${String(event.error)}`));
+    });
+    child.once('error', (err) => reject(new Error(`cannot start ${python} (${err.message}); set VISTOOL_PYTHON or --python to an interpreter with vistool_trainer installed`)));
+    void exited.then(([code, sig]) =>
+      reject(new Error(`the trainer's serve-policy ${sig ? `was killed by ${sig}` : `exited with ${code}`} before listening; its last output:\n${tail.slice(-10).join('\n')}`)),
+    );
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal?.aborted) reject(new Error('checkpoint eval interrupted while the policy server was starting'));
+    signal?.addEventListener('abort', () => reject(new Error('checkpoint eval interrupted while the policy server was starting')), { once: true });
+  });
+  try {
+    const { url, model } = await Promise.race([ready, aborted]);
+    return { url, model, close };
+  } catch (err) {
+    await close();
+    throw err;
+  } finally {
+    aborted.catch(() => undefined);
+  }
 }

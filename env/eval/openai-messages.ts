@@ -4,10 +4,12 @@
  *
  * - Images become `image_url` parts holding `data:image/png;base64,...` URLs: a remote server
  *   cannot read the run's image files.
- * - A `tool` observation is sent as a `user` turn with its text and image. Many servers reject
- *   images inside `tool` messages, and `tool` messages would need a structured `tool_call_id`,
- *   which a text-format call (hermes, ReFocus) does not have. The episode already wrote the
- *   observation as words ("OBSERVATION: ...", "ERROR [E4]: ..."), so nothing is lost.
+ * - A `tool` observation is sent as a `user` turn with its text and image by default. Many
+ *   servers reject images inside `tool` messages, and `tool` messages would need a structured
+ *   `tool_call_id`, which a text-format call (hermes, ReFocus) does not have. The episode already
+ *   wrote the observation as words ("OBSERVATION: ...", "ERROR [E4]: ..."), so nothing is lost.
+ *   `observationRole: 'tool'` keeps the `tool` role (content parts, no tool_call_id) for servers
+ *   that accept it and models trained on it: a trainer checkpoint behind serve-policy.
  * - System and assistant turns are plain strings (some servers refuse part lists there).
  *
  * Never runs or rewrites what the model said: the reply text goes to the episode unchanged.
@@ -19,7 +21,12 @@ export type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_
 
 export type OpenAIMessage =
   | { role: 'system' | 'assistant'; content: string }
-  | { role: 'user'; content: string | OpenAIContentPart[] };
+  | { role: 'user' | 'tool'; content: string | OpenAIContentPart[] };
+
+export interface OpenAIMessageOptions {
+  /** The role a tool observation is sent with (default 'user'; see above). */
+  observationRole?: 'user' | 'tool';
+}
 
 function imageUrl(part: ImagePart): string {
   if (part.data !== undefined) return `data:image/png;base64,${part.data}`;
@@ -31,11 +38,11 @@ function textOnly(message: ChatMessage): string {
   return message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 }
 
-export function toOpenAIMessages(messages: readonly ChatMessage[]): OpenAIMessage[] {
+export function toOpenAIMessages(messages: readonly ChatMessage[], options: OpenAIMessageOptions = {}): OpenAIMessage[] {
   return messages.map((message): OpenAIMessage => {
     if (message.role === 'system' || message.role === 'assistant') return { role: message.role, content: textOnly(message) };
     const parts: OpenAIContentPart[] = message.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: imageUrl(p) } }));
-    return { role: 'user', content: parts };
+    return { role: message.role === 'tool' ? (options.observationRole ?? 'user') : 'user', content: parts };
   });
 }
 

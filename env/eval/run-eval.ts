@@ -62,6 +62,8 @@ export interface ChatEvalOptions {
    * schedule. 0 never stops. Default 10.
    */
   stopAfterFailures?: number;
+  /** The training step of the policy evaluated (a checkpoint's), shown on the dashboard; default null. */
+  step?: number | null;
 }
 
 export interface ChatEvalOutcome {
@@ -218,7 +220,7 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   let ran = 0;
   let lastSummary = Date.now();
   const summaryEvery = (options.summaryEverySeconds ?? 10) * 1000;
-  const writeSummary = () => writeResultsDocument(out, buildDocument({ ...options, tasksFile }, selected, results.values(), null));
+  const writeSummary = () => writeResultsDocument(out, buildDocument({ ...options, tasksFile }, selected, results.values(), options.step ?? null));
 
   // Episodes stop on the caller's signal (Ctrl-C) or on the failure breaker below.
   const breaker = new AbortController();
@@ -315,7 +317,7 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
     await scorer.judge?.flush();
   }
   const interrupted = options.signal?.aborted === true;
-  const document = buildDocument({ ...options, tasksFile }, selected, results.values(), null);
+  const document = buildDocument({ ...options, tasksFile }, selected, results.values(), options.step ?? null);
   await writeResultsDocument(out, document);
   if (broken !== null && !interrupted) {
     await writeRunRecord(out, runRecord('failed', broken));

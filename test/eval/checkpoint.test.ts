@@ -1,7 +1,8 @@
 /**
  * A real `checkpoint:` eval: a tiny SFT run of the micro Qwen2.5-VL policy by the Python trainer
- * makes a checkpoint, and `vistool eval` evaluates it through the trainer's own `eval` command.
- * About 20 s on an idle 2-core machine (two Python processes that import torch). Skipped, with
+ * makes a checkpoint, and `vistool eval` serves it with the trainer's `serve-policy` and runs the
+ * same per-task harness as for `openai:` models against it.
+ * About 20-30 s on an idle 2-core machine (two Python processes that import torch). Skipped, with
  * the reason, where the trainer's virtual environment or the CLI bundle is missing.
  */
 import { test } from 'node:test';
@@ -35,7 +36,7 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
   });
 }
 
-test('checkpoint: a micro policy trained for 3 SFT steps is evaluated by the trainer with and without tools, and the dashboard reads the result', { skip: missing, timeout: 240_000 }, async () => {
+test('checkpoint: a micro policy trained for 3 SFT steps is served by the trainer and evaluated per task with and without tools, with trajectories, and the dashboard reads the result', { skip: missing, timeout: 240_000 }, async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-eval-ckpt-'));
   const data = join(root, 'data');
   await generateDataset(data, { kind: 'table', n: 8, seed: 5, split: 'train', difficulty: [1, 1], imageSize: [224, 112], concurrency: 2 });
@@ -72,18 +73,38 @@ test('checkpoint: a micro policy trained for 3 SFT steps is evaluated by the tra
   assert.equal(code, 0, progress.join('').slice(-2000));
 
   const document = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as ResultsDocument;
-  assert.equal(document.per_task, false);
+  assert.equal(document.per_task, true);
+  assert.equal(document.complete, true);
   assert.equal(document.step, 3);
   assert.equal(document.label, 'tiny/step-000003');
+  assert.equal(document.policy, `checkpoint:${checkpoint}`);
+  assert.deepEqual(document.arms_requested, ['tools', 'no_tools']);
   const metrics = document.evaluations['tiny/step-000003']?.metrics ?? {};
   assert.equal(metrics['eval/n'], 3);
-  for (const key of ['eval/acc_tools', 'eval/acc_no_tools', 'eval/tool_call_rate']) {
+  for (const key of ['eval/acc_tools', 'eval/acc_no_tools', 'eval/tool_call_rate', 'eval/acc_exact_tools', 'eval/acc_exact_no_tools']) {
     const value = metrics[key];
     assert.ok(value !== undefined && value >= 0 && value <= 1, `${key} = ${value}`);
   }
-  const derived = JSON.parse(await readFile(join(out, 'trainer-config.json'), 'utf8')) as { data: { eval: string }; eval: { n: number }; output_dir: string };
-  assert.deepEqual([derived.data.eval, derived.eval.n, derived.output_dir], [tasks, 3, join(out, 'trainer')]);
-  assert.match(stdout.join(''), /eval\/acc_tools/);
+  assert.equal(document.arms.tools?.by_kind.table?.n, 3, 'the per-kind breakdown counts the three table tasks');
+
+  // One result line per task and arm, each an episode the micro policy played (the run config's
+  // 2-turn limit and 8-token replies; its garbage text is answered by the engine, not a failure).
+  const lines = (await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const taskIds = (await readFile(tasks, 'utf8')).trim().split('\n').slice(0, 3).map((l) => (JSON.parse(l) as { id: string }).id);
+  assert.deepEqual(lines.map((l) => `${String(l.task_id)}/${String(l.arm)}`).sort(), taskIds.flatMap((id) => [`${id}/tools`, `${id}/no_tools`]).sort());
+  for (const line of lines) {
+    assert.equal(line.status, 'ok', JSON.stringify(line));
+    assert.ok(typeof line.turns === 'number' && line.turns >= 1 && line.turns <= 2, `turns ${String(line.turns)}`);
+    assert.ok(typeof line.requests === 'number' && line.requests >= 1, 'each episode asked the served checkpoint');
+  }
+  // The trajectories for the viewer: one per task and arm, the arms side by side as groups 0 and 1.
+  const rollouts = (await readFile(join(out, 'rollouts', 'step-000000.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { prompt_id: string; group: number; arm: string; turns: { role: string }[] });
+  assert.equal(rollouts.length, 6);
+  assert.deepEqual(rollouts.map((r) => [r.group, r.arm]), [0, 1, 2].flatMap(() => [[0, 'tools'], [1, 'no_tools']]));
+  for (const rollout of rollouts) assert.ok(rollout.turns.some((t) => t.role === 'assistant'), `${rollout.prompt_id}/${rollout.arm} holds the policy's replies`);
+
+  assert.match(stdout.join(''), /tools/);
+  assert.ok(!progress.join('').includes('Traceback'), progress.join('').slice(-2000));
   // The dashboard and eval compare read it like any other eval.
   const [shown] = evalResultsFromDocument(document, 'results.json', null);
   assert.deepEqual([shown?.label, shown?.step, shown?.metrics['eval/acc_tools']], ['tiny/step-000003', 3, metrics['eval/acc_tools']]);

@@ -39,3 +39,17 @@ test('reply text: plain content, content parts, null content, and structured too
 test('bodies that are not chat completions are recognised as such (null), never read as empty replies', () => {
   for (const body of [null, 'text', {}, { choices: [] }, { choices: [{}] }, { choices: [{ message: { content: 42 } }] }]) assert.equal(replyText(body), null, JSON.stringify(body));
 });
+
+test("observationRole 'tool' sends tool observations as tool turns with their content parts (for trainer checkpoints), and leaves the user turns user", () => {
+  const messages: ChatMessage[] = [
+    { role: 'user', content: [{ type: 'text', text: 'Question: q?' }] },
+    { role: 'assistant', content: [{ type: 'text', text: '<tool_call>{}</tool_call>' }] },
+    { role: 'tool', name: 'zoom_in', content: [{ type: 'text', text: 'OBSERVATION: zoomed.' }, { type: 'image', ref: 'r2', width: 1, height: 1, data: 'BBBB' }] },
+  ];
+  assert.deepEqual(toOpenAIMessages(messages, { observationRole: 'tool' }).map((m) => m.role), ['user', 'assistant', 'tool']);
+  assert.deepEqual(toOpenAIMessages(messages, { observationRole: 'tool' })[2], {
+    role: 'tool',
+    content: [{ type: 'text', text: 'OBSERVATION: zoomed.' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,BBBB' } }],
+  });
+  assert.equal(toOpenAIMessages(messages)[2]?.role, 'user');
+});
