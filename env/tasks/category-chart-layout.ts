@@ -11,7 +11,7 @@
 import type { BBox } from '../tools/metadata.js';
 import { displayCell, type DataTable } from './data-table.js';
 import { MIN_FONT_SIZE } from './difficulty.js';
-import { formatTick, legendBlock, lineHeight, niceTicks, titleBlock, titleFits } from './chart-parts.js';
+import { chartFrame, formatTick, legendBlock, lineHeight, niceTicks } from './chart-parts.js';
 import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelExtent, labelWidth, placeText, type TextStyle } from './place-text.js';
 import type { Layer, Scene } from './scene.js';
@@ -77,19 +77,12 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
   const labels = data.rows.map((r) => String(r[0]));
   const series = data.columns.slice(1).map((c) => c.name);
   const n = labels.length;
-  const tiny = W < 260 || H < 200;
-  const margin = tiny ? 3 : Math.max(4, Math.round(fs * 0.6));
+  const frame = chartFrame(input.title, W, H, fs, colours.text);
+  const { tiny, margin, valueStyle, layers } = frame;
   const tickStyle: TextStyle = { fontSize: fs };
-  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, fs * 0.85) };
-  const layers: Layer[] = [];
   const grid: string[] = [];
 
-  let top = margin;
-  if (input.title && !tiny && titleFits(input.title, fs * 1.2, W - 2 * margin)) {
-    const t = titleBlock(input.title, fs * 1.2, W, top, colours.text);
-    layers.push(...t.layers);
-    top += t.height;
-  }
+  let top = frame.top;
   if (series.length > 1) {
     const legend = legendBlock(series, colours.series, fs * 0.9, margin, W - 2 * margin, top, colours.text);
     if (!legend) return `the legend does not fit ${W - 2 * margin} px`;

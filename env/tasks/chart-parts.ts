@@ -3,6 +3,7 @@
  * legend. The title and legend are marks with no band owner: they sit above the plot, outside
  * every band, and the checker holds them to that.
  */
+import { MIN_FONT_SIZE } from './difficulty.js';
 import { placeText, labelWidth, type TextStyle } from './place-text.js';
 import type { Layer } from './scene.js';
 import { rect } from './svg.js';
@@ -86,4 +87,28 @@ export function legendBlock(series: readonly string[], colours: readonly string[
     }
   });
   return { layers, height: rows.length * rowH + Math.round(fontSize * 0.5) };
+}
+
+/** Where every category chart starts: its size class, margin, value-label style, and the title placed at the top. */
+export interface ChartFrame {
+  tiny: boolean;
+  margin: number;
+  valueStyle: TextStyle;
+  layers: Layer[];
+  /** The first free row below the title. */
+  top: number;
+}
+
+export function chartFrame(title: string | null | undefined, width: number, height: number, fontSize: number, textColour: string): ChartFrame {
+  const tiny = width < 260 || height < 200;
+  const margin = tiny ? 3 : Math.max(4, Math.round(fontSize * 0.6));
+  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, fontSize * 0.85) };
+  const layers: Layer[] = [];
+  let top = margin;
+  if (title && !tiny && titleFits(title, fontSize * 1.2, width - 2 * margin)) {
+    const t = titleBlock(title, fontSize * 1.2, width, top, textColour);
+    layers.push(...t.layers);
+    top += t.height;
+  }
+  return { tiny, margin, valueStyle, layers, top };
 }

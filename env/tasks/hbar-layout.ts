@@ -9,7 +9,7 @@
 import type { BBox } from '../tools/metadata.js';
 import { displayCell } from './data-table.js';
 import { MIN_FONT_SIZE } from './difficulty.js';
-import { formatTick, lineHeight, niceTicks, titleBlock, titleFits } from './chart-parts.js';
+import { chartFrame, formatTick, lineHeight, niceTicks } from './chart-parts.js';
 import type { CategoryChartInput, ChartLayoutResult } from './category-chart-layout.js';
 import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelWidth, placeText, type TextStyle } from './place-text.js';
@@ -23,19 +23,12 @@ function attempt(input: HBarInput, fs: number): ChartLayoutResult | string {
   const { width: W, height: H } = canvas;
   const labels = data.rows.map((r) => String(r[0]));
   const n = labels.length;
-  const tiny = W < 260 || H < 200;
-  const margin = tiny ? 3 : Math.max(4, Math.round(fs * 0.6));
+  const frame = chartFrame(input.title, W, H, fs, colours.text);
+  const { tiny, margin, valueStyle, layers } = frame;
   const style: TextStyle = { fontSize: fs };
-  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, fs * 0.85) };
-  const layers: Layer[] = [];
   const grid: string[] = [];
 
-  let top = margin;
-  if (input.title && !tiny && titleFits(input.title, fs * 1.2, W - 2 * margin)) {
-    const t = titleBlock(input.title, fs * 1.2, W, top, colours.text);
-    layers.push(...t.layers);
-    top += t.height;
-  }
+  const top = frame.top;
   const values = data.rows.map((r, i) => {
     const column = data.columns[1];
     const cell = r[1];
