@@ -11,6 +11,7 @@
 import type { RgbImage } from '../core/image.js';
 import type { BBox, PixelMetadata } from '../tools/metadata.js';
 import { inlineJson, toolError, toolSuccess } from '../tools/outcome.js';
+import { clipRegion } from '../tools/region.js';
 import { cropImage } from '../tools/resize.js';
 import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
 import type { OcrOptions } from './ocr.js';
@@ -92,22 +93,9 @@ export function regionOf(image: RgbImage, bbox: unknown): BBox | string {
   const [x1, y1, x2, y2] = bbox as number[];
   const shown = inlineJson(bbox);
   if (![x1, y1, x2, y2].every((v) => typeof v === 'number' && Number.isFinite(v))) return `bbox must be four finite numbers [x1, y1, x2, y2]; got ${shown}`;
-  if (!((x2 as number) > (x1 as number)) || !((y2 as number) > (y1 as number))) return `bbox must be [x1, y1, x2, y2] with x1 < x2 and y1 < y2 (left, top, right, bottom in pixels); got ${shown}`;
-  const left = Math.max(0, Math.floor(x1 as number));
-  const top = Math.max(0, Math.floor(y1 as number));
-  const right = Math.min(image.width, Math.ceil(x2 as number));
-  const bottom = Math.min(image.height, Math.ceil(y2 as number));
-  if (right <= left || bottom <= top) return `bbox ${shown} lies outside the ${image.width}×${image.height} image; x runs from 0 to ${image.width} and y from 0 to ${image.height}, from the top-left corner`;
-  const [gx1, gx2] = widen(left, right, image.width);
-  const [gy1, gy2] = widen(top, bottom, image.height);
-  return { x1: gx1, y1: gy1, x2: gx2, y2: gy2 };
-}
-
-function widen(start: number, end: number, limit: number): [number, number] {
-  if (end - start >= MIN_SIDE) return [start, end];
-  const size = Math.min(MIN_SIDE, limit);
-  const from = Math.min(limit - size, Math.max(0, Math.round((start + end) / 2 - size / 2)));
-  return [from, from + size];
+  const region = clipRegion(image.width, image.height, bbox as number[], MIN_SIDE);
+  if (typeof region === 'string') return region;
+  return { x1: region.left, y1: region.top, x2: region.right, y2: region.bottom };
 }
 
 /** The observation: one line saying what was read where, then one line per piece of text. */

@@ -20,6 +20,7 @@
 import type { RgbImage } from '../core/image.js';
 import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata } from './metadata.js';
 import { inlineJson, toolError, toolSuccess } from './outcome.js';
+import { clipRegion } from './region.js';
 import { cropImage, resizeCubic } from './resize.js';
 import type { ToolDefinition, ToolOutcome } from './types.js';
 
@@ -46,18 +47,9 @@ export function planZoom(width: number, height: number, bbox: readonly number[],
   const [x1, y1, x2, y2] = bbox as [number, number, number, number];
   const shown = inlineJson(bbox);
   if (![x1, y1, x2, y2, factor].every(Number.isFinite)) return `bbox and factor must be finite numbers; got bbox ${shown}, factor ${factor}`;
-  if (!(x2 > x1) || !(y2 > y1)) {
-    return `bbox must be [x1, y1, x2, y2] with x1 < x2 and y1 < y2 (left, top, right, bottom in pixels); got ${shown}`;
-  }
-  const cx1 = Math.max(0, x1);
-  const cy1 = Math.max(0, y1);
-  const cx2 = Math.min(width, x2);
-  const cy2 = Math.min(height, y2);
-  if (!(cx2 > cx1) || !(cy2 > cy1)) {
-    return `bbox ${shown} lies outside the ${width}×${height} image; x runs from 0 to ${width} and y from 0 to ${height}, from the top-left corner`;
-  }
-  const [left, right, grownX] = growSpan(Math.floor(cx1), Math.ceil(cx2), width);
-  const [top, bottom, grownY] = growSpan(Math.floor(cy1), Math.ceil(cy2), height);
+  const region = clipRegion(width, height, bbox, ZOOM_MIN_SIDE);
+  if (typeof region === 'string') return region;
+  const { left, top, right, bottom, grown } = region;
   const w = right - left;
   const h = bottom - top;
   let scale = factor * Math.max(1, ZOOM_MIN_SIDE / Math.min(w, h));
@@ -69,15 +61,8 @@ export function planZoom(width: number, height: number, bbox: readonly number[],
     bottom,
     outWidth: Math.max(1, Math.round(w * scale)),
     outHeight: Math.max(1, Math.round(h * scale)),
-    grown: grownX || grownY,
+    grown,
   };
-}
-
-function growSpan(start: number, end: number, limit: number): [number, number, boolean] {
-  if (end - start >= ZOOM_MIN_SIDE || end - start >= limit) return [start, end, false];
-  const size = Math.min(ZOOM_MIN_SIDE, limit);
-  const from = Math.min(limit - size, Math.max(0, Math.round((start + end) / 2 - size / 2)));
-  return [from, from + size, true];
 }
 
 /** The metadata of the zoomed image: boxes moved and scaled, bands outside the crop dropped. */
