@@ -8,8 +8,6 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { decodeImage } from '../core/image.js';
 import type { RequestedKind } from '../grounding/classify.js';
-import { groundImage } from '../grounding/ground.js';
-import { requestedDevice, ocrSessions } from '../grounding/sessions.js';
 import { type CliCommand, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
@@ -52,6 +50,9 @@ export function createGroundingDetectCommand(io: CliStreams = { stdout: process.
       const image = await decodeImage(bytes).catch((err: unknown) => {
         throw new Error(`'${values.image}' is not an image sharp can decode (${(err as Error).message}); give a PNG, JPEG or WebP file`, { cause: err });
       });
+      // Loaded here, not at the top: every other command must start without onnxruntime.
+      const { groundImage } = await import('../grounding/ground.js');
+      const { ocrSessions, requestedDevice } = await import('../grounding/sessions.js');
       const sessions = await ocrSessions({ device: requestedDevice() });
       const grounding = await groundImage(image, { kind, sessions });
       io.stdout.write(JSON.stringify(grounding.meta, null, 2) + '\n');

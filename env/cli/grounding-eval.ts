@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RequestedKind } from '../grounding/classify.js';
 import { evaluateTasks, GOOD_IOU, summarise, type ImageScore, type KindSummary } from '../grounding/evaluate.js';
-import { ocrSessions, requestedDevice } from '../grounding/sessions.js';
 import { loadTasks } from '../tasks/load.js';
 import { type CliCommand, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
@@ -49,6 +48,8 @@ export function createGroundingEvalCommand(io: CliStreams = { stdout: process.st
 
       const tasks = (await loadTasks(file)).filter((t) => t.kind === 'table' || t.kind === 'vbar' || t.kind === 'hbar').slice(0, limit);
       if (tasks.length === 0) throw new Error(`${file} holds no table, vbar or hbar tasks; grounding eval scores only those kinds`);
+      // Loaded here, not at the top: every other command must start without onnxruntime.
+      const { ocrSessions, requestedDevice } = await import('../grounding/sessions.js');
       const sessions = await ocrSessions({ device: requestedDevice() });
       const kind: RequestedKind = 'auto';
       const scores = await evaluateTasks(tasks, file, {

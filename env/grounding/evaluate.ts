@@ -11,7 +11,7 @@ import { decodeImage } from '../core/image.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { BAND_FAMILIES, bandKey, resolveMetadata, type BandFamily, type BBox, type ImageMetadata } from '../tools/metadata.js';
 import type { RequestedKind } from './classify.js';
-import { groundImage, type GroundingOptions } from './ground.js';
+import type { GroundingOptions } from './ground.js';
 import type { GroundedKind } from './layout-plan.js';
 
 /** Band IoU at or above this counts as a well-placed band (the goal). */
@@ -132,6 +132,7 @@ export async function evaluateTasks(tasks: readonly TaskRecord[], tasksFile: str
     const image = await decodeImage(await readFile(resolve(base, task.image)));
     const truth = resolveMetadata(task.meta, image.width, image.height);
     const kind: RequestedKind = options.useTaskKind ? (task.kind as GroundedKind) : (options.kind ?? 'auto');
+    const { groundImage } = await loadGround();
     const grounding = await groundImage(image, { ...options, kind });
     const { labels, extra } = scoreBands(truth, grounding.meta);
     const score: ImageScore = { id: task.id, kind: task.kind, difficulty: task.difficulty, found: grounding.kind, labels, extra, ms: grounding.timing.totalMs };
@@ -139,4 +140,9 @@ export async function evaluateTasks(tasks: readonly TaskRecord[], tasksFile: str
     scores.push(score);
   }
   return scores;
+}
+
+/** The OCR pipeline, loaded on first use: importing this module must not start onnxruntime. */
+function loadGround(): Promise<typeof import('./ground.js')> {
+  return import('./ground.js');
 }

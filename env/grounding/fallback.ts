@@ -7,7 +7,7 @@
  */
 import type { RgbImage } from '../core/image.js';
 import { bandFamiliesOf, resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
-import { groundImage, type Grounding, type GroundingOptions } from './ground.js';
+import type { Grounding, GroundingOptions } from './ground.js';
 
 export interface MetadataChoice {
   meta: PixelMetadata;
@@ -23,6 +23,9 @@ export async function metadataOrGrounding(image: RgbImage, given: PixelMetadata 
   if (bandFamiliesOf(base).length > 0) return { meta: base, source: 'given' };
   let grounding: Grounding;
   try {
+    // Loaded on first use: the env server and the playground import this module at start-up, and
+    // only images without bands need onnxruntime.
+    const { groundImage } = await import('./ground.js');
     grounding = await groundImage(image, options);
   } catch (err) {
     return { meta: base, source: 'none', reason: `OCR grounding failed: ${err instanceof Error ? err.message : String(err)}` };
