@@ -94,6 +94,8 @@ test('filters narrow the list by outcome, tool use, error class and tool name, a
   const count = async () => (await rowLines(page)).length;
   await page.locator('[data-testid=filter-outcome]').selectOption('incorrect');
   assert.equal(await count(), 1);
+  // The detail pane loads the newly selected rollout after the list narrows: wait for it to arrive.
+  await page.waitForFunction(() => document.querySelector('[data-testid=rollout-answer]')?.textContent?.trim() === '28', undefined, { timeout: 5000 }).catch(() => undefined);
   assert.match(await page.locator('[data-testid=rollout-answer]').innerText(), /^28$/);
   await page.locator('[data-testid=filter-outcome]').selectOption('all');
   await page.locator('[data-testid=filter-tools]').selectOption('none');
@@ -101,6 +103,7 @@ test('filters narrow the list by outcome, tool use, error class and tool name, a
   await page.locator('[data-testid=filter-tools]').selectOption('all');
   await page.locator('[data-testid=filter-error]').selectOption('E4');
   assert.equal(await count(), 1);
+  await page.waitForFunction(() => /unknown column 'Points'/.test(document.querySelector('[data-testid=rollout-detail] .call-error')?.textContent ?? ''), undefined, { timeout: 5000 }).catch(() => undefined);
   assert.match(await page.locator('[data-testid=rollout-detail] .call-error').first().innerText(), /E4.*unknown column 'Points'/);
   await page.locator('[data-testid=filter-error]').selectOption('');
   await page.locator('[data-testid=filter-tool]').selectOption('focus_on_x_values_with_highlight');
