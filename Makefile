@@ -55,10 +55,13 @@ fonts:
 # torch would pull a multi-GB CUDA build (on a GPU machine, install the CUDA build of 2.13.0 first).
 venv: $(VENV_STAMP)
 
+# DeepSpeed (distributed.strategy "zero3") builds against the torch already installed, so it goes
+# in without build isolation (an isolated build would fetch another torch).
 $(VENV_STAMP): trainer/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e 'trainer[test]'
+	$(PY) -m pip install -q --no-build-isolation 'deepspeed==0.19.8'
 	touch $@
 
 # Browser tests drive Debian's chromium with playwright-core (no browser download is possible).

@@ -246,12 +246,24 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
   if (device === 'cuda' && facts.cudaDevices === 0) {
     add(problem({ code: 'device/no-cuda', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['device']), message: "device is 'cuda' but the trainer's environment check found no CUDA device on this machine. Use 'auto' (CUDA when there is one) or 'cpu', or run where the GPUs are (Remote-SSH).", fixes: [{ kind: 'set', title: "Set device to 'auto'", pointer: '/device', value: 'auto' }] }));
   }
+  const onCpu = device === 'cpu' || (facts.cudaDevices === 0 && device !== 'cuda');
   if (dtype === 'bfloat16' || dtype === 'float16') {
-    const onCpu = device === 'cpu' || (facts.cudaDevices === 0 && device !== 'cuda');
     if (onCpu) {
       add(problem({ code: 'dtype/half-on-cpu', severity: 'warning', source: 'semantic', pointer: '/policy/dtype', message: `policy.dtype is '${dtype}' but the policy runs on the CPU${device === 'cpu' ? '' : ' (no CUDA device found)'}: half precision is slow there and some operations lack CPU kernels. 'auto' uses float32 on CPU and bfloat16 on CUDA.`, fixes: [{ kind: 'set', title: "Set policy.dtype to 'auto'", pointer: '/policy/dtype', value: 'auto' }] }));
     } else if (dtype === 'bfloat16' && facts.bf16 === false) {
       add(problem({ code: 'dtype/no-bf16', severity: 'error', source: 'semantic', pointer: '/policy/dtype', message: "policy.dtype is 'bfloat16' but a CUDA device here does not support bfloat16 (pre-Ampere GPU). Use 'float16' or 'float32'.", fixes: [{ kind: 'set', title: "Set policy.dtype to 'float16'", pointer: '/policy/dtype', value: 'float16' }] }));
+    }
+  }
+
+  // --- Distributed training --------------------------------------------------------------------
+  const distributed = section(config, 'distributed');
+  const strategy = str(distributed.strategy) ?? 'ddp';
+  if (distributed.cpu_offload === true && strategy !== 'ddp' && onCpu) {
+    add(problem({ code: 'distributed/offload-on-cpu', severity: 'error', source: 'semantic', pointer: '/distributed/cpu_offload', message: `distributed.cpu_offload moves the sharded state from GPU to CPU memory, but the policy runs on the CPU${device === 'cpu' ? '' : ' (no CUDA device found)'}: the trainer refuses it. Set it to false, or run on CUDA.`, fixes: [{ kind: 'set', title: 'Set distributed.cpu_offload to false', pointer: '/distributed/cpu_offload', value: false }] }));
+  }
+  for (const [key, usedBy] of [['cpu_offload', ['fsdp', 'zero3']], ['reshard_after_forward', ['fsdp']]] as const) {
+    if (has(raw, 'distributed', key) && !(usedBy as readonly string[]).includes(strategy)) {
+      add(problem({ code: 'distributed/option-unused', severity: 'info', source: 'semantic', pointer: `/distributed/${key}`, target: 'key', message: `distributed.${key} is ignored: it applies to strategy ${usedBy.map((name) => `'${name}'`).join(' or ')}, and distributed.strategy is '${strategy}'.`, fixes: [{ kind: 'remove', title: `Remove distributed.${key}`, pointer: `/distributed/${key}` }] }));
     }
   }
 

@@ -152,6 +152,20 @@ test('CUDA and bfloat16 are checked against what check-env found, and not guesse
   assert.deepEqual(codes(check(config({ device: 'auto', policy: { dtype: 'float16' } }), { facts: facts({ cudaDevices: 0 }) })), ['dtype/half-on-cpu']);
 });
 
+test('distributed: CPU offload is refused on a CPU run, and options of another strategy are pointed out', () => {
+  const offloaded = config({ device: 'cpu', distributed: { strategy: 'fsdp', cpu_offload: true } });
+  const [found] = check(offloaded);
+  assert.equal(found?.code, 'distributed/offload-on-cpu');
+  assert.equal(found?.severity, 'error');
+  assert.deepEqual(check(applyFirstFix(offloaded, found!)), [], 'the fix sets cpu_offload to false');
+  assert.deepEqual(codes(check(config({ device: 'auto', distributed: { strategy: 'zero3', cpu_offload: true } }), { facts: facts({ cudaDevices: 0 }) })), ['distributed/offload-on-cpu']);
+  assert.deepEqual(check(config({ device: 'cuda', distributed: { strategy: 'fsdp', cpu_offload: true } }), { facts: facts({ cudaDevices: 4, bf16: true }) }), []);
+  assert.deepEqual(codes(check(config({ distributed: { strategy: 'zero3', reshard_after_forward: false } }))), ['distributed/option-unused']);
+  assert.deepEqual(codes(check(config({ distributed: { cpu_offload: false } }))), ['distributed/option-unused'], "the default strategy is 'ddp'");
+  assert.deepEqual(check(config({ distributed: { strategy: 'fsdp', reshard_after_forward: false } })), []);
+  assert.ok(check(config({ distributed: { strategy: 'tp' } })).some((problem) => problem.source === 'schema'), 'an unknown strategy is a schema error');
+});
+
 test('a remote env server needs its token, and a judge needs its key variable unless it is local', () => {
   assert.deepEqual(codes(check(config({ env: { url: 'http://10.0.0.5:8000' } }))), ['env/token-missing']);
   assert.deepEqual(check(config({ env: { url: 'http://10.0.0.5:8000' } }), { facts: facts({ envVars: new Set(['VISTOOL_TOKEN']) }) }), []);

@@ -25,10 +25,12 @@ def _train(args: argparse.Namespace) -> int:
     from .run_config import ConfigError, load_config
     from .train import train
 
+    from .events import EventStream
+
     try:
         config = load_config(args.config, {"output_dir": args.output_dir} if args.output_dir else None)
     except ConfigError as error:
-        print(json.dumps({"event": "failed", "error": str(error)}), flush=True)
+        EventStream().emit("failed", error=str(error))
         print(str(error), file=sys.stderr)
         return 2
     return train(config, max_steps=args.max_steps, resume=args.resume)
@@ -88,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command != "check-env":  # these speak the JSON event protocol on stdout
+        from .events import reserve_stdout_for_events
+
+        reserve_stdout_for_events()
     return int(args.handler(args))
 
 

@@ -106,8 +106,11 @@ def init_distributed(device: str) -> Distributed:
         return Distributed()
     rank = int(os.environ.get("RANK", "0"))
     if not dist.is_initialized():
-        backend = "nccl" if device.startswith("cuda") or (device == "auto" and torch.cuda.is_available()) else "gloo"
-        if backend == "nccl":
+        on_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
+        # On GPUs the counters, decisions and pickled objects above are CPU tensors, and so are
+        # CPU-offloaded shards: gloo carries those, NCCL the CUDA tensors (gradients, parameters).
+        backend = "cpu:gloo,cuda:nccl" if on_cuda else "gloo"
+        if on_cuda:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
         # Held-out evaluation and checkpoints run on rank 0 while the others wait at a barrier.
         dist.init_process_group(backend=backend, timeout=timedelta(hours=2))

@@ -4,7 +4,6 @@ The config is usually the checkpoint's own (or one derived from it), so keys the
 removed since are dropped with a warning event (config_migration) instead of failing."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -41,5 +40,5 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
-    print(json.dumps({"event": "eval", "checkpoint": str(folder), "pid": os.getpid(), **results}), flush=True)
+    events.emit("eval", checkpoint=str(folder), pid=os.getpid(), **results)
     return 0

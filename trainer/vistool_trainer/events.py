@@ -12,9 +12,22 @@ import time
 from typing import Any, TextIO
 
 
+_event_stdout: TextIO | None = None
+
+
+def reserve_stdout_for_events() -> None:
+    """From now on only events reach the process's stdout: `print` and libraries that log to
+    stdout (DeepSpeed's logger, torch extension builds) write to stderr instead. Called once, before
+    the heavy imports, by the commands that speak the event protocol."""
+    global _event_stdout
+    if _event_stdout is None:
+        _event_stdout = sys.stdout
+        sys.stdout = sys.stderr
+
+
 class EventStream:
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, log_file: Any = None, prefix: str = ""):
-        self.stdout = stdout or sys.stdout
+        self.stdout = stdout or _event_stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.log_file = log_file
         self.prefix = f" {prefix}" if prefix else ""

@@ -25,6 +25,7 @@ from .loss_aggregation import masked_mean
 from .policy import Policy
 from .policy_loss import clipped_policy_loss
 from .rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
+from .training_engine import TrainingEngine
 
 
 @dataclass
@@ -47,10 +48,12 @@ def pick_prompts(tasks: list[dict[str, Any]], count: int, seed: int, step: int, 
 
 def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClient, tasks: list[dict[str, Any]],
               rl: dict[str, Any], options: EpisodeOptions, seed: int, step: int,
-              reference: torch.nn.Module | None = None, dist: Distributed = Distributed()) -> StepResult:
+              reference: torch.nn.Module | None = None, dist: Distributed = Distributed(),
+              engine: TrainingEngine | None = None) -> StepResult:
     """One step. With several processes each rank rolls out its share of every generation batch's
     prompts (and fills its share of the groups), and the update is the one a single process would
-    make on all ranks' groups together."""
+    make on all ranks' groups together. `engine` holds the trained weights (replicated by default)."""
+    engine = engine or TrainingEngine(policy, dist)
     timing = RolloutTiming()
     group_size = rl["group_size"]
     warnings: list[str] = []
@@ -87,7 +90,7 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
                                   normalize_by_std=rl["advantage"] == "grpo")
     for rollout, advantage in zip(rollouts, advantages.tolist()):
         rollout.advantage = advantage
-    update = _update(policy, optimizer, rollouts, advantages, rl, reference, dist)
+    update = _update(policy, engine, optimizer, rollouts, advantages, rl, reference, dist, filler=generated[0] if generated else None)
     local["timing/train_s"] = time.perf_counter() - train_started
     metrics = merge_rank_metrics(dist.gather((local, update, rollout_metrics(generated), len(generated))))
     kept_groups = int(metrics["sampling/kept_groups"])
@@ -124,10 +127,15 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
     return merged
 
 
-def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
-            rl: dict[str, Any], reference: torch.nn.Module | None, dist: Distributed = Distributed()) -> dict[str, float]:
-    """The policy-gradient update; {} (and no optimizer step) when no rank kept a group."""
-    policy.model.train()
+def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
+            rl: dict[str, Any], reference: torch.nn.Module | None, dist: Distributed = Distributed(),
+            filler: Rollout | None = None) -> dict[str, float]:
+    """The policy-gradient update; {} (and no optimizer step) when no rank kept a group.
+
+    A sharded engine needs every rank to run as many micro-batches as the busiest one (each
+    forward gathers parameters, each backward reduces gradients): ranks with fewer kept rollouts
+    run `filler` (a rollout they generated) with weight zero."""
+    engine.train_mode()
     encoded = [policy.encoder.encode(rollout.messages, add_generation_prompt=False) for rollout in rollouts]
     # Aggregation is over the global batch: token and sequence counts (and the Dr. GRPO length
     # constant) are summed or maxed across ranks before any rank weighs its share.
@@ -137,13 +145,21 @@ def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rol
     if total_sequences == 0:
         return {}
     mode = rl["loss_agg_mode"]
-    optimizer.zero_grad(set_to_none=True)
+    engine.zero_grad(optimizer)
     sums = {"clipfrac": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
     size = rl["micro_batch_size"]
-    for offset in range(0, len(encoded), size):
-        chunk = encoded[offset:offset + size]
+    chunks: list[tuple[int | None, list[Any]]] = [(offset, encoded[offset:offset + size]) for offset in range(0, len(encoded), size)]
+    if engine.matched_micro_batches:
+        missing = int(dist.max(len(chunks))) - len(chunks)
+        if missing and filler is None:
+            raise RuntimeError("this rank generated no rollout to pad its micro-batches with (rl.prompts_per_step is below the number of processes)")
+        chunks += [(None, [policy.encoder.encode(filler.messages, add_generation_prompt=False)])] * missing if missing else []
+    for offset, chunk in chunks:
         inputs = policy.batch(chunk)
-        log_probs, mask, entropy = policy.token_scores(inputs, with_entropy=True)
+        log_probs, mask, entropy = engine.score(inputs, with_entropy=True)
+        if offset is None:  # padding: the collectives run, the gradient gets nothing
+            engine.backward(log_probs.sum() * 0.0)
+            continue
         chunk_adv = advantages[offset:offset + size].to(log_probs.device)
         # One update per batch (on-policy): the sampling policy is the current one, so
         # logp_old is logp detached and the ratio is 1 up to rounding; clipping matters with reuse.
@@ -159,20 +175,18 @@ def _update(policy: Policy, optimizer: torch.optim.Optimizer, rollouts: list[Rol
             kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl["kl_estimator"]), mask)
             loss = loss + rl["kl_coef"] * kl * weight
             sums["kl"] += float(kl.item()) * chunk_tokens
-        loss.backward()
+        engine.backward(loss)
         sums["clipfrac"] += float(result.clipfrac.item()) * chunk_tokens
         sums["entropy"] += float(masked_mean(entropy.detach(), mask).item()) * chunk_tokens
         sums["loss"] += float(loss.item())
-    dist.sum_gradients(policy.model)
-    grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), rl["max_grad_norm"])
-    optimizer.step()
+    grad_norm = engine.step(optimizer, rl["max_grad_norm"])
     denominator = max(total_tokens, 1)
     return {
         "actor/loss": dist.sum(sums["loss"]),
         "actor/clipfrac": dist.sum(sums["clipfrac"]) / denominator,
         "actor/kl": dist.sum(sums["kl"]) / denominator,
         "actor/entropy": dist.sum(sums["entropy"]) / denominator,
-        "actor/grad_norm": float(grad_norm),
+        "actor/grad_norm": grad_norm,
         "actor/tokens": float(total_tokens),
     }
 

@@ -21,6 +21,7 @@ from .distributed import Distributed
 from .env_client import EnvClient
 from .policy import Policy
 from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
+from .training_engine import TrainingEngine
 
 
 def answer_text(answer: Any) -> str:
@@ -76,34 +77,37 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
 
 
 def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[EncodedConversation],
-             dist: Distributed = Distributed()) -> float:
+             dist: Distributed = Distributed(), engine: TrainingEngine | None = None) -> float:
     """One step on this rank's share of the batch; the loss is the mean over the whole batch's policy
     tokens (summed across ranks), so N processes take the step one process would."""
+    engine = engine or TrainingEngine(policy, dist)
+    if not encoded and engine.matched_micro_batches:
+        raise RuntimeError("a sharded strategy needs a share of every SFT batch on each rank: sft.batch_size is below the number of processes")
     tokens = 0.0
     loss = None
+    engine.zero_grad(optimizer)
     if encoded:
         inputs = policy.batch(encoded)
-        log_probs, mask, _ = policy.token_scores(inputs)
+        log_probs, mask, _ = engine.score(inputs)
         tokens = float(mask.sum().item())
     total_tokens = max(dist.sum(tokens), 1.0)
-    optimizer.zero_grad(set_to_none=True)
     if encoded:
         loss = -(log_probs * mask).sum() / total_tokens
-        loss.backward()
-    dist.sum_gradients(policy.model)
-    torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-    optimizer.step()
+        engine.backward(loss)
+    engine.step(optimizer, 1.0)
     return dist.sum(float(loss.item()) if loss is not None else 0.0)
 
 
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,
             on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
-            optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed()) -> tuple[int, torch.optim.Optimizer]:
+            optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
+            engine: TrainingEngine | None = None) -> tuple[int, torch.optim.Optimizer]:
     """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each.
 
     `should_stop(time_is_up)` decides, for every rank at once, whether to stop before the next step."""
-    optimizer = optimizer or torch.optim.AdamW(policy.model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
-    policy.model.train()
+    engine = engine or TrainingEngine(policy, dist)
+    optimizer = optimizer or engine.make_optimizer(config["lr"], config["weight_decay"], 1.0)
+    engine.train_mode()
     started = time.perf_counter()
     step = start_step
     # Gold conversations never change: each is tokenised and its images preprocessed once.
@@ -122,7 +126,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
         order = random.Random(seed * 7919 + step)
         batch = [order.randrange(len(conversations)) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
-        loss = sft_step(policy, optimizer, [encode(index) for index in dist.share(batch)], dist)
+        loss = sft_step(policy, optimizer, [encode(index) for index in dist.share(batch)], dist, engine)
         step += 1
         on_step(step, loss, time.perf_counter() - step_started)
     return step, optimizer

@@ -34,6 +34,7 @@ from .rollout import EpisodeOptions, load_tasks, rollout_record
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .sft import gold_conversations, gold_turns, run_sft
+from .training_engine import TrainingEngine, make_training_engine
 
 
 class _Discard:
@@ -112,16 +113,17 @@ def rng_file(rank: int) -> str:
 
 
 def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Optimizer | None, state: dict[str, Any],
-                    events: EventStream, keep: int, dist: Distributed = Distributed()) -> Path:
-    """Every rank saves its RNG state; rank 0 the weights, the optimizer and, last, trainer_state.json
+                    events: EventStream, keep: int, dist: Distributed = Distributed(), engine: TrainingEngine | None = None) -> Path:
+    """Every rank saves its RNG state; rank 0 the weights (the policy's whole model, which every
+    strategy keeps current), the engine the optimizer state, and rank 0, last, trainer_state.json
     (which marks the checkpoint complete) once the others are done."""
     path = run.checkpoint_path(state["global_step"])
     path.mkdir(parents=True, exist_ok=True)
     torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, path / rng_file(dist.rank))
     if dist.is_main:
         policy.save(path / "policy")
-        if optimizer is not None:
-            torch.save(optimizer.state_dict(), path / "optimizer.pt")
+    if optimizer is not None:
+        (engine or TrainingEngine(policy, dist)).save_optimizer(optimizer, path)
     dist.barrier()
     if dist.is_main:
         (path / "trainer_state.json").write_text(json.dumps(state, indent=2))
@@ -205,13 +207,19 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
                 torch.manual_seed(seed * 1_000_003 + dist.rank)
                 random.seed(seed * 1_000_003 + dist.rank)
         events.log(f"policy {config['policy']['model']}: {parameter_count(policy.model):,} parameters on {policy.device}")
+        check_sharding(config, dist)
+        engine = make_training_engine(policy, config["distributed"], dist)
+        if dist.enabled:
+            events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
         options = episode_options(config)
 
         root = Path(os.path.commonpath([str(train_path.parent.resolve()), str(eval_path.parent.resolve())]))
         server_context, client = open_env(config, run, root, events, dist.rank)
         try:
-            return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps, dist)
+            return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
+                           dist, engine)
         finally:
+            engine.close()
             if server_context is not None:
                 server_context.__exit__(None, None, None)
     except Exception as error:
@@ -242,8 +250,10 @@ def _eval(config: dict[str, Any], run: RunDirectory, events: EventStream, policy
 
 def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
             train_tasks: list[dict[str, Any]], eval_tasks: list[dict[str, Any]], state: dict[str, Any], checkpoint: Path | None,
-            interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed()) -> int:
+            interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed(),
+            engine: TrainingEngine | None = None) -> int:
     seed, keep = config["seed"], config["checkpoint"]["keep"]
+    engine = engine or TrainingEngine(policy, dist)
     budget = {"left": max_steps if max_steps is not None else 1 << 62}
 
     def out_of_steps(time_is_up: bool = False) -> bool:
@@ -263,9 +273,9 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         sft = config["sft"]
         events.emit("stage", stage="sft")
         conversations = gold_conversations(client, train_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
-        optimizer = torch.optim.AdamW(policy.model.parameters(), lr=sft["lr"], weight_decay=sft["weight_decay"])
-        if checkpoint is not None and (checkpoint / "optimizer.pt").exists() and state["sft_step"] > 0:
-            optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt"))
+        optimizer = engine.make_optimizer(sft["lr"], sft["weight_decay"], 1.0)
+        if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
+            engine.load_optimizer(optimizer, checkpoint)
 
         def on_step(step: int, loss: float, seconds: float) -> None:
             state["sft_step"] = step
@@ -276,21 +286,21 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             run.append_metrics(record)
             events.emit("step", **record)
 
-        step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist)
+        step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine)
         if step < sft["steps"] and out_of_steps():
-            save_checkpoint(run, policy, optimizer, state, events, keep, dist)
+            save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
         state["stage"] = "rl" if config["rl"]["enabled"] else "done"
-        save_checkpoint(run, policy, None, state, events, keep, dist)
+        save_checkpoint(run, policy, None, state, events, keep, dist, engine)
         if config["eval"]["before_and_after"]:
             evaluate_on_rank0("after_sft")
 
     if state["stage"] == "rl":
         rl = config["rl"]
         events.emit("stage", stage="rl")
-        optimizer = torch.optim.AdamW(policy.model.parameters(), lr=rl["lr"], weight_decay=0.0)
-        if checkpoint is not None and (checkpoint / "optimizer.pt").exists() and state["rl_step"] > 0:
-            optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt"))
+        optimizer = engine.make_optimizer(rl["lr"], 0.0, rl["max_grad_norm"])
+        if checkpoint is not None and engine.has_optimizer(checkpoint) and state["rl_step"] > 0:
+            engine.load_optimizer(optimizer, checkpoint)
         reference = None
         if rl["kl_coef"] > 0:
             reference = copy.deepcopy(policy.model).eval()
@@ -301,7 +311,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             if out_of_steps(rl["max_seconds"] is not None and time.perf_counter() - started > rl["max_seconds"]):
                 break
             step_started = time.perf_counter()
-            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist)
+            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine)
             state["rl_step"] += 1
             state["global_step"] += 1
             budget["left"] -= 1
@@ -323,15 +333,31 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
                 events.warning(message, step=state["global_step"])
             every = config["checkpoint"]["every_steps"]
             if every and state["rl_step"] % every == 0 and state["rl_step"] < rl["steps"]:
-                save_checkpoint(run, policy, optimizer, state, events, keep, dist)
+                save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
         if state["rl_step"] < rl["steps"] and (rl["max_seconds"] is None or out_of_steps()):
-            save_checkpoint(run, policy, optimizer, state, events, keep, dist)
+            save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
         state["stage"] = "done"
-        save_checkpoint(run, policy, None, state, events, keep, dist)
+        save_checkpoint(run, policy, None, state, events, keep, dist, engine)
         if config["eval"]["before_and_after"]:
             evaluate_on_rank0("after_rl")
     return _finish(run, events, "finished", state, policy, dist)
+
+
+def check_sharding(config: dict[str, Any], dist: Distributed) -> None:
+    """A sharded strategy runs every micro-batch on every rank together, so each rank needs a share
+    of every batch; say so before any work is done."""
+    strategy = config["distributed"]["strategy"]
+    if strategy == "ddp" or not dist.enabled:
+        return
+    problems = []
+    if config["sft"]["enabled"] and config["sft"]["batch_size"] < dist.world:
+        problems.append(f"sft.batch_size {config['sft']['batch_size']} is below the {dist.world} processes")
+    if config["rl"]["enabled"] and config["rl"]["prompts_per_step"] < dist.world:
+        problems.append(f"rl.prompts_per_step {config['rl']['prompts_per_step']} is below the {dist.world} processes")
+    if problems:
+        raise ValueError(f"distributed.strategy {strategy!r} needs a share of every batch on each rank: " + "; ".join(problems)
+                         + " (raise them, use fewer processes, or strategy 'ddp')")
 
 
 def env_memory(client: EnvClient) -> dict[str, float]:

@@ -1,0 +1,83 @@
+"""One GRPO update under a sharded strategy, checked against the same update made by one process.
+
+Launched by test_sharded_training.py as `torchrun --nproc_per_node 2 sharded_update_worker.py
+STRATEGY TASKS.jsonl OUT.json`. Each rank starts its own real env server and replays gold
+trajectories through it (real edited images), so every rank holds the same 7 conversations with
+fixed rewards. Rank 0 trains on 5 of them and rank 1 on 2 (micro-batches of 2: 3 against 1, so
+rank 1 pads with zero-weight micro-batches), and every rank also computes, alone and replicated,
+the update on all 7. Rank 0 writes both results to OUT.json.
+"""
+import copy
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import vistool_trainer  # noqa: F401  (OMP_WAIT_POLICY before torch loads)
+import torch
+
+from vistool_trainer.advantages import group_advantages
+from vistool_trainer.distributed import Distributed, init_distributed
+from vistool_trainer.env_client import LocalEnvServer
+from vistool_trainer.grpo import _update
+from vistool_trainer.policy import Policy
+from vistool_trainer.rollout import EpisodeOptions, Rollout, load_tasks
+from vistool_trainer.sft import gold_conversations, gold_turns
+from vistool_trainer.training_engine import make_training_engine
+
+RL = {"loss_agg_mode": "token-mean", "micro_batch_size": 2, "clip_ratio_low": 0.2, "clip_ratio_high": 0.28, "clip_ratio_c": 10.0,
+      "kl_coef": 0.0, "kl_estimator": "k3", "max_grad_norm": 0.05}
+REWARDS = [1.0, 0.0, 0.5, 0.2, 1.0, 0.0, 0.7]
+GROUP = 7
+
+
+def whole_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {name: parameter.detach().clone() for name, parameter in model.named_parameters()}
+
+
+def main() -> None:
+    strategy, tasks_path, out_path = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    torch.set_num_threads(1)
+    dist = init_distributed("cpu")
+    tasks = load_tasks(tasks_path)[:GROUP]
+    options = EpisodeOptions(max_turns=4, max_tool_calls=2, system_prompt="")
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch_dir = Path(scratch)
+        server = LocalEnvServer(tasks_path.parent.parent, scratch_dir / "images", scratch_dir / "token", scratch_dir / "server.log")
+        client = server.__enter__()
+        try:
+            conversations = gold_conversations(client, tasks, options)
+        finally:
+            server.__exit__(None, None, None)
+        corpus = [f"Question: {task['question']}" for task in tasks] + [turn for task in tasks for turn in gold_turns(task, tools=True)]
+        policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, corpus, seed=3, device_name="cpu")
+        rollouts = [Rollout(prompt_id="p", group=i, messages=messages, reward=reward)
+                    for i, (messages, reward) in enumerate(zip(conversations, REWARDS))]
+        advantages = group_advantages(torch.tensor(REWARDS), ["p"] * GROUP)
+
+        # The same update by one process on all seven rollouts (no collectives).
+        alone = Policy(copy.deepcopy(policy.model), policy.processor, policy.device)
+        alone_engine = make_training_engine(alone, {"strategy": "ddp"}, Distributed())
+        alone_optimizer = alone_engine.make_optimizer(1e-3, 0.0, RL["max_grad_norm"])
+        alone_metrics = _update(alone, alone_engine, alone_optimizer, rollouts, advantages, RL, None, Distributed())
+        alone_after = whole_weights(alone.model)
+
+        share = slice(0, 5) if dist.rank == 0 else slice(5, GROUP)
+        engine = make_training_engine(policy, {"strategy": strategy}, dist)
+        optimizer = engine.make_optimizer(1e-3, 0.0, RL["max_grad_norm"])
+        before = whole_weights(policy.model)
+        metrics = _update(policy, engine, optimizer, rollouts[share], advantages[share], RL, None, dist, filler=rollouts[share][0])
+        after = whole_weights(policy.model)
+        engine.close()
+
+    difference = max(float((after[name] - alone_after[name]).abs().max()) for name in after)
+    moved = max(float((after[name] - before[name]).abs().max()) for name in after)
+    checksums = dist.gather(sum(float(weight.double().sum()) for weight in after.values()))
+    if dist.is_main:
+        out_path.write_text(json.dumps({"strategy": engine.strategy, "world": dist.world, "metrics": metrics, "alone_metrics": alone_metrics,
+                                        "max_weight_difference": difference, "max_weight_change": moved, "checksums": checksums}))
+    dist.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""FSDP2 full shard (torch.distributed.fsdp.fully_shard): parameters, gradients and AdamW state
+split across ranks, optionally kept in CPU memory (the seed paper's "FSDP full shard + CPU
+offload"). Works on CPU ranks with gloo and on GPUs with NCCL.
+
+Units: each text decoder layer and each vision block is one; the root holds the rest (the tied
+embedding / LM head, norms, patch embedding, merger). The trainer scores tokens through the
+backbone and the LM head separately (only loss positions reach the head), so the root is a small
+module whose forward is that scoring: FSDP's hooks gather the root's parameters around it and
+reduce-scatter their gradients after backward.
+
+Gradients are summed across ranks, not averaged: the loss is already normalised by the global
+token or sequence count (as in the replicated engine). Gloo has no pre-multiplied sum, so every
+unit is told to reduce with a plain sum and a divide factor of 1.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import torch
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
+from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, OffloadPolicy, fully_shard
+from torch.distributed.tensor import DTensor
+
+from .distributed import Distributed
+from .policy import Policy, score_tokens, unwrap_model
+from .training_engine import ScoreResult, TrainingEngine
+
+FORMAT = "fsdp-full"
+
+
+class _Scorer(torch.nn.Module):
+    """The root FSDP unit: its forward is the trainer's token scoring."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.policy_model = model
+
+    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+        return score_tokens(self.policy_model, inputs, with_entropy)
+
+
+def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:
+    """The repeated blocks that become their own FSDP units (Qwen2.5-VL: decoder layers, vision blocks)."""
+    core = unwrap_model(model)
+    units: list[torch.nn.Module] = []
+    language = getattr(core.model, "language_model", None)
+    visual = getattr(core.model, "visual", None)
+    if language is not None:
+        units.extend(language.layers)
+    if visual is not None:
+        units.extend(visual.blocks)
+    if not units:
+        raise RuntimeError(f"distributed.strategy 'fsdp' found no decoder layers or vision blocks in {type(core).__name__}")
+    return units
+
+
+class FullyShardedTraining(TrainingEngine):
+    strategy = "fsdp"
+    matched_micro_batches = True
+
+    def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False, reshard_after_forward: bool = True):
+        super().__init__(policy, dist)
+        if cpu_offload and policy.device.type != "cuda":
+            raise ValueError("distributed.cpu_offload moves sharded state from GPU to CPU memory; this run is on "
+                             f"{policy.device.type} already: set it false (or run on cuda)")
+        offload: OffloadPolicy = CPUOffloadPolicy() if cpu_offload else OffloadPolicy()
+        # A copy to shard: the policy's model stays whole on every rank and samples the rollouts.
+        self.trained = copy.deepcopy(policy.model)
+        for unit in shard_units(self.trained):
+            fully_shard(unit, reshard_after_forward=reshard_after_forward, offload_policy=offload)
+        self.scorer = _Scorer(self.trained)
+        fully_shard(self.scorer, reshard_after_forward=reshard_after_forward, offload_policy=offload)
+        for unit in self.scorer.modules():
+            if isinstance(unit, FSDPModule):
+                unit.set_force_sum_reduction_for_comms(True)
+                unit.set_gradient_divide_factor(1.0)
+        self._targets = dict(policy.model.named_parameters())
+
+    @property
+    def module(self) -> torch.nn.Module:
+        return self.trained
+
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+        return self.scorer(inputs, with_entropy)
+
+    def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
+        parameters = [p for p in self.trained.parameters() if p.requires_grad]
+        grad_norm = torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm)  # the global norm over every shard
+        optimizer.step()
+        self.sync_rollout_weights()
+        return float(grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm)
+
+    @torch.no_grad()
+    def sync_rollout_weights(self) -> None:
+        """All-gather each trained parameter into the policy's whole model (the names match: it is a copy)."""
+        for name, parameter in self.trained.named_parameters():
+            if not parameter.requires_grad:
+                continue
+            if isinstance(parameter, DTensor):
+                if parameter.device.type != parameter.device_mesh.device_type:  # a CPU-offloaded shard
+                    parameter = parameter.to(parameter.device_mesh.device_type)
+                full = parameter.full_tensor()
+            else:
+                full = parameter
+            self._targets[name].copy_(full.to(self._targets[name].device))
+
+    def save_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        """The whole optimizer state keyed by parameter name, gathered to rank 0: a checkpoint
+        resumes on any number of ranks."""
+        state = get_optimizer_state_dict(self.trained, optimizer, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        if self.dist.is_main:
+            torch.save({"vistool_optimizer_format": FORMAT, "state": state}, directory / "optimizer.pt")
+
+    def load_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        saved = torch.load(directory / "optimizer.pt")  # every rank reads the same file, so every rank raises alike
+        if not isinstance(saved, dict) or saved.get("vistool_optimizer_format") != FORMAT:
+            written_by = saved.get("vistool_optimizer_format") if isinstance(saved, dict) else None
+            raise RuntimeError(f"{directory / 'optimizer.pt'} was written by the {written_by or 'ddp'!r} strategy and this run uses "
+                               "'fsdp': resume with the strategy that wrote it (distributed.strategy)")
+        set_optimizer_state_dict(self.trained, optimizer, saved["state"] if self.dist.is_main else {},
+                                 options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))

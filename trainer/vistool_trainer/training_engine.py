@@ -1,0 +1,107 @@
+"""Where the gradients of a multi-process run live: replicated on every rank (DDP semantics), or
+sharded across ranks (FSDP2 full shard, DeepSpeed ZeRO-3).
+
+The policy's own `model` is always a complete copy on each rank: it samples the rollouts, is
+what a checkpoint saves and what the KL reference is copied from. A sharded engine trains its own
+sharded copy and writes the new weights into the policy's model after every optimizer step
+(`sync_rollout_weights`) — the same hand-over a colocated inference engine gets, so rollouts run
+on each rank independently while parameters, gradients and optimizer state are split.
+
+Every method with a collective inside is called by every rank in the same order. A sharded
+engine gathers parameters in each forward and reduces gradients in each backward, so all ranks
+must run the same number of micro-batches (`matched_micro_batches`); callers pad with
+zero-weight ones.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .distributed import Distributed
+from .policy import Policy, score_tokens
+
+ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
+STRATEGIES = ("ddp", "fsdp", "zero3")
+
+
+class TrainingEngine:
+    """Replicated (the default): every rank holds the whole model, gradients are summed in one flat
+    all-reduce before identical optimizer steps (distributed.py)."""
+
+    strategy = "ddp"
+    matched_micro_batches = False
+
+    def __init__(self, policy: Policy, dist: Distributed = Distributed()):
+        self.policy = policy
+        self.dist = dist
+
+    @property
+    def module(self) -> torch.nn.Module:
+        """The module whose parameters the optimizer updates."""
+        return self.policy.model
+
+    def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
+        """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside."""
+        return torch.optim.AdamW([p for p in self.module.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
+
+    def train_mode(self) -> None:
+        self.module.train()
+
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+        return score_tokens(self.module, inputs, with_entropy)
+
+    def backward(self, loss: torch.Tensor) -> None:
+        loss.backward()
+
+    def zero_grad(self, optimizer: torch.optim.Optimizer) -> None:
+        optimizer.zero_grad(set_to_none=True)
+
+    def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
+        """Reduce gradients across ranks, clip to `max_grad_norm` (the global norm), step; the norm before clipping."""
+        self.dist.sum_gradients(self.module)
+        grad_norm = torch.nn.utils.clip_grad_norm_([p for p in self.module.parameters() if p.requires_grad], max_grad_norm)
+        optimizer.step()
+        self.sync_rollout_weights()
+        return float(grad_norm)
+
+    def sync_rollout_weights(self) -> None:
+        """Make the policy's model (the one that samples) hold the trained weights; here it is the trained model."""
+
+    def save_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        """Write the optimizer state into a checkpoint folder (collective: every rank calls it)."""
+        if self.dist.is_main:
+            torch.save(optimizer.state_dict(), directory / "optimizer.pt")
+
+    def has_optimizer(self, directory: Path) -> bool:
+        return (directory / "optimizer.pt").exists()
+
+    def load_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        state = torch.load(directory / "optimizer.pt")
+        written_by = state.get("vistool_optimizer_format") if isinstance(state, dict) else None
+        if written_by:
+            raise RuntimeError(f"{directory / 'optimizer.pt'} was written by the {written_by!r} strategy and this run uses "
+                               f"{self.strategy!r}: resume with the strategy that wrote it (distributed.strategy)")
+        optimizer.load_state_dict(state)
+
+    def close(self) -> None:
+        pass
+
+
+def make_training_engine(policy: Policy, distributed: dict[str, Any], dist: Distributed = Distributed()) -> TrainingEngine:
+    """The engine the run config's `distributed.strategy` names. One process always trains
+    replicated: there is nothing to shard across."""
+    strategy = distributed.get("strategy", "ddp")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"distributed.strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
+    if strategy == "ddp" or not dist.enabled:
+        return TrainingEngine(policy, dist)
+    if strategy == "fsdp":
+        from .fully_sharded import FullyShardedTraining
+
+        return FullyShardedTraining(policy, dist, cpu_offload=distributed.get("cpu_offload", False),
+                                    reshard_after_forward=distributed.get("reshard_after_forward", True))
+    from .zero3 import DeepSpeedZero3Training
+
+    return DeepSpeedZero3Training(policy, dist, cpu_offload=distributed.get("cpu_offload", False))

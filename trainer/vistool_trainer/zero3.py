@@ -1,0 +1,161 @@
+"""DeepSpeed ZeRO stage 3: parameters, gradients and optimizer state partitioned across ranks,
+optionally offloaded to CPU memory. Runs on CPU ranks (DeepSpeed's CPU accelerator over gloo)
+and on GPUs (NCCL). Installed apart: `pip install --no-build-isolation deepspeed` (the
+`deepspeed` extra; its build imports the torch already in the environment).
+
+DeepSpeed fetches each submodule's partitioned parameters around its forward, so the trainer's
+scoring (backbone and LM head called separately) needs no special units; but it counts
+micro-steps at the engine's own forward, so scoring goes through the engine (a small module whose
+forward is the scoring) — otherwise a second backward before `step` overwrites the first's
+gradients instead of adding to them.
+
+DeepSpeed averages gradients across ranks; the trainer's loss is normalised by the global token
+or sequence count and wants a sum, so each backward scales its loss by the world size.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import logging
+import sys
+from pathlib import Path
+
+import torch
+
+from .distributed import Distributed
+from .policy import Policy, score_tokens
+from .training_engine import ScoreResult, TrainingEngine
+
+CHECKPOINT_FOLDER = "deepspeed"
+CHECKPOINT_TAG = "optimizer"
+
+
+def _import_deepspeed():  # type: ignore[no-untyped-def]
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # its import-time log lines and op-build messages
+            import deepspeed
+    except ImportError as error:
+        raise RuntimeError("distributed.strategy 'zero3' needs DeepSpeed: `pip install --no-build-isolation 'deepspeed==0.19.8'` "
+                           f"in the trainer's environment (or choose 'fsdp', which needs nothing more): {error}") from None
+    # DeepSpeed logs and prints to stdout, which belongs to the trainer's JSON event protocol.
+    for handler in logging.getLogger("DeepSpeed").handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(sys.stderr)
+    logging.getLogger("DeepSpeed").setLevel(logging.WARNING)
+    return deepspeed
+
+
+class _Scorer(torch.nn.Module):
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.policy_model = model
+
+    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+        return score_tokens(self.policy_model, inputs, with_entropy)
+
+
+class DeepSpeedZero3Training(TrainingEngine):
+    strategy = "zero3"
+    matched_micro_batches = True
+
+    def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False):
+        super().__init__(policy, dist)
+        if cpu_offload and policy.device.type != "cuda":
+            raise ValueError("distributed.cpu_offload moves partitioned state from GPU to CPU memory; this run is on "
+                             f"{policy.device.type} already: set it false (or run on cuda)")
+        self.deepspeed = _import_deepspeed()
+        self.cpu_offload = cpu_offload
+        self.engine = None
+        self._targets = dict(policy.model.named_parameters())
+
+    @property
+    def module(self) -> torch.nn.Module:
+        if self.engine is None:
+            return self.policy.model
+        return self.engine.module.policy_model
+
+    def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
+        """A DeepSpeed engine per stage, partitioned from the policy's current (whole) weights."""
+        self.close()
+        trained = copy.deepcopy(self.policy.model)
+        optimizer = torch.optim.AdamW([p for p in trained.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
+        dtype = next(trained.parameters()).dtype
+        zero: dict[str, object] = {"stage": 3}
+        if self.cpu_offload:
+            zero.update(offload_param={"device": "cpu", "pin_memory": True}, offload_optimizer={"device": "cpu", "pin_memory": True})
+        config = {
+            # One micro-batch per backward as far as DeepSpeed knows; the trainer accumulates a
+            # step's micro-batches itself and calls step() once.
+            "train_micro_batch_size_per_gpu": 1,
+            "gradient_accumulation_steps": 1,
+            "gradient_clipping": max_grad_norm,
+            "zero_optimization": zero,
+            "bf16": {"enabled": dtype == torch.bfloat16},
+            "fp16": {"enabled": dtype == torch.float16},
+            "zero_allow_untested_optimizer": True,
+            "steps_per_print": 1 << 30,
+            "wall_clock_breakdown": False,
+        }
+        with contextlib.redirect_stdout(sys.stderr):  # its communication backend prints when it builds its shared-memory op
+            self.engine, ds_optimizer, _, _ = self.deepspeed.initialize(model=_Scorer(trained), optimizer=optimizer, config=config)
+        return ds_optimizer
+
+    def train_mode(self) -> None:
+        assert self.engine is not None, "make_optimizer() builds the DeepSpeed engine"
+        self.engine.train()
+
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+        assert self.engine is not None, "make_optimizer() builds the DeepSpeed engine"
+        return self.engine(inputs, with_entropy)
+
+    def backward(self, loss: torch.Tensor) -> None:
+        assert self.engine is not None
+        self.engine.backward(loss * self.dist.world)
+
+    def zero_grad(self, optimizer: torch.optim.Optimizer) -> None:
+        assert self.engine is not None
+        self.engine.zero_grad()
+
+    def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
+        assert self.engine is not None
+        self.engine.step()  # clips to the config's gradient_clipping (the stage's max_grad_norm)
+        self.sync_rollout_weights()
+        norm = self.engine.get_global_grad_norm()
+        return float(norm) if norm is not None else 0.0
+
+    @torch.no_grad()
+    def sync_rollout_weights(self) -> None:
+        if self.engine is None:
+            return
+        parameters = dict(self.module.named_parameters())
+        with self.deepspeed.zero.GatheredParameters(list(parameters.values())):
+            for name, parameter in parameters.items():
+                if parameter.requires_grad:
+                    self._targets[name].copy_(parameter.data.to(self._targets[name].device))
+
+    def save_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        """DeepSpeed's own checkpoint (each rank writes its partition): resuming needs the same number of ranks."""
+        assert self.engine is not None
+        self.engine.save_checkpoint(str(directory / CHECKPOINT_FOLDER), tag=CHECKPOINT_TAG, client_state={"world_size": self.dist.world})
+        if self.dist.is_main:
+            torch.save({"vistool_optimizer_format": "zero3", "world_size": self.dist.world,
+                        "folder": CHECKPOINT_FOLDER}, directory / "optimizer.pt")
+
+    def load_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        assert self.engine is not None
+        marker = torch.load(directory / "optimizer.pt")
+        if not isinstance(marker, dict) or marker.get("vistool_optimizer_format") != "zero3":
+            written_by = marker.get("vistool_optimizer_format") if isinstance(marker, dict) else None
+            raise RuntimeError(f"{directory / 'optimizer.pt'} was written by the {written_by or 'ddp'!r} strategy and this run uses "
+                               "'zero3': resume with the strategy that wrote it (distributed.strategy)")
+        if marker["world_size"] != self.dist.world:
+            raise RuntimeError(f"{directory} holds ZeRO-3 partitions for {marker['world_size']} processes and this run has "
+                               f"{self.dist.world}: resume with {marker['world_size']} processes")
+        self.engine.load_checkpoint(str(directory / CHECKPOINT_FOLDER), tag=CHECKPOINT_TAG, load_optimizer_states=True,
+                                    load_lr_scheduler_states=False)
+        self.sync_rollout_weights()
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.destroy()
+            self.engine = None
