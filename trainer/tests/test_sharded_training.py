@@ -93,7 +93,7 @@ def test_a_sharded_update_equals_the_update_one_process_makes_on_all_rollouts(tm
     assert first == second
 
 
-def _run_matches_single_process_and_resumes(tmp_path: Path, train_path: Path, strategy: str) -> None:
+def _run_matches_single_process_and_resumes(tmp_path: Path, train_path: Path, strategy: str, expected_state_ratio: float) -> None:
     sharded = _torchrun("-m", "vistool_trainer", "train", "--config", str(_config(tmp_path, "sharded", train_path, strategy)))
     assert sharded.returncode == 0, sharded.stderr[-3000:]
     single = subprocess.run([sys.executable, "-m", "vistool_trainer", "train", "--config", str(_config(tmp_path, "one", train_path, "ddp"))],
@@ -112,6 +112,11 @@ def _run_matches_single_process_and_resumes(tmp_path: Path, train_path: Path, st
     assert [m["stage"] for m in metrics] == ["sft", "sft", "sft", "rl"]
     for a, b in zip(metrics[:3], alone[:3]):  # each step depends on the previous updates: all three must be right
         assert a["sft/loss"] == pytest.approx(b["sft/loss"], rel=1e-5)
+    # Sharding is real: one process holds weights, gradients and AdamW's two moments (4 copies);
+    # each of two FSDP ranks half of each (2 of 4); ZeRO-3 also keeps an fp32 master partition
+    # beside the model's own (2.5 of 4).
+    ratio = metrics[0]["memory/train_state_mb"] / alone[0]["memory/train_state_mb"]
+    assert ratio == pytest.approx(expected_state_ratio, abs=0.04), ratio
     after_sft = _weights(tmp_path / "sharded", 3)
     assert _largest_difference(after_sft, _weights(tmp_path / "one", 3)) < 1e-4
 
@@ -131,14 +136,14 @@ def _run_matches_single_process_and_resumes(tmp_path: Path, train_path: Path, st
 
 
 def test_an_fsdp_run_matches_one_process_and_resumes_from_its_sharded_checkpoint(tmp_path, vbar_data):
-    _run_matches_single_process_and_resumes(tmp_path, vbar_data[0], "fsdp")
+    _run_matches_single_process_and_resumes(tmp_path, vbar_data[0], "fsdp", expected_state_ratio=0.5)
     saved = torch.load(tmp_path / "resumed" / "checkpoints" / "step-000001" / "optimizer.pt")
     assert saved["vistool_optimizer_format"] == "fsdp-full"  # gathered whole: resumable on any number of ranks
 
 
 def test_a_zero3_run_matches_one_process_and_resumes_from_its_partitions(tmp_path, vbar_data):
     _require_deepspeed()
-    _run_matches_single_process_and_resumes(tmp_path, vbar_data[0], "zero3")
+    _run_matches_single_process_and_resumes(tmp_path, vbar_data[0], "zero3", expected_state_ratio=0.625)
     checkpoint = tmp_path / "resumed" / "checkpoints" / "step-000001"
     assert len(list((checkpoint / "deepspeed" / "optimizer").glob("*optim_states.pt"))) == 2  # one partition per rank
 

@@ -25,7 +25,8 @@ PINNED = {
     "jsonschema": None,
     "pillow": None,
 }
-OPTIONAL = {"vllm": "pip install -e 'trainer[vllm]' (CUDA hosts only)"}
+OPTIONAL = {"vllm": "pip install -e 'trainer[vllm]' (CUDA hosts only)",
+            "deepspeed": "pip install --no-build-isolation 'deepspeed==0.19.8' (distributed.strategy 'zero3'; make venv installs it)"}
 INSTALL_HINT = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && .venv/bin/pip install -e 'trainer[test]'"
 
 

@@ -282,7 +282,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             state["global_step"] += 1
             budget["left"] -= 1
             record = {"step": state["global_step"], "stage": "sft", "sft/step": step, "sft/loss": loss, "timing/step_s": seconds,
-                      "memory/trainer_peak_rss_mb": peak_rss_mb()}
+                      "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer)}
             run.append_metrics(record)
             events.emit("step", **record)
 
@@ -318,7 +318,8 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             step_seconds = time.perf_counter() - step_started
             record = {"step": state["global_step"], "stage": "rl", "rl/step": state["rl_step"], **result.metrics,
                       "timing/step_s": step_seconds, "timing/env_fraction": result.metrics["timing/env_s"] / max(step_seconds, 1e-9),
-                      "memory/trainer_peak_rss_mb": peak_rss_mb(), **env_memory(client)}
+                      "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer),
+                      **env_memory(client)}
             run.append_metrics(record)
             limit = config["logging"]["rollouts_per_step"]
             share = -(-limit // dist.world)

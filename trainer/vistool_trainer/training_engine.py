@@ -85,8 +85,32 @@ class TrainingEngine:
                                f"{self.strategy!r}: resume with the strategy that wrote it (distributed.strategy)")
         optimizer.load_state_dict(state)
 
+    def state_tensors(self, optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+        """The tensors this rank holds for training: trained parameters, their gradients, optimizer state."""
+        trained = [p for p in self.module.parameters() if p.requires_grad]
+        return trained + [p.grad for p in trained if p.grad is not None] + _optimizer_tensors(optimizer)
+
+    def state_megabytes(self, optimizer: torch.optim.Optimizer) -> float:
+        """MiB of training state on this rank (each storage counted once; a shard counts its local part):
+        what sharding divides. The whole copy that samples rollouts is not included."""
+        return storage_bytes(self.state_tensors(optimizer)) / 2**20
+
     def close(self) -> None:
         pass
+
+
+def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+    return [value for state in optimizer.state.values() for value in state.values() if torch.is_tensor(value)]
+
+
+def storage_bytes(tensors: list[torch.Tensor]) -> int:
+    seen: dict[int, int] = {}
+    for tensor in tensors:
+        local = tensor.to_local() if hasattr(tensor, "to_local") else tensor
+        storage = local.untyped_storage()
+        if storage.nbytes():
+            seen[storage.data_ptr()] = storage.nbytes()
+    return sum(seen.values())
 
 
 def make_training_engine(policy: Policy, distributed: dict[str, Any], dist: Distributed = Distributed()) -> TrainingEngine:

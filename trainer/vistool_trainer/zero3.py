@@ -155,6 +155,20 @@ class DeepSpeedZero3Training(TrainingEngine):
                                     load_lr_scheduler_states=False)
         self.sync_rollout_weights()
 
+    def state_tensors(self, optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+        """ZeRO-3's partitions: the model-dtype and fp32 flat partitions, their gradients, the inner optimizer's state."""
+        tensors: list[torch.Tensor] = []
+        for name in ("fp16_partitioned_groups_flat", "fp32_partitioned_groups_flat"):
+            for flat in getattr(optimizer, name, []) or []:
+                tensors.append(flat)
+                if flat.grad is not None:
+                    tensors.append(flat.grad)
+        buffer = getattr(optimizer, "grad_partitions_flat_buffer", None)
+        if torch.is_tensor(buffer):
+            tensors.append(buffer)
+        inner = getattr(optimizer, "optimizer", None)
+        return tensors + ([value for state in inner.state.values() for value in state.values() if torch.is_tensor(value)] if inner else [])
+
     def close(self) -> None:
         if self.engine is not None:
             self.engine.destroy()
