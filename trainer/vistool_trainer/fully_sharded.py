@@ -23,21 +23,10 @@ from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, OffloadPolicy, 
 from torch.distributed.tensor import DTensor
 
 from .distributed import Distributed
-from .policy import Policy, score_tokens, unwrap_model
-from .training_engine import ScoreResult, TrainingEngine
+from .policy import Policy, unwrap_model
+from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 FORMAT = "fsdp-full"
-
-
-class _Scorer(torch.nn.Module):
-    """The root FSDP unit: its forward is the trainer's token scoring."""
-
-    def __init__(self, model: torch.nn.Module):
-        super().__init__()
-        self.policy_model = model
-
-    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
-        return score_tokens(self.policy_model, inputs, with_entropy)
 
 
 def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:
@@ -69,7 +58,7 @@ class FullyShardedTraining(TrainingEngine):
         self.trained = copy.deepcopy(policy.model)
         for unit in shard_units(self.trained):
             fully_shard(unit, reshard_after_forward=reshard_after_forward, offload_policy=offload)
-        self.scorer = _Scorer(self.trained)
+        self.scorer = TokenScorer(self.trained)
         fully_shard(self.scorer, reshard_after_forward=reshard_after_forward, offload_policy=offload)
         for unit in self.scorer.modules():
             if isinstance(unit, FSDPModule):

@@ -26,6 +26,19 @@ ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
 STRATEGIES = ("ddp", "fsdp", "zero3")
 
 
+class TokenScorer(torch.nn.Module):
+    """A module whose forward is the trainer's token scoring (backbone, then the LM head on loss
+    positions only). Sharding libraries hook a module's forward: they gather the parameters and
+    count micro-steps around this one, which the scoring's direct calls into submodules bypass."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.policy_model = model
+
+    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+        return score_tokens(self.policy_model, inputs, with_entropy)
+
+
 class TrainingEngine:
     """Replicated (the default): every rank holds the whole model, gradients are summed in one flat
     all-reduce before identical optimizer steps (distributed.py)."""

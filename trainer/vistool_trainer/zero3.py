@@ -23,8 +23,8 @@ from pathlib import Path
 import torch
 
 from .distributed import Distributed
-from .policy import Policy, score_tokens
-from .training_engine import ScoreResult, TrainingEngine
+from .policy import Policy
+from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 CHECKPOINT_FOLDER = "deepspeed"
 CHECKPOINT_TAG = "optimizer"
@@ -43,15 +43,6 @@ def _import_deepspeed():  # type: ignore[no-untyped-def]
             handler.setStream(sys.stderr)
     logging.getLogger("DeepSpeed").setLevel(logging.WARNING)
     return deepspeed
-
-
-class _Scorer(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module):
-        super().__init__()
-        self.policy_model = model
-
-    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
-        return score_tokens(self.policy_model, inputs, with_entropy)
 
 
 class DeepSpeedZero3Training(TrainingEngine):
@@ -97,7 +88,7 @@ class DeepSpeedZero3Training(TrainingEngine):
             "wall_clock_breakdown": False,
         }
         with contextlib.redirect_stdout(sys.stderr):  # its communication backend prints when it builds its shared-memory op
-            self.engine, ds_optimizer, _, _ = self.deepspeed.initialize(model=_Scorer(trained), optimizer=optimizer, config=config)
+            self.engine, ds_optimizer, _, _ = self.deepspeed.initialize(model=TokenScorer(trained), optimizer=optimizer, config=config)
         return ds_optimizer
 
     def train_mode(self) -> None:
