@@ -1,7 +1,7 @@
 """One GRPO update under a sharded strategy, checked against the same update made by one process.
 
 Launched by test_sharded_training.py as `torchrun --nproc_per_node 2 sharded_update_worker.py
-STRATEGY TASKS.jsonl OUT.json`. Each rank starts its own real env server and replays gold
+STRATEGY TASKS.jsonl OUT.json [lora]` (lora: the micro policy with LoRA adapters, which alone train). Each rank starts its own real env server and replays gold
 trajectories through it (real edited images), so every rank holds the same 7 conversations with
 fixed rewards. Rank 0 trains on 5 of them and rank 1 on 2 (micro-batches of 2: 3 against 1, so
 rank 1 pads with zero-weight micro-batches), and every rank also computes, alone and replicated,
@@ -32,12 +32,14 @@ GROUP = 7
 
 
 def whole_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    return {name: parameter.detach().clone() for name, parameter in model.named_parameters()}
+    return {name: parameter.detach().clone() for name, parameter in model.named_parameters() if parameter.requires_grad}
 
 
 def main() -> None:
     strategy, tasks_path, out_path = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    lora = {"enabled": True, "r": 4, "alpha": 8, "dropout": 0.0} if sys.argv[4:] == ["lora"] else {"enabled": False}
     torch.set_num_threads(1)
+    torch.manual_seed(7)  # every rank draws the same LoRA initialisation (the trainer broadcasts rank 0's weights instead)
     dist = init_distributed("cpu")
     tasks = load_tasks(tasks_path)[:GROUP]
     options = EpisodeOptions(max_turns=4, max_tool_calls=2, system_prompt="")
@@ -50,7 +52,12 @@ def main() -> None:
         finally:
             server.__exit__(None, None, None)
         corpus = [f"Question: {task['question']}" for task in tasks] + [turn for task in tasks for turn in gold_turns(task, tools=True)]
-        policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, corpus, seed=3, device_name="cpu")
+        policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}, "lora": lora}, corpus, seed=3, device_name="cpu")
+        if lora["enabled"]:  # peft starts B at zero; give the adapters weight so every LoRA gradient is non-zero
+            with torch.no_grad():
+                for name, parameter in policy.model.named_parameters():
+                    if "lora_B" in name:
+                        parameter.normal_(0, 0.02)
         rollouts = [Rollout(prompt_id="p", group=i, messages=messages, reward=reward)
                     for i, (messages, reward) in enumerate(zip(conversations, REWARDS))]
         advantages = group_advantages(torch.tensor(REWARDS), ["p"] * GROUP)
@@ -74,7 +81,7 @@ def main() -> None:
     moved = max(float((after[name] - before[name]).abs().max()) for name in after)
     checksums = dist.gather(sum(float(weight.double().sum()) for weight in after.values()))
     if dist.is_main:
-        out_path.write_text(json.dumps({"strategy": engine.strategy, "world": dist.world, "metrics": metrics, "alone_metrics": alone_metrics,
+        out_path.write_text(json.dumps({"strategy": engine.strategy, "world": dist.world, "trained_tensors": len(after), "metrics": metrics, "alone_metrics": alone_metrics,
                                         "max_weight_difference": difference, "max_weight_change": moved, "checksums": checksums}))
     dist.close()
 

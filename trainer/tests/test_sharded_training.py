@@ -69,15 +69,17 @@ def _largest_difference(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) 
     return max(float((a[name] - b[name]).abs().max()) for name in a)
 
 
-@pytest.mark.parametrize("strategy", ["fsdp", "zero3"])
-def test_a_sharded_update_equals_the_update_one_process_makes_on_all_rollouts(tmp_path, vbar_data, strategy):
+@pytest.mark.parametrize("strategy,adapters", [("fsdp", False), ("zero3", False), ("fsdp", True), ("zero3", True)])
+def test_a_sharded_update_equals_the_update_one_process_makes_on_all_rollouts(tmp_path, vbar_data, strategy, adapters):
     if strategy == "zero3":
         _require_deepspeed()
     out = tmp_path / "update.json"
-    result = _torchrun(str(TESTS / "sharded_update_worker.py"), strategy, str(vbar_data[0]), str(out))
+    result = _torchrun(str(TESTS / "sharded_update_worker.py"), strategy, str(vbar_data[0]), str(out), *(["lora"] if adapters else []))
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(out.read_text())
     assert report["strategy"] == strategy and report["world"] == 2
+    # Full fine-tune: 56 weight tensors; LoRA: only the adapters train (A and B for 4 projections × 2 layers).
+    assert report["trained_tensors"] == (16 if adapters else 56)
     sharded, alone = report["metrics"], report["alone_metrics"]
     # Rank 0 held 5 rollouts, rank 1 held 2 (and padded): the global token count and the loss add up.
     assert sharded["actor/tokens"] == alone["actor/tokens"]

@@ -7,6 +7,7 @@ peft when asked. Nothing here talks to the env server or parses what the model w
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,10 @@ class Policy:
 
     # ---- loading -------------------------------------------------------------------------
     @classmethod
-    def create(cls, policy_config: dict[str, Any], corpus: list[str], seed: int, device_name: str = "auto") -> "Policy":
+    def create(cls, policy_config: dict[str, Any], corpus: list[str], seed: int, device_name: str = "auto",
+               base_directory: Path | None = None) -> "Policy":
+        """With LoRA, `base_directory` receives the frozen base model before the adapters are added
+        (once per run: a resumed run loads it and puts the checkpoint's adapters back on it)."""
         device = pick_device(device_name)
         dtype = pick_dtype(policy_config.get("dtype", "auto"), device)
         source = policy_config.get("model", "micro")
@@ -100,6 +104,8 @@ class Policy:
         if lora.get("enabled"):
             from peft import LoraConfig, get_peft_model
 
+            if base_directory is not None:
+                save_policy(model, processor, base_directory)
             model = get_peft_model(model, LoraConfig(r=lora.get("r", 16), lora_alpha=lora.get("alpha", 32),
                                                      lora_dropout=lora.get("dropout", 0.05),
                                                      target_modules=lora.get("target_modules", ["q_proj", "k_proj", "v_proj", "o_proj"])))
@@ -113,8 +119,34 @@ class Policy:
         model = AutoModelForImageTextToText.from_pretrained(directory, dtype=dtype).to(device)
         return cls(model, processor, device)
 
-    def save(self, directory: Path) -> None:
-        save_policy(self.model, self.processor, directory)
+    @classmethod
+    def load_with_adapter(cls, base: str | Path, adapter_directory: Path, processor_directory: Path, device_name: str = "auto",
+                          dtype_name: str = "auto") -> "Policy":
+        """A LoRA run resumed: the base model (a run's saved base, a hub id or a folder) with the
+        checkpoint's adapters on it, trainable."""
+        from peft import PeftModel
+
+        device = pick_device(device_name)
+        dtype = pick_dtype(dtype_name, device)
+        base_model = AutoModelForImageTextToText.from_pretrained(base, dtype=dtype).to(device)
+        model = PeftModel.from_pretrained(base_model, adapter_directory, is_trainable=True)
+        return cls(model, PolicyProcessor.from_pretrained(processor_directory), device)
+
+    @property
+    def has_adapters(self) -> bool:
+        return hasattr(self.model, "merge_and_unload")
+
+    def save(self, directory: Path, adapter_directory: Path | None = None) -> None:
+        """save_pretrained into `directory`. A LoRA policy is saved merged there (so eval, serve-policy
+        and any Hugging Face loader read it as a plain model) and, when `adapter_directory` is given,
+        as adapters alone there too (what resuming trains on)."""
+        if not self.has_adapters:
+            save_policy(self.model, self.processor, directory)
+            return
+        if adapter_directory is not None:
+            self.model.save_pretrained(adapter_directory)
+        # A copy to merge: merging in place and unmerging would not give back the same base weights bit for bit.
+        save_policy(copy.deepcopy(self.model).merge_and_unload(), self.processor, directory)
 
     # ---- batches -------------------------------------------------------------------------
     def batch(self, encoded: list[EncodedConversation]) -> dict[str, torch.Tensor]:

@@ -108,6 +108,9 @@ def episode_options(config: dict[str, Any]) -> EpisodeOptions:
                           images=env["images"], system_prompt=config["policy"]["system_prompt"])
 
 
+BASE_POLICY = "base-policy"  # a LoRA run's frozen micro base, saved once (a hub model is its own base)
+
+
 def rng_file(rank: int) -> str:
     return "rng.pt" if rank == 0 else f"rng-rank{rank}.pt"
 
@@ -121,7 +124,7 @@ def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Op
     path.mkdir(parents=True, exist_ok=True)
     torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, path / rng_file(dist.rank))
     if dist.is_main:
-        policy.save(path / "policy")
+        policy.save(path / "policy", adapter_directory=path / "adapter")
     if optimizer is not None:
         (engine or TrainingEngine(policy, dist)).save_optimizer(optimizer, path)
     dist.barrier()
@@ -131,6 +134,20 @@ def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Op
         events.emit("checkpoint", path=str(path), **state)
     dist.barrier()
     return path
+
+
+def load_checkpoint_policy(config: dict[str, Any], run: RunDirectory, checkpoint: Path) -> Policy:
+    """The policy to continue training from a checkpoint. A LoRA run goes on with its adapters on
+    the untouched base (the run's saved base for the micro model, else policy.model); the merged
+    weights in policy/ are for evaluation and serving."""
+    device, dtype = config["device"], config["policy"]["dtype"]
+    if not config["policy"]["lora"]["enabled"]:
+        return Policy.load(checkpoint / "policy", device, dtype)
+    if not (checkpoint / "adapter").is_dir():
+        raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
+                           "resume with policy.lora.enabled false, or start a new run")
+    base = run.root / BASE_POLICY if config["policy"]["model"] == "micro" else config["policy"]["model"]
+    return Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype)
 
 
 def write_reward_config(config: dict[str, Any], run: RunDirectory, suffix: str = "") -> Path:
@@ -194,14 +211,15 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
         state: dict[str, Any] = {"global_step": 0, "sft_step": 0, "rl_step": 0, "stage": "start"}
         if checkpoint is not None:
             state = json.loads((checkpoint / "trainer_state.json").read_text())
-            policy = Policy.load(checkpoint / "policy", config["device"], config["policy"]["dtype"])
+            policy = load_checkpoint_policy(config, run, checkpoint)
             rng = torch.load(checkpoint / rng_file(dist.rank), weights_only=False)
             torch.set_rng_state(rng["torch"])
             random.setstate(rng["python"])
             run.discard_after(state["global_step"])
             events.log(f"resumed from {checkpoint} at {state}")
         else:
-            policy = Policy.create(config["policy"], task_corpus(train_tasks) + system_prompt_texts(config), seed, config["device"])
+            base = run.root / BASE_POLICY if dist.is_main and config["policy"]["model"] == "micro" else None
+            policy = Policy.create(config["policy"], task_corpus(train_tasks) + system_prompt_texts(config), seed, config["device"], base)
             dist.broadcast_parameters(policy.model)
             if dist.enabled:  # same weights everywhere, different samples on each rank
                 torch.manual_seed(seed * 1_000_003 + dist.rank)
