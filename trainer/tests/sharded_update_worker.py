@@ -1,7 +1,8 @@
 """One GRPO update under a sharded strategy, checked against the same update made by one process.
 
 Launched by test_sharded_training.py as `torchrun --nproc_per_node 2 sharded_update_worker.py
-STRATEGY TASKS.jsonl OUT.json [lora]` (lora: the micro policy with LoRA adapters, which alone train). Each rank starts its own real env server and replays gold
+STRATEGY TASKS.jsonl OUT.json [lora|bf16]` (lora: the micro policy with LoRA adapters, which alone
+train; bf16: the policy in bfloat16 at an RL learning rate, reporting how many weights moved). Each rank starts its own real env server and replays gold
 trajectories through it (real edited images), so every rank holds the same 7 conversations with
 fixed rewards. Rank 0 trains on 5 of them and rank 1 on 2 (micro-batches of 2: 3 against 1, so
 rank 1 pads with zero-weight micro-batches), and every rank also computes, alone and replicated,
@@ -35,9 +36,32 @@ def whole_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {name: parameter.detach().clone() for name, parameter in model.named_parameters() if parameter.requires_grad}
 
 
+def full_weights(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The trained copy's weights, gathered whole where they are sharded: FSDP's DTensors, and for
+    ZeRO-3 DeepSpeed's fp32 master partitions (the optimizer's weights, not the model-dtype copy)."""
+    weights = {}
+    for name, parameter in module.named_parameters():
+        if not parameter.requires_grad:
+            continue
+        if hasattr(parameter, "ds_id"):
+            from deepspeed.utils import safe_get_full_fp32_param
+
+            weights[name] = safe_get_full_fp32_param(parameter).detach().clone()
+        else:
+            weights[name] = (parameter.full_tensor() if hasattr(parameter, "full_tensor") else parameter).detach().clone()
+    return weights
+
+
+def changed_fraction(before: dict[str, torch.Tensor], after: dict[str, torch.Tensor]) -> float:
+    changed = sum(int((after[name] != before[name]).sum()) for name in before)
+    return changed / sum(tensor.numel() for tensor in before.values())
+
+
 def main() -> None:
     strategy, tasks_path, out_path = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    lora = {"enabled": True, "r": 4, "alpha": 8, "dropout": 0.0} if sys.argv[4:] == ["lora"] else {"enabled": False}
+    mode = sys.argv[4] if len(sys.argv) > 4 else "full"
+    lora = {"enabled": True, "r": 4, "alpha": 8, "dropout": 0.0} if mode == "lora" else {"enabled": False}
+    dtype, lr = ("bfloat16", 1e-6) if mode == "bf16" else ("float32", 1e-3)
     torch.set_num_threads(1)
     torch.manual_seed(7)  # every rank draws the same LoRA initialisation (the trainer broadcasts rank 0's weights instead)
     dist = init_distributed("cpu")
@@ -52,7 +76,7 @@ def main() -> None:
         finally:
             server.__exit__(None, None, None)
         corpus = [f"Question: {task['question']}" for task in tasks] + [turn for task in tasks for turn in gold_turns(task, tools=True)]
-        policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}, "lora": lora}, corpus, seed=3, device_name="cpu")
+        policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}, "lora": lora, "dtype": dtype}, corpus, seed=3, device_name="cpu")
         if lora["enabled"]:  # peft starts B at zero; give the adapters weight so every LoRA gradient is non-zero
             with torch.no_grad():
                 for name, parameter in policy.model.named_parameters():
@@ -65,24 +89,33 @@ def main() -> None:
         # The same update by one process on all seven rollouts (no collectives).
         alone = Policy(copy.deepcopy(policy.model), policy.processor, policy.device)
         alone_engine = make_training_engine(alone, {"strategy": "ddp"}, Distributed())
-        alone_optimizer = alone_engine.make_optimizer(1e-3, 0.0, RL["max_grad_norm"])
+        alone_optimizer = alone_engine.make_optimizer(lr, 0.0, RL["max_grad_norm"])
+        alone_before = whole_weights(alone.model)
         alone_metrics = _update(alone, alone_engine, alone_optimizer, rollouts, advantages, RL, None, Distributed())
         alone_after = whole_weights(alone.model)
 
         share = slice(0, 5) if dist.rank == 0 else slice(5, GROUP)
         engine = make_training_engine(policy, {"strategy": strategy}, dist)
-        optimizer = engine.make_optimizer(1e-3, 0.0, RL["max_grad_norm"])
+        optimizer = engine.make_optimizer(lr, 0.0, RL["max_grad_norm"])
         before = whole_weights(policy.model)
+        master_before = full_weights(engine.module)
         metrics = _update(policy, engine, optimizer, rollouts[share], advantages[share], RL, None, dist, filler=rollouts[share][0])
         after = whole_weights(policy.model)
+        master_after = full_weights(engine.module)
         engine.close()
 
+    moved_fraction = {
+        "alone": changed_fraction(alone_before, alone_after),
+        "master": changed_fraction(master_before, master_after),
+        "rollout_copy": changed_fraction(before, after),
+    }
+    dtypes = {"master": str(next(iter(master_after.values())).dtype), "rollout_copy": str(next(iter(after.values())).dtype)}
     difference = max(float((after[name] - alone_after[name]).abs().max()) for name in after)
     moved = max(float((after[name] - before[name]).abs().max()) for name in after)
     checksums = dist.gather(sum(float(weight.double().sum()) for weight in after.values()))
     if dist.is_main:
         out_path.write_text(json.dumps({"strategy": engine.strategy, "world": dist.world, "trained_tensors": len(after), "metrics": metrics, "alone_metrics": alone_metrics,
-                                        "max_weight_difference": difference, "max_weight_change": moved, "checksums": checksums}))
+                                        "max_weight_difference": difference, "moved_fraction": moved_fraction, "dtypes": dtypes, "max_weight_change": moved, "checksums": checksums}))
     dist.close()
 
 

@@ -95,6 +95,25 @@ def test_a_sharded_update_equals_the_update_one_process_makes_on_all_rollouts(tm
     assert first == second
 
 
+@pytest.mark.parametrize("strategy", ["fsdp", "zero3"])
+def test_a_bfloat16_policy_trains_fp32_master_weights_so_small_steps_are_not_rounded_away(tmp_path, vbar_data, strategy):
+    if strategy == "zero3":
+        _require_deepspeed()
+    out = tmp_path / "update.json"
+    result = _torchrun(str(TESTS / "sharded_update_worker.py"), strategy, str(vbar_data[0]), str(out), "bf16")
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["dtypes"] == {"master": "torch.float32", "rollout_copy": "torch.bfloat16"}
+    moved = report["moved_fraction"]
+    # At lr 1e-6 a bf16 AdamW step rounds most updates away (one process, weights in bf16) ...
+    assert moved["alone"] < 0.1
+    # ... the sharded engines step fp32 masters, where nearly every weight moves and keeps its step.
+    assert moved["master"] > 0.99
+    # The bf16 copy that samples sees what bf16 can show of it now; the rest accumulates in the master.
+    assert moved["rollout_copy"] < 0.1
+    assert report["metrics"]["actor/grad_norm"] == pytest.approx(report["alone_metrics"]["actor/grad_norm"], rel=0.01)  # bf16 compute
+
+
 def _run_matches_single_process_and_resumes(tmp_path: Path, train_path: Path, strategy: str, expected_state_ratio: float) -> None:
     sharded = _torchrun("-m", "vistool_trainer", "train", "--config", str(_config(tmp_path, "sharded", train_path, strategy)))
     assert sharded.returncode == 0, sharded.stderr[-3000:]

@@ -8,6 +8,11 @@ backbone and the LM head separately (only loss positions reach the head), so the
 module whose forward is that scoring: FSDP's hooks gather the root's parameters around it and
 reduce-scatter their gradients after backward.
 
+A half-precision policy (`policy.dtype` bfloat16/float16) trains fp32 master shards and computes
+in the policy's dtype (FSDP's MixedPrecisionPolicy, gradients reduced in fp32): at RL learning
+rates (1e-6) most bf16 weights would not move at all under a bf16 AdamW step. The whole copy that
+samples stays in the policy's dtype.
+
 Gradients are summed across ranks, not averaged: the loss is already normalised by the global
 token or sequence count (as in the replicated engine). Gloo has no pre-multiplied sum, so every
 unit is told to reduce with a plain sum and a divide factor of 1.
@@ -19,7 +24,7 @@ from pathlib import Path
 
 import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
-from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, OffloadPolicy, fully_shard
+from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
 from .distributed import Distributed
@@ -47,6 +52,7 @@ def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:
 class FullyShardedTraining(TrainingEngine):
     strategy = "fsdp"
     matched_micro_batches = True
+    fp32_master_weights = True
 
     def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False, reshard_after_forward: bool = True):
         super().__init__(policy, dist)
@@ -56,10 +62,16 @@ class FullyShardedTraining(TrainingEngine):
         offload: OffloadPolicy = CPUOffloadPolicy() if cpu_offload else OffloadPolicy()
         # A copy to shard: the policy's model stays whole on every rank and samples the rollouts.
         self.trained = copy.deepcopy(policy.model)
+        compute_dtype = next(policy.model.parameters()).dtype
+        precision = MixedPrecisionPolicy()
+        if compute_dtype in (torch.bfloat16, torch.float16):
+            self.trained.float()
+            precision = MixedPrecisionPolicy(param_dtype=compute_dtype, reduce_dtype=torch.float32)
         for unit in shard_units(self.trained):
-            fully_shard(unit, reshard_after_forward=reshard_after_forward, offload_policy=offload)
+            fully_shard(unit, reshard_after_forward=reshard_after_forward, offload_policy=offload, mp_policy=precision)
         self.scorer = TokenScorer(self.trained)
-        fully_shard(self.scorer, reshard_after_forward=reshard_after_forward, offload_policy=offload)
+        # The root's parameters (embeddings, LM head) are needed again at once by backward: keep them gathered.
+        fully_shard(self.scorer, reshard_after_forward=False, offload_policy=offload, mp_policy=precision)
         for unit in self.scorer.modules():
             if isinstance(unit, FSDPModule):
                 unit.set_force_sum_reduction_for_comms(True)

@@ -34,7 +34,7 @@ from .rollout import EpisodeOptions, load_tasks, rollout_record
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .sft import gold_conversations, gold_turns, run_sft
-from .training_engine import TrainingEngine, make_training_engine
+from .training_engine import TrainingEngine, half_precision_warning, make_training_engine
 
 
 class _Discard:
@@ -292,6 +292,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         events.emit("stage", stage="sft")
         conversations = gold_conversations(client, train_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
         optimizer = engine.make_optimizer(sft["lr"], sft["weight_decay"], 1.0)
+        warn_about_precision(events, engine, sft["lr"], "sft")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
             engine.load_optimizer(optimizer, checkpoint)
 
@@ -317,6 +318,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         rl = config["rl"]
         events.emit("stage", stage="rl")
         optimizer = engine.make_optimizer(rl["lr"], 0.0, rl["max_grad_norm"])
+        warn_about_precision(events, engine, rl["lr"], "rl")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["rl_step"] > 0:
             engine.load_optimizer(optimizer, checkpoint)
         reference = None
@@ -361,6 +363,12 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         if config["eval"]["before_and_after"]:
             evaluate_on_rank0("after_rl")
     return _finish(run, events, "finished", state, policy, dist)
+
+
+def warn_about_precision(events: EventStream, engine: TrainingEngine, lr: float, stage: str) -> None:
+    message = half_precision_warning(engine, lr)
+    if message:
+        events.warning(f"{stage}: {message}")
 
 
 def check_sharding(config: dict[str, Any], dist: Distributed) -> None:

@@ -45,6 +45,8 @@ class TrainingEngine:
 
     strategy = "ddp"
     matched_micro_batches = False
+    # Whether the optimizer steps fp32 copies of half-precision weights (FSDP's mixed precision, DeepSpeed's bf16 optimizer).
+    fp32_master_weights = False
 
     def __init__(self, policy: Policy, dist: Distributed = Distributed()):
         self.policy = policy
@@ -124,6 +126,20 @@ def storage_bytes(tensors: list[torch.Tensor]) -> int:
         if storage.nbytes():
             seen[storage.data_ptr()] = storage.nbytes()
     return sum(seen.values())
+
+
+def half_precision_warning(engine: TrainingEngine, lr: float) -> str | None:
+    """A warning when AdamW would step half-precision weights themselves at a learning rate whose
+    updates they cannot represent: bf16 keeps 8 significant bits, so a weight of 0.02 moves only
+    by steps of ~1e-4, and an update of lr (~1e-6) rounds to nothing."""
+    dtypes = {p.dtype for p in engine.module.parameters() if p.requires_grad}
+    half = dtypes & {torch.bfloat16, torch.float16}
+    if engine.fp32_master_weights or not half or lr >= 1e-4:
+        return None
+    name = "bfloat16" if torch.bfloat16 in half else "float16"
+    return (f"the optimizer steps {name} weights at lr {lr:g}: most updates are smaller than {name} can represent next to the "
+            "weights and round to nothing, so the policy barely trains. Use distributed.strategy 'fsdp' or 'zero3' on several "
+            "GPUs (fp32 master weights), policy.dtype 'float32', or LoRA (policy.lora.enabled: adapters train in float32)")
 
 
 def make_training_engine(policy: Policy, distributed: dict[str, Any], dist: Distributed = Distributed()) -> TrainingEngine:

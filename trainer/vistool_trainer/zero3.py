@@ -48,6 +48,7 @@ def _import_deepspeed():  # type: ignore[no-untyped-def]
 class DeepSpeedZero3Training(TrainingEngine):
     strategy = "zero3"
     matched_micro_batches = True
+    fp32_master_weights = True
 
     def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False):
         super().__init__(policy, dist)
