@@ -102,3 +102,21 @@ def judge_server():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def write_run_config(tmp: Path, name: str, train_path: Path, eval_path: Path, **sections: object) -> Path:
+    """`tmp/NAME.json`: a run of the micro policy on CPU (one thread, empty system prompt, a small
+    vocabulary, two turns, no evaluation), output in `tmp/NAME`. Each keyword replaces a top-level
+    key; a dict extends that section of the defaults."""
+    config: dict = {
+        "name": name, "seed": 1, "output_dir": str(tmp / name), "device": "cpu", "threads": 1,
+        "data": {"train": str(train_path), "eval": str(eval_path)},
+        "policy": {"model": "micro", "system_prompt": "", "micro": {"vocab_size": 400}},
+        "env": {"max_turns": 2, "max_tool_calls": 1},
+        "eval": {"before_and_after": False},
+    }
+    for key, value in sections.items():
+        config[key] = {**config[key], **value} if isinstance(value, dict) and isinstance(config.get(key), dict) else value
+    path = tmp / f"{name}.json"
+    path.write_text(json.dumps(config))
+    return path

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import write_run_config
 from safetensors.torch import load_file
 
 from vistool_trainer.environment_check import repo_root
@@ -18,20 +19,14 @@ VOLATILE_PREFIXES = ("timing/", "memory/")
 
 
 def _config(tmp: Path, name: str, train_path: Path, eval_path: Path) -> Path:
-    config = {
-        "name": name, "seed": 4, "output_dir": str(tmp / name), "device": "cpu", "threads": 1,
-        "data": {"train": str(train_path), "eval": str(eval_path)},
-        "policy": {"model": "micro", "system_prompt": "", "micro": {"vocab_size": 400},
-                   "lora": {"enabled": True, "r": 4, "alpha": 8, "target_modules": ["q_proj", "v_proj"]}},
-        "env": {"max_turns": 2, "max_tool_calls": 1},
-        "sft": {"steps": 2, "batch_size": 4, "lr": 1e-2},
-        "rl": {"steps": 3, "prompts_per_step": 2, "group_size": 3, "max_new_tokens": 10, "dynamic_sampling": False},
-        "eval": {"before_and_after": False, "n": 3},
-        "checkpoint": {"every_steps": 1, "keep": 5},
-    }
-    path = tmp / f"{name}.json"
-    path.write_text(json.dumps(config))
-    return path
+    return write_run_config(
+        tmp, name, train_path, eval_path, seed=4,
+        policy={"lora": {"enabled": True, "r": 4, "alpha": 8, "target_modules": ["q_proj", "v_proj"]}},
+        sft={"steps": 2, "batch_size": 4, "lr": 1e-2},
+        rl={"steps": 3, "prompts_per_step": 2, "group_size": 3, "max_new_tokens": 10, "dynamic_sampling": False},
+        eval={"n": 3},
+        checkpoint={"every_steps": 1, "keep": 5},
+    )
 
 
 def _train(config: Path, *flags: str) -> subprocess.CompletedProcess:

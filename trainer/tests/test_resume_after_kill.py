@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import torch
+from conftest import write_run_config
 from safetensors.torch import load_file
 
 from vistool_trainer.environment_check import repo_root
@@ -20,19 +21,12 @@ VOLATILE_KEYS = {"time"}
 
 
 def _write_config(tmp: Path, name: str, train_path: Path, eval_path: Path) -> Path:
-    config = {
-        "name": name, "seed": 5, "output_dir": str(tmp / name), "device": "cpu", "threads": 1,
-        "data": {"train": str(train_path), "eval": str(eval_path)},
-        "policy": {"model": "micro", "system_prompt": "", "micro": {"vocab_size": 400}},
-        "env": {"max_turns": 2, "max_tool_calls": 1},
-        "sft": {"steps": 3, "batch_size": 4},
-        "rl": {"steps": 5, "prompts_per_step": 2, "group_size": 3, "max_new_tokens": 10, "dynamic_sampling": True, "max_num_gen_batches": 2},
-        "eval": {"before_and_after": False},
-        "checkpoint": {"every_steps": 1, "keep": 3},
-    }
-    path = tmp / f"{name}.json"
-    path.write_text(json.dumps(config))
-    return path
+    return write_run_config(
+        tmp, name, train_path, eval_path, seed=5,
+        sft={"steps": 3, "batch_size": 4},
+        rl={"steps": 5, "prompts_per_step": 2, "group_size": 3, "max_new_tokens": 10, "dynamic_sampling": True, "max_num_gen_batches": 2},
+        checkpoint={"every_steps": 1, "keep": 3},
+    )
 
 
 def _train(config: Path, *flags: str) -> subprocess.Popen:

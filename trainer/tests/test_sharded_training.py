@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import write_run_config
 from safetensors.torch import load_file
 
 from vistool_trainer.environment_check import repo_root
@@ -42,22 +43,16 @@ def _require_deepspeed() -> None:
 
 
 def _config(tmp: Path, name: str, train_path: Path, strategy: str, **overrides: object) -> Path:
-    config = {
-        "name": name, "seed": 2, "output_dir": str(tmp / name), "device": "cpu", "threads": 1,
-        "data": {"train": str(train_path), "eval": str(train_path)},
-        "policy": {"model": "micro", "system_prompt": "", "micro": {"vocab_size": 400}},
-        "env": {"max_turns": 2, "max_tool_calls": 1},
+    sections: dict = {
+        "seed": 2,
         "sft": {"steps": 3, "batch_size": 6, "lr": 3e-3},
         "rl": {"steps": 1, "prompts_per_step": 4, "group_size": 2, "max_new_tokens": 8, "dynamic_sampling": False, "micro_batch_size": 3},
-        "eval": {"before_and_after": False},
         "checkpoint": {"every_steps": 0, "keep": 4},
         "distributed": {"strategy": strategy},
         "logging": {"rollouts_per_step": 64},
     }
-    config.update(overrides)
-    path = tmp / f"{name}.json"
-    path.write_text(json.dumps(config))
-    return path
+    sections.update(overrides)  # an override replaces the section, as it did when this built the whole config
+    return write_run_config(tmp, name, train_path, train_path, **sections)
 
 
 def _weights(run: Path, step: int) -> dict[str, torch.Tensor]:

@@ -22,10 +22,9 @@ def _check_env(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from .events import EventStream
     from .run_config import ConfigError, load_config
     from .train import train
-
-    from .events import EventStream
 
     try:
         config = load_config(args.config, {"output_dir": args.output_dir} if args.output_dir else None)

@@ -31,9 +31,6 @@ from .distributed import Distributed
 from .policy import Policy, unwrap_model
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
-FORMAT = "fsdp-full"
-
-
 def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:
     """The repeated blocks that become their own FSDP units (Qwen2.5-VL: decoder layers, vision blocks)."""
     core = unwrap_model(model)
@@ -51,14 +48,12 @@ def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:
 
 class FullyShardedTraining(TrainingEngine):
     strategy = "fsdp"
+    optimizer_format = "fsdp-full"  # gathered whole, keyed by parameter name
     matched_micro_batches = True
     fp32_master_weights = True
 
     def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False, reshard_after_forward: bool = True):
         super().__init__(policy, dist)
-        if cpu_offload and policy.device.type != "cuda":
-            raise ValueError("distributed.cpu_offload moves sharded state from GPU to CPU memory; this run is on "
-                             f"{policy.device.type} already: set it false (or run on cuda)")
         offload: OffloadPolicy = CPUOffloadPolicy() if cpu_offload else OffloadPolicy()
         # A copy to shard: the policy's model stays whole on every rank and samples the rollouts.
         self.trained = copy.deepcopy(policy.model)
@@ -111,13 +106,9 @@ class FullyShardedTraining(TrainingEngine):
         resumes on any number of ranks."""
         state = get_optimizer_state_dict(self.trained, optimizer, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
         if self.dist.is_main:
-            torch.save({"vistool_optimizer_format": FORMAT, "state": state}, directory / "optimizer.pt")
+            torch.save({"vistool_optimizer_format": self.optimizer_format, "state": state}, directory / "optimizer.pt")
 
     def load_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
-        saved = torch.load(directory / "optimizer.pt")  # every rank reads the same file, so every rank raises alike
-        if not isinstance(saved, dict) or saved.get("vistool_optimizer_format") != FORMAT:
-            written_by = saved.get("vistool_optimizer_format") if isinstance(saved, dict) else None
-            raise RuntimeError(f"{directory / 'optimizer.pt'} was written by the {written_by or 'ddp'!r} strategy and this run uses "
-                               "'fsdp': resume with the strategy that wrote it (distributed.strategy)")
+        saved = self.read_optimizer_file(directory)
         set_optimizer_state_dict(self.trained, optimizer, saved["state"] if self.dist.is_main else {},
                                  options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))

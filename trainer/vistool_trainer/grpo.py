@@ -151,9 +151,8 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     chunks: list[tuple[int | None, list[Any]]] = [(offset, encoded[offset:offset + size]) for offset in range(0, len(encoded), size)]
     if engine.matched_micro_batches:
         missing = int(dist.max(len(chunks))) - len(chunks)
-        if missing and filler is None:
-            raise RuntimeError("this rank generated no rollout to pad its micro-batches with (rl.prompts_per_step is below the number of processes)")
-        chunks += [(None, [policy.encoder.encode(filler.messages, add_generation_prompt=False)])] * missing if missing else []
+        if missing and filler is not None:  # train.check_sharding makes sure every rank generated one
+            chunks += [(None, [policy.encoder.encode(filler.messages, add_generation_prompt=False)])] * missing
     for offset, chunk in chunks:
         inputs = policy.batch(chunk)
         log_probs, mask, entropy = engine.score(inputs, with_entropy=True)

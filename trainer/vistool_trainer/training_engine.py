@@ -45,6 +45,8 @@ class TrainingEngine:
 
     strategy = "ddp"
     matched_micro_batches = False
+    # The marker its optimizer.pt carries (the replicated engine writes the optimizer's own state dict, unmarked).
+    optimizer_format = "ddp"
     # Whether the optimizer steps fp32 copies of half-precision weights (FSDP's mixed precision, DeepSpeed's bf16 optimizer).
     fp32_master_weights = False
 
@@ -93,12 +95,19 @@ class TrainingEngine:
         return (directory / "optimizer.pt").exists()
 
     def load_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
-        state = torch.load(directory / "optimizer.pt")
-        written_by = state.get("vistool_optimizer_format") if isinstance(state, dict) else None
-        if written_by:
+        optimizer.load_state_dict(self.read_optimizer_file(directory))
+
+    def read_optimizer_file(self, directory: Path) -> dict[str, Any]:
+        """optimizer.pt, refused when another strategy wrote it. The replicated engine writes the
+        optimizer's own state dict; the others wrap theirs as {"vistool_optimizer_format": optimizer_format, ...}.
+        Every rank reads the same file, so every rank raises alike."""
+        saved = torch.load(directory / "optimizer.pt")
+        written = (saved.get("vistool_optimizer_format") if isinstance(saved, dict) else None) or "ddp"
+        if written != self.optimizer_format:
+            written_by = {"fsdp-full": "fsdp"}.get(written, written)
             raise RuntimeError(f"{directory / 'optimizer.pt'} was written by the {written_by!r} strategy and this run uses "
                                f"{self.strategy!r}: resume with the strategy that wrote it (distributed.strategy)")
-        optimizer.load_state_dict(state)
+        return saved
 
     def state_tensors(self, optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
         """The tensors this rank holds for training: trained parameters, their gradients, optimizer state."""
@@ -150,6 +159,9 @@ def make_training_engine(policy: Policy, distributed: dict[str, Any], dist: Dist
         raise ValueError(f"distributed.strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     if strategy == "ddp" or not dist.enabled:
         return TrainingEngine(policy, dist)
+    if distributed.get("cpu_offload", False) and policy.device.type != "cuda":
+        raise ValueError("distributed.cpu_offload moves sharded state from GPU to CPU memory; this run is on "
+                         f"{policy.device.type} already: set it false (or run on cuda)")
     if strategy == "fsdp":
         from .fully_sharded import FullyShardedTraining
 

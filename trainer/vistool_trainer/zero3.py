@@ -14,10 +14,8 @@ or sequence count and wants a sum, so each backward scales its loss by the world
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import logging
-import sys
 from pathlib import Path
 
 import torch
@@ -32,29 +30,24 @@ CHECKPOINT_TAG = "optimizer"
 
 def _import_deepspeed():  # type: ignore[no-untyped-def]
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # its import-time log lines and op-build messages
-            import deepspeed
+        import deepspeed
     except ImportError as error:
         raise RuntimeError("distributed.strategy 'zero3' needs DeepSpeed: `pip install --no-build-isolation 'deepspeed==0.19.8'` "
                            f"in the trainer's environment (or choose 'fsdp', which needs nothing more): {error}") from None
-    # DeepSpeed logs and prints to stdout, which belongs to the trainer's JSON event protocol.
-    for handler in logging.getLogger("DeepSpeed").handlers:
-        if isinstance(handler, logging.StreamHandler):
-            handler.setStream(sys.stderr)
+    # Its INFO lines (one per engine build and checkpoint) would crowd the trainer's log. Its stdout
+    # is the CLI's concern: reserve_stdout_for_events sends library output to stderr.
     logging.getLogger("DeepSpeed").setLevel(logging.WARNING)
     return deepspeed
 
 
 class DeepSpeedZero3Training(TrainingEngine):
     strategy = "zero3"
+    optimizer_format = "zero3"
     matched_micro_batches = True
     fp32_master_weights = True
 
     def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False):
         super().__init__(policy, dist)
-        if cpu_offload and policy.device.type != "cuda":
-            raise ValueError("distributed.cpu_offload moves partitioned state from GPU to CPU memory; this run is on "
-                             f"{policy.device.type} already: set it false (or run on cuda)")
         self.deepspeed = _import_deepspeed()
         self.cpu_offload = cpu_offload
         self.engine = None
@@ -88,8 +81,7 @@ class DeepSpeedZero3Training(TrainingEngine):
             "steps_per_print": 1 << 30,
             "wall_clock_breakdown": False,
         }
-        with contextlib.redirect_stdout(sys.stderr):  # its communication backend prints when it builds its shared-memory op
-            self.engine, ds_optimizer, _, _ = self.deepspeed.initialize(model=TokenScorer(trained), optimizer=optimizer, config=config)
+        self.engine, ds_optimizer, _, _ = self.deepspeed.initialize(model=TokenScorer(trained), optimizer=optimizer, config=config)
         return ds_optimizer
 
     def train_mode(self) -> None:
@@ -130,16 +122,12 @@ class DeepSpeedZero3Training(TrainingEngine):
         assert self.engine is not None
         self.engine.save_checkpoint(str(directory / CHECKPOINT_FOLDER), tag=CHECKPOINT_TAG, client_state={"world_size": self.dist.world})
         if self.dist.is_main:
-            torch.save({"vistool_optimizer_format": "zero3", "world_size": self.dist.world,
+            torch.save({"vistool_optimizer_format": self.optimizer_format, "world_size": self.dist.world,
                         "folder": CHECKPOINT_FOLDER}, directory / "optimizer.pt")
 
     def load_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
         assert self.engine is not None
-        marker = torch.load(directory / "optimizer.pt")
-        if not isinstance(marker, dict) or marker.get("vistool_optimizer_format") != "zero3":
-            written_by = marker.get("vistool_optimizer_format") if isinstance(marker, dict) else None
-            raise RuntimeError(f"{directory / 'optimizer.pt'} was written by the {written_by or 'ddp'!r} strategy and this run uses "
-                               "'zero3': resume with the strategy that wrote it (distributed.strategy)")
+        marker = self.read_optimizer_file(directory)
         if marker["world_size"] != self.dist.world:
             raise RuntimeError(f"{directory} holds ZeRO-3 partitions for {marker['world_size']} processes and this run has "
                                f"{self.dist.world}: resume with {marker['world_size']} processes")
