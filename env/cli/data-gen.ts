@@ -15,7 +15,8 @@ import { type CliCommand, UsageError } from './command.js';
 
 const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N --seed S --out DIR
                  [--difficulty D|D1-D2] [--split train|val|test] [--image-size WxH]
-                 [--family F1,F2] [--labels A,B,C] [--min-top-gap G]
+                 [--family F1,F2] [--labels A,B,C [--shuffle-labels]] [--min-top-gap G]
+                 [--categories N|N1-N2]
                  [--concurrency K] [--max-attempts A]
 
   --kind          what to draw; mixed draws each task's kind at random
@@ -26,10 +27,15 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N 
   --image-size    force every canvas to WxH pixels (e.g. 224x112); fonts shrink to fit, and
                   a layout that cannot fit legibly is an error naming the size it needs
   --family        ask only these question families: ${FAMILIES.join(', ')}
-                  (charts without printed values only ever ask argmax, argmin, compare, count, list)
+                  (charts without printed values only ever ask argmax, argmin, compare, count, list,
+                  level); level ("is D low, medium or high?") is asked of charts only, and only
+                  when named: its charts draw every value clearly in one of three levels
   --labels        chart categories (table row keys) taken from this list, in this order,
                   instead of the vocabulary, e.g. A,B,C; there must be enough for the most
                   categories the difficulty draws, each short enough for its slot
+  --shuffle-labels  with --labels: each chart shows a random selection of them in a random
+                  order, so a label's place says nothing and only reading the chart finds it
+  --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
   --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
                   the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
   --concurrency   tasks in flight at once (default 4)
@@ -71,6 +77,15 @@ export function parseMinTopGap(text: string | undefined): number | undefined {
   const gap = /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
   if (!(gap >= 0 && gap <= 0.9)) throw new UsageError(`--min-top-gap must be a fraction between 0 and 0.9 (e.g. 0.2 for a 20% lead); got '${text}'`);
   return gap === 0 ? undefined : gap;
+}
+
+export function parseCategories(text: string | undefined): [number, number] | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text);
+  const lo = m ? Number(m[1]) : NaN;
+  const hi = m ? Number(m[2] ?? m[1]) : NaN;
+  if (!(lo >= 2 && hi <= 40 && lo <= hi)) throw new UsageError(`--categories must be a count 2..40 or a range like 6-8, got '${text}'`);
+  return [lo, hi];
 }
 
 export function parseImageSize(text: string | undefined): [number, number] | null {
@@ -118,6 +133,8 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
             family: { type: 'string' },
             labels: { type: 'string' },
             'min-top-gap': { type: 'string' },
+            categories: { type: 'string' },
+            'shuffle-labels': { type: 'boolean' },
             out: { type: 'string' },
           },
           strict: true,
@@ -144,12 +161,27 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
       };
       const families = parseFamilies(values.family);
       if (families) options.families = families;
+      if (families?.length === 1 && families[0] === 'level' && kind !== 'vbar' && kind !== 'hbar' && kind !== 'line') {
+        throw new UsageError(`--family level is asked of single-series charts only; --kind ${kind} draws ${kind === 'mixed' ? 'tables and grouped bars too' : 'none'}. Use --kind vbar, hbar or line`);
+      }
+      const categories = parseCategories(values.categories);
+      if (categories) {
+        if (kind === 'table') throw new UsageError('--categories sets how many categories a chart draws; --kind table has rows, set by --difficulty');
+        options.categories = categories;
+      }
+      if (values['shuffle-labels']) {
+        if (values.labels === undefined) throw new UsageError('--shuffle-labels shuffles the labels --labels gives; add --labels A,B,C,...');
+        options.shuffleLabels = true;
+      }
       const minTopGap = parseMinTopGap(values['min-top-gap']);
       if (minTopGap) options.minTopGap = minTopGap;
       if (values.labels !== undefined) {
         const labels = values.labels.split(',');
         for (const k of kind === 'mixed' ? GENERATED_KINDS : [kind as GeneratedKind]) {
-          const problem = labelsProblem(labels, k, options.difficulty, options.imageSize);
+          const problem = labelsProblem(labels, k, options.difficulty, options.imageSize, {
+            ...(options.categories ? { categories: options.categories } : {}),
+            ...(options.shuffleLabels ? { shuffle: true } : {}),
+          });
           if (problem) throw new UsageError(problem);
         }
         options.labels = labels;

@@ -5,7 +5,7 @@
  * Never writes to the run directories it shows.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PanelBackend } from '../view/panel-backend.js';
@@ -16,7 +16,8 @@ const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root 
              [--theme light|dark] [--assets DIR]
 
   RUN_DIR        run directories to show (config.json, run.json, metrics.jsonl, rollouts/, images/);
-                 several runs are overlaid on the dashboard
+                 several runs are overlaid on the dashboard. A folder of runs (such as the
+                 demo's runs/demo, which holds the tools and text arms) shows every run in it
   --port N       0 picks a free port (default)
   --root DIR     the playground may also open images under DIR by path (repeatable)
   --theme T      default theme of the pages (light or dark; ?theme= in the URL overrides)
@@ -24,6 +25,27 @@ const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root 
 
 Prints one JSON line {"event":"listening","url":...} with the token in the URL, then serves
 until interrupted. Only this machine can connect, and only with the token.`;
+
+function isRunDirectory(dir: string): boolean {
+  return existsSync(join(dir, 'run.json')) || existsSync(join(dir, 'metrics.jsonl'));
+}
+
+/**
+ * The run directories a positional names: itself when it is one, else the runs directly inside
+ * it (a folder of runs, in name order), else a usage error saying what was looked for.
+ */
+export function expandRunDirectories(dirs: readonly string[]): string[] {
+  return dirs.flatMap((dir) => {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`'${dir}' is not a directory; give run directories (each has metrics.jsonl, rollouts/, ...)`);
+    if (isRunDirectory(dir)) return [dir];
+    const inside = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && isRunDirectory(join(dir, entry.name)))
+      .map((entry) => join(dir, entry.name))
+      .sort();
+    if (inside.length === 0) throw new UsageError(`'${dir}' is neither a run directory (no run.json or metrics.jsonl) nor a folder of them; give a run directory such as runs/demo/tools`);
+    return inside;
+  });
+}
 
 /** dist/webview next to the bundled CLI, or the repository's dist/webview when run from source. */
 function defaultAssetsDir(): string {
@@ -53,15 +75,13 @@ export const viewCommand: CliCommand = {
     const host = values.host ?? '127.0.0.1';
     if (!['127.0.0.1', 'localhost', '::1'].includes(host)) throw new UsageError(`--host ${host} is not a loopback address; vistool view only serves this machine`);
     if (values.theme !== 'light' && values.theme !== 'dark') throw new UsageError(`--theme must be light or dark, got '${values.theme}'`);
-    for (const dir of positionals) {
-      if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`'${dir}' is not a directory; give run directories (each has metrics.jsonl, rollouts/, ...)`);
-    }
+    const runs = expandRunDirectories(positionals);
     const assetsDir = resolve(values.assets ?? defaultAssetsDir());
     if (!existsSync(join(assetsDir, 'dashboard.js'))) throw new Error(`the panel bundles are missing from ${assetsDir}; run \`npm run build\` first`);
 
     const token = randomBytes(24).toString('hex');
     const log = (level: string, message: string) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), level, msg: message }) + '\n');
-    const backend = new PanelBackend({ runs: positionals, roots: values.root ?? [], log });
+    const backend = new PanelBackend({ runs, roots: values.root ?? [], log });
     await backend.start();
     const server = new ViewServer({ backend, assetsDir, token, host, port, log });
     const base = await server.start();

@@ -141,5 +141,14 @@ export function recomputeAnswer(table: Table, query: TaskQuery): string | string
       if (rows.length === 0) throw new Error('ill-posed: nothing is listed');
       return rows.map(key);
     }
+    case 'level': {
+      const value = cell(table, row(table, query.rows?.[0]), column(table, query.column));
+      const [lo, hi] = (query.bounds ?? []).map((b) => parseDecimal(b, 'level bound'));
+      if (!lo || !hi || compare(lo, hi) >= 0) throw new Error('ill-posed: a level needs two increasing bounds');
+      const below = compare(value, lo);
+      const above = compare(value, hi);
+      if (below === 0 || above === 0) throw new Error('ill-posed: the value sits on a bound');
+      return below < 0 ? 'low' : above > 0 ? 'high' : 'medium';
+    }
   }
 }

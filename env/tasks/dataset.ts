@@ -35,6 +35,10 @@ export interface DatasetOptions {
   labels?: readonly string[];
   /** argmax / argmin: least lead of the extreme over the runner-up, as a fraction (absent: 0). */
   minTopGap?: number;
+  /** Charts: the category count range (absent: the difficulty's). */
+  categories?: readonly [number, number];
+  /** With `labels`: a random selection of them, in a random order, on each chart. */
+  shuffleLabels?: boolean;
 }
 
 export interface DatasetProgress {
@@ -54,7 +58,7 @@ export interface DatasetSummary extends DatasetProgress {
 }
 
 /** The kind and difficulty of task `index`: fixed by the seed, independent of repairs. */
-export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize' | 'families' | 'labels' | 'minTopGap'>, index: number): Omit<TaskSpec, 'attempt'> {
+export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize' | 'families' | 'labels' | 'minTopGap' | 'categories' | 'shuffleLabels'>, index: number): Omit<TaskSpec, 'attempt'> {
   const rng = taskStream(options.seed, options.split, index, 0).fork('plan');
   const kind = options.kind === 'mixed' ? rng.pick(GENERATED_KINDS) : options.kind;
   const d = rng.int(options.difficulty[0], options.difficulty[1]);
@@ -64,6 +68,8 @@ export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split'
     ...(options.families ? { families: options.families } : {}),
     ...(options.labels ? { labels: options.labels } : {}),
     ...(options.minTopGap ? { minTopGap: options.minTopGap } : {}),
+    ...(options.categories ? { categories: options.categories } : {}),
+    ...(options.shuffleLabels ? { shuffleLabels: true } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import { renderWithLabelMap, type LabelMap } from './label-map.js';
 import type { LabelLength } from './labels.js';
 import { makeChartData, makeTableData } from './make-data.js';
 import { taskStream, type Rng, type Split } from './prng.js';
-import { askQuestion, FAMILIES, leadsBy, type AskedQuestion } from './questions.js';
+import { askQuestion, DEFAULT_FAMILIES, leadsBy, type AskedQuestion } from './questions.js';
 import type { GeneratedKind, GeneratorProvenance, QuestionFamily, TaskRecord } from './record.js';
 import type { Scene } from './scene.js';
 import { layoutTable } from './table-layout.js';
@@ -40,6 +40,10 @@ export interface TaskSpec {
   labels?: readonly string[];
   /** argmax / argmin: the extreme value leads the runner-up by at least this fraction of the larger of the two. */
   minTopGap?: number;
+  /** Charts: draw the number of categories from this inclusive range instead of the difficulty's. */
+  categories?: readonly [number, number];
+  /** With `labels`: each chart shows a random selection of them in a random order. */
+  shuffleLabels?: boolean;
 }
 
 /** A generator option that can never work for this spec (not a bad roll): no re-roll will help. */
@@ -84,7 +88,8 @@ function chartLabelChars(kind: GeneratedKind, imageSize: [number, number] | null
  * labels for the most categories or rows a task may draw, a label wider than its slot, a
  * repeat), or null when it can. The data gen command calls it before generating anything.
  */
-export function labelsProblem(labels: readonly string[], kind: GeneratedKind, difficulty: [Difficulty, Difficulty], imageSize: [number, number] | null): string | null {
+export function labelsProblem(labels: readonly string[], kind: GeneratedKind, difficulty: [Difficulty, Difficulty], imageSize: [number, number] | null,
+  options: { categories?: readonly [number, number]; shuffle?: boolean } = {}): string | null {
   const seen = new Set<string>();
   for (const label of labels) {
     if (label.trim() === '' || label !== label.trim()) return `--labels has an empty label or one with spaces at its ends ('${label}'); write them as A,B,C`;
@@ -93,24 +98,40 @@ export function labelsProblem(labels: readonly string[], kind: GeneratedKind, di
   }
   for (let d = difficulty[0]; d <= difficulty[1]; d++) {
     const level = d as Difficulty;
-    const needed = kind === 'table' ? TABLE_PROFILES[level].rows[1] : CHART_PROFILES[level].categories[1];
+    const needed = kind === 'table' ? TABLE_PROFILES[level].rows[1] : categoryRange({ difficulty: level, ...(options.categories ? { categories: options.categories } : {}) })[1];
     const what = kind === 'table' ? 'rows' : 'categories';
-    if (labels.length < needed) return `--labels gives ${labels.length} labels but a difficulty-${d} ${kind} may need ${needed} ${what}; give at least ${needed} or lower --difficulty`;
+    const fewer = kind !== 'table' && options.categories ? 'fewer --categories' : 'lower --difficulty';
+    if (labels.length < needed) return `--labels gives ${labels.length} labels but a difficulty-${d} ${kind} may need ${needed} ${what}; give at least ${needed} or ${fewer}`;
     const cap = kind === 'table'
       ? tableLabelChars(imageSize, TABLE_PROFILES[level].columns[1])
       : chartLabelChars(kind, imageSize, imageSize ?? [CHART_PROFILES[level].canvas[0], CHART_PROFILES[level].canvas[1]], needed);
-    const wide = labels.slice(0, needed).find((l) => l.length > cap);
+    // Shuffled labels may all appear, each in any slot.
+    const wide = (options.shuffle ? labels : labels.slice(0, needed)).find((l) => l.length > cap);
     const canvas = imageSize ? `${imageSize[0]}x${imageSize[1]}` : 'the default canvas';
     if (wide !== undefined) return `--labels '${wide}' is ${wide.length} characters; a difficulty-${d} ${kind} on ${canvas} fits at most ${cap} per label. Use shorter labels or a larger --image-size`;
   }
   return null;
 }
 
-/** The first `count` of the given labels, or null to draw them from the vocabulary. */
-function givenLabels(spec: TaskSpec, count: number): string[] | null {
+/**
+ * The first `count` of the given labels, or null to draw them from the vocabulary. Shuffled, a
+ * random `count` of them in a random order (from their own stream, so nothing else moves): a
+ * label then says nothing about its place, and only reading the chart finds it.
+ */
+function givenLabels(rng: Rng, spec: TaskSpec, count: number): string[] | null {
   if (!spec.labels) return null;
   if (spec.labels.length < count) throw new GeneratorOptionError(`--labels gives ${spec.labels.length} labels; this task needs ${count}`);
-  return spec.labels.slice(0, count);
+  return spec.shuffleLabels ? rng.fork('labels').sample(spec.labels, count) : spec.labels.slice(0, count);
+}
+
+/** The chart's category count range: `--categories` when given, else the difficulty's. */
+export function categoryRange(spec: Pick<TaskSpec, 'categories' | 'difficulty'>): readonly [number, number] {
+  return spec.categories ?? CHART_PROFILES[spec.difficulty].categories;
+}
+
+/** Whether this spec asks level questions about a chart, whose data is then level data (make-data.ts). */
+function levelData(spec: TaskSpec): boolean {
+  return spec.kind !== 'table' && (spec.families?.includes('level') ?? false);
 }
 
 /** Whether every number column's extremes lead their runners-up by `gap` (for the families asked about). */
@@ -132,7 +153,7 @@ function extremesApart(data: DataTable, gap: number, families: readonly Question
 function drawData<T>(rng: Rng, first: Rng, spec: TaskSpec, make: (rng: Rng) => T, table: (made: T) => DataTable): T {
   const drawn = make(first);
   if (!spec.minTopGap) return drawn;
-  const families = spec.families ?? FAMILIES;
+  const families = spec.families ?? DEFAULT_FAMILIES;
   let made = drawn;
   for (let k = 1; k <= 64 && !extremesApart(table(made), spec.minTopGap, families); k++) made = make(rng.fork(`data/${k}`));
   return made;
@@ -152,7 +173,7 @@ function buildTable(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
     grouping: profile.grouping,
     shortHeaders: size !== null && size[0] / columns < 80,
   };
-  const keys = givenLabels(spec, rows);
+  const keys = givenLabels(rng, spec, rows);
   const data = drawData(rng, dataRng, spec, (r) => makeTableData(r, keys ? { ...options, keys } : options), (d) => d);
   const style = rng.pick(profile.styles.filter((s) => TABLE_STYLES.includes(s)));
   const dark = rng.pick(['#2f4b7c', '#3b5d3a', '#44475a', '#5b3f7a']);
@@ -180,7 +201,8 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
   const kind = spec.kind;
   if (kind === 'table') throw new Error('buildChart called for a table');
   const size = spec.imageSize ?? [profile.canvas[0], profile.canvas[1]];
-  const categories = rng.int(profile.categories[0], profile.categories[1]);
+  const [fewest, most] = categoryRange(spec);
+  const categories = rng.int(fewest, most);
   const series = kind === 'grouped' ? rng.int(profile.series[0], profile.series[1]) : kind === 'line' && spec.difficulty >= 3 ? rng.int(1, profile.series[1]) : 1;
   const measure = rng.pick(CHART_MEASURES);
   const maxChars = chartLabelChars(kind, spec.imageSize, size, categories);
@@ -191,8 +213,9 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
     measure,
     timeAxis: kind === 'line' ? 0.8 : 0,
     labels: { length: labelLength(rng, profile.labelLengths, spec.imageSize), similar: rng.chance(profile.similarLabels), maxChars },
+    ...(levelData(spec) ? { levels: true } : {}),
   };
-  const given = givenLabels(spec, categories);
+  const given = givenLabels(rng, spec, categories);
   const chart = drawData(rng, dataRng, spec, (r) => makeChartData(r, given ? { ...options, given } : options), (c) => c.table);
   const palette = rng.pick(PALETTES);
   const colours: ChartColours = {
@@ -238,6 +261,8 @@ function provenance(spec: TaskSpec): GeneratorProvenance {
     ...(spec.families ? { families: [...spec.families] } : {}),
     ...(spec.labels ? { labels: [...spec.labels] } : {}),
     ...(spec.minTopGap ? { min_top_gap: spec.minTopGap } : {}),
+    ...(spec.categories ? { categories: [spec.categories[0], spec.categories[1]] as [number, number] } : {}),
+    ...(spec.shuffleLabels ? { shuffle_labels: true } : {}),
   };
 }
 
@@ -285,5 +310,7 @@ export function specOf(record: TaskRecord): TaskSpec | null {
     ...(g.families ? { families: g.families as QuestionFamily[] } : {}),
     ...(g.labels ? { labels: g.labels } : {}),
     ...(g.min_top_gap ? { minTopGap: g.min_top_gap } : {}),
+    ...(g.categories ? { categories: [g.categories[0], g.categories[1]] as const } : {}),
+    ...(g.shuffle_labels ? { shuffleLabels: true } : {}),
   };
 }

@@ -2,7 +2,8 @@
  * Gold trajectories: the tool calls a good agent makes before answering, and the assistant
  * messages of that trajectory as text (hermes `<tool_call>` JSON, then `<answer>`), for SFT
  * warm-up. Tables: mask to the relevant columns, then box (draw) the named rows or highlight the
- * rows that match. Charts: highlight the bars or points the question is about.
+ * rows that match. Charts: highlight the bars or points the question is about (level questions
+ * mask all the others).
  */
 import { formatAnswer, formatToolCall } from '../actions/format.js';
 import type { BandFamily } from '../tools/metadata.js';
@@ -33,7 +34,10 @@ export function goldCalls(kind: GeneratedKind, data: DataTable, query: TaskQuery
   const focus = focusRows(data, query, answer);
   if (kind !== 'table') {
     const family: BandFamily = kind === 'hbar' ? 'y_values' : 'x_values';
-    return focus.rows.length > 0 ? [call(family, 'highlight', focus.rows)] : [];
+    // A level is read off one bar: masking every other bar leaves only the evidence, where a
+    // highlight would leave the distractors in view.
+    const how = query.family === 'level' ? 'mask' : 'highlight';
+    return focus.rows.length > 0 ? [call(family, how, focus.rows)] : [];
   }
   const asked = new Set([data.columns[0]?.name, query.column, query.where?.column].filter((c): c is string => c !== undefined));
   const columns = data.columns.map((c) => c.name).filter((name) => asked.has(name));

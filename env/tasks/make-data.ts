@@ -76,6 +76,30 @@ export interface ChartDataOptions {
   timeAxis?: number;
   /** Category labels to use, in this order, instead of drawing them (`--labels`). */
   given?: readonly string[];
+  /**
+   * Level data (the `level` family): every value clearly low, medium or high on a power-of-ten
+   * scale, each level present at least once, so each level question has a clear answer and the
+   * three answers are equally likely.
+   */
+  levels?: boolean;
+}
+
+/** Where level data puts a value, as fractions of the scale: a clear tenth of the scale from each bound at ¼ and ¾. */
+const LEVEL_BANDS: readonly (readonly [number, number])[] = [[0.05, 0.15], [0.35, 0.65], [0.85, 1]];
+
+/**
+ * The values of one level-data series: the three levels as evenly as the count allows (two of each
+ * for six bars), shuffled. An even mix keeps the chart's total ink nearly the same from chart to
+ * chart, so what a tool removes or keeps is the signal, not the mix.
+ */
+function levelValues(rng: Rng, count: number, measure: ChartMeasure): number[] {
+  const top = 10 ** Math.ceil(Math.log10(measure.max) - 1e-9);
+  const even = Array.from({ length: count - (count % 3) }, (_, i) => i % 3);
+  const levels = rng.shuffle([...even, ...rng.sample([0, 1, 2], count % 3)]);
+  return levels.map((l) => {
+    const [lo, hi] = LEVEL_BANDS[l] as readonly [number, number];
+    return randomUnits(rng, lo * top, hi * top, measure.decimals);
+  });
 }
 
 export interface ChartData {
@@ -99,6 +123,7 @@ export function makeChartData(rng: Rng, options: ChartDataOptions): ChartData {
   // A per-chart range inside the measure's range, so charts differ in scale.
   const lo = options.measure.min + rng.next() * (options.measure.max - options.measure.min) * 0.3;
   const hi = lo + (options.measure.max - lo) * (0.4 + 0.6 * rng.next());
-  const rows = labels.map((label) => [label, ...seriesNames.map(() => randomUnits(rng, lo, hi, options.measure.decimals))]);
+  const levelled = options.levels ? seriesNames.map(() => levelValues(rng, labels.length, options.measure)) : null;
+  const rows = labels.map((label, r) => [label, ...seriesNames.map((_, s) => (levelled ? (levelled[s]?.[r] as number) : randomUnits(rng, lo, hi, options.measure.decimals)))]);
   return { table: { title: '', entity: { one: pool.one, many: pool.many }, columns, rows }, pool, measure: options.measure };
 }

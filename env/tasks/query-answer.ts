@@ -127,5 +127,17 @@ export function answerQuery(data: DataTable, query: TaskQuery): string | string[
       if (rows.length === 0) throw new IllPosedQuestion('no row matches the list condition');
       return rows.map(key);
     }
+    case 'level': {
+      const { index, column } = numberColumn(data, query.column);
+      const bounds = query.bounds ?? [];
+      if (bounds.length !== 2) throw new IllPosedQuestion('a level question needs two bounds');
+      // Bounds may be finer than the column (2.5 on an integer axis): compare at the finer scale.
+      const finest = Math.max(column.decimals, ...bounds.map((b) => (String(b).split('.')[1] ?? '').length));
+      const value = units(data, rowIndex(data, query.rows?.[0] ?? ''), index) * 10 ** (finest - column.decimals);
+      const [lo, hi] = bounds.map((b) => Math.round(b * 10 ** finest)) as [number, number];
+      if (!(lo < hi)) throw new IllPosedQuestion('a level question needs two increasing bounds');
+      if (value === lo || value === hi) throw new IllPosedQuestion('the value sits on a bound');
+      return value < lo ? 'low' : value > hi ? 'high' : 'medium';
+    }
   }
 }

@@ -30,8 +30,16 @@ export interface AskedQuestion {
   query: TaskQuery;
 }
 
-export const FAMILIES: readonly QuestionFamily[] = ['lookup', 'filter_sum', 'count', 'argmax', 'argmin', 'compare', 'difference', 'average', 'list'];
-const EYEBALL_FAMILIES: readonly QuestionFamily[] = ['argmax', 'argmin', 'compare', 'count', 'list'];
+/** Every family `--family` accepts. */
+export const FAMILIES: readonly QuestionFamily[] = ['lookup', 'filter_sum', 'count', 'argmax', 'argmin', 'compare', 'difference', 'average', 'list', 'level'];
+/**
+ * The families asked when `--family` is absent: the ones the generator had before `level`, so a
+ * data set made without the option regenerates byte for byte. `level` is asked only by name (its
+ * data is drawn differently, see make-data.ts).
+ */
+export const DEFAULT_FAMILIES: readonly QuestionFamily[] = FAMILIES.filter((f) => f !== 'level');
+const EYEBALL_FAMILIES: readonly QuestionFamily[] = ['argmax', 'argmin', 'compare', 'count', 'list', 'level'];
+export const LEVELS = ['low', 'medium', 'high'] as const;
 
 interface Num {
   index: number;
@@ -261,6 +269,51 @@ const list: Builder = (rng, setting) => {
   return { query: { family: 'list', where }, question: `Which ${entity(setting).many} ${conditionText(setting, where)}?` };
 };
 
+/**
+ * The level family's scale: the smallest power of ten at or above the column's largest value (in
+ * displayed units), and the bounds at a quarter and three quarters of it. A power of ten is what
+ * every tick set the layouts choose ends at when the largest bar is within 15% of it, so with
+ * level data (make-data.ts) the value axis is drawn from 0 to exactly this scale.
+ */
+export function levelScale(data: DataTable, col: Num | { index: number; column: NumberColumn }): { top: number; bounds: [number, number] } {
+  const largest = Math.max(...data.rows.map((_, r) => unitsOf(data, r, col.index))) / 10 ** col.column.decimals;
+  const top = 10 ** Math.ceil(Math.log10(Math.max(largest, 10 ** -col.column.decimals)) - 1e-9);
+  return { top, bounds: [Number((top / 4).toPrecision(6)), Number(((3 * top) / 4).toPrecision(6))] };
+}
+
+/** Which level a displayed value is in, or null when it is within `margin` of a bound (too close to judge by eye). */
+export function levelOf(value: number, bounds: [number, number], margin: number): (typeof LEVELS)[number] | null {
+  const [lo, hi] = bounds;
+  if (Math.abs(value - lo) < margin || Math.abs(value - hi) < margin) return null;
+  return value < lo ? 'low' : value > hi ? 'high' : 'medium';
+}
+
+/**
+ * "Is the revenue of D low (under 250), medium or high (over 750)?" The level is drawn first,
+ * uniformly among the levels some item is clearly in, then an item of that level, so on level
+ * data (every level present) each answer is equally likely and the chance level is one in three.
+ */
+const level: Builder = (rng, setting) => {
+  const { data } = setting;
+  if (!setting.chart) return null;
+  const col = rng.pick(numberColumns(data));
+  const { top, bounds } = levelScale(data, col);
+  // Charts that do not print values are read by eye: a tenth of the scale away from either bound.
+  const margin = setting.exact ? 0 : top / 10;
+  const byLevel = new Map<string, string[]>();
+  data.rows.forEach((row, r) => {
+    const found = levelOf(unitsOf(data, r, col.index) / 10 ** col.column.decimals, bounds, margin || 1e-12);
+    if (found) byLevel.set(found, [...(byLevel.get(found) ?? []), String(row[0])]);
+  });
+  const present = LEVELS.filter((l) => byLevel.has(l));
+  if (present.length === 0) return null;
+  const row = rng.pick(byLevel.get(rng.pick(present)) as string[]);
+  const [lo, hi] = bounds;
+  const range = `low (under ${lo}), medium or high (over ${hi})`;
+  const question = isTime(setting) ? `Was the ${quantity(setting, col)} in ${row} ${range}?` : `Is the ${noun(setting, col)} of ${row}${seriesSuffix(setting, col)} ${range}?`;
+  return { query: { family: 'level', rows: [row], column: col.column.name, bounds }, question };
+};
+
 const BUILDERS: Readonly<Record<QuestionFamily, Builder>> = {
   lookup,
   filter_sum: filterSum,
@@ -271,10 +324,11 @@ const BUILDERS: Readonly<Record<QuestionFamily, Builder>> = {
   difference: pair('difference'),
   average,
   list,
+  level,
 };
 
 /** A well-posed question of a random allowed family; throws IllPosedQuestion if none fits. */
-export function askQuestion(rng: Rng, setting: QuestionSetting, families: readonly QuestionFamily[] = FAMILIES): AskedQuestion {
+export function askQuestion(rng: Rng, setting: QuestionSetting, families: readonly QuestionFamily[] = DEFAULT_FAMILIES): AskedQuestion {
   const allowed = setting.exact ? families : families.filter((f) => EYEBALL_FAMILIES.includes(f));
   for (let round = 0; round < 6; round++) {
     for (const family of rng.shuffle(allowed)) {

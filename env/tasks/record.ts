@@ -12,7 +12,7 @@ export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'chart';
 /** The kinds the generator draws. */
 export type GeneratedKind = Exclude<TaskKind, 'chart'>;
 
-export type QuestionFamily = 'lookup' | 'filter_sum' | 'count' | 'argmax' | 'argmin' | 'compare' | 'difference' | 'average' | 'list';
+export type QuestionFamily = 'lookup' | 'filter_sum' | 'count' | 'argmax' | 'argmin' | 'compare' | 'difference' | 'average' | 'list' | 'level';
 
 export interface QueryCondition {
   column: string;
@@ -34,6 +34,8 @@ export interface QueryCondition {
  * - average: mean of `column` (over rows matching `where`, if any), rounded half away from zero
  *   to 2 decimals, trailing zeros dropped.
  * - list: keys of the rows matching `where`, in table order.
+ * - level: where the value at `rows[0]`, `column` lies against `bounds: [lo, hi]`: 'low' below
+ *   lo, 'high' above hi, 'medium' between (a value equal to a bound is ill-posed).
  * Numbers are written as plain decimals, no thousands separators, no trailing zeros.
  */
 export interface TaskQuery {
@@ -42,6 +44,8 @@ export interface TaskQuery {
   rows?: string[];
   columns?: string[];
   where?: QueryCondition;
+  /** level: the two bounds, in the column's displayed units, lo < hi. */
+  bounds?: [number, number];
 }
 
 /** What `vistool data gen` needs to regenerate a task byte for byte. */
@@ -61,6 +65,10 @@ export interface GeneratorProvenance {
   labels?: string[];
   /** `--min-top-gap`: the extreme's least lead over the runner-up, as a fraction (absent: 0). */
   min_top_gap?: number;
+  /** `--categories`: the chart's category count range [lo, hi] (absent: the difficulty's). */
+  categories?: [number, number];
+  /** `--shuffle-labels`: the given labels appear in a random order on each chart (absent: in the order given). */
+  shuffle_labels?: boolean;
 }
 
 export interface TaskRecord {

@@ -62,6 +62,9 @@ function queryArb(table: DataTable): fc.Arbitrary<TaskQuery> {
     fc.record({ family: fc.constant('average' as const), column: col }),
     fc.record({ family: fc.constant('average' as const), column: col, where: condition }),
     fc.record({ family: fc.constant('list' as const), where: condition }),
+    // Level bounds in displayed units, as fine as a tenth, possibly finer than the column.
+    fc.record({ family: fc.constant('level' as const), rows: fc.constantFrom(...keys).map((k) => [k]), column: col,
+      bounds: fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 500 })).map(([a, d]): [number, number] => [a / 10, (a + d) / 10]) }),
   );
 }
 
@@ -95,6 +98,12 @@ function naive(table: { columns: string[]; rows: (string | number)[][] }, q: Tas
     case 'difference': { const [a, b] = q.rows!.map(byKey) as [(string | number)[], (string | number)[]]; return String(Math.abs(v(a) - v(b))); }
     case 'average': { const rs = match(q.where); return rs.length ? String(rs.reduce((s, r) => s + v(r), 0) / rs.length) : null; }
     case 'list': { const rs = match(q.where); return rs.length ? rs.map((r) => String(r[0])) : null; }
+    case 'level': {
+      const value = v(byKey(q.rows![0]!));
+      const [lo, hi] = q.bounds!;
+      if (Math.abs(value - lo) < 1e-9 || Math.abs(value - hi) < 1e-9) return null;
+      return value < lo ? 'low' : value > hi ? 'high' : 'medium';
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * `data gen --family`, `--labels` and `--min-top-gap`: what each option guarantees, checked on
- * the generated records and their real pixels (sharp renders, the checker's label map).
+ * `data gen --family`, `--labels`, `--shuffle-labels`, `--categories` and `--min-top-gap`: what
+ * each option guarantees, checked on the generated records and their real pixels (sharp renders,
+ * the checker's label map).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,8 @@ import { generateDataset, type DatasetOptions } from '../../env/tasks/dataset.js
 import { buildTask, renderTask, type TaskSpec } from '../../env/tasks/generate.js';
 import { loadTasks } from '../../env/tasks/load.js';
 import type { TaskRecord } from '../../env/tasks/record.js';
+import { resolveMetadata } from '../../env/tools/metadata.js';
+import { runToolCallAsync } from '../../env/tools/registry.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'vistool-options-'));
@@ -125,10 +128,99 @@ test('data gen passes the options through and refuses bad ones with a usage erro
 
   const base = ['--kind', 'vbar', '--n', '2', '--seed', '1', '--difficulty', '1', '--image-size', '112x112', '--out', join(dir, 'never')];
   const usage = (pattern: RegExp) => (e: unknown) => e instanceof UsageError && pattern.test(e.message);
-  await assert.rejects(gen.run([...base, '--family', 'argmax,tallest']), usage(/--family must be a comma-separated list of lookup, filter_sum, count, argmax, argmin, compare, difference, average, list; got unknown 'tallest'/));
+  await assert.rejects(gen.run([...base, '--family', 'argmax,tallest']), usage(/--family must be a comma-separated list of lookup, filter_sum, count, argmax, argmin, compare, difference, average, list, level; got unknown 'tallest'/));
+  await assert.rejects(gen.run([...base, '--shuffle-labels']), usage(/--shuffle-labels shuffles the labels --labels gives/));
+  await assert.rejects(gen.run([...base, '--categories', '1']), usage(/--categories must be a count 2..40/));
+  await assert.rejects(gen.run([...base.map((a) => (a === 'vbar' ? 'table' : a)), '--categories', '6']), usage(/--kind table has rows/));
+  await assert.rejects(gen.run([...base.map((a) => (a === 'vbar' ? 'table' : a)), '--family', 'level']), usage(/--family level is asked of single-series charts only/));
+  await assert.rejects(gen.run([...base, '--labels', 'A,B,C,D,E', '--categories', '6']), usage(/--labels gives 5 labels but a difficulty-1 vbar may need 6 categories; give at least 6 or fewer --categories/));
   await assert.rejects(gen.run([...base, '--labels', 'A,B']), usage(/--labels gives 2 labels but a difficulty-1 vbar may need 3 categories/));
   await assert.rejects(gen.run([...base, '--labels', 'A,Bordeaux,C']), usage(/--labels 'Bordeaux' is 8 characters; a difficulty-1 vbar on 112x112 fits at most 5/));
   await assert.rejects(gen.run([...base, '--labels', 'A,B,A']), usage(/--labels repeats 'A'/));
   await assert.rejects(gen.run([...base, '--min-top-gap', '1.5']), usage(/--min-top-gap must be a fraction between 0 and 0.9/));
   await assert.rejects(gen.run(['--kind', 'vbar', '--n', '2', '--seed', '1', '--difficulty', '1-2', '--labels', 'A,B,C', '--out', join(dir, 'never')]), usage(/difficulty-2 vbar may need 6 categories/));
 });
+
+const LEVEL_DEMO: Omit<DatasetOptions, 'n' | 'seed'> = {
+  kind: 'vbar', split: 'train', difficulty: [2, 2], imageSize: [224, 112],
+  families: ['level'], labels: ['A', 'B', 'C', 'D', 'E', 'F'], shuffleLabels: true, categories: [6, 6],
+};
+
+/** A level recomputed here from the record's table and the printed bounds in the question. */
+function levelFromQuestion(task: TaskRecord): string {
+  const match = /low \(under ([\d.]+)\), medium or high \(over ([\d.]+)\)/.exec(task.question);
+  assert.ok(match, `${task.id}: the question states both bounds: ${task.question}`);
+  const [lo, hi] = [Number(match[1]), Number(match[2])];
+  const row = task.table!.rows.find((r) => r[0] === task.query!.rows![0])!;
+  const value = Number(row[1]);
+  return value < lo ? 'low' : value > hi ? 'high' : 'medium';
+}
+
+test('level questions: six shuffled bars, every level present and clear of the bounds, a balanced answer, a mask call that names only the label', async (t) => {
+  const dir = await tempDir(t);
+  const summary = await generateDataset(join(dir, 'set'), { ...LEVEL_DEMO, n: 60, seed: 3 });
+  assert.equal(summary.generated, 60, 'level data is drawn to fit, so nothing is dropped');
+  const tasks = await loadTasks(join(dir, 'set', 'tasks.jsonl'));
+  const orders = new Set<string>();
+  const answers = new Map<string, number>();
+  for (const task of tasks) {
+    const labels = Object.keys(task.meta.x_values_bbox ?? {});
+    assert.equal(labels.length, 6);
+    assert.deepEqual([...labels].sort(), ['A', 'B', 'C', 'D', 'E', 'F']);
+    orders.add(labels.join(''));
+    assert.equal(task.family, 'level');
+    const asked = task.query!.rows![0]!;
+    assert.ok(task.question.includes(` ${asked} `), `${task.id}: the question names the label`);
+    assert.equal(task.answer, levelFromQuestion(task), `${task.id}: the answer follows from the value and the printed bounds`);
+    const [lo, hi] = task.query!.bounds!;
+    const top = 4 * lo;
+    assert.equal(hi, 3 * lo, 'bounds at a quarter and three quarters of the scale');
+    assert.ok(Math.log10(top) % 1 === 0, `${task.id}: the scale ${top} is a power of ten`);
+    const values = task.table!.rows.map((r) => Number(r[1]));
+    const levels = new Set(values.map((v) => (v < lo ? 'low' : v > hi ? 'high' : 'medium')));
+    assert.equal(levels.size, 3, `${task.id}: every level appears on the chart`);
+    for (const v of values) assert.ok(Math.abs(v - lo) >= top / 10 - 1e-9 && Math.abs(v - hi) >= top / 10 - 1e-9, `${task.id}: ${v} is within a tenth of the scale of a bound`);
+    // The call copies the label from the question and contains no level word.
+    assert.deepEqual(task.gold, [{ name: 'focus_on_x_values_with_mask', arguments: { x_values: [asked] } }]);
+    assert.ok(!/low|medium|high/.test(JSON.stringify(task.gold)));
+    assert.deepEqual(task.generator!.categories, [6, 6]);
+    assert.equal(task.generator!.shuffle_labels, true);
+    answers.set(task.answer as string, (answers.get(task.answer as string) ?? 0) + 1);
+  }
+  assert.ok(orders.size >= 50, `the label order changes from chart to chart (${orders.size} orders in 60)`);
+  assert.deepEqual([...answers.keys()].sort(), ['high', 'low', 'medium']);
+  for (const [answer, count] of answers) assert.ok(count >= 10 && count <= 30, `${answer} is the answer ${count} times in 60: far from a third`);
+  for (const task of tasks.slice(0, 6)) {
+    const report = await checkTask(task, { taskDir: join(dir, 'set') });
+    assert.deepEqual(report.issues, [], `${task.id} regenerates byte for byte from its recorded options`);
+  }
+});
+
+test('masking every bar but the asked one leaves exactly that bar: the level is readable from the edited image alone', async () => {
+  for (const index of [0, 1, 2, 3]) {
+    const built = await renderTask(buildTask({ seed: 9, split: 'train', index, attempt: 0, kind: 'vbar', difficulty: 2, imageSize: [224, 112], families: ['level'], labels: ['A', 'B', 'C', 'D', 'E', 'F'], shuffleLabels: true, categories: [6, 6] }));
+    const { record } = built;
+    const outcome = await runToolCallAsync(built.image, record.gold![0]!, resolveMetadata(record.meta, built.image.width, built.image.height));
+    assert.ok(outcome.ok, `${record.id}: the gold call succeeds`);
+    const edited = outcome.image;
+    const bands = record.meta.x_values_bbox!;
+    const asked = record.query!.rows![0]!;
+    for (const [label, box] of Object.entries(bands)) {
+      // Inside the bands the tool whitens, nothing but white is left; the asked band keeps its bar.
+      const inked = countInk(edited, box);
+      if (label === asked) assert.ok(inked > 20, `${record.id}: the asked bar ${label} is gone`);
+      else assert.ok(inked < 3, `${record.id}: bar ${label} still has ${inked} inked pixels after the mask`);
+    }
+  }
+});
+
+function countInk(image: { width: number; height: number; data: Uint8Array | Buffer }, box: { x1: number; y1: number; x2: number; y2: number }): number {
+  let inked = 0;
+  for (let y = Math.ceil(box.y1) + 3; y < Math.floor(box.y2) - 3; y++) {
+    for (let x = Math.ceil(box.x1) + 3; x < Math.floor(box.x2) - 3; x++) {
+      const i = (y * image.width + x) * 3;
+      if ((image.data[i] as number) < 200 || (image.data[i + 1] as number) < 200 || (image.data[i + 2] as number) < 200) inked++;
+    }
+  }
+  return inked;
+}

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { viewCommand } from '../../env/cli/view.js';
+import { expandRunDirectories, viewCommand } from '../../env/cli/view.js';
 import { UsageError } from '../../env/cli/command.js';
 import { writeRunDirectory } from './run-directory.js';
 
@@ -38,4 +38,14 @@ test('vistool view refuses a missing run directory and a non-loopback host as us
   await assert.rejects(viewCommand.run(['/no/such/run']), (err: unknown) => err instanceof UsageError && /not a directory/.test(err.message));
   await assert.rejects(viewCommand.run(['--host', '0.0.0.0']), (err: unknown) => err instanceof UsageError && /not a loopback address/.test(err.message));
   await assert.rejects(viewCommand.run(['--port', '99999']), (err: unknown) => err instanceof UsageError && /--port/.test(err.message));
+});
+
+test('a folder of runs (the demo\'s runs/demo) stands for the runs directly inside it, in name order', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'vistool-view-folder-'));
+  const tools = await writeRunDirectory(join(root, 'demo', 'tools'), { metricRows: 2 });
+  const text = await writeRunDirectory(join(root, 'demo', 'text'), { metricRows: 2 });
+  await mkdir(join(root, 'demo', 'data', 'train'), { recursive: true }); // not a run: skipped
+  assert.deepEqual(expandRunDirectories([join(root, 'demo')]), [text, tools]);
+  assert.deepEqual(expandRunDirectories([tools]), [tools]);
+  assert.throws(() => expandRunDirectories([join(root, 'demo', 'data')]), (err: unknown) => err instanceof UsageError && /neither a run directory/.test(err.message));
 });

@@ -114,7 +114,7 @@ export function metricRow(step: number, trend: 'healthy' | 'fading', start = 1_7
     'response_length/mean': 180 + step * 0.5,
     'actor/entropy': 1.2 - step * 0.004,
     'actor/kl': 0.001 * step,
-    'actor/clipfrac': 0.05 + wiggle,
+    'actor/pg_clipfrac': 0.05 + wiggle,
     'timing/step_s': 12.5,
   };
 }

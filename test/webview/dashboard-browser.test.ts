@@ -43,7 +43,7 @@ test('the dashboard draws every default metric, overlaying both runs with one po
   await reward.waitFor();
   await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"run-b":45'));
   const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
-  assert.deepEqual(metrics, ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/clipfrac', 'timing/step_s']);
+  assert.deepEqual(metrics, ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
   assert.deepEqual(points(await reward.getAttribute('data-points')), { 'run-a': 60, 'run-b': 45 });
   assert.ok((await pixelsNear(page, '[data-metric="reward/mean"] canvas', RUN_A_BLUE)) > 100, 'run-a\'s line is drawn on the reward chart');
   assert.match(await reward.locator('.chart-stats').innerText(), /run-a: last 0\.\d+ · min 0\.3\d* · max 0\.\d+ · n=60/);

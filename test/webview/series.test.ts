@@ -61,8 +61,8 @@ test('CSV has one row per run and step, quotes awkward run names, and leaves mis
 });
 
 test('default metrics put reward and its components first, then accuracy, tool use, length, actor stats and timing', () => {
-  const available = ['timing/step_s', 'actor/kl', 'reward/format', 'reward/mean', 'acc/mean', 'tool/call_rate', 'sampling/kept_groups', 'reward/accuracy', 'actor/clipfrac', 'actor/entropy', 'response_length/mean'];
-  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/clipfrac', 'timing/step_s']);
+  const available = ['timing/step_s', 'actor/kl', 'reward/format', 'reward/mean', 'acc/mean', 'tool/call_rate', 'sampling/kept_groups', 'reward/accuracy', 'actor/pg_clipfrac', 'actor/entropy', 'response_length/mean'];
+  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
   assert.deepEqual(defaultMetrics(['sft/loss', 'timing/step_s']), ['timing/step_s']);
   assert.deepEqual(defaultMetrics(['b/x', 'a/y']), ['a/y', 'b/x']);
 });

@@ -1,4 +1,4 @@
-"""The GRPO/DAPO math checked on fixed vectors against veRL's definitions (REFERENCE §4),
+"""The GRPO/DAPO math checked on fixed vectors against veRL's definitions (docs/ALGORITHMS.md),
 written out here in plain Python floats so the check does not reuse the code under test."""
 import math
 
@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from vistool_trainer.advantages import group_advantages
-from vistool_trainer.dynamic_sampling import has_spread, sample_informative_groups
+from vistool_trainer.dynamic_sampling import has_spread, is_informative, sample_informative_groups
+from vistool_trainer.grpo import mini_batches
 from vistool_trainer.kl_penalty import kl_penalty
 from vistool_trainer.loss_aggregation import aggregate_loss
 from vistool_trainer.policy_loss import clipped_policy_loss
@@ -157,3 +158,84 @@ def test_disabled_dynamic_sampling_keeps_every_group_from_one_batch():
 
 def test_a_group_of_one_has_no_spread():
     assert not has_spread([0.3]) and has_spread([0.3, 0.4]) and not has_spread([1.0, 1.0])
+
+
+def _verl_vanilla(logp, old, adv, mask, low, high, c):
+    """veRL's compute_policy_loss_vanilla written out per token in floats: (token losses,
+    pg_clipfrac, pg_clipfrac_lower, ppo_kl) with masked means over `mask`."""
+    losses, clipped, lower, kl = [], [], [], []
+    for lp, o, a in zip(logp, old, adv):
+        log_ratio = max(-20.0, min(20.0, lp - o))
+        ratio = math.exp(log_ratio)
+        loss1 = -a * ratio
+        loss2 = -a * min(max(ratio, 1 - low), 1 + high)
+        clip1 = max(loss1, loss2)
+        loss3 = -a * c
+        clip2 = min(loss3, clip1)
+        losses.append(clip2 if a < 0 else clip1)
+        clipped.append(1.0 if loss2 > loss1 else 0.0)
+        lower.append(1.0 if clip1 > loss3 and a < 0 else 0.0)
+        kl.append(-log_ratio)
+    def masked(values):
+        return sum(v * m for v, m in zip(values, mask)) / sum(mask)
+    return losses, masked(clipped), masked(lower), masked(kl)
+
+
+def test_clip_ranges_and_dual_clip_follow_verl_with_non_default_epsilons():
+    """ε_low 0.1, ε_high 0.4, c 3: a loss that hard-coded 0.2 / 0.28 / 10 anywhere would differ."""
+    logp = [-0.10, -0.60, -1.00, -0.20, -3.00, -0.05, -0.90, -2.00, -0.30, -1.50]
+    old = [-0.50, -0.40, -1.00, -1.50, -0.50, -0.10, -0.80, -0.30, -0.30, -0.20]
+    adv = [1.0, 1.0, -1.0, -0.7, 2.0, -2.0, -1.2, 0.5, 1.0, -0.4]
+    mask = [1, 1, 1, 1, 1, 1, 1, 1, 0, 1]
+    result = clipped_policy_loss(torch.tensor([logp]), torch.tensor([old]), torch.tensor([adv]), torch.tensor([mask], dtype=torch.float32),
+                                 clip_low=0.1, clip_high=0.4, clip_ratio_c=3.0)
+    losses, clipfrac, lower, kl = _verl_vanilla(logp, old, adv, mask, 0.1, 0.4, 3.0)
+    assert result.per_token[0].tolist() == pytest.approx(losses, abs=TOL)
+    assert result.loss.item() == pytest.approx(sum(v * m for v, m in zip(losses, mask)) / sum(mask), abs=TOL)
+    assert result.clipfrac.item() == pytest.approx(clipfrac, abs=TOL)
+    assert result.clipfrac_lower.item() == pytest.approx(lower, abs=TOL)
+    assert result.approx_kl.item() == pytest.approx(kl, abs=TOL)
+    # The hand-picked tokens exercise each branch: ratio e^0.4 = 1.49 with A>0 clips at 1.4 (not 1.28);
+    # ratio e^-0.2 = 0.82 with A>0 is not clipped (ε_low only binds A<0); token 3 (ratio e^1.3 = 3.7, A<0)
+    # is capped by the dual clip at 0.7·3 = 2.1, not 0.7·10.
+    assert result.per_token[0, 0].item() == pytest.approx(-1.4, abs=TOL)
+    assert result.per_token[0, 3].item() == pytest.approx(2.1, abs=TOL)
+    assert 0 < clipfrac < 1 and lower > 0
+
+
+def test_ratio_below_one_minus_eps_low_clips_only_negative_advantages():
+    logp = torch.log(torch.tensor([[0.85, 0.85, 0.95, 0.95]]))  # old 0: ratios 0.85 and 0.95
+    adv = torch.tensor([[-1.0, 1.0, -1.0, 1.0]])
+    result = clipped_policy_loss(logp, torch.zeros(1, 4), adv, torch.ones(1, 4), clip_low=0.1, clip_high=0.4, clip_ratio_c=3.0)
+    # 0.85 < 1 − 0.1 with A < 0 is the one clipped token; 0.95 sits inside [0.9, 1.4].
+    assert result.clipfrac.item() == pytest.approx(0.25, abs=TOL)
+    assert result.per_token[0].tolist() == pytest.approx([0.9, -0.85, 0.95, -0.95], abs=TOL)
+
+
+MASK_WITH_EMPTY = torch.tensor([[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+LOSS_WITH_EMPTY = torch.tensor([[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 0.0, 0.0], [7.0, 7.0, 7.0, 7.0]])
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("seq-mean-token-sum", ((1 + 2 + 3) + (10 + 20)) / 2),
+    ("seq-mean-token-mean", ((1 + 2 + 3) / 3 + (10 + 20) / 2) / 2),
+    ("token-mean", (1 + 2 + 3 + 10 + 20) / 5),
+])
+def test_a_fully_masked_sequence_is_left_out_of_the_sequence_mean(mode, expected):
+    assert aggregate_loss(LOSS_WITH_EMPTY, MASK_WITH_EMPTY, mode).item() == pytest.approx(expected, abs=TOL)
+
+
+def test_dynamic_sampling_keeps_a_group_of_one_as_dapos_recipe_does():
+    assert is_informative([0.3]) and is_informative([0.0, 1.0]) and not is_informative([1.0, 1.0])
+    outcome = sample_informative_groups(lambda i: [("solo", [0.0]), ("flat", [1.0, 1.0]), ("mixed", [0.0, 1.0])], lambda g: g[1], 3, 1)
+    assert [name for name, _ in outcome.kept] == ["solo", "mixed"] and outcome.dropped_groups == 1
+
+
+def test_mini_batches_hold_whole_groups_of_the_configured_number_of_prompts():
+    assert mini_batches(32, 8, None) == [range(0, 32)]
+    assert mini_batches(32, 8, 1) == [range(0, 8), range(8, 16), range(16, 24), range(24, 32)]
+    assert mini_batches(32, 8, 2) == [range(0, 16), range(16, 32)]
+    assert mini_batches(24, 8, 2) == [range(0, 16), range(16, 24)]  # the last mini-batch takes what is left
+    # A rank told how many optimizer steps the whole batch takes spreads its groups over them.
+    assert mini_batches(16, 8, 1, count=4) == [range(0, 8), range(8, 16), range(16, 16), range(16, 16)]
+    assert mini_batches(24, 8, 2, count=2) == mini_batches(24, 8, 2)

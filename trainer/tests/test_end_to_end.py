@@ -44,7 +44,7 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     assert [m["rl/step"] for m in rl] == [1, 2]
     for key in ("reward/mean", "reward/accuracy", "reward/format", "reward/tool_bonus", "reward/no_tool_factor",
                 "acc/mean", "tool/call_rate", "tool/error_rate", "response_length/mean",
-                "turns/mean", "actor/entropy", "actor/clipfrac", "actor/kl", "actor/grad_norm", "sampling/kept_groups",
+                "turns/mean", "actor/entropy", "actor/pg_clipfrac", "actor/pg_clipfrac_lower", "actor/ppo_kl", "actor/kl", "actor/grad_norm", "sampling/kept_groups",
                 "timing/gen_s", "timing/env_s", "timing/train_s",
                 # the server's judge counters, from the score responses (the judge is on in this run's rewards)
                 "judge/requests", "judge/failures", "judge/cache_hits"):

@@ -42,9 +42,14 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import parse_overrides, run_demo
 
-    return run_demo(args.out, args.minutes, args.model, args.device)
+    try:
+        overrides = parse_overrides(args.set or [])
+    except ValueError as error:
+        print(f"demo: {error}", file=sys.stderr)
+        return 2
+    return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides)
 
 
 def _serve_policy(args: argparse.Namespace) -> int:
@@ -70,9 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--checkpoint", default=None, help="checkpoint folder (default: the newest in output_dir)")
     evaluation.add_argument("--n", type=int, default=None, help="held-out tasks (default: eval.n)")
     evaluation.set_defaults(handler=_eval)
-    demo = commands.add_parser("demo", help="generate tasks, start the env server, SFT, GRPO/DAPO, evaluate, write an HTML report")
-    demo.add_argument("--out", default="runs/demo", help="run directory")
-    demo.add_argument("--minutes", type=float, default=10.0, help="time budget for the whole demo")
+    demo = commands.add_parser("demo", help="the main job: a tools arm and a text-only arm from one model, SFT then GRPO/DAPO, "
+                                            "evaluated on held-out tasks; writes summary.json and report.html")
+    demo.add_argument("--out", default="runs/demo", help="folder for both arms' run directories, summary.json and report.html")
+    demo.add_argument("--minutes", type=float, default=20.0, help="a cap on each stage's time (the budgets are in steps; a stage the cap "
+                                                                   "cuts short is reported)")
+    demo.add_argument("--set", action="append", metavar="KEY=JSON", help="override a run-config key for both arms, e.g. "
+                                                                             "--set sft.steps=400 --set eval.n=100 (repeatable)")
     demo.add_argument("--model", default="micro", help="'micro' (the embedded micro Qwen2.5-VL), a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or a local checkpoint folder")
     demo.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="cpu, cuda (bf16) or auto")
     demo.set_defaults(handler=_demo)

@@ -1,4 +1,4 @@
-"""Group-relative advantages, as veRL's core_algos defines them (REFERENCE §4).
+"""Group-relative advantages, as veRL's core_algos defines them (docs/ALGORITHMS.md).
 
 GRPO: (score − group mean) / (group std + eps), std unbiased, eps 1e-6. A group of one gets
 mean 0 and std 1, as in veRL (its advantage is score / (1 + eps)). Dr. GRPO drops the std

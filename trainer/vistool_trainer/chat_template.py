@@ -41,11 +41,12 @@ def _content_pieces(content: Any, trained: bool) -> list[Piece]:
     return pieces
 
 
-def render_pieces(messages: list[dict[str, Any]], add_generation_prompt: bool) -> list[Piece]:
+def render_pieces(messages: list[dict[str, Any]], add_generation_prompt: bool, trained_turns: set[int] | None = None) -> list[Piece]:
     """Pieces whose concatenated text (images as <|image_pad|>) equals the Jinja template's output.
 
     An assistant message may carry `token_ids` (what the policy sampled, ending in <|im_end|>):
     those ids are used as they are, so the training context is exactly the rollout context.
+    `trained_turns` (message indexes) limits which assistant messages are trained; None: all.
     """
     pieces: list[Piece] = []
     for index, message in enumerate(messages):
@@ -60,12 +61,13 @@ def render_pieces(messages: list[dict[str, Any]], add_generation_prompt: bool) -
             pieces.append(Piece("text", "\n</tool_response>"))
             pieces.append(Piece("text", "<|im_end|>\n" if following != "tool" else "\n"))
         elif role == "assistant":
+            trained = trained_turns is None or index in trained_turns
             pieces.append(Piece("text", "<|im_start|>assistant\n"))
             if message.get("token_ids") is not None:
-                pieces.append(Piece("ids", ids=list(message["token_ids"]), trained=True))
+                pieces.append(Piece("ids", ids=list(message["token_ids"]), trained=trained))
             else:
-                pieces.extend(_content_pieces(message["content"], trained=True))
-                pieces.append(Piece("text", "<|im_end|>", trained=True))
+                pieces.extend(_content_pieces(message["content"], trained=trained))
+                pieces.append(Piece("text", "<|im_end|>", trained=trained))
             pieces.append(Piece("text", "\n"))
         elif role in ("system", "user"):
             pieces.append(Piece("text", f"<|im_start|>{role}\n"))

@@ -17,6 +17,7 @@ import torch
 from PIL import Image
 
 from .chat_template import render_pieces
+from .context_view import ContextView, apply_view
 from .policy_processor import PolicyProcessor
 
 
@@ -53,8 +54,9 @@ class ConversationEncoder:
     # new edited image per tool call, so an unbounded cache grows with the run.
     IMAGE_CACHE_BYTES = 256 * 2**20
 
-    def __init__(self, processor: PolicyProcessor):
+    def __init__(self, processor: PolicyProcessor, view: ContextView | None = None):
         self.processor = processor
+        self.view = view or ContextView()
         self._text_cache: dict[str, list[int]] = {}
         self._image_cache: OrderedDict[str, tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
         self._image_cache_bytes = 0
@@ -82,14 +84,38 @@ class ConversationEncoder:
                 self._image_cache_bytes -= pixels.numel() * pixels.element_size()
         return result
 
-    def encode(self, messages: list[dict[str, Any]], add_generation_prompt: bool) -> EncodedConversation:
+    def after_tool_segments(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
+        """The training sequences with only the assistant turns that follow a tool result trained
+        (the answer after an edited image); [] when no turn does (a direct answer)."""
+        after_tool = {index for index, message in enumerate(messages)
+                      if message.get("role") == "assistant" and index > 0 and messages[index - 1].get("role") == "tool"}
+        if not after_tool:
+            return []
+        if self.view.latest_images is None:
+            return [self.encode(messages, add_generation_prompt=False, trained_turns=after_tool)]
+        return [self.encode(messages[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in sorted(after_tool)]
+
+    def training_segments(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
+        """The sequences a conversation is trained as, each in the context its turns were sampled in.
+
+        When the view shows every image, a turn's context is the conversation before it, so the whole
+        conversation is one sequence with every assistant turn trained. A view that keeps only the
+        newest images shows each turn a different past (the chart is visible when the tool call is
+        written, gone when the answer is): each assistant turn is then its own sequence — the
+        conversation up to it, seen through the view, with only that turn trained."""
+        if self.view.latest_images is None:
+            return [self.encode(messages, add_generation_prompt=False)]
+        turns = [index for index, message in enumerate(messages) if message.get("role") == "assistant"]
+        return [self.encode(messages[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in turns]
+
+    def encode(self, messages: list[dict[str, Any]], add_generation_prompt: bool, trained_turns: set[int] | None = None) -> EncodedConversation:
         ids: list[int] = []
         mask: list[int] = []
         pixels: list[torch.Tensor] = []
         grids: list[torch.Tensor] = []
         keys: list[str] = []
         merge = self.processor.merge_size
-        for piece in render_pieces(messages, add_generation_prompt):
+        for piece in render_pieces(apply_view(messages, self.view), add_generation_prompt, trained_turns):
             if piece.kind == "image":
                 values, grid = self._image(piece.image)
                 keys.append(str(piece.image.get("ref") or piece.image.get("path") or f"anonymous-{id(piece.image)}"))

@@ -1,55 +1,244 @@
-"""`demo`: the embedded end-to-end run — generate tasks, start the env server, SFT warm-up,
-GRPO/DAPO, evaluate on a held-out split before and after, print a table and write report.html.
+"""`demo`: the main job — one task family, one initial model, two arms trained side by side.
 
-One code path for every model: `--model micro --device cpu` (the default, ~10 minutes on 2 CPU
-cores) and `--model Qwen/Qwen2.5-VL-3B-Instruct --device cuda` differ only in the run config
-this module resolves (`demo_config`); both go through `train()`. It never invents a number: the
-report shows what this run measured.
+- **tools**: SFT warm-up on a mixture of gold tool trajectories and direct answers, then GRPO/DAPO
+  with the image tools on;
+- **text**: the same initial model, the same SFT budget on direct gold answers, the same RL budget
+  with the tools off in the env — the ablation of VTool-R1's figure.
+
+The tasks ask for the level of one named bar among six whose order changes from chart to chart
+(docs/DEMO.md says why). Both arms train on one generated training split and are evaluated,
+greedy, after SFT and after RL on one held-out split that training never sees. The demo leaves
+`<out>/tools/` and `<out>/text/` (two ordinary run directories), `<out>/summary.json` and
+`<out>/report.html`.
+
+One code path for every model: `--model micro --device cpu` (the default) and
+`--model Qwen/Qwen2.5-VL-3B-Instruct --device cuda` differ only in the run config `demo_config`
+resolves; every arm runs through `train()` in its own process. On CPU the arms run at once, one
+core each; on a GPU one after the other. The demo never invents a number: the summary and the
+report show what the runs measured.
 """
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
 import sys
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from .demo_report import write_report
+from .demo_report import write_demo_report
+from .demo_summary import demo_summary
 from .environment_check import repo_root
-from .run_config import load_config
-from .train import train
+from .run_config import load_config, resolve_config
+from .run_directory import write_json_atomic
+from .train import generate_tasks
 
 DEMO_CONFIG = repo_root() / "examples" / "micro-cpu.vistool.json"
+ARMS = ("tools", "text")
 
-# Shares of the time budget: SFT and RL get fixed shares; the rest pays for task generation,
-# the server start and three held-out evaluations (measured ~1.5–2.5 min on 2 shared cores).
-SFT_SHARE, RL_SHARE = 0.45, 0.25
+# Shares of the time budget each stage may use at most (a safety cap: the budgets are in steps, so
+# both arms get the same; a cap that cuts a stage short is reported). The rest pays for task
+# generation, the server start and the evaluations.
+SFT_SHARE, RL_SHARE = 0.6, 0.3
 
 
-def demo_config(out: str, minutes: float, model: str = "micro", device: str = "cpu") -> dict[str, Any]:
-    """The demo's resolved run config: examples/micro-cpu.vistool.json with the time budget, and —
-    for a real model — the settings a 3B model needs instead of the micro model's."""
-    overrides: dict[str, Any] = {"output_dir": str(Path(out).resolve()), "device": device,
-                                 "sft.max_seconds": minutes * 60 * SFT_SHARE, "rl.max_seconds": minutes * 60 * RL_SHARE}
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """`--set KEY=JSON` pairs as dotted overrides (the value is JSON, or a plain string)."""
+    overrides: dict[str, Any] = {}
+    for item in items:
+        key, equals, text = item.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(f"--set takes KEY=VALUE with a dotted run-config key, e.g. sft.steps=400; got {item!r}")
+        try:
+            overrides[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            overrides[key.strip()] = text
+    return overrides
+
+
+def demo_config(out: str, minutes: float, model: str = "micro", device: str = "cpu", arm: str = "tools",
+                overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The resolved run config of one arm: examples/micro-cpu.vistool.json with the time caps, the
+    arm's tool setting and — for a real model — the settings a 3B model needs instead of the micro
+    model's. The text arm differs from the tools arm in `env.tools` alone: with the tools off every
+    gold trajectory is a direct answer and every rollout answers without tools."""
+    if arm not in ARMS:
+        raise ValueError(f"demo arm {arm!r} is not one of {', '.join(ARMS)}")
+    root = Path(out).resolve()
+    settings: dict[str, Any] = {"output_dir": str(root / arm), "device": device, "name": f"demo-{arm}",
+                                 "sft.max_seconds": minutes * 60 * SFT_SHARE, "rl.max_seconds": minutes * 60 * RL_SHARE,
+                                 "data.train": str(root / "data" / "train" / "tasks.jsonl"),
+                                 "data.eval": str(root / "data" / "eval" / "tasks.jsonl")}
+    if arm == "text":
+        settings["env.tools"] = False
     if model != "micro":
-        overrides.update({
-            "name": "demo-" + Path(model.rstrip("/")).name.lower(),
+        settings.update({
+            "name": f"demo-{arm}-" + Path(model.rstrip("/")).name.lower(),
             "policy.model": model,
             "policy.dtype": "auto",  # bfloat16 on CUDA, float32 on CPU
             # A pretrained model reads the server's real system prompt (tool list, call format).
             "policy.system_prompt": None,
             "threads": 0,
             "sft.lr": 1e-5, "sft.batch_size": 8,
-            "rl.lr": 1e-6, "rl.prompts_per_step": 8, "rl.group_size": 8, "rl.micro_batch_size": 8,
+            "rl.lr": 1e-6, "rl.prompts_per_step": 8, "rl.group_size": 8, "rl.micro_batch_size": 8, "rl.ppo_mini_batch_size": 2,
             "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
         })
-    return load_config(DEMO_CONFIG, overrides)
+    settings.update(overrides or {})
+    return load_config(DEMO_CONFIG, settings)
 
 
-def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu") -> int:
-    config = demo_config(out, minutes, model, device)
-    code = train(config)
-    run_dir = Path(config["output_dir"])
-    if (run_dir / "metrics.jsonl").exists() and (run_dir / "run.json").exists():
-        summary = write_report(run_dir)
-        print(summary, file=sys.stderr)
-        print(f"report: {run_dir / 'report.html'}", file=sys.stderr)
-    return code
+def generate_demo_data(root: Path, config: dict[str, Any]) -> tuple[Path, Path]:
+    """The training split and the held-out split, generated once into `<out>/data/` for both arms."""
+    generate, seed = config["data"]["generate"], config["seed"]
+    return (generate_tasks(root / "data" / "train", generate, seed, "train"),
+            generate_tasks(root / "data" / "eval", generate, seed, "test"))
+
+
+@dataclass
+class ArmProcess:
+    """One arm's `python -m vistool_trainer train` child and what its event stream said last."""
+
+    arm: str
+    process: subprocess.Popen[str]
+    stage: str = "starting"
+    step: str = ""
+    status: str | None = None
+    error: str | None = None
+    evaluations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reader: threading.Thread | None = None
+
+
+def _follow(arm: ArmProcess, say: Any) -> None:
+    """Read the child's JSON events (ARCHITECTURE contract 3) and keep the latest of each kind."""
+    assert arm.process.stdout is not None
+    for line in arm.process.stdout:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        kind = event.get("event")
+        if kind == "stage":
+            arm.stage = str(event.get("stage"))
+        elif kind == "step":
+            if event.get("stage") == "sft":
+                arm.step = f"sft {event.get('sft/step')} loss {event.get('sft/loss', float('nan')):.3f}"
+            elif event.get("stage") == "rl":
+                arm.step = f"rl {event.get('rl/step')} reward {event.get('reward/mean', float('nan')):.2f}"
+        elif kind == "eval":
+            arm.evaluations[str(event.get("label"))] = event
+            say(f"{arm.arm} eval {event.get('label')}: " + _eval_line(event))
+        elif kind == "warning":
+            say(f"{arm.arm} warning: {event.get('message')}")
+        elif kind in ("finished", "failed"):
+            arm.status = str(event.get("status", kind))
+            arm.error = event.get("error")
+
+
+def _eval_line(event: dict[str, Any]) -> str:
+    parts = []
+    for key, name in (("eval/acc_tools", "acc with tools"), ("eval/acc_no_tools", "acc without tools"), ("eval/tool_call_rate", "tool calls")):
+        if key in event:
+            parts.append(f"{name} {event[key]:.2f}")
+    return ", ".join(parts) + f" (n={int(event.get('eval/n', 0))})"
+
+
+def _start_arm(arm: str, config_path: Path, logs: Path, threads: int) -> subprocess.Popen[str]:
+    environment = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    stderr = open(logs / f"{arm}.stderr.log", "a")
+    return subprocess.Popen([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config_path)],
+                            stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=repo_root(), env=environment,
+                            preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+
+
+def _die_with_parent() -> None:
+    from .env_client import _die_with_parent as die
+
+    die()
+
+
+def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu", parallel: bool | None = None,
+             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None) -> int:
+    stderr = stderr or sys.stderr
+    started = time.time()
+    root = Path(out).resolve()
+    (root / "logs").mkdir(parents=True, exist_ok=True)
+
+    def say(message: str) -> None:
+        stderr.write(f"[demo {time.strftime('%H:%M:%S')}] {message}\n")
+        stderr.flush()
+
+    fixed = sorted(set(overrides or {}) & {"env.tools", "output_dir", "data.train", "data.eval"})
+    if fixed:
+        stderr.write(f"demo: --set {', '.join(fixed)}: the demo sets these itself (the arms differ in env.tools alone, and share "
+                     f"{root}/data); use `python -m vistool_trainer train` for a run of your own\n")
+        return 2
+    configs = {arm: demo_config(out, minutes, model, device, arm, overrides) for arm in ARMS}
+    say(f"generating the tasks once for both arms into {root / 'data'}")
+    generate_demo_data(root, configs["tools"])
+    # On a CPU the two arms share the cores; on one GPU they take turns.
+    parallel = device == "cpu" if parallel is None else parallel
+    cores = os.cpu_count() or 2
+    threads = max(1, cores // len(ARMS)) if parallel else 0
+    for arm, config in configs.items():
+        if config["threads"] and parallel:
+            config["threads"] = threads
+        write_json_atomic(root / f"{arm}.vistool.json", config)
+    write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "parallel": parallel,
+                                           "arms": list(ARMS), "started_at": started})
+    say(f"arms {', '.join(ARMS)} {'side by side' if parallel else 'one after the other'}; configs in {root}/<arm>.vistool.json, "
+        f"logs in {root / 'logs'}")
+
+    arms: list[ArmProcess] = []
+    interrupted = {"flag": False}
+
+    def forward_interrupt(signum: int, _frame: Any) -> None:
+        interrupted["flag"] = True
+        for arm in arms:
+            if arm.process.poll() is None:
+                arm.process.send_signal(signal.SIGINT)  # each arm checkpoints and stops
+
+    previous = signal.signal(signal.SIGINT, forward_interrupt)
+    try:
+        order = [list(ARMS)] if parallel else [[arm] for arm in ARMS]
+        for batch in order:
+            if interrupted["flag"]:
+                break
+            running = []
+            for name in batch:
+                process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads)
+                arm = ArmProcess(name, process)
+                arm.reader = threading.Thread(target=_follow, args=(arm, say), daemon=True)
+                arm.reader.start()
+                arms.append(arm)
+                running.append(arm)
+            last = 0.0
+            while any(arm.process.poll() is None for arm in running):
+                time.sleep(1.0)
+                if time.time() - last >= 20:
+                    last = time.time()
+                    say(" · ".join(f"{arm.arm}: {arm.step or arm.stage}" for arm in running) + f" — {(time.time() - started) / 60:.1f} min")
+            for arm in running:
+                if arm.reader is not None:
+                    arm.reader.join(timeout=10)
+                if arm.process.returncode != 0 or arm.status not in (None, "finished"):
+                    say(f"{arm.arm} ended with status {arm.status or 'exit ' + str(arm.process.returncode)}"
+                        + (f": {arm.error}" if arm.error else "") + f" (log: {root / arm.arm / 'logs' / 'trainer.log'})")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+    summary = demo_summary(root, minutes=(time.time() - started) / 60)
+    write_json_atomic(root / "summary.json", summary)
+    table = write_demo_report(root, summary)
+    stderr.write(table + "\n")
+    say(f"summary: {root / 'summary.json'}; report: {root / 'report.html'}; dashboard: npx vistool view {root}")
+    failed = [arm.arm for arm in arms if arm.process.returncode != 0]
+    return 1 if failed or len(arms) < len(ARMS) else 0
+
+
+def resolved_arm_config(path: Path) -> dict[str, Any]:
+    """An arm's config as the demo wrote it (`<out>/<arm>.vistool.json`), validated again."""
+    return resolve_config(json.loads(path.read_text()))

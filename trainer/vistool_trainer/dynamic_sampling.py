@@ -1,6 +1,6 @@
 """DAPO's dynamic sampling: drop groups whose metric (reward or accuracy) has zero spread — they
 carry no gradient under group-relative advantages — and keep generating until enough groups
-survive or `max_num_gen_batches` batches were drawn (REFERENCE §4).
+survive or `max_num_gen_batches` batches were drawn (docs/ALGORITHMS.md). A group of one is kept.
 """
 from __future__ import annotations
 
@@ -14,6 +14,12 @@ Group = TypeVar("Group")
 def has_spread(values: Sequence[float], tolerance: float = 1e-9) -> bool:
     """True when the group's values are not all equal (a group of one never has spread)."""
     return len(values) > 1 and max(values) - min(values) > tolerance
+
+
+def is_informative(values: Sequence[float]) -> bool:
+    """Whether dynamic sampling keeps the group: its values differ, or it is a group of one (DAPO's
+    recipe keeps those: with mean 0 and std 1 its advantage is its score, never zero by construction)."""
+    return len(values) == 1 or has_spread(values)
 
 
 @dataclass
@@ -46,7 +52,7 @@ def sample_informative_groups(
         outcome.generation_batches += 1
         outcome.generated_groups += len(batch)
         for group in batch:
-            if not enabled or has_spread(metric_of(group)):
+            if not enabled or is_informative(metric_of(group)):
                 if len(outcome.kept) < target_groups:
                     outcome.kept.append(group)
             else:

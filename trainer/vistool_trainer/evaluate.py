@@ -14,12 +14,18 @@ from .policy import Policy
 from .rollout import EpisodeOptions, run_rollouts
 
 
-def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int) -> dict[str, float]:
+def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
+             own_setting_only: bool = False) -> dict[str, float]:
+    """Greedy episodes on `tasks`: with tools and without when the run has tools (only with them
+    when `own_setting_only`, the periodic evaluations during RL), without tools otherwise."""
     results: dict[str, float] = {"eval/n": float(len(tasks))}
     arms = [("tools", replace(options, tools=True)), ("no_tools", replace(options, tools=False))] if options.tools else [("no_tools", options)]
+    if own_setting_only:
+        arms = arms[:1]
     for name, arm in arms:
         rollouts = run_rollouts(policy, client, tasks, 1, arm, max_new_tokens, 1.0, greedy=True)
         results[f"eval/acc_{name}"] = statistics.fmean(float(r.correct) for r in rollouts)
+        results[f"eval/correct_{name}"] = float(sum(r.correct for r in rollouts))
         results[f"eval/reward_{name}"] = statistics.fmean(r.reward for r in rollouts)
         results[f"eval/format_valid_{name}"] = statistics.fmean(float(r.format_valid) for r in rollouts)
         if name == "tools":

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .evaluate import evaluate
 from .events import EventStream
+from .context_view import ContextView
 from .policy import Policy
 from .rollout import load_tasks
 from .config_migration import load_saved_config
@@ -33,7 +34,8 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
         return 2
     eval_path = Path(config["data"]["eval"]) if config["data"]["eval"] else generate_tasks(run.root / "data" / "eval", config["data"]["generate"], config["seed"], "test")
     tasks = load_tasks(eval_path)[: n or config["eval"]["n"]]
-    policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"])
+    policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"],
+                         ContextView.from_config(config["policy"].get("view")))
     server, client = open_env(config, run, eval_path.parent.resolve(), events)
     try:
         results = evaluate(policy, client, tasks, episode_options(config), config["eval"]["max_new_tokens"])

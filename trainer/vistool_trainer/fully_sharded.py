@@ -77,8 +77,8 @@ class FullyShardedTraining(TrainingEngine):
     def module(self) -> torch.nn.Module:
         return self.trained
 
-    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
-        return self.scorer(inputs, with_entropy)
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
+        return self.scorer(inputs, with_entropy, temperature)
 
     def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
         parameters = [p for p in self.trained.parameters() if p.requires_grad]

@@ -22,7 +22,7 @@ from .dynamic_sampling import sample_informative_groups
 from .env_client import EnvClient
 from .kl_penalty import kl_penalty
 from .loss_aggregation import masked_mean
-from .policy import Policy
+from .policy import Policy, score_tokens
 from .policy_loss import clipped_policy_loss
 from .rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
 from .training_engine import TrainingEngine
@@ -127,67 +127,149 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
     return merged
 
 
+def mini_batches(rollouts: int, group_size: int, groups_per_mini_batch: int | None, count: int | None = None) -> list[range]:
+    """Rollout index ranges of the step's mini-batches, whole groups each (veRL splits the batch
+    into `ppo_mini_batch_size` prompts' worth of trajectories; the last takes what is left).
+    `count` forces the number of mini-batches (every rank of a multi-process run takes as many
+    optimizer steps): a rank with fewer groups fills the first ones and leaves the rest empty."""
+    groups = -(-rollouts // group_size) if rollouts else 0
+    if count is None:
+        count = max(1, -(-groups // groups_per_mini_batch)) if groups_per_mini_batch else 1
+    per = -(-groups // count) if groups else 0
+    bounds = [min(groups, per * k) * group_size for k in range(count + 1)]
+    return [range(min(bounds[k], rollouts), min(bounds[k + 1], rollouts)) for k in range(count)]
+
+
 def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
             rl: dict[str, Any], reference: torch.nn.Module | None, dist: Distributed = Distributed(),
             filler: Rollout | None = None) -> dict[str, float]:
-    """The policy-gradient update; {} (and no optimizer step) when no rank kept a group.
+    """The policy-gradient update as veRL's actor makes it; {} (and no optimizer step) when no rank
+    kept a group.
+
+    The old log-probs are computed once, by the policy that sampled (its weights before this
+    update), at the sampling temperature. Then `ppo_epochs` passes over `ppo_mini_batch_size`-prompt
+    mini-batches, one optimizer step each: from the second step on the policy has moved, the
+    ratio leaves 1 and the clip ranges act (docs/ALGORITHMS.md).
 
     A sharded engine needs every rank to run as many micro-batches as the busiest one (each
     forward gathers parameters, each backward reduces gradients): ranks with fewer kept rollouts
     run `filler` (a rollout they generated) with weight zero."""
-    engine.train_mode()
-    encoded = [policy.encoder.encode(rollout.messages, add_generation_prompt=False) for rollout in rollouts]
-    # Aggregation is over the global batch: token and sequence counts (and the Dr. GRPO length
-    # constant) are summed or maxed across ranks before any rank weighs its share.
-    total_tokens = dist.sum(sum(sum(item.loss_mask) for item in encoded))
-    total_sequences = dist.sum(len(encoded))
-    longest = dist.max(max((len(item.input_ids) for item in encoded), default=0))
-    if total_sequences == 0:
+    # Each rollout is one training sequence, or one per turn when the policy's view shows each turn a
+    # different past (context_view.py); every sequence carries its rollout's advantage.
+    segments: list[Any] = []
+    owners: list[int] = []
+    for index, rollout in enumerate(rollouts):
+        for segment in policy.encoder.training_segments(rollout.messages):
+            segments.append(segment)
+            owners.append(index)
+    global_rollouts = int(dist.sum(len(rollouts)))
+    if global_rollouts == 0:
         return {}
-    mode = rl["loss_agg_mode"]
-    engine.zero_grad(optimizer)
-    sums = {"clipfrac": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
+    temperature = rl["temperature"]
     size = rl["micro_batch_size"]
+    old_log_probs = _sampling_log_probs(policy, segments, size, temperature)
+    segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
+    # Every rank takes the same number of optimizer steps: the count the whole batch needs.
+    count = len(mini_batches(global_rollouts, rl["group_size"], rl["ppo_mini_batch_size"]))
+    parts = [[j for j, owner in enumerate(owners) if part.start <= owner < part.stop]
+             for part in mini_batches(len(rollouts), rl["group_size"], rl["ppo_mini_batch_size"], count)]
+    filler_encoded = policy.encoder.training_segments(filler.messages)[0] if filler is not None else None
+    sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0, "grad_norm": 0.0, "tokens": 0.0}
+    steps = 0
+    engine.train_mode()
+    for _ in range(rl["ppo_epochs"]):
+        for part in parts:
+            step_sums = _mini_batch_step(policy, engine, optimizer, [segments[j] for j in part], [old_log_probs[j] for j in part],
+                                         segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
+                                         rl, reference, dist, filler_encoded, temperature)
+            for key, value in step_sums.items():
+                sums[key] += value
+            steps += 1
+    denominator = max(sums["tokens"], 1.0)
+    return {
+        "actor/loss": sums["loss"] / steps,
+        "actor/pg_clipfrac": sums["pg_clipfrac"] / denominator,
+        "actor/pg_clipfrac_lower": sums["pg_clipfrac_lower"] / denominator,
+        "actor/ppo_kl": sums["ppo_kl"] / denominator,
+        "actor/kl": sums["kl"] / denominator,
+        "actor/entropy": sums["entropy"] / denominator,
+        "actor/grad_norm": sums["grad_norm"] / steps,
+        "actor/optimizer_steps": float(steps),
+        "actor/tokens": float(sums["tokens"]) / rl["ppo_epochs"],
+    }
+
+
+@torch.no_grad()
+def _sampling_log_probs(policy: Policy, encoded: list[Any], size: int, temperature: float) -> list[torch.Tensor]:
+    """Per-rollout log-probs of the sampled tokens under the policy's own model (the copy that
+    sampled, before any update), each [L-1] on its loss positions: no collectives, so every rank
+    computes its own share whatever the strategy."""
+    scores: list[torch.Tensor] = []
+    for offset in range(0, len(encoded), size):
+        chunk = encoded[offset:offset + size]
+        log_probs, mask, _ = score_tokens(policy.model, policy.batch(chunk), temperature=temperature)
+        # Kept as the values at the loss positions, in order: independent of how a later batch pads the rollout.
+        scores.extend(log_probs[i][mask[i].bool()].detach() for i in range(len(chunk)))
+    return scores
+
+
+def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
+    """Per-rollout loss-position values placed on the loss positions of a batch (zero elsewhere)."""
+    out = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)
+    return out.masked_scatter(mask.bool(), torch.cat([value.to(mask.device, torch.float32) for value in values]))
+
+
+def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, encoded: list[Any],
+                     old_log_probs: list[torch.Tensor], advantages: torch.Tensor, rl: dict[str, Any], reference: torch.nn.Module | None,
+                     dist: Distributed, filler: Any, temperature: float) -> dict[str, float]:
+    """One optimizer step on this rank's share of one mini-batch; sums (token-weighted) of its metrics.
+    Aggregation is over the global mini-batch: token and sequence counts (and the Dr. GRPO length
+    constant) are summed or maxed across ranks before any rank weighs its share."""
+    total_tokens = dist.sum(sum(sum(item.loss_mask) for item in encoded))
+    # A sequence with no policy token has no mean to take: it is left out of the seq-mean denominators, as veRL does.
+    total_sequences = dist.sum(sum(1 for item in encoded if any(item.loss_mask)))
+    longest = dist.max(max((len(item.input_ids) for item in encoded), default=0))
+    mode = rl["loss_agg_mode"]
+    size = rl["micro_batch_size"]
+    engine.zero_grad(optimizer)
+    sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
     chunks: list[tuple[int | None, list[Any]]] = [(offset, encoded[offset:offset + size]) for offset in range(0, len(encoded), size)]
     if engine.matched_micro_batches:
         missing = int(dist.max(len(chunks))) - len(chunks)
         if missing and filler is not None:  # train.check_sharding makes sure every rank generated one
-            chunks += [(None, [policy.encoder.encode(filler.messages, add_generation_prompt=False)])] * missing
+            chunks += [(None, [filler])] * missing
     for offset, chunk in chunks:
         inputs = policy.batch(chunk)
-        log_probs, mask, entropy = engine.score(inputs, with_entropy=True)
+        log_probs, mask, entropy = engine.score(inputs, with_entropy=True, temperature=temperature)
         if offset is None:  # padding: the collectives run, the gradient gets nothing
             engine.backward(log_probs.sum() * 0.0)
             continue
         chunk_adv = advantages[offset:offset + size].to(log_probs.device)
-        # One update per batch (on-policy): the sampling policy is the current one, so
-        # logp_old is logp detached and the ratio is 1 up to rounding; clipping matters with reuse.
-        result = clipped_policy_loss(log_probs, log_probs.detach(), chunk_adv, mask, rl["clip_ratio_low"], rl["clip_ratio_high"],
+        old = _laid_out(old_log_probs[offset:offset + size], mask)
+        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl["clip_ratio_low"], rl["clip_ratio_high"],
                                      rl["clip_ratio_c"], mode, normalizer=float(longest))
         chunk_tokens = float(mask.sum().item())
+        chunk_sequences = float((mask.sum(-1) > 0).sum().item())
         weight = chunk_tokens / max(total_tokens, 1) if mode == "token-mean" else (
-            1.0 if mode == "seq-mean-token-sum-norm" else len(chunk) / total_sequences)
+            1.0 if mode == "seq-mean-token-sum-norm" else chunk_sequences / max(total_sequences, 1))
         loss = result.loss * weight
         if rl["kl_coef"] > 0 and reference is not None:
             with torch.no_grad():
-                ref_log_probs, _, _ = policy.token_scores(inputs, model=reference)
+                ref_log_probs, _, _ = score_tokens(reference, inputs, temperature=temperature)
             kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl["kl_estimator"]), mask)
             loss = loss + rl["kl_coef"] * kl * weight
             sums["kl"] += float(kl.item()) * chunk_tokens
         engine.backward(loss)
-        sums["clipfrac"] += float(result.clipfrac.item()) * chunk_tokens
+        sums["pg_clipfrac"] += float(result.clipfrac.item()) * chunk_tokens
+        sums["pg_clipfrac_lower"] += float(result.clipfrac_lower.item()) * chunk_tokens
+        sums["ppo_kl"] += float(result.approx_kl.item()) * chunk_tokens
         sums["entropy"] += float(masked_mean(entropy.detach(), mask).item()) * chunk_tokens
         sums["loss"] += float(loss.item())
     grad_norm = engine.step(optimizer, rl["max_grad_norm"])
-    denominator = max(total_tokens, 1)
-    return {
-        "actor/loss": dist.sum(sums["loss"]),
-        "actor/clipfrac": dist.sum(sums["clipfrac"]) / denominator,
-        "actor/kl": dist.sum(sums["kl"]) / denominator,
-        "actor/entropy": dist.sum(sums["entropy"]) / denominator,
-        "actor/grad_norm": grad_norm,
-        "actor/tokens": float(total_tokens),
-    }
+    merged = {key: dist.sum(value) for key, value in sums.items()}
+    merged["grad_norm"] = grad_norm
+    merged["tokens"] = float(total_tokens)
+    return merged
 
 
 def rollout_metrics(rollouts: list[Rollout]) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Per-token KL estimators between the policy and a reference, as veRL's `kl_penalty` (REFERENCE §4).
+"""Per-token KL estimators between the policy and a reference, as veRL's `kl_penalty` (docs/ALGORITHMS.md).
 
 k1: logp − ref; abs: |logp − ref|; k2: ½(logp − ref)²; k3 (low_var_kl): exp(ref − logp) − (ref − logp) − 1,
 with the log-ratio clamped to ±20 and the result to ±10.

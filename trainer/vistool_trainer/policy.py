@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from transformers import AutoModelForImageTextToText
 
+from .context_view import ContextView
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import MicroSize, build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
@@ -43,9 +44,11 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
     return model
 
 
-def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False
+def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores)."""
+    """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores). The logits are
+    divided by `temperature`, the one the tokens were sampled at, so RL scores the distribution
+    that sampled them (as veRL does); SFT and greedy evaluation score at 1."""
     from transformers.modeling_outputs import BaseModelOutputWithPooling
 
     core = unwrap_model(model)
@@ -59,6 +62,8 @@ def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_e
         forward["image_grid_thw"] = inputs["image_grid_thw"]
     hidden = backbone(**forward, use_cache=False).last_hidden_state[:, :-1]
     logits = head(hidden[mask]).float()
+    if temperature != 1.0:
+        logits = logits / temperature
     log_probs_all = torch.log_softmax(logits, dim=-1)
     picked = log_probs_all.gather(-1, inputs["input_ids"][:, 1:][mask].unsqueeze(-1)).squeeze(-1)
     log_probs = torch.zeros(mask.shape, dtype=picked.dtype, device=picked.device).masked_scatter(mask, picked)
@@ -77,11 +82,12 @@ class SampledTurn:
 
 
 class Policy:
-    def __init__(self, model: torch.nn.Module, processor: PolicyProcessor, device: torch.device):
+    def __init__(self, model: torch.nn.Module, processor: PolicyProcessor, device: torch.device, view: ContextView | None = None):
         self.model = model
         self.processor = processor
         self.device = device
-        self.encoder = ConversationEncoder(processor)
+        # What the model reads of each conversation (policy.view): the same when sampling and training.
+        self.encoder = ConversationEncoder(processor, view)
 
     # ---- loading -------------------------------------------------------------------------
     @classmethod
@@ -109,19 +115,20 @@ class Policy:
             model = get_peft_model(model, LoraConfig(r=lora.get("r", 16), lora_alpha=lora.get("alpha", 32),
                                                      lora_dropout=lora.get("dropout", 0.05),
                                                      target_modules=lora.get("target_modules", ["q_proj", "k_proj", "v_proj", "o_proj"])))
-        return cls(model, processor, device)
+        return cls(model, processor, device, ContextView.from_config(policy_config.get("view")))
 
     @classmethod
-    def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto") -> "Policy":
+    def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto", view: ContextView | None = None) -> "Policy":
+        """A saved policy; `view` must be the one it was trained with (its run config's policy.view)."""
         device = pick_device(device_name)
         dtype = pick_dtype(dtype_name, device)
         processor = PolicyProcessor.from_pretrained(directory)
         model = AutoModelForImageTextToText.from_pretrained(directory, dtype=dtype).to(device)
-        return cls(model, processor, device)
+        return cls(model, processor, device, view)
 
     @classmethod
     def load_with_adapter(cls, base: str | Path, adapter_directory: Path, processor_directory: Path, device_name: str = "auto",
-                          dtype_name: str = "auto") -> "Policy":
+                          dtype_name: str = "auto", view: ContextView | None = None) -> "Policy":
         """A LoRA run resumed: the base model (a run's saved base, a hub id or a folder) with the
         checkpoint's adapters on it, trainable."""
         from peft import PeftModel
@@ -130,7 +137,7 @@ class Policy:
         dtype = pick_dtype(dtype_name, device)
         base_model = AutoModelForImageTextToText.from_pretrained(base, dtype=dtype).to(device)
         model = PeftModel.from_pretrained(base_model, adapter_directory, is_trainable=True)
-        return cls(model, PolicyProcessor.from_pretrained(processor_directory), device)
+        return cls(model, PolicyProcessor.from_pretrained(processor_directory), device, view)
 
     @property
     def has_adapters(self) -> bool:

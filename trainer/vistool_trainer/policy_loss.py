@@ -1,5 +1,5 @@
 """The clipped policy-gradient loss with DAPO's clip-higher and dual clip, as in veRL
-(`compute_policy_loss`, REFERENCE §4).
+(`compute_policy_loss`, docs/ALGORITHMS.md).
 
 ratio = exp(clamp(logp − logp_old, ±20)); per token loss = max(−A·ratio, −A·clip(ratio, 1−ε_low,
 1+ε_high)), and for A < 0 also capped at −A·c (dual clip, c = 10). Pure tensor math.

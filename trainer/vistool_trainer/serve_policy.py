@@ -171,6 +171,7 @@ def checkpoint_model_name(checkpoint: Path) -> str:
 
 def serve_policy(checkpoint: str, port: int, device: str, config_path: str | None, token_env: str) -> int:
     from .config_migration import load_saved_config
+    from .context_view import ContextView
     from .policy import Policy
     from .run_config import ConfigError
 
@@ -181,14 +182,17 @@ def serve_policy(checkpoint: str, port: int, device: str, config_path: str | Non
         events.emit("failed", error=f"{folder} is not a checkpoint: expected {folder}/policy/ (save_pretrained) or a model folder")
         return 2
     dtype = "auto"
+    view = ContextView()
     run_config = Path(config_path) if config_path else folder / ".." / ".." / "config.json"
     if run_config.exists():
         try:
-            dtype = load_saved_config(run_config, events.warning)["policy"]["dtype"]
+            saved = load_saved_config(run_config, events.warning)["policy"]
         except ConfigError as error:
             events.emit("failed", error=f"the checkpoint's run config {run_config}: {error}")
             return 2
-    policy = Policy.load(weights, device, dtype)
+        # The policy reads requests the way it was trained to read conversations (policy.view).
+        dtype, view = saved["dtype"], ContextView.from_config(saved.get("view"))
+    policy = Policy.load(weights, device, dtype, view)
     token = os.environ.get(token_env) or None
     server = PolicyServer(policy, checkpoint_model_name(folder), token, port)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.httpd.shutdown, daemon=True).start())

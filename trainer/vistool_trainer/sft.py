@@ -38,14 +38,19 @@ def gold_turns(task: dict[str, Any], tools: bool) -> list[str]:
 
 
 def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64,
-                       no_tool_fraction: float = 0.0, seed: int = 0) -> list[list[dict[str, Any]]]:
+                       no_tool_fraction: float = 0.0, seed: int = 0, direct_answers: bool = False) -> list[list[dict[str, Any]]]:
     """Replay gold turns through the server; returns one full conversation per task.
 
     A `no_tool_fraction` share of the tasks (chosen by `seed`) is replayed in a tools-off episode
-    as a direct answer, so the policy also sees what answering without tools looks like.
+    as a direct answer, so the policy also sees what answering without tools looks like. With
+    `direct_answers` every task is answered directly in a tools-on episode instead: the answers a
+    policy gives when it could call a tool and does not (sft.direct_answer_fraction mixes them in).
     """
     chooser = random.Random(seed * 104_729 + 17)
     tool_free = {index for index in range(len(tasks)) if chooser.random() < no_tool_fraction} if options.tools else set(range(len(tasks)))
+    direct = set(range(len(tasks))) if direct_answers and options.tools else set()
+    if direct:
+        tool_free = set()
     conversations: list[list[dict[str, Any]]] = []
     for offset in range(0, len(tasks), chunk):
         batch = tasks[offset:offset + chunk]
@@ -57,7 +62,7 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
         ids = [result["episode_id"] for result in opened]
         messages = [apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt, with_tools)
                     for result, with_tools in zip(opened, arms)]
-        scripts = [gold_turns(task, with_tools) for task, with_tools in zip(batch, arms)]
+        scripts = [gold_turns(task, with_tools and (offset + i) not in direct) for i, (task, with_tools) in enumerate(zip(batch, arms))]
         done = [False] * len(batch)
         for turn_index in range(max(len(script) for script in scripts)):
             pending = [i for i in range(len(batch)) if not done[i] and turn_index < len(scripts[i])]
@@ -96,25 +101,47 @@ def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[Enc
     return dist.sum(float(loss.item()) if loss is not None else 0.0)
 
 
+def after_tool_phase(config: dict[str, Any], step: int) -> bool:
+    """Whether SFT step `step` trains only the turns that follow a tool result (sft.after_tool_turns_first)."""
+    return step < config.get("after_tool_turns_first", 0)
+
+
+def direct_share(config: dict[str, Any], step: int) -> float:
+    """The share of direct answers in SFT step `step`'s batch: sft.direct_answer_fraction once whole
+    trajectories are trained (after sft.after_tool_turns_first steps), none before."""
+    return 0.0 if after_tool_phase(config, step) else config.get("direct_answer_fraction", 0.0)
+
+
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,
             on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
-            engine: TrainingEngine | None = None) -> tuple[int, torch.optim.Optimizer]:
+            engine: TrainingEngine | None = None, direct_conversations: list[list[dict[str, Any]]] | None = None
+            ) -> tuple[int, torch.optim.Optimizer]:
     """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each.
 
+    Each batch element is a gold conversation, or — with `direct_conversations` (the same tasks
+    answered directly with the tools on) — a direct answer with probability `direct_share`.
     `should_stop(time_is_up)` decides, for every rank at once, whether to stop before the next step."""
     engine = engine or TrainingEngine(policy, dist)
     optimizer = optimizer or engine.make_optimizer(config["lr"], config["weight_decay"], 1.0)
     engine.train_mode()
     started = time.perf_counter()
     step = start_step
-    # Gold conversations never change: each is tokenised and its images preprocessed once.
-    encoded: dict[int, EncodedConversation] = {}
+    # Gold conversations never change: each is tokenised and its images preprocessed once (as one
+    # sequence, or one per turn when the policy's view shows each turn a different past).
+    pools = [conversations, direct_conversations or []]
+    encoded: dict[tuple[int, int, bool], list[EncodedConversation]] = {}
 
-    def encode(index: int) -> EncodedConversation:
-        if index not in encoded:
-            encoded[index] = policy.encoder.encode(conversations[index], add_generation_prompt=False)
-        return encoded[index]
+    def encode(key: tuple[int, int, bool]) -> list[EncodedConversation]:
+        if key not in encoded:
+            conversation = pools[key[0]][key[1]]
+            encoded[key] = policy.encoder.after_tool_segments(conversation) if key[2] else policy.encoder.training_segments(conversation)
+        return encoded[key]
+
+    def draw(order: random.Random, share: float, after_tool: bool) -> tuple[int, int, bool]:
+        if share > 0 and pools[1] and order.random() < share:
+            return 1, order.randrange(len(pools[1])), False
+        return 0, order.randrange(len(pools[0])), after_tool
 
     while step < config["steps"]:
         time_is_up = config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]
@@ -122,9 +149,10 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             break
         # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
         order = random.Random(seed * 7919 + step)
-        batch = [order.randrange(len(conversations)) for _ in range(config["batch_size"])]
+        share = direct_share(config, step) if direct_conversations else 0.0
+        batch = [draw(order, share, after_tool_phase(config, step)) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
-        loss = sft_step(policy, optimizer, [encode(index) for index in dist.share(batch)], dist, engine)
+        loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)
         step += 1
         on_step(step, loss, time.perf_counter() - step_started)
     return step, optimizer

@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from .context_view import EARLIER_IMAGE, ContextView
 from .distributed import Distributed, init_distributed
 from .env_client import EnvClient, LocalEnvServer, token_from
 from .environment_check import check_environment, repo_root
@@ -67,6 +68,10 @@ def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, w
         command += ["--labels", ",".join(generate["labels"])]
     if generate.get("min_top_gap"):
         command += ["--min-top-gap", str(generate["min_top_gap"])]
+    if generate.get("categories"):
+        command += ["--categories", "-".join(str(count) for count in generate["categories"])]
+    if generate.get("shuffle_labels"):
+        command += ["--shuffle-labels"]
     if write and not (out / "tasks.jsonl").exists():
         result = subprocess.run(command, capture_output=True, text=True, cwd=repo_root())
         if result.returncode != 0:
@@ -85,7 +90,7 @@ def task_corpus(tasks: list[dict[str, Any]]) -> list[str]:
         corpus.extend(gold_turns(task, tools=True))
         for key in ("columns_bbox", "rows_bbox", "x_values_bbox", "y_values_bbox"):
             corpus.extend((task.get("meta") or {}).get(key, {}).keys())
-    corpus += ["OBSERVATION: The edited image follows.", "ERROR [E1]: No tool call or final answer found.",
+    corpus += ["OBSERVATION: The edited image follows.", EARLIER_IMAGE, "ERROR [E1]: No tool call or final answer found.",
                "Tools are not available in this episode: answer from the image with <answer>...</answer>."]
     return corpus
 
@@ -141,13 +146,14 @@ def load_checkpoint_policy(config: dict[str, Any], run: RunDirectory, checkpoint
     the untouched base (the run's saved base for the micro model, else policy.model); the merged
     weights in policy/ are for evaluation and serving."""
     device, dtype = config["device"], config["policy"]["dtype"]
+    view = ContextView.from_config(config["policy"]["view"])
     if not config["policy"]["lora"]["enabled"]:
-        return Policy.load(checkpoint / "policy", device, dtype)
+        return Policy.load(checkpoint / "policy", device, dtype, view)
     if not (checkpoint / "adapter").is_dir():
         raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
                            "resume with policy.lora.enabled false, or start a new run")
     base = run.root / BASE_POLICY if config["policy"]["model"] == "micro" else config["policy"]["model"]
-    return Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype)
+    return Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype, view)
 
 
 def write_reward_config(config: dict[str, Any], run: RunDirectory, suffix: str = "") -> Path:
@@ -221,6 +227,8 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
             base = run.root / BASE_POLICY if dist.is_main and config["policy"]["model"] == "micro" else None
             policy = Policy.create(config["policy"], task_corpus(train_tasks) + system_prompt_texts(config), seed, config["device"], base)
             dist.broadcast_parameters(policy.model)
+            # Two runs that start from the same model (the demo's arms) show the same sum here.
+            run.update_run(initial_weights_checksum=parameter_checksum(policy.model))
             if dist.enabled:  # same weights everywhere, different samples on each rank
                 torch.manual_seed(seed * 1_000_003 + dist.rank)
                 random.seed(seed * 1_000_003 + dist.rank)
@@ -252,17 +260,18 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
 
 
 def _eval(config: dict[str, Any], run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
-          tasks: list[dict[str, Any]], label: str, state: dict[str, Any]) -> dict[str, float]:
+          tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False) -> dict[str, float]:
     started = time.perf_counter()
-    results = evaluate(policy, client, tasks, options, config["eval"]["max_new_tokens"])
+    results = evaluate(policy, client, tasks, options, config["eval"]["max_new_tokens"], own_setting_only)
     results["timing/eval_s"] = time.perf_counter() - started
     record = {"step": state["global_step"], "stage": "eval", "label": label, **results}
     run.append_metrics(record)
     events.emit("eval", **record)
     events.log(f"eval {label}: " + ", ".join(f"{k.split('/')[-1]}={v:.3f}" for k, v in results.items()))
-    evaluations = run.read_run().get("evaluations", {})
-    evaluations[label] = results
-    run.update_run(evaluations=evaluations)
+    if not own_setting_only:  # the checkpoints' evaluations; the periodic curve lives in metrics.jsonl
+        evaluations = run.read_run().get("evaluations", {})
+        evaluations[label] = results
+        run.update_run(evaluations=evaluations)
     return results
 
 
@@ -277,13 +286,13 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
     def out_of_steps(time_is_up: bool = False) -> bool:
         return dist.agree(interrupted.flag or budget["left"] <= 0 or time_is_up)
 
-    def evaluate_on_rank0(label: str) -> None:
+    def evaluate_on_rank0(label: str, own_setting_only: bool = False) -> None:
         if dist.is_main:
-            _eval(config, run, events, policy, client, options, eval_tasks, label, state)
+            _eval(config, run, events, policy, client, options, eval_tasks, label, state, own_setting_only)
         dist.barrier()
 
     if state["stage"] == "start":
-        if config["eval"]["before_and_after"]:
+        if config["eval"]["before_and_after"] and config["eval"]["before"]:
             evaluate_on_rank0("before")
         state["stage"] = "sft" if config["sft"]["enabled"] else "rl"
 
@@ -291,6 +300,9 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         sft = config["sft"]
         events.emit("stage", stage="sft")
         conversations = gold_conversations(client, train_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
+        # Direct answers with the tools on, mixed into the batches as sft.direct_answer_fraction says.
+        direct = (gold_conversations(client, train_tasks, options, seed=seed, direct_answers=True)
+                  if options.tools and sft["direct_answer_fraction"] > 0 else None)
         optimizer = engine.make_optimizer(sft["lr"], sft["weight_decay"], 1.0)
         warn_about_precision(events, engine, sft["lr"], "sft")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
@@ -305,7 +317,8 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             run.append_metrics(record)
             events.emit("step", **record)
 
-        step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine)
+        step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine,
+                                  direct_conversations=direct)
         if step < sft["steps"] and out_of_steps():
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
@@ -352,6 +365,9 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             events.emit("step", **record)
             for message in result.warnings:
                 events.warning(message, step=state["global_step"])
+            every_eval = config["eval"]["every_steps"]
+            if every_eval and state["rl_step"] % every_eval == 0 and state["rl_step"] < rl["steps"]:
+                evaluate_on_rank0(f"rl_step_{state['rl_step']}", own_setting_only=True)
             every = config["checkpoint"]["every_steps"]
             if every and state["rl_step"] % every == 0 and state["rl_step"] < rl["steps"]:
                 save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)

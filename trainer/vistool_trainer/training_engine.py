@@ -35,8 +35,8 @@ class TokenScorer(torch.nn.Module):
         super().__init__()
         self.policy_model = model
 
-    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
-        return score_tokens(self.policy_model, inputs, with_entropy)
+    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
+        return score_tokens(self.policy_model, inputs, with_entropy, temperature)
 
 
 class TrainingEngine:
@@ -66,8 +66,8 @@ class TrainingEngine:
     def train_mode(self) -> None:
         self.module.train()
 
-    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
-        return score_tokens(self.module, inputs, with_entropy)
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
+        return score_tokens(self.module, inputs, with_entropy, temperature)
 
     def backward(self, loss: torch.Tensor) -> None:
         loss.backward()

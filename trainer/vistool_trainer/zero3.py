@@ -88,9 +88,9 @@ class DeepSpeedZero3Training(TrainingEngine):
         assert self.engine is not None, "make_optimizer() builds the DeepSpeed engine"
         self.engine.train()
 
-    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False) -> ScoreResult:
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
         assert self.engine is not None, "make_optimizer() builds the DeepSpeed engine"
-        return self.engine(inputs, with_entropy)
+        return self.engine(inputs, with_entropy, temperature)
 
     def backward(self, loss: torch.Tensor) -> None:
         assert self.engine is not None

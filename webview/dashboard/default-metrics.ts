@@ -1,10 +1,10 @@
 /**
  * Which metrics the dashboard shows before the user picks: reward and its components, accuracy,
- * tool call rate, response length, the actor's entropy, KL and clip fraction, and timing — in
+ * tool call rate, response length, the actor's entropy, KL and clip fraction (veRL's actor/pg_clipfrac), and timing — in
  * that order, and only those the runs actually log.
  */
 
-const HEADLINE = ['reward/mean', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/clipfrac'];
+const HEADLINE = ['reward/mean', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac'];
 
 export function defaultMetrics(available: string[]): string[] {
   const present = new Set(available);

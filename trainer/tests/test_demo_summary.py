@@ -1,0 +1,105 @@
+"""summary.json from two arms' run directories: the shape the issue asks for, accuracies with Wilson
+intervals that match the counts, the held-out split's provenance, and the three claims checked on
+the numbers (met and not met). Run directories are written here the way the trainer writes them."""
+import json
+import math
+
+from vistool_trainer.demo_report import demo_table, write_demo_report
+from vistool_trainer.demo_summary import demo_summary
+from vistool_trainer.run_directory import append_json_line, write_json_atomic
+
+Z = 1.959963984540054
+
+
+def _wilson(k, n):
+    p = k / n
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    return centre - half, centre + half
+
+
+def _arm(root, arm, evaluations, rl_clipfrac, checksum=123.5):
+    run = root / arm
+    (run / "rollouts").mkdir(parents=True)
+    write_json_atomic(run / "run.json", {"status": "finished", "evaluations": evaluations, "initial_weights_checksum": checksum})
+    step = 0
+    for sft_step in range(1, 4):
+        step += 1
+        append_json_line(run / "metrics.jsonl", {"step": step, "stage": "sft", "sft/step": sft_step, "sft/loss": 1.0 / sft_step, "timing/step_s": 0.5})
+    for rl_step, clip in enumerate(rl_clipfrac, start=1):
+        step += 1
+        append_json_line(run / "metrics.jsonl", {"step": step, "stage": "rl", "rl/step": rl_step, "reward/mean": 0.3 + 0.1 * rl_step,
+                                                 "actor/pg_clipfrac": clip, "tool/call_rate": 0.5, "timing/step_s": 1.0})
+        append_json_line(run / "metrics.jsonl", {"step": step, "stage": "eval", "label": f"rl_step_{rl_step}", "eval/n": 300.0,
+                                                 "eval/acc_tools" if arm == "tools" else "eval/acc_no_tools": 0.4 + 0.1 * rl_step})
+
+
+def _eval(setting, correct, n=300, calls=0.0, errors=0.0):
+    record = {"eval/n": float(n), f"eval/acc_{setting}": correct / n, f"eval/correct_{setting}": float(correct)}
+    if setting == "tools":
+        record.update({"eval/tool_call_rate": calls, "eval/tool_error_rate": errors, "eval/acc_no_tools": 0.33})
+    return record
+
+
+def _heldout(root):
+    path = root / "data" / "eval" / "tasks.jsonl"
+    path.parent.mkdir(parents=True)
+    generator = {"version": 2, "seed": 1, "split": "test", "index": 0, "attempt": 0, "kind": "vbar", "difficulty": 2, "image_size": [224, 112],
+                 "families": ["level"], "labels": list("ABCDEF"), "categories": [6, 6], "shuffle_labels": True}
+    answers = ["low", "medium", "high"] * 100
+    path.write_text("".join(json.dumps({"id": f"t{i}", "answer": a, "generator": {**generator, "index": i}}) + "\n" for i, a in enumerate(answers)))
+
+
+def test_the_summary_has_the_asked_shape_and_every_number_follows_from_the_run_directories(tmp_path):
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 120, calls=0.1), "after_rl": _eval("tools", 270, calls=0.97, errors=0.01)}, [0.02, 0.05, 0.01])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 104)}, [0.0, 0.03, 0.02])
+    _heldout(tmp_path)
+    summary = demo_summary(tmp_path, minutes=12.5)
+    assert set(summary) >= {"arms", "eval_split", "minutes"} and summary["minutes"] == 12.5
+    for arm in ("tools", "text"):
+        for label in ("after_sft", "after_rl"):
+            assert set(summary["arms"][arm][label]) >= {"acc", "acc_ci95", "n", "tool_call_rate", "tool_error_rate"}
+    after = summary["arms"]["tools"]["after_rl"]
+    assert after["acc"] == 270 / 300 and after["n"] == 300
+    low, high = _wilson(270, 300)
+    assert abs(after["acc_ci95"][0] - low) < 1e-9 and abs(after["acc_ci95"][1] - high) < 1e-9
+    assert after["tool_call_rate"] == 0.97 and after["tool_error_rate"] == 0.01 and after["acc_without_tools"] == 0.33
+    assert summary["arms"]["text"]["after_rl"]["tool_call_rate"] == 0.0  # the tools are off in that arm
+    split = summary["eval_split"]
+    assert split["seed"] == 1 and split["split"] == "test" and split["n"] == 300 and abs(split["chance"] - 1 / 3) < 1e-12
+    assert "--family level" in split["command"] and "--shuffle-labels" in split["command"] and "--categories 6-6" in split["command"]
+    assert "index" not in split and "attempt" not in split
+    claims = {t["claim"].split(":")[0]: t for t in summary["targets"]}
+    assert len(summary["targets"]) == 3 and all(t["met"] for t in summary["targets"]), claims
+    assert summary["arms"]["tools"]["budget"] == {"sft_steps": 3, "rl_steps": 3, "sft_seconds": 1.5, "rl_seconds": 3.0}
+
+
+def test_claims_that_the_numbers_do_not_support_are_reported_as_not_met(tmp_path):
+    # A 12-point gap (short of 15), overlapping intervals, a tool-call rate that falls, and a step without clipping.
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 130, calls=0.9), "after_rl": _eval("tools", 136, calls=0.5)}, [0.02, 0.0])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 100)}, [0.01, 0.01])
+    _heldout(tmp_path)
+    summary = demo_summary(tmp_path)
+    assert [t["met"] for t in summary["targets"]] == [False, False, False]
+    assert "+12.0 points" in summary["targets"][0]["measured"] and "overlap" in summary["targets"][0]["measured"]
+    assert "0.900 → 0.500" in summary["targets"][1]["measured"]
+    assert "on 1 of 2 RL steps" in summary["targets"][2]["measured"]
+    text = demo_table(summary)
+    assert text.count("NOT MET") == 3
+
+
+def test_the_report_shows_both_arms_the_intervals_and_the_claims_and_escapes_model_text(tmp_path):
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 120, calls=0.1), "after_rl": _eval("tools", 270, calls=0.97)}, [0.02, 0.05])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 104)}, [0.0, 0.03])
+    _heldout(tmp_path)
+    hostile = {"task": {"question": "<script>alert(1)</script>", "answer": "low", "image": "abc"}, "reward": 1.2, "correct": True,
+               "advantage": 0.5, "turns": [{"role": "assistant", "text": "<img src=x onerror=alert(2)>"}]}
+    append_json_line(tmp_path / "tools" / "rollouts" / "step-000005.jsonl", hostile)
+    summary = demo_summary(tmp_path, minutes=3.0)
+    write_demo_report(tmp_path, summary)
+    page = (tmp_path / "report.html").read_text()
+    assert "<script>" not in page and "<img src=x" not in page and "&lt;script&gt;" in page
+    low, high = _wilson(270, 300)
+    assert f"[{100 * low:.1f}%, {100 * high:.1f}%]" in page
+    assert page.count("<svg") >= 4  # reward, held-out accuracy, tool calls, clipping (and SFT loss)
+    assert "not met" not in page and page.count(">met<") == 3

@@ -1,0 +1,43 @@
+"""The Wilson interval, checked against its definition (solved numerically here, independently of
+the closed form under test) and against published values."""
+import math
+
+import pytest
+
+from vistool_trainer.intervals import wilson_interval
+
+Z = 1.959963984540054
+
+
+def _score_bound(successes, n, lower):
+    """The p0 where the score statistic |p̂ − p0| / sqrt(p0(1 − p0)/n) equals z, by bisection."""
+    p_hat = successes / n
+    lo, hi = (0.0, p_hat) if lower else (p_hat, 1.0)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        inside = abs(p_hat - mid) <= Z * math.sqrt(mid * (1 - mid) / n) if 0 < mid < 1 else False
+        if lower:
+            lo, hi = (lo, mid) if inside else (mid, hi)
+        else:
+            lo, hi = (mid, hi) if inside else (lo, mid)
+    return (lo + hi) / 2
+
+
+@pytest.mark.parametrize("successes, n", [(1, 10), (5, 10), (50, 100), (273, 300), (97, 300), (299, 300), (3, 7)])
+def test_bounds_are_where_the_score_test_stops_rejecting(successes, n):
+    low, high = wilson_interval(successes, n)
+    assert low == pytest.approx(_score_bound(successes, n, lower=True), abs=1e-9)
+    assert high == pytest.approx(_score_bound(successes, n, lower=False), abs=1e-9)
+
+
+def test_published_values():
+    assert wilson_interval(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_nothing_observed_is_the_whole_range_and_impossible_counts_are_errors():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="0..n"):
+        wilson_interval(11, 10)
