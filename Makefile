@@ -14,7 +14,7 @@ VENV_STAMP := $(VENV)/.vistool-installed
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
 DEVICE ?= cpu
-DEMO_MINUTES ?= 10
+DEMO_MINUTES ?= 20
 
 demo: setup venv
 	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES)

@@ -132,3 +132,21 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
     periodic = [json.loads(line) for line in (root / "tools" / "metrics.jsonl").read_text().splitlines() if '"rl_step_1"' in line]
     assert periodic and "eval/acc_tools" in periodic[0] and "eval/acc_no_tools" not in periodic[0]  # its own setting only
     assert "tools eval after_rl" in stderr.getvalue() and "text eval after_rl" in stderr.getvalue()
+
+
+def test_a_second_demo_keeps_the_first_one_aside_instead_of_mixing_into_it(tmp_path):
+    from vistool_trainer.demo import keep_previous_demo
+
+    assert keep_previous_demo(tmp_path / "demo") is None  # nothing there yet
+    (tmp_path / "demo").mkdir()
+    assert keep_previous_demo(tmp_path / "demo") is None  # an empty folder is reused
+    (tmp_path / "demo" / "tools").mkdir()
+    (tmp_path / "demo" / "summary.json").write_text('{"minutes": 1}')
+    kept = keep_previous_demo(tmp_path / "demo")
+    assert kept is not None and kept.parent == tmp_path and kept.name.startswith("demo-")
+    assert (kept / "summary.json").read_text() == '{"minutes": 1}' and (kept / "tools").is_dir()
+    assert not (tmp_path / "demo").exists()
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "summary.json").write_text("{}")
+    second = keep_previous_demo(tmp_path / "demo")
+    assert second != kept and second.exists() and kept.exists()

@@ -73,3 +73,25 @@ def test_every_metrics_record_carries_its_wall_time_in_unix_seconds(tmp_path):
     # A record that already says when it happened (a replayed or merged line) keeps its own time.
     run.append_metrics({"step": 3, "time": 1234.5})
     assert read_json_lines(run.metrics_path)[-1]["time"] == 1234.5
+
+
+def test_a_fresh_train_into_a_folder_that_holds_a_run_is_refused_before_anything_is_written(tmp_path):
+    """`train` without --resume into an old run's folder would append to its metrics and prune its
+    checkpoints; the CLI refuses with what to do instead and leaves the old records byte for byte."""
+    import subprocess
+    import sys
+
+    old = tmp_path / "old"
+    (old / "checkpoints" / "step-000005").mkdir(parents=True)
+    append_json_line(old / "metrics.jsonl", {"step": 5, "sft/loss": 0.5})
+    before = (old / "metrics.jsonl").read_bytes()
+    config = tmp_path / "run.vistool.json"
+    config.write_text(json.dumps({"name": "again", "output_dir": str(old)}))
+    result = subprocess.run([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "already holds a run (metrics.jsonl)" in result.stderr and "--resume" in result.stderr
+    failed = json.loads(result.stdout.splitlines()[-1])
+    assert failed["event"] == "failed" and str(old) in failed["error"]
+    assert (old / "metrics.jsonl").read_bytes() == before
+    assert not (old / "run.json").exists() and not (old / "config.json").exists()

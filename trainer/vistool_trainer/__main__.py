@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 
 def _check_env(args: argparse.Namespace) -> int:
@@ -24,11 +26,14 @@ def _check_env(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from .events import EventStream
     from .run_config import ConfigError, load_config
+    from .run_directory import RunDirectoryInUse, refuse_to_mix_runs
     from .train import train
 
     try:
         config = load_config(args.config, {"output_dir": args.output_dir} if args.output_dir else None)
-    except ConfigError as error:
+        if not args.resume and os.environ.get("RANK", "0") == "0":  # rank 0 checks before any rank writes
+            refuse_to_mix_runs(Path(config["output_dir"]))
+    except (ConfigError, RunDirectoryInUse) as error:
         EventStream().emit("failed", error=str(error))
         print(str(error), file=sys.stderr)
         return 2

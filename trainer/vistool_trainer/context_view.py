@@ -9,7 +9,8 @@ the image are there to be read in its light.
 
 The view is applied in the encoder, to sampling and training alike, so the training context stays
 the rollout context. The env's messages, the trajectories and the rollout records keep everything.
-docs/DEMO.md says why the micro demo reads the newest image only, image first.
+The demo reads everything (the default); docs/DEMO.md has what the view changed when we tried it
+on the micro model.
 """
 from __future__ import annotations
 
@@ -59,9 +60,8 @@ def apply_view(messages: list[dict[str, Any]], view: ContextView) -> list[dict[s
             if _is_image(part):
                 seen += 1
                 if seen <= dropped:
-                    part = {"type": "text", "text": EARLIER_IMAGE} if EARLIER_IMAGE else None
-            if part is not None:
-                parts.append(part)
+                    part = {"type": "text", "text": EARLIER_IMAGE}
+            parts.append(part)
         if view.images_first:
             parts = [part for part in parts if _is_image(part)] + [part for part in parts if not _is_image(part)]
         shown.append({**message, "content": parts})

@@ -43,7 +43,7 @@ ARMS = ("tools", "text")
 # Shares of the time budget each stage may use at most (a safety cap: the budgets are in steps, so
 # both arms get the same; a cap that cuts a stage short is reported). The rest pays for task
 # generation, the server start and the evaluations.
-SFT_SHARE, RL_SHARE = 0.6, 0.3
+SFT_SHARE, RL_SHARE = 0.7, 0.25
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
@@ -89,6 +89,19 @@ def demo_config(out: str, minutes: float, model: str = "micro", device: str = "c
         })
     settings.update(overrides or {})
     return load_config(DEMO_CONFIG, settings)
+
+
+def keep_previous_demo(root: Path) -> Path | None:
+    """A second `make demo` must neither mix its records into the first one's runs nor delete them:
+    move a non-empty <out> aside to <out>-<time it was last written>, and return where it went."""
+    if not root.is_dir() or not any(root.iterdir()):
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(root.stat().st_mtime))
+    target, n = root.with_name(f"{root.name}-{stamp}"), 2
+    while target.exists():
+        target, n = root.with_name(f"{root.name}-{stamp}-{n}"), n + 1
+    root.rename(target)
+    return target
 
 
 def generate_demo_data(root: Path, config: dict[str, Any]) -> tuple[Path, Path]:
@@ -165,7 +178,6 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
-    (root / "logs").mkdir(parents=True, exist_ok=True)
 
     def say(message: str) -> None:
         stderr.write(f"[demo {time.strftime('%H:%M:%S')}] {message}\n")
@@ -176,6 +188,10 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
         stderr.write(f"demo: --set {', '.join(fixed)}: the demo sets these itself (the arms differ in env.tools alone, and share "
                      f"{root}/data); use `python -m vistool_trainer train` for a run of your own\n")
         return 2
+    kept = keep_previous_demo(root)
+    if kept is not None:
+        say(f"the previous demo in {root} is kept as {kept}")
+    (root / "logs").mkdir(parents=True, exist_ok=True)
     configs = {arm: demo_config(out, minutes, model, device, arm, overrides) for arm in ARMS}
     say(f"generating the tasks once for both arms into {root / 'data'}")
     generate_demo_data(root, configs["tools"])

@@ -124,10 +124,12 @@ def targets(arms: dict[str, Any]) -> list[dict[str, Any]]:
                        "met": gain >= RL_OVER_SFT_POINTS and rises})
     if "rl" in tools:
         rl = tools["rl"]
-        checks.append({"claim": "DAPO's clipping acts: actor/pg_clipfrac > 0 on the RL steps",
+        # Clipping is a per-token event: a step whose mini-batches moved the policy by less than ε
+        # clips nothing, so the claim is that it acts on most steps, not on every one (docs/DEMO.md).
+        checks.append({"claim": "DAPO's clipping acts: actor/pg_clipfrac > 0 on most RL steps",
                        "measured": f"pg_clipfrac > 0 on {rl['steps_with_clipping']} of {tools['budget']['rl_steps']} RL steps "
                                    f"(mean {rl['pg_clipfrac_mean']:.4f})",
-                       "met": rl["steps_with_clipping"] > 0 and rl["steps_with_clipping"] == tools["budget"]["rl_steps"]})
+                       "met": rl["steps_with_clipping"] * 2 > tools["budget"]["rl_steps"]})
     return checks
 
 

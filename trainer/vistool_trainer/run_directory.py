@@ -70,6 +70,20 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+class RunDirectoryInUse(ValueError):
+    """A fresh run was pointed at a folder that already holds one."""
+
+
+def refuse_to_mix_runs(root: Path) -> None:
+    """A fresh (not resumed) run into a folder that holds another run's records would append to its
+    metrics and prune its checkpoints as if they were its own: refuse, and say what to do instead."""
+    root = Path(root)
+    held = [name for name in ("run.json", "metrics.jsonl") if (root / name).exists()]  # the extension asks on the same two
+    if held:
+        raise RunDirectoryInUse(f"{root} already holds a run ({', '.join(held)}); pass --resume to continue it, or set another "
+                                f"output_dir (or remove this one) to start afresh")
+
+
 class RunDirectory:
     """`writable` False (the non-zero ranks of a multi-process run) turns every write into a no-op:
     one process, rank 0, owns the run directory's records."""

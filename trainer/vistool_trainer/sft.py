@@ -130,6 +130,10 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
     # Gold conversations never change: each is tokenised and its images preprocessed once (as one
     # sequence, or one per turn when the policy's view shows each turn a different past).
     pools = [conversations, direct_conversations or []]
+    # With the tools off no conversation has a tool result, and an after-tool-only step would train
+    # nothing: such a run trains whole answers from its first step, so both demo arms get the same
+    # number of SFT steps that teach something.
+    has_tool_results = any(message.get("role") == "tool" for conversation in conversations for message in conversation)
     encoded: dict[tuple[int, int, bool], list[EncodedConversation]] = {}
 
     def encode(key: tuple[int, int, bool]) -> list[EncodedConversation]:
@@ -150,7 +154,8 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
         # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
         order = random.Random(seed * 7919 + step)
         share = direct_share(config, step) if direct_conversations else 0.0
-        batch = [draw(order, share, after_tool_phase(config, step)) for _ in range(config["batch_size"])]
+        after_tool = has_tool_results and after_tool_phase(config, step)
+        batch = [draw(order, share, after_tool) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
         loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)
         step += 1

@@ -1,0 +1,63 @@
+"""sft.after_tool_turns_first and sft.direct_answer_fraction: which turns an SFT step trains.
+
+The demo's warm-up first trains only the answers written after an edited image, then whole
+trajectories mixed with direct answers (docs/DEMO.md). A run with the tools off has no such
+answers, so it trains whole answers from its first step instead of spending steps on nothing."""
+from PIL import Image
+
+from vistool_trainer.policy import Policy
+from vistool_trainer.sft import after_tool_phase, direct_share, run_sft
+
+CHART = {"type": "image", "ref": "chart", "image": Image.new("RGB", (112, 112), "white")}
+EDITED = {"type": "image", "ref": "edited", "image": Image.new("RGB", (112, 112), "red")}
+SYSTEM = {"role": "system", "content": [{"type": "text", "text": "Answer the question."}]}
+USER = {"role": "user", "content": [CHART, {"type": "text", "text": "Is D low, medium or high?"}]}
+CALL = {"role": "assistant", "content": [{"type": "text", "text": '<tool_call>{"name": "mask", "arguments": {"x": ["D"]}}</tool_call>'}]}
+RESULT = {"role": "tool", "content": [{"type": "text", "text": "OBSERVATION: kept D."}, EDITED]}
+ANSWER = {"role": "assistant", "content": [{"type": "text", "text": "<answer>low</answer>"}]}
+TOOL_CONVERSATION = [SYSTEM, USER, CALL, RESULT, ANSWER]
+DIRECT_CONVERSATION = [SYSTEM, USER, ANSWER]
+
+
+def _policy() -> Policy:
+    corpus = [part["text"] for m in TOOL_CONVERSATION for part in m["content"] if "text" in part] * 20
+    return Policy.create({"model": "micro", "micro": {"vocab_size": 300}}, corpus, 1, "cpu")
+
+
+def _trained_text(policy: Policy, segments) -> list[str]:
+    return [policy.processor.tokenizer.decode([t for t, m in zip(s.input_ids, s.loss_mask) if m]) for s in segments]
+
+
+def test_the_first_steps_train_only_the_answer_after_the_tool_result_then_whole_trajectories():
+    config = {"after_tool_turns_first": 3, "direct_answer_fraction": 0.6}
+    assert [after_tool_phase(config, step) for step in range(5)] == [True, True, True, False, False]
+    assert [direct_share(config, step) for step in (0, 2, 3, 10)] == [0.0, 0.0, 0.6, 0.6]
+    assert direct_share({"direct_answer_fraction": 0.6}, 0) == 0.6  # no phase: the mixture from step 0
+
+    policy = _policy()
+    assert _trained_text(policy, policy.encoder.after_tool_segments(TOOL_CONVERSATION)) == ["<answer>low</answer><|im_end|>"]
+    assert policy.encoder.after_tool_segments(DIRECT_CONVERSATION) == []
+    whole = _trained_text(policy, policy.encoder.training_segments(TOOL_CONVERSATION))
+    assert len(whole) == 1 and CALL["content"][0]["text"] in whole[0] and whole[0].endswith("<answer>low</answer><|im_end|>")
+
+
+def _losses(conversations, config):
+    policy = _policy()
+    losses: list[float] = []
+    run_sft(policy, conversations, {"steps": 4, "batch_size": 2, "lr": 1e-3, "weight_decay": 0.0, **config}, seed=3,
+            on_step=lambda step, loss, seconds: losses.append(loss))
+    return losses
+
+
+def test_with_the_tools_off_every_step_trains_even_inside_the_after_tool_phase():
+    losses = _losses([DIRECT_CONVERSATION], {"after_tool_turns_first": 3})
+    assert len(losses) == 4 and all(loss > 0.5 for loss in losses), losses
+
+
+def test_the_after_tool_phase_trains_fewer_tokens_than_the_whole_trajectory():
+    """The same conversation, the same weights: the answer alone (5 tokens or so) has a different
+    mean loss from the whole trajectory (the call's tokens too), so the phase changes what is trained."""
+    phase = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 4})
+    whole = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 0})
+    assert all(loss > 0 for loss in phase + whole)
+    assert abs(phase[0] - whole[0]) > 1e-3
