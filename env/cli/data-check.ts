@@ -1,11 +1,13 @@
 /**
  * `vistool data check PATH`: validates a tasks.jsonl against the schema, then checks every
  * task (answers recomputed from the table, geometry on regenerated pixels for generated tasks,
- * stored images byte-compared, gold calls run through the tools). Exits 1 if anything fails.
+ * stored images byte-compared, gold calls run through the tools). A line that is not a valid
+ * record is reported with its line number and the good lines are still checked. Exits 1 if
+ * anything fails.
  */
 import { parseArgs } from 'node:util';
 import { checkTask, taskDirOf, type CheckReport } from '../tasks/check.js';
-import { loadTasks } from '../tasks/load.js';
+import { readTaskFileText, readTaskLines } from '../tasks/load.js';
 import { type CliCommand, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
@@ -31,8 +33,16 @@ export function createDataCheckCommand(io: CliStreams = { stdout: process.stdout
       if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
       const concurrency = parsed.values.concurrency === undefined ? 4 : Number(parsed.values.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a positive whole number, got '${parsed.values.concurrency}'`);
-      const tasks = await loadTasks(path);
+      const { tasks: lines, problems } = readTaskLines(await readTaskFileText(path), path);
+      const tasks = lines.map((l) => l.task);
       const taskDir = taskDirOf(path);
+      const badLines = new Map<number, string[]>();
+      for (const p of problems) badLines.set(p.line, [...(badLines.get(p.line) ?? []), p.message]);
+      const lineReports: CheckReport[] = [...badLines].map(([line, messages]) => ({
+        id: `line ${line}`,
+        ok: false,
+        issues: messages.map((message) => ({ check: 'record' as const, message })),
+      }));
       const reports: CheckReport[] = new Array(tasks.length);
       let next = 0;
       await Promise.all(
@@ -43,6 +53,7 @@ export function createDataCheckCommand(io: CliStreams = { stdout: process.stdout
           }
         }),
       );
+      reports.push(...lineReports);
       const failed = reports.filter((r) => !r.ok);
       if (parsed.values.json) {
         io.stdout.write(`${JSON.stringify({ path, checked: reports.length, ok: reports.length - failed.length, failed: failed.length, failures: failed })}\n`);

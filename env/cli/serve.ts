@@ -11,11 +11,12 @@ import { EnvServer } from '../server/server.js';
 import { createScorer } from '../server/scorer.js';
 import { type CliCommand, UsageError } from './command.js';
 
-const usage = `vistool serve [--root DIR] [--images-dir DIR] [--host 127.0.0.1] [--port 0]
+const usage = `vistool serve [--root DIR ...] [--images-dir DIR] [--host 127.0.0.1] [--port 0]
               [--token-file FILE] [--reward-config FILE.json] [--max-body BYTES]
               [--max-episodes N] [--idle-timeout SECONDS] [--quiet]
 
-  --root DIR          task images must lie inside DIR (default: the current folder)
+  --root DIR          task images must lie inside DIR (default: the current folder); repeat it
+                      for several data folders (the first is the default task_dir)
   --images-dir DIR    where episode images are written, content-addressed (default: DIR/.vistool/images)
   --port N            0 picks a free port; the URL is printed as {"event":"listening",...}
   --token-file FILE   write the bearer token there (mode 0600); the token comes from
@@ -31,7 +32,7 @@ export const serveCommand: CliCommand = {
     const { values } = parseArgs({
       args: argv,
       options: {
-        root: { type: 'string' },
+        root: { type: 'string', multiple: true },
         'images-dir': { type: 'string' },
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '0' },
@@ -45,7 +46,7 @@ export const serveCommand: CliCommand = {
       },
       strict: true,
     });
-    const root = resolve(values.root ?? '.');
+    const [root = resolve('.'), ...moreRoots] = (values.root ?? ['.']).map((r) => resolve(r));
     const port = intOption(values.port, '--port', 0, 65535);
     const host = values.host ?? '127.0.0.1';
     if (!['127.0.0.1', 'localhost', '::1'].includes(host) && !values['allow-remote']) {
@@ -77,6 +78,7 @@ export const serveCommand: CliCommand = {
       port,
       token,
       root,
+      moreRoots,
       imagesDir: resolve(values['images-dir'] ?? `${root}/.vistool/images`),
       scorer: createScorer(rewardConfig),
       ...(values['max-body'] ? { maxBodyBytes: intOption(values['max-body'], '--max-body', 1024, 1 << 30) } : {}),

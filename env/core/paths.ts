@@ -39,3 +39,19 @@ export async function resolveInsideRoot(root: string, base: string, path: string
   }
   return real;
 }
+
+/**
+ * `resolveInsideRoot` against several allowed roots (a run's training and evaluation folders):
+ * the path is checked against the root it lies in, so none of them widens the others.
+ */
+export async function resolveInsideRoots(roots: readonly string[], base: string, path: string): Promise<string> {
+  if (roots.length === 0) throw new PathError('no allowed root is configured');
+  if (path.includes('\0')) throw new PathError('path contains a NUL byte');
+  const wanted = resolve(base, path);
+  for (const root of roots) {
+    const realRoot = await realpath(root).catch(() => resolve(root));
+    if (isInside(resolve(root), wanted) || isInside(realRoot, wanted)) return resolveInsideRoot(root, base, path);
+  }
+  if (roots.length === 1) return resolveInsideRoot(roots[0]!, base, path);
+  throw new PathError(`'${path}' is outside the allowed roots ${roots.map((r) => `'${r}'`).join(', ')}`);
+}

@@ -22,6 +22,7 @@ import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { TrajectoryScorer } from '../rewards/index.js';
 import { parseTasks } from '../tasks/load.js';
+import { isProcessAlive } from '../core/process-liveness.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import type { ChatUsage } from './chat-client.js';
@@ -89,16 +90,6 @@ async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<{ image
   }
 }
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else; ESRCH: gone (a killed eval's stale record).
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const emptyUsage = (): ChatUsage => ({ requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 });
 
 export function buildDocument(
@@ -151,7 +142,7 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
 
   await mkdir(join(out, 'rollouts'), { recursive: true });
   const previous = await readRunRecord(out);
-  if (previous?.status === 'running' && previous.pid !== process.pid && processIsAlive(previous.pid)) {
+  if (previous?.status === 'running' && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
     throw new Error(`another eval (pid ${previous.pid}) is running in ${out}; wait for it or stop it first — two writers would interleave their results`);
   }
   if (previous) {

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { decodeImage, type RgbImage } from '../core/image.js';
-import { PathError, resolveInsideRoot } from '../core/paths.js';
+import { PathError, resolveInsideRoots } from '../core/paths.js';
 import { Episode, EpisodeError, type Action, type EpisodeLimits } from '../episodes/episode.js';
 import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
@@ -36,8 +36,10 @@ export interface EnvServerOptions {
   host?: string;
   port?: number;
   token: string;
-  /** Task images must lie inside this folder (after following symlinks). */
+  /** Task images must lie inside this folder (after following symlinks); the default task_dir. */
   root: string;
+  /** More folders task images may lie in (each checked on its own, like `root`). */
+  moreRoots?: readonly string[];
   /** Where episode images are written, content-addressed. */
   imagesDir: string;
   scorer: Scorer;
@@ -84,6 +86,7 @@ export class EnvServer {
       maxBatchItems: 1024,
       idleTimeoutMs: 10 * 60 * 1000,
       limits: {},
+      moreRoots: [],
       version: '0.0.0',
       log: (entry) => process.stderr.write(JSON.stringify(entry) + '\n'),
       ...options,
@@ -232,7 +235,10 @@ export class EnvServer {
       throw new HttpError(429, `too many live episodes (${this.opts.maxEpisodes}); close finished ones with DELETE /v1/episodes/{id}`);
     }
     const task = parseTaskRecord(body.task);
-    const options = isObject(body.options) ? body.options : {};
+    if (body.options !== undefined && !isObject(body.options)) {
+      throw new HttpError(400, `options must be a JSON object such as {"tools": true, "images": "path"}, got ${JSON.stringify(body.options)}`);
+    }
+    const options = body.options ?? {};
     const taskDir = typeof body.task_dir === 'string' ? body.task_dir : this.opts.root;
     const { image, meta } = await this.loadTaskImage(task, taskDir, typeof body.image_data === 'string' ? body.image_data : undefined);
     const limits: Partial<EpisodeLimits> = { ...this.opts.limits };
@@ -241,8 +247,8 @@ export class EnvServer {
     try {
       const { episode, observation } = await Episode.start(task, image, meta, this.store, {
         limits,
-        tools: options.tools !== false,
-        inlineImages: options.images === 'inline',
+        tools: options.tools === undefined ? true : booleanOption(options.tools, 'options.tools'),
+        inlineImages: (options.images === undefined ? 'path' : enumOption(options.images, IMAGE_MODES, 'options.images')) === 'inline',
       });
       this.episodes.set(episode.id, { episode, queue: Promise.resolve() });
       return { episode_id: episode.id, observation, tools: episode.tools() };
@@ -271,7 +277,7 @@ export class EnvServer {
     }
     let path: string;
     try {
-      path = await resolveInsideRoot(this.opts.root, taskDir, task.image);
+      path = await resolveInsideRoots([this.opts.root, ...this.opts.moreRoots], taskDir, task.image);
     } catch (err) {
       if (err instanceof PathError) throw new HttpError(400, `task ${task.id}: image ${err.message}`);
       throw err;
@@ -337,6 +343,21 @@ function parseStepBody(body: unknown): Action {
     return { call: { name, arguments: (args as Record<string, unknown> | undefined) ?? {} } };
   }
   throw new HttpError(400, 'a step body is {"text": "<model message>"} or {"call": {"name": ..., "arguments": {...}}}');
+}
+
+/** The values openapi.json allows for EpisodeRequest.options.images. */
+const IMAGE_MODES = ['path', 'inline'] as const;
+
+function enumOption<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new HttpError(400, `${field} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function booleanOption(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new HttpError(400, `${field} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function positiveInt(value: unknown, field: string): number {

@@ -46,14 +46,21 @@ export function validateTaskRecord(value: unknown): string[] {
   return [...new Set(useful.map(describeSchemaError))];
 }
 
-/** Parses JSONL text; `file` names the source in messages. */
-export function parseTasks(text: string, file: string): TaskRecord[] {
-  const problems: string[] = [];
-  let total = 0;
-  const tasks: TaskRecord[] = [];
+/** One bad line of a task file: where it is and what is wrong ("field: expected ..."). */
+export interface TaskLineProblem {
+  line: number;
+  message: string;
+}
+
+/**
+ * Reads JSONL text line by line, keeping every good record and every problem: `data check`
+ * reports each bad line and still checks the rest. `file` names the source in messages.
+ */
+export function readTaskLines(text: string, file: string): { tasks: { line: number; task: TaskRecord }[]; problems: TaskLineProblem[] } {
+  const problems: TaskLineProblem[] = [];
+  const tasks: { line: number; task: TaskRecord }[] = [];
   const seen = new Map<string, number>();
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
+  text.split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (line === '') return;
     const where = `${file}:${i + 1}`;
@@ -61,36 +68,41 @@ export function parseTasks(text: string, file: string): TaskRecord[] {
     try {
       value = JSON.parse(line);
     } catch (err) {
-      total++;
-      if (problems.length < MAX_REPORTED) problems.push(`${where}: not valid JSON (${(err as Error).message}); each line must be one task record object`);
+      problems.push({ line: i + 1, message: `${where}: not valid JSON (${(err as Error).message}); each line must be one task record object` });
       return;
     }
     const found = validateTaskRecord(value);
     if (found.length > 0) {
-      total += found.length;
-      for (const p of found) if (problems.length < MAX_REPORTED) problems.push(`${where}: ${p}`);
+      for (const p of found) problems.push({ line: i + 1, message: `${where}: ${p}` });
       return;
     }
     const record = value as TaskRecord;
     const first = seen.get(record.id);
     if (first !== undefined) {
-      total++;
-      if (problems.length < MAX_REPORTED) problems.push(`${where}: id: '${record.id}' was already used on line ${first}; ids must be unique`);
+      problems.push({ line: i + 1, message: `${where}: id: '${record.id}' was already used on line ${first}; ids must be unique` });
       return;
     }
     seen.set(record.id, i + 1);
-    tasks.push(record);
+    tasks.push({ line: i + 1, task: record });
   });
-  if (total > 0) throw new TaskFileError(problems, total);
-  return tasks;
+  return { tasks, problems };
 }
 
-export async function loadTasks(path: string): Promise<TaskRecord[]> {
-  let text: string;
+/** Parses JSONL text; any bad line makes the whole file an error (a silently shorter list is worse). */
+export function parseTasks(text: string, file: string): TaskRecord[] {
+  const { tasks, problems } = readTaskLines(text, file);
+  if (problems.length > 0) throw new TaskFileError(problems.slice(0, MAX_REPORTED).map((p) => p.message), problems.length);
+  return tasks.map((t) => t.task);
+}
+
+export async function readTaskFileText(path: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (err) {
     throw new Error(`cannot read task file ${path}: ${(err as Error).message}`, { cause: err });
   }
-  return parseTasks(text, path);
+}
+
+export async function loadTasks(path: string): Promise<TaskRecord[]> {
+  return parseTasks(await readTaskFileText(path), path);
 }

@@ -10,6 +10,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { EvalResult, RunSummary, StepFileInfo } from '../../webview/protocol.js';
 import { isRecord } from '../../webview/shared/guards.js';
+import { isProcessAlive } from '../core/process-liveness.js';
 import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
 import { MetricsStore } from './metrics-store.js';
 import { listStepFiles, StepFileIndex } from './rollout-index.js';
@@ -24,6 +25,7 @@ export class RunSource {
   readonly metrics: MetricsStore;
   private run: Record<string, unknown> | null = null;
   private runProblem: string | null = null;
+  private gone = false;
   private steps: StepFileInfo[] = [];
   private fileEvaluations: EvalResult[] = [];
   private evalProblems: string[] = [];
@@ -44,6 +46,13 @@ export class RunSource {
     if (await this.changed('run.json')) {
       changed = true;
       await this.readRunJson();
+    }
+    // A trainer killed with SIGKILL (or a reboot) leaves "running" in run.json: nothing on disk
+    // changes when it dies, so its pid is checked on every refresh.
+    const gone = this.processGone();
+    if (gone !== this.gone) {
+      this.gone = gone;
+      changed = true;
     }
     const rolloutStamp = await this.changed('rollouts');
     if (rolloutStamp) {
@@ -69,15 +78,28 @@ export class RunSource {
       id: this.id,
       name: this.name,
       path: this.dir,
-      status: typeof run.status === 'string' ? run.status : null,
+      // The Runs view's word for a run whose process is gone without a final status.
+      status: this.gone ? 'stopped' : typeof run.status === 'string' ? run.status : null,
       startedAt: numberField('started_at') ?? numberField('created_at'),
       updatedAt: numberField('updated_at') ?? numberField('ended_at'),
       metricRows: this.metrics.rowCount,
       metricNames: this.metrics.names,
       rolloutSteps: this.steps.length,
       evaluations: mergeEvaluations(this.metrics.evaluations, evaluationsFromRunJson(this.run), this.fileEvaluations),
-      problems: [...(this.runProblem ? [this.runProblem] : []), ...this.metrics.problems, ...this.evalProblems],
+      problems: [
+        ...(this.runProblem ? [this.runProblem] : []),
+        ...(this.gone ? [`run.json says running, but its process (pid ${String(run.pid)}) is gone without writing a final status: killed, or the machine restarted. --resume continues from the newest checkpoint.`] : []),
+        ...this.metrics.problems,
+        ...this.evalProblems,
+      ],
     };
+  }
+
+  /** run.json says running, names a pid, and no process has it. */
+  private processGone(): boolean {
+    const run = this.run;
+    if (!run || run.status !== 'running' || typeof run.pid !== 'number') return false;
+    return !isProcessAlive(run.pid);
   }
 
   async stepFiles(): Promise<StepFileInfo[]> {

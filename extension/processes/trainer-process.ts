@@ -13,7 +13,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { JsonlTail } from '../../env/view/jsonl-tail.js';
 import { TRAINER_COMMAND_MARK } from '../runs/run-state.js';
-import { isProcessAlive } from './process-liveness.js';
+import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { closeRunJson, markRunStarting } from './run-json.js';
 import { eventsFileOf, stderrFileOf, type TrainerLaunchPlan } from './trainer-launch.js';
 import { parseTrainerEvent, type TrainerEvent } from './trainer-events.js';

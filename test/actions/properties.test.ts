@@ -172,3 +172,49 @@ test('formatToolCall refuses what a format cannot carry, instead of writing some
   assert.throws(() => formatToolCall({ name: 'focus_on_columns_with_mask', arguments: { columns: ['A'], labels: ['B'] } }, 'refocus'), /read back as "columns"/);
   assert.throws(() => formatToolCall({ name: 'Terminate', arguments: { ans: '7' } }, 'hermes'), /formatAnswer/);
 });
+
+// ---- prototype names ---------------------------------------------------------------------
+
+/** Names a lookup on a plain object finds on its prototype chain, and JavaScript builtins. */
+const PROTOTYPE_NAMES = [
+  'toString', 'valueOf', 'constructor', 'hasOwnProperty', '__proto__', 'isPrototypeOf', 'propertyIsEnumerable',
+  'toLocaleString', '__defineGetter__', '__lookupSetter__', 'prototype', 'Object', 'Function', 'Array', 'globalThis',
+  'eval', 'process', 'require', 'undefined', 'NaN', 'Infinity', 'length', 'name', 'then',
+];
+
+/** True when `value` is JSON data all the way down: no functions, no prototype objects, no cycles. */
+function isPlainJson(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isPlainJson);
+  if (typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  return Object.keys(value).every((key) => isPlainJson((value as Record<string, unknown>)[key]));
+}
+
+test('prototype and builtin names in a ReFocus-style call are never JavaScript values: the arguments stay JSON data', () => {
+  const name = fc.constantFrom(...PROTOTYPE_NAMES);
+  const place = fc.constantFrom(
+    (n: string) => `x = zoom_in(image_1, ${n}, ${n})`,
+    (n: string) => `x = focus_on_columns_with_mask(image_1, [${n}, "Wins"], columns_bbox)`,
+    (n: string) => `x = focus_on_columns_with_mask(image_1, columns=${n}, columns_bbox=columns_bbox)`,
+    (n: string) => `${n} = image_1\nx = zoom_in(${n}, [1, 2, 3, 4])`,
+    (n: string) => `x = focus_on_columns_with_mask(image_1, {"a": ${n}}, columns_bbox)`,
+    (n: string) => `x = ${n}(image_1)`,
+  );
+  fc.assert(
+    fc.property(name, place, (n, build) => {
+      const text = '```python\n' + build(n) + '\ndisplay(x)\n```';
+      const result = parseAction(text);
+      assertWellFormed(result, text);
+      for (const call of result.calls) assert.ok(isPlainJson(call.arguments), `${text} → ${String(call.arguments)}`);
+      assert.doesNotThrow(() => structuredClone(result), text);
+    }),
+    { numRuns: 400 },
+  );
+  // The repro from the issue: refused as an undefined name, not parsed as a call without arguments.
+  const repro = parseAction('```python\nx = zoom_in(image_1, toString, valueOf)\n```');
+  assert.deepEqual(repro.calls, []);
+  assert.match(repro.errors[0]?.message ?? '', /name toString is not defined/);
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isProcessAlive } from '../../extension/processes/process-liveness.js';
+import { isProcessAlive } from '../../env/core/process-liveness.js';
 import type { TrainerEvent } from '../../extension/processes/trainer-events.js';
 import { planTrainerLaunch, type TrainerLaunchPlan } from '../../extension/processes/trainer-launch.js';
 import { TrainerProcess } from '../../extension/processes/trainer-process.js';

@@ -174,6 +174,27 @@ test('bad input gets a clear 4xx', async () => {
   assert.equal(badStep.status, 400);
 });
 
+test('every option is checked against the API: an enum outside openapi.json, a non-boolean or a non-object is a 400 naming it', async () => {
+  const health = await call('GET', '/v1/health');
+  const probes: [unknown, RegExp][] = [
+    [{ images: '../../x' }, /options.images must be one of "path", "inline", got "..\/..\/x"/],
+    [{ images: 'INLINE' }, /options.images must be one of/],
+    [{ images: 1 }, /options.images must be one of/],
+    [{ tools: 'no' }, /options.tools must be true or false, got "no"/],
+    ['tools', /options must be a JSON object/],
+    [[1], /options must be a JSON object/],
+  ];
+  for (const [options, message] of probes) {
+    const res = await call('POST', '/v1/episodes', { task, task_dir: root, options });
+    assert.equal(res.status, 400, JSON.stringify(options));
+    assert.match(res.json.error.message, message);
+  }
+  assert.equal((await call('GET', '/v1/health')).json.episodes, health.json.episodes, 'a refused request starts no episode');
+  const inline = await call('POST', '/v1/episodes', { task, task_dir: root, options: { images: 'inline', tools: true } });
+  assert.equal(inline.status, 200);
+  assert.ok(inline.json.observation.messages.some((m: any) => m.content.some((part: any) => typeof part.data === 'string')));
+});
+
 test('image paths outside the root are refused: .., absolute, symlink out', async () => {
   for (const image of ['../../../etc/passwd', '/etc/passwd', 'images/../../outside.png']) {
     const res = await call('POST', '/v1/episodes', { task: { ...task, image }, task_dir: root });
@@ -242,4 +263,35 @@ test('idle episodes expire', async () => {
   const gone = await fetch(`${ownUrl}/v1/episodes/${episode_id}`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(gone.status, 404);
   await own.stop();
+});
+
+test('a server with two data roots reads images from each and refuses their common parent', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'vistool-roots-'));
+  const trainDir = join(parent, 'a', 'train');
+  const evalDir = join(parent, 'b', 'eval');
+  const elsewhere = join(parent, 'c');
+  for (const dir of [trainDir, evalDir, elsewhere]) await writeTable(dir);
+  const twoRoots = new EnvServer({ token, root: trainDir, moreRoots: [evalDir], imagesDir: join(parent, 'run', 'images'), scorer: createScorer(undefined), log: () => {} });
+  const base = await twoRoots.start();
+  try {
+    const start = async (taskDir: string, image = task.image) => {
+      const res = await fetch(`${base}/v1/episodes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ task: { ...task, image }, task_dir: taskDir }),
+      });
+      return { status: res.status, json: (await res.json()) as Record<string, any> };
+    };
+    assert.equal((await start(trainDir)).status, 200);
+    assert.equal((await start(evalDir)).status, 200);
+    const outside = await start(elsewhere);
+    assert.equal(outside.status, 400);
+    assert.match(outside.json.error.message, /outside the allowed roots/);
+    assert.ok(outside.json.error.message.includes(trainDir) && outside.json.error.message.includes(evalDir));
+    // Climbing from one root into a sibling of the other is refused as well.
+    assert.equal((await start(trainDir, '../../c/images/table.png')).status, 400);
+    assert.equal((await start(evalDir, '../../a/train/images/table.png')).status, 200, 'a path into the other root is inside it');
+  } finally {
+    await twoRoots.stop();
+  }
 });

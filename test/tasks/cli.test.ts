@@ -78,6 +78,29 @@ test('data check exits 0 on a clean set and 1, listing the issues, on a broken o
   assert.ok(report.failures[0]!.issues.some((i) => i.check === 'answer'));
 });
 
+test('data check reports every bad line by number and still checks the good ones', async (t) => {
+  const dir = await tempDir(t);
+  await createDataGenCommand(streams().io).run(['--kind', 'hbar', '--n', '4', '--seed', '5', '--difficulty', '1', '--out', join(dir, 'set')]);
+  const path = join(dir, 'set', 'tasks.jsonl');
+  const lines = (await readFile(path, 'utf8')).trim().split('\n');
+  // Line 2 truncated mid-record (a killed writer), line 4 with a field of the wrong type; lines 1 and 3 intact.
+  lines[1] = lines[1]!.slice(0, 40);
+  const record = JSON.parse(lines[3]!) as Record<string, unknown>;
+  record.difficulty = 'hard';
+  lines[3] = JSON.stringify(record);
+  await writeFile(path, lines.join('\n') + '\n');
+  const text = streams();
+  assert.equal(await createDataCheckCommand(text.io).run([path]), 1);
+  assert.match(text.out.stdout, /line 2: FAILED\n {2}\[record\] .*tasks\.jsonl:2: not valid JSON/);
+  assert.match(text.out.stdout, /line 4: FAILED\n {2}\[record\] .*tasks\.jsonl:4: difficulty/);
+  assert.match(text.out.stdout, /4 checked, 2 ok, 2 failed/);
+  const json = streams();
+  assert.equal(await createDataCheckCommand(json.io).run([path, '--json']), 1);
+  const report = JSON.parse(json.out.stdout) as { checked: number; ok: number; failures: { id: string }[] };
+  assert.equal(report.ok, 2);
+  assert.deepEqual(report.failures.map((f) => f.id).sort(), ['line 2', 'line 4']);
+});
+
 test('data show draws the task larger than its image, with a caption', async (t) => {
   const dir = await tempDir(t);
   await createDataGenCommand(streams().io).run(['--kind', 'table', '--n', '1', '--seed', '4', '--difficulty', '1', '--out', join(dir, 'set')]);

@@ -30,3 +30,33 @@ def test_gold_replay_shows_the_edited_image_the_gold_call_produced(env_server, v
         assert len(tool_images) == 1 and tool_images[0]["ref"] != question_images[0]["ref"]
         assert task["gold"][0]["name"] in messages[1]["content"][0]["text"]
         assert messages[3]["content"][0]["text"].startswith("<answer>")
+
+
+def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_common_parent(tmp_path, vbar_data):
+    """The trainer passes the training and the held-out folders; their common parent (here a temp
+    folder, for data in /data and /home it would be /) is never an allowed root."""
+    import shutil
+
+    from vistool_trainer.env_client import LocalEnvServer
+
+    train_dir = vbar_data[0].parent
+    eval_dir = tmp_path / "elsewhere" / "eval"
+    shutil.copytree(vbar_data[1].parent, eval_dir)
+    server = LocalEnvServer([train_dir, eval_dir], tmp_path / "images", tmp_path / "token", tmp_path / "server.log")
+    client = server.__enter__()
+    try:
+        command = server.process.args
+        roots = [command[i + 1] for i, arg in enumerate(command) if arg == "--root"]
+        assert roots == [str(train_dir), str(eval_dir)]
+        tasks = load_tasks(vbar_data[0])[:1] + load_tasks(eval_dir / "tasks.jsonl")[:1]
+        conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, system_prompt=""))
+        assert all(messages[-1]["content"][0]["text"].startswith("<answer>") for messages in conversations)
+        import pytest
+
+        from vistool_trainer.env_client import EnvServerError
+
+        payload = {k: v for k, v in tasks[0].items() if not k.startswith("_")}
+        with pytest.raises(EnvServerError, match="outside the allowed roots"):
+            client.start_episodes([{"task": payload, "task_dir": str(tmp_path)}])  # a folder that is neither root
+    finally:
+        server.__exit__(None, None, None)

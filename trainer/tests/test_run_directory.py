@@ -95,3 +95,21 @@ def test_a_fresh_train_into_a_folder_that_holds_a_run_is_refused_before_anything
     assert failed["event"] == "failed" and str(old) in failed["error"]
     assert (old / "metrics.jsonl").read_bytes() == before
     assert not (old / "run.json").exists() and not (old / "config.json").exists()
+
+
+def test_a_run_killed_with_sigkill_reads_as_stopped_though_run_json_says_running():
+    import signal
+    import subprocess
+    import sys
+
+    from vistool_trainer.run_directory import run_status
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert run_status({"status": "running", "pid": child.pid}) == "running"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert run_status({"status": "running", "pid": child.pid}) == "stopped"
+    assert run_status({"status": "finished", "pid": child.pid}) == "finished"
+    assert run_status({}) == "missing"

@@ -13,7 +13,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from .run_directory import read_json_lines
+from .run_directory import read_json_lines, run_status
 
 EVAL_COLUMNS = [
     ("eval/acc_tools", "accuracy with tools"),
@@ -172,7 +172,7 @@ def write_report(run_dir: Path) -> str:
     speed_rows = "".join(f"<tr><td class=left>{html.escape(key)}</td><td>{value:.3g}</td></tr>" for key, value in speed.items())
     body = f"""<!doctype html><meta charset="utf-8"><title>vistool run — {html.escape(run_dir.name)}</title><style>{STYLE}</style>
 <h1>vistool run: {html.escape(str(config.get('name', run_dir.name)))}</h1>
-<p>Status <b>{html.escape(str(run.get('status')))}</b>. Policy <code>{html.escape(str(policy.get('model')))}</code> on
+<p>Status <b>{html.escape(run_status(run))}</b>. Policy <code>{html.escape(str(policy.get('model')))}</code> on
 <code>{html.escape(str(config.get('device')))}</code>, tools {'on' if config.get('env', {}).get('tools', True) else 'off'}.</p>
 <h2>Held-out evaluation (greedy)</h2>{_eval_table_html(evaluations)}
 <h2>Speed and memory</h2><p>{html.escape(speed_line(speed))}</p><table>{speed_rows}</table>
@@ -315,9 +315,13 @@ from the question, names no level either.</p>
 With the tool, the edited image shows one bar alone, and "how tall is the only bar" is a judgement it learns in a few hundred
 SFT steps. So the tool supplies exactly what the model cannot get from the raw image — the seeds' first claim, at laptop scale.</p>
 {_example_pair(root)}
-<p>Warm-up: SFT on {int(round(100 * (1 - sft.get('direct_answer_fraction', 0))))}% gold tool trajectories and
-{int(round(100 * sft.get('direct_answer_fraction', 0)))}% direct answers in tools-on episodes (the text arm: direct answers only). A
-policy warmed up that way calls the tool on some tasks and answers directly on others, which leaves RL the decision of when to call.
+<p>Warm-up ({sft.get('steps')} SFT steps): the first {sft.get('after_tool_turns_first', 0)} train only the answer written after the
+edited image (a micro model that learns the call while the chart is in view stops looking at images, docs/DEMO.md); the rest mix
+{int(round(100 * (1 - sft.get('direct_answer_fraction', 0))))}% whole gold tool trajectories with
+{int(round(100 * sft.get('direct_answer_fraction', 0)))}% direct answers in tools-on episodes. The text arm trains direct answers for
+all its steps. A policy warmed up that way calls the tool in some sampled rollouts and, greedily, answers directly, which leaves RL the
+decision of when to call. (A policy that always calls cannot answer once the tools are off, so the tools arm's accuracy
+without tools after RL says how far RL moved it to the tool, not what it can read.)
 RL: GRPO/DAPO with the env's rewards (correct 0.8 + format 0.2, tool bonus 0.2 when a successful call led to a correct answer,
 no-tool factor 0.8), {rl.get('prompts_per_step')} prompts × {rl.get('group_size')} rollouts a step, mini-batches of
 {rl.get('ppo_mini_batch_size')} prompts ({html.escape(str(rl.get('ppo_epochs')))} epoch), so each RL step makes several optimizer steps

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .intervals import wilson_interval
-from .run_directory import read_json_lines
+from .run_directory import read_json_lines, run_status
 
 CHECKPOINTS = ("after_sft", "after_rl")
 # What the demo sets out to show (issue "the main job shows the seeds' result"), checked on the
@@ -52,7 +52,7 @@ def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:
     summary: dict[str, Any] = {label: checkpoint_numbers(evaluations[label], setting) for label in CHECKPOINTS if label in evaluations}
     sft = [m for m in metrics if m.get("stage") == "sft"]
     rl = [m for m in metrics if m.get("stage") == "rl"]
-    summary["status"] = run.get("status", "missing")
+    summary["status"] = run_status(run)
     summary["budget"] = {"sft_steps": len(sft), "rl_steps": len(rl),
                          "sft_seconds": sum(m.get("timing/step_s", 0.0) for m in sft),
                          "rl_seconds": sum(m.get("timing/step_s", 0.0) for m in rl)}

@@ -114,9 +114,12 @@ def _die_with_parent() -> None:
 class LocalEnvServer:
     """A `vistool serve` child process on 127.0.0.1 with a random port; a context manager."""
 
-    def __init__(self, root: Path, images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = "node",
+    def __init__(self, root: Path | list[Path], images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = "node",
                  reward_config: Path | None = None):
-        self.root, self.images_dir, self.token_file, self.log_path, self.node = root, images_dir, token_file, log_path, node
+        # Each data folder is its own allowed root: a common parent of two trees could be "/".
+        self.roots = [Path(r) for r in (root if isinstance(root, list) else [root])]
+        self.root = self.roots[0]
+        self.images_dir, self.token_file, self.log_path, self.node = images_dir, token_file, log_path, node
         self.reward_config = reward_config
         self.process: subprocess.Popen[str] | None = None
         self.client: EnvClient | None = None
@@ -128,7 +131,7 @@ class LocalEnvServer:
             raise EnvServerError(f"the env server bundle {bundle} is missing: run `npm run build` in {repo_root()}")
         log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
         command = [self.node, str(cli), "serve", "--port", "0", "--token-file", str(self.token_file),
-                   "--root", str(self.root), "--images-dir", str(self.images_dir), "--quiet"]
+                   *[arg for r in self.roots for arg in ("--root", str(r))], "--images-dir", str(self.images_dir), "--quiet"]
         if self.reward_config is not None:
             command += ["--reward-config", str(self.reward_config)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=repo_root(),

@@ -36,7 +36,7 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
     tasks = load_tasks(eval_path)[: n or config["eval"]["n"]]
     policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"],
                          ContextView.from_config(config["policy"].get("view")))
-    server, client = open_env(config, run, eval_path.parent.resolve(), events)
+    server, client = open_env(config, run, [eval_path.parent.resolve()], events)
     try:
         results = evaluate(policy, client, tasks, episode_options(config), config["eval"]["max_new_tokens"])
     finally:

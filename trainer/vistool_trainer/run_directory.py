@@ -70,6 +70,26 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+def run_status(run: dict[str, Any]) -> str:
+    """run.json's status as a reader should show it: a trainer killed with SIGKILL (or a reboot)
+    leaves "running" behind, which reads "stopped" once its pid is gone (the Runs view's word)."""
+    status = str(run.get("status", "missing"))
+    pid = run.get("pid")
+    if status == "running" and isinstance(pid, int) and not _process_alive(pid):
+        return "stopped"
+    return status
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
 class RunDirectoryInUse(ValueError):
     """A fresh run was pointed at a folder that already holds one."""
 

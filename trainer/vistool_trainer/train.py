@@ -163,7 +163,7 @@ def write_reward_config(config: dict[str, Any], run: RunDirectory, suffix: str =
     return path
 
 
-def open_env(config: dict[str, Any], run: RunDirectory, root: Path, events: EventStream, rank: int = 0) -> tuple[Any, EnvClient]:
+def open_env(config: dict[str, Any], run: RunDirectory, roots: list[Path], events: EventStream, rank: int = 0) -> tuple[Any, EnvClient]:
     """(server context or None, client): a local `vistool serve` scoring with the run's rewards (one
     per rank in a multi-process run, all writing the run's content-addressed images/), or the
     server at env.url (which scores with its own reward config)."""
@@ -174,7 +174,7 @@ def open_env(config: dict[str, Any], run: RunDirectory, root: Path, events: Even
         write_reward_config(config, run)
         return None, EnvClient(config["env"]["url"], token_from(config["env"]))
     suffix = "" if rank == 0 else f"-rank{rank}"
-    server = LocalEnvServer(root, run.images, run.root / "logs" / f"env-token{suffix}", run.root / "logs" / f"env-server{suffix}.log",
+    server = LocalEnvServer(roots, run.images, run.root / "logs" / f"env-token{suffix}", run.root / "logs" / f"env-server{suffix}.log",
                             config["env"]["node"], reward_config=write_reward_config(config, run, suffix))
     client = server.__enter__()
     events.emit("env", url=client.url, pid=server.process.pid if server.process else None, log=str(server.log_path))
@@ -239,8 +239,9 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
             events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
         options = episode_options(config)
 
-        root = Path(os.path.commonpath([str(train_path.parent.resolve()), str(eval_path.parent.resolve())]))
-        server_context, client = open_env(config, run, root, events, dist.rank)
+        # The server may read images from the two data folders and nowhere else.
+        roots = list(dict.fromkeys([train_path.parent.resolve(), eval_path.parent.resolve()]))
+        server_context, client = open_env(config, run, roots, events, dist.rank)
         try:
             return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
                            dist, engine)

@@ -75,7 +75,9 @@ const KEYWORD_REASONS: Readonly<Record<string, string>> = {
 const AUGMENTED = new Set(['+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=']);
 const OPERATOR_START = '+-*/%@<>!~^&|=';
 
-const CONSTANTS: Readonly<Record<string, null | boolean>> = { True: true, False: false, None: null };
+// A Map, not an object literal: `name in {...}` would find toString, constructor and __proto__ on the
+// prototype chain and turn a Python name into a JavaScript function.
+const CONSTANTS: ReadonlyMap<string, null | boolean> = new Map([['True', true], ['False', false], ['None', null]]);
 
 export function parseBlock(source: string): Parsed<Statement[]> {
   const tokens = tokenize(source);
@@ -129,7 +131,7 @@ class Parser {
     const first = this.peek();
     if (first.kind === 'name' && this.peek(1).kind === 'op' && this.peek(1).text === '=') {
       this.refuseKeyword(first);
-      if (first.text in CONSTANTS) throw new SyntaxRefusal(`cannot assign to ${first.text}`, first.offset);
+      if (CONSTANTS.has(first.text)) throw new SyntaxRefusal(`cannot assign to ${first.text}`, first.offset);
       this.at += 2;
       const value = this.expression(0);
       return { kind: 'assign', target: first.text, value, offset: first.offset };
@@ -183,8 +185,7 @@ class Parser {
   private nameOrCall(depth: number): Expr {
     const token = this.next();
     this.refuseKeyword(token);
-    const constant = CONSTANTS[token.text];
-    if (token.text in CONSTANTS) return { kind: 'literal', value: constant ?? null, offset: token.offset };
+    if (CONSTANTS.has(token.text)) return { kind: 'literal', value: CONSTANTS.get(token.text) ?? null, offset: token.offset };
     if (!this.isOp('(')) return { kind: 'name', name: token.text, offset: token.offset };
     this.at++;
     const args: Expr[] = [];

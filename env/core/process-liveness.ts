@@ -3,7 +3,8 @@
  * its process and be reused by another, so on Linux the command line is checked against what
  * the run started (python ... vistool_trainer, or our run supervisor).
  *
- * Editor-free (unit-tested under plain Node). Never signals anything but signal 0.
+ * Shared by the env (eval records, the run viewer) and the extension. Never signals anything but
+ * signal 0.
  */
 import { readFileSync } from 'node:fs';
 
