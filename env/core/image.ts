@@ -13,8 +13,30 @@ export interface RgbImage {
   readonly data: Buffer;
 }
 
-export async function decodeImage(input: string | Buffer): Promise<RgbImage> {
-  const { data, info } = await sharp(input)
+/** An image whose header says it has more pixels than the caller allows; nothing was decoded. */
+export class ImageTooLargeError extends Error {
+  override name = 'ImageTooLargeError';
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly maxPixels: number,
+  ) {
+    super(`image is ${width}×${height} = ${width * height} pixels, over the limit of ${maxPixels}; use a smaller image or raise the limit`);
+  }
+}
+
+/**
+ * Decodes to RGB. With `maxPixels`, the size is read from the header first and an image over it
+ * is refused before any pixel is decoded (a 775 KB PNG can hold 16000×16000 pixels, 750 MB raw);
+ * sharp's own input limit backs that check up.
+ */
+export async function decodeImage(input: string | Buffer, options: { maxPixels?: number } = {}): Promise<RgbImage> {
+  const { maxPixels } = options;
+  if (maxPixels !== undefined) {
+    const { width, height } = await sharp(input).metadata();
+    if (width !== undefined && height !== undefined && width * height > maxPixels) throw new ImageTooLargeError(width, height, maxPixels);
+  }
+  const { data, info } = await sharp(input, maxPixels === undefined ? {} : { limitInputPixels: maxPixels })
     .flatten({ background: { r: 255, g: 255, b: 255 } })
     .removeAlpha()
     .toColourspace('srgb')

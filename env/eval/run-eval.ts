@@ -18,6 +18,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { decodeImage, type RgbImage } from '../core/image.js';
+import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { TrajectoryScorer } from '../rewards/index.js';
@@ -79,7 +80,7 @@ async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<{ image
   const path = resolve(taskDir, task.image);
   let image: RgbImage;
   try {
-    image = await decodeImage(path);
+    image = await decodeImage(path, { maxPixels: DEFAULT_LIMITS.maxPixels });
   } catch (err) {
     throw new Error(`cannot decode the task image ${path} (${(err as Error).message})`, { cause: err });
   }

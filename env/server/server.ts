@@ -9,9 +9,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { decodeImage, type RgbImage } from '../core/image.js';
+import { decodeImage, ImageTooLargeError, type RgbImage } from '../core/image.js';
 import { PathError, resolveInsideRoots } from '../core/paths.js';
-import { Episode, EpisodeError, type Action, type EpisodeLimits } from '../episodes/episode.js';
+import { DEFAULT_LIMITS, Episode, EpisodeError, type Action, type EpisodeLimits } from '../episodes/episode.js';
 import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
@@ -215,6 +215,11 @@ export class EnvServer {
     throw new HttpError(404, `no such endpoint: ${method} ${path}`);
   }
 
+  /** The pixel limit episodes enforce, applied to task images as they are read. */
+  private maxPixels(): number {
+    return this.opts.limits.maxPixels ?? DEFAULT_LIMITS.maxPixels;
+  }
+
   private batchItems(body: unknown): unknown[] {
     if (!isObject(body) || !Array.isArray(body.items)) throw new HttpError(400, 'a batch body is {"items": [...]}');
     if (body.items.length > this.opts.maxBatchItems) {
@@ -270,7 +275,8 @@ export class EnvServer {
       return (await metadataOrGrounding(image, meta)).meta;
     };
     if (inline !== undefined) {
-      const image = await decodeImage(Buffer.from(inline, 'base64')).catch((err: Error) => {
+      const image = await decodeImage(Buffer.from(inline, 'base64'), { maxPixels: this.maxPixels() }).catch((err: Error) => {
+        if (err instanceof ImageTooLargeError) throw new HttpError(413, `task ${task.id}: image_data ${err.message}`);
         throw new HttpError(400, `task ${task.id}: image_data is not a decodable image (${err.message})`);
       });
       return { image, meta: await withMeta(image) };
@@ -290,7 +296,9 @@ export class EnvServer {
       this.imageCache.set(key, cached); // most recently used goes last
       return cached;
     }
-    const image = await decodeImage(path).catch((err: Error) => {
+    // Refused from the header, before decoding or caching, so an oversized image costs no memory.
+    const image = await decodeImage(path, { maxPixels: this.maxPixels() }).catch((err: Error) => {
+      if (err instanceof ImageTooLargeError) throw new HttpError(413, `task ${task.id}: ${task.image}: ${err.message}`);
       throw new HttpError(400, `task ${task.id}: cannot decode image ${path} (${err.message})`);
     });
     const loaded = { image, meta: await withMeta(image), mtimeMs };

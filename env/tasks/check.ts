@@ -14,6 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { decodeImage, type RgbImage } from '../core/image.js';
+import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { BAND_FAMILIES, bandKey, resolveMetadata, type BandFamily, type BBox, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { getTool, runToolCall } from '../tools/registry.js';
 import { recomputeAnswer } from './check-answer.js';
@@ -238,7 +239,8 @@ export async function checkTask(task: TaskRecord, options: CheckOptions = {}): P
   if (rendered) issues.push(...checkGeometry(rendered.labelMap, task.meta));
   if (!image && options.taskDir) {
     try {
-      image = await decodeImage(resolve(options.taskDir, task.image));
+      // The limit episodes enforce: a file the server would refuse is not ok here either.
+      image = await decodeImage(resolve(options.taskDir, task.image), { maxPixels: DEFAULT_LIMITS.maxPixels });
     } catch (err) {
       issues.push({ check: 'image', message: `cannot read ${task.image}: ${(err as Error).message}` });
     }

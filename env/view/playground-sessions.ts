@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { decodeImage, encodePng, type RgbImage } from '../core/image.js';
+import { decodeImage, encodePng, ImageTooLargeError, type RgbImage } from '../core/image.js';
 import { resolveInsideRoot } from '../core/paths.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { bandFamiliesOf, bandKey, type ImageMetadata, type PixelMetadata, resolveMetadata } from '../tools/metadata.js';
@@ -75,12 +75,12 @@ export class PlaygroundSessions {
     }
     let image: RgbImage;
     try {
-      image = await decodeImage(bytes);
+      image = await decodeImage(bytes, { maxPixels: DEFAULT_LIMITS.maxPixels });
     } catch (err) {
+      if (err instanceof ImageTooLargeError) {
+        throw new PlaygroundError(`${name} is ${err.width}×${err.height} pixels, over the ${DEFAULT_LIMITS.maxPixels}-pixel limit episodes use`);
+      }
       throw new PlaygroundError(`${name} could not be decoded as an image (${(err as Error).message}); open a PNG or JPEG`);
-    }
-    if (image.width * image.height > DEFAULT_LIMITS.maxPixels) {
-      throw new PlaygroundError(`${name} is ${image.width}×${image.height} pixels, over the ${DEFAULT_LIMITS.maxPixels}-pixel limit episodes use`);
     }
     const given = params.metadata ? { text: params.metadata.text, source: `uploaded ${params.metadata.name}` } : sidecar;
     let meta: PixelMetadata = { unit: 'pixels' };
