@@ -73,6 +73,9 @@ export const serveCommand: CliCommand = {
       }
     }
     const quiet = values.quiet;
+    const log = (entry: Record<string, unknown>) => {
+      if (!quiet || entry.level !== 'info') process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), ...entry }) + '\n');
+    };
     const server = new EnvServer({
       host,
       port,
@@ -80,13 +83,11 @@ export const serveCommand: CliCommand = {
       root,
       moreRoots,
       imagesDir: resolve(values['images-dir'] ?? `${root}/.vistool/images`),
-      scorer: createScorer(rewardConfig),
+      scorer: createScorer(rewardConfig, log),
       ...(values['max-body'] ? { maxBodyBytes: intOption(values['max-body'], '--max-body', 1024, 1 << 30) } : {}),
       ...(values['max-episodes'] ? { maxEpisodes: intOption(values['max-episodes'], '--max-episodes', 1, 1_000_000) } : {}),
       ...(values['idle-timeout'] ? { idleTimeoutMs: 1000 * intOption(values['idle-timeout'], '--idle-timeout', 1, 86_400) } : {}),
-      log: (entry) => {
-        if (!quiet || entry.level !== 'info') process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), ...entry }) + '\n');
-      },
+      log,
     });
     const url = await server.start();
     process.stdout.write(JSON.stringify({ event: 'listening', url, token_file: values['token-file'] ? resolve(values['token-file']) : null, pid: process.pid }) + '\n');

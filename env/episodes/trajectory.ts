@@ -48,6 +48,8 @@ export interface Trajectory {
   correct?: boolean;
   reward?: number;
   reward_breakdown?: Record<string, number>;
+  /** The score's notes, as the trainer records them (docs/CONTRACTS.md). */
+  reward_notes?: string[];
   /** Filled in by the trainer. */
   step?: number;
   group?: number;

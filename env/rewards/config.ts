@@ -91,6 +91,8 @@ export interface JudgeConfig {
   max_tokens: number;
   /** Per-request timeout. */
   timeout_ms: number;
+  /** The most one judgement may take, queueing, retries and waits included; then it fails soft. */
+  deadline_ms: number;
   /** Retries after the first attempt on 429, 5xx, timeouts and network errors. */
   max_retries: number;
   /** First backoff delay; doubles each retry, with jitter. */
@@ -152,6 +154,7 @@ export const DEFAULT_REWARD_CONFIG: RewardConfig = {
     temperature: 0,
     max_tokens: 32,
     timeout_ms: 30000,
+    deadline_ms: 45000,
     max_retries: 3,
     backoff_initial_ms: 500,
     backoff_max_ms: 10000,

@@ -7,9 +7,9 @@
  * `{status: 'error', reason}` and the rule reward carries on (VTool-R1 could not train without
  * its judge server: issue #5). `judge()` never throws and never rejects.
  *
- * Requests are bounded by a semaphore, each attempt by a timeout (AbortController); 429, 5xx,
- * timeouts and network errors are retried with exponential backoff and jitter, honouring
- * Retry-After. Verdicts are cached by (model, prompt, question, gold, prediction) and identical
+ * Requests are bounded by a semaphore, each attempt by a timeout (AbortController), and each
+ * judgement — queueing, retries and waits included — by judge.deadline_ms; 429, 5xx, timeouts and
+ * network errors are retried with exponential backoff and jitter, honouring Retry-After. Verdicts are cached by (model, prompt, question, gold, prediction) and identical
  * judgements in flight are asked once. The API key is read from the environment variable NAMED in
  * the config at request time; it is never stored in the config, logged, or put in a reason.
  */
@@ -46,7 +46,13 @@ export interface JudgeClientOptions {
   template?: PromptTemplate;
 }
 
-type Attempt = { kind: 'reply'; text: string } | { kind: 'retry'; reason: string; retryAfterMs: number | null } | { kind: 'fail'; reason: string };
+/** One HTTP attempt; `answered`: the server took the request (a reply or a status), not a refused connection. */
+type Attempt =
+  | { kind: 'reply'; text: string }
+  | { kind: 'retry'; reason: string; retryAfterMs: number | null; answered: boolean }
+  | { kind: 'fail'; reason: string; answered: boolean };
+
+type Asked = { verdict: JudgeVerdict; reachedServer: boolean };
 
 function describeNetworkError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -133,34 +139,71 @@ export class JudgeClient {
 
   private async askAndRecord(key: string, question: string, gold: string, prediction: string): Promise<JudgeVerdict> {
     const started = performance.now();
-    const verdict = await this.ask(fillPrompt(this.template, { question, gold, prediction }));
-    this.counters.judged++;
-    this.counters.latencyTotalMs += performance.now() - started;
+    const deadline = started + this.config.deadline_ms;
+    const { verdict, reachedServer } = await this.withinDeadline(this.ask(fillPrompt(this.template, { question, gold, prediction }), deadline), deadline);
+    if (reachedServer) {
+      // The README's latency: judgements the server answered, not refused connections or deadlines.
+      this.counters.judged++;
+      this.counters.latencyTotalMs += performance.now() - started;
+    }
     if (verdict.status === 'ok') await this.cache.set(key, verdict.correct, { model: this.config.model, question, gold, prediction });
     else this.counters.failures++;
     return verdict;
   }
 
-  private async ask(prompt: string): Promise<JudgeVerdict> {
+  /**
+   * `asking`, or a soft failure once `deadline` passes (the request is abandoned, its slot freed
+   * when it settles): a hanging or rate-limiting judge costs a step at most judge.deadline_ms.
+   */
+  private async withinDeadline(asking: Promise<Asked>, deadline: number): Promise<Asked> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<Asked>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ verdict: { status: 'error', reason: this.deadlineReason() }, reachedServer: false }),
+        Math.max(0, deadline - performance.now()),
+      );
+    });
+    try {
+      return await Promise.race([asking, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private deadlineReason(): string {
+    return `no verdict within judge.deadline_ms (${this.config.deadline_ms} ms), retries and waits included`;
+  }
+
+  private async ask(prompt: string, deadline: number): Promise<Asked> {
+    let reachedServer = false;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.semaphore.run(() => this.attemptOnce(prompt));
+      const outcome = await this.semaphore.run(() =>
+        performance.now() >= deadline ? Promise.resolve<Attempt>({ kind: 'fail', reason: this.deadlineReason(), answered: false }) : this.attemptOnce(prompt, deadline),
+      );
       if (outcome.kind === 'reply') {
         const parsed = parseJudgeReply(outcome.text);
-        return 'correct' in parsed ? { status: 'ok', correct: parsed.correct, cached: false } : { status: 'error', reason: parsed.garbage };
+        return { verdict: 'correct' in parsed ? { status: 'ok', correct: parsed.correct, cached: false } : { status: 'error', reason: parsed.garbage }, reachedServer: true };
       }
-      if (outcome.kind === 'fail') return { status: 'error', reason: outcome.reason };
+      reachedServer ||= outcome.answered;
+      if (outcome.kind === 'fail') return { verdict: { status: 'error', reason: outcome.reason }, reachedServer };
       if (attempt > this.config.max_retries) {
-        return { status: 'error', reason: `${outcome.reason}; gave up after ${attempt} attempt(s) (judge.max_retries is ${this.config.max_retries})` };
+        return { verdict: { status: 'error', reason: `${outcome.reason}; gave up after ${attempt} attempt(s) (judge.max_retries is ${this.config.max_retries})` }, reachedServer };
       }
       let delayMs = backoffDelay(attempt - 1, { initialMs: this.config.backoff_initial_ms, maxMs: this.config.backoff_max_ms }, this.options.random);
       if (outcome.retryAfterMs !== null) {
         if (outcome.retryAfterMs > this.config.retry_after_max_ms) {
           return {
-            status: 'error',
-            reason: `${outcome.reason}; the server asked to retry after ${outcome.retryAfterMs} ms, beyond judge.retry_after_max_ms (${this.config.retry_after_max_ms})`,
+            verdict: {
+              status: 'error',
+              reason: `${outcome.reason}; the server asked to retry after ${outcome.retryAfterMs} ms, beyond judge.retry_after_max_ms (${this.config.retry_after_max_ms})`,
+            },
+            reachedServer,
           };
         }
         delayMs = outcome.retryAfterMs;
+      }
+      if (performance.now() + delayMs >= deadline) {
+        return { verdict: { status: 'error', reason: `${outcome.reason}; the next retry (in ${Math.round(delayMs)} ms) would pass judge.deadline_ms (${this.config.deadline_ms} ms)` }, reachedServer };
       }
       this.counters.retries++;
       this.options.onRetry?.({ attempt, delayMs, reason: outcome.reason });
@@ -168,7 +211,7 @@ export class JudgeClient {
     }
   }
 
-  private async attemptOnce(prompt: string): Promise<Attempt> {
+  private async attemptOnce(prompt: string, deadline: number): Promise<Attempt> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     const key = (this.options.env ?? process.env)[this.config.api_key_env];
     if (key) headers.authorization = `Bearer ${key}`;
@@ -179,7 +222,8 @@ export class JudgeClient {
       max_tokens: this.config.max_tokens,
     });
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.config.timeout_ms);
+    const timeoutMs = Math.max(1, Math.min(this.config.timeout_ms, deadline - performance.now()));
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
     this.counters.requests++;
     let status: number;
     let text: string;
@@ -192,18 +236,18 @@ export class JudgeClient {
       text = await response.text();
     } catch (err) {
       const reason = controller.signal.aborted
-        ? `judge request to ${this.endpoint} timed out after ${this.config.timeout_ms} ms (judge.timeout_ms)`
+        ? `judge request to ${this.endpoint} timed out after ${Math.round(timeoutMs)} ms (judge.timeout_ms ${this.config.timeout_ms}, judge.deadline_ms ${this.config.deadline_ms})`
         : `judge unreachable at ${this.endpoint}: ${describeNetworkError(err)}`;
-      return { kind: 'retry', reason, retryAfterMs: null };
+      return { kind: 'retry', reason, retryAfterMs: null, answered: controller.signal.aborted };
     } finally {
       clearTimeout(timer);
     }
     if (status === 429 || status === 408 || status >= 500) {
-      return { kind: 'retry', reason: `judge answered HTTP ${status}: ${preview(text)}`, retryAfterMs: retryAfterMs(retryAfter) };
+      return { kind: 'retry', reason: `judge answered HTTP ${status}: ${preview(text)}`, retryAfterMs: retryAfterMs(retryAfter), answered: true };
     }
     if (status < 200 || status >= 300) {
       const hint = status === 401 || status === 403 ? ` (check the key in the environment variable ${this.config.api_key_env})` : status === 404 ? ' (check judge.base_url and judge.model)' : '';
-      return { kind: 'fail', reason: `judge answered HTTP ${status}${hint}: ${preview(text)}` };
+      return { kind: 'fail', reason: `judge answered HTTP ${status}${hint}: ${preview(text)}`, answered: true };
     }
     return this.replyText(text);
   }
@@ -213,12 +257,12 @@ export class JudgeClient {
     try {
       parsed = JSON.parse(body);
     } catch {
-      return { kind: 'fail', reason: `judge answered garbage: the body is not JSON: "${preview(body)}"` };
+      return { kind: 'fail', reason: `judge answered garbage: the body is not JSON: "${preview(body)}"`, answered: true };
     }
     const choices = (parsed as { choices?: unknown } | null)?.choices;
     const content = Array.isArray(choices) ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content : undefined;
     if (typeof content !== 'string') {
-      return { kind: 'fail', reason: `judge answered garbage: no choices[0].message.content string in "${preview(body)}"` };
+      return { kind: 'fail', reason: `judge answered garbage: no choices[0].message.content string in "${preview(body)}"`, answered: true };
     }
     return { kind: 'reply', text: content };
   }

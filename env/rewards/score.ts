@@ -25,7 +25,7 @@ export interface ScoredTrajectory {
   /**
    * Additive: accuracy, format, tool_bonus, tool_use, efficiency.
    * Modifiers: no_tool_factor (1 or tool.no_tool_factor), repetition (1 when it fired), overlong (1 when the answer was too long).
-   * Diagnostics: accuracy_rule, accuracy_judge (1/0, only with a usable verdict), judge_failed (1 when a verdict was an error), group_rank.
+   * Diagnostics: accuracy_rule, accuracy_judge (1/0, only with a usable verdict), judge_failed (1 when a verdict was an error, 0 when it was not; absent without a judge), group_rank.
    */
   components: Record<string, number>;
   weights: Record<string, number>;
@@ -70,6 +70,12 @@ export function scoreTrajectory(
   const usableVerdict = trajectory.answer === null || overlong ? undefined : judge;
   const accuracy = combineWithJudge(rule, usableVerdict, config.judge.mode);
   if (judge?.status === 'error') notes.push(`judge unavailable, rule reward used: ${judge.reason}`);
+  if (usableVerdict?.status === 'ok' && usableVerdict.correct !== rule.correct && config.judge.mode !== 'replace') {
+    notes.push(
+      `the judge says ${usableVerdict.correct ? 'correct' : 'wrong'} and the rule ${rule.correct ? 'correct' : 'wrong'}: ` +
+        `accuracy ${accuracy.score} (judge.mode ${config.judge.mode})`,
+    );
+  }
   let accuracyScore = accuracy.score;
   let correct = accuracy.correct;
   if (config.answer.require_well_formed && format.wellFormedTurns < format.assistantTurns) {
@@ -95,7 +101,8 @@ export function scoreTrajectory(
     accuracy_rule: rule.score,
   };
   if (usableVerdict?.status === 'ok') components.accuracy_judge = usableVerdict.correct ? 1 : 0;
-  if (judge?.status === 'error') components.judge_failed = 1;
+  // 0 or 1 on every judged trajectory, so its mean over a step is the share of failed judgements.
+  if (judge !== undefined) components.judge_failed = judge.status === 'error' ? 1 : 0;
 
   const weights: Record<string, number> = {};
   for (const key of ADDITIVE) weights[key] = config.weights[key];

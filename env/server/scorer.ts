@@ -5,11 +5,17 @@
 import { TrajectoryScorer } from '../rewards/trajectory-scorer.js';
 import type { Scorer } from './server.js';
 
-/** `rewardConfig` is a user's (partial) reward config; invalid config throws before the server starts. */
-export function createScorer(rewardConfig: unknown): Scorer {
+/**
+ * `rewardConfig` is a user's (partial) reward config; invalid config throws before the server
+ * starts. `log` gets one warning per failed judgement, with its reason (the server's log).
+ */
+export function createScorer(rewardConfig: unknown, log?: (entry: Record<string, unknown>) => void): Scorer {
   const scorer = new TrajectoryScorer(rewardConfig ?? {});
   return async (trajectory, task) => {
     const scored = await scorer.score(trajectory, task.answer);
+    if (log && scored.components.judge_failed === 1) {
+      log({ level: 'warn', msg: 'judge failed; rule reward used', task: task.id, reason: scored.notes.find((n) => n.startsWith('judge unavailable')) ?? null });
+    }
     const metrics = scorer.metrics();
     return Object.keys(metrics).length > 0 ? { ...scored, metrics } : { ...scored };
   };

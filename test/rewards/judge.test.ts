@@ -79,7 +79,7 @@ test('a slow judge times out, the request is retried, and the retry succeeds', a
     assert.deepEqual(await client.judge({ question, gold: '7', prediction: '7' }), { status: 'ok', correct: true, cached: false });
     assert.equal(server.requests.length, 2);
     assert.equal(retries.length, 1);
-    assert.match(retries[0]?.reason ?? '', /timed out after 150 ms \(judge\.timeout_ms\)/u);
+    assert.match(retries[0]?.reason ?? '', /timed out after 150 ms \(judge\.timeout_ms 150, judge\.deadline_ms 45000\)/u);
     assert.equal(client.metrics()['judge/requests'], 2);
     assert.equal(client.metrics()['judge/retries'], 1);
   } finally {
@@ -257,4 +257,58 @@ test('a prompt file without the placeholders is refused with the names of the mi
   writeFileSync(file, '<!-- {gold} in a comment does not count -->\nIs {prediction} right?');
   assert.throws(() => loadPromptTemplate(file), /lacks the placeholder\(s\) \{question\}, \{gold\}/u);
   assert.throws(() => new JudgeClient(judgeConfig('http://127.0.0.1:9/v1', { prompt_file: join(dir, 'missing.md') })), /does not exist/u);
+});
+
+test('a judge that hangs costs a judgement judge.deadline_ms, not attempts × timeout: it fails soft on time', async () => {
+  const server = await startFakeJudge(() => ({ delayMs: 60_000 }));
+  try {
+    // Per attempt 1 s with 3 retries would be > 4 s; the deadline says 600 ms in all.
+    const client = new JudgeClient(judgeConfig(server.url, { timeout_ms: 1000, max_retries: 3, deadline_ms: 600 }));
+    const started = performance.now();
+    const verdicts = await Promise.all(Array.from({ length: 8 }, (_, i) => client.judge({ question, gold: '7', prediction: String(i) })));
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 1500, `eight concurrent judgements (concurrency 4) took ${Math.round(elapsed)} ms`);
+    for (const verdict of verdicts) {
+      assert.equal(verdict.status, 'error');
+      assert.match(verdict.status === 'error' ? verdict.reason : '', /judge\.deadline_ms|timed out after \d+ ms/u);
+    }
+    assert.equal(client.metrics()['judge/failures'], 8);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a 429 that keeps asking for a wait is given up before the wait would pass the deadline', async () => {
+  const server = await startFakeJudge(() => ({ status: 429, headers: { 'retry-after': '45' }, rawBody: '{}' }));
+  try {
+    const client = new JudgeClient(judgeConfig(server.url, { deadline_ms: 1000 }));
+    const started = performance.now();
+    const verdict = await client.judge({ question, gold: '7', prediction: '7' });
+    assert.ok(performance.now() - started < 900);
+    assert.match(verdict.status === 'error' ? verdict.reason : '', /HTTP 429.*the next retry \(in 45000 ms\) would pass judge\.deadline_ms \(1000 ms\)/u);
+    assert.equal(server.requests.length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('judge/latency_ms counts judgements the server answered, not refused connections', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const p = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(p));
+    });
+  });
+  const down = new JudgeClient(judgeConfig(`http://127.0.0.1:${port}/v1`, { max_retries: 1 }));
+  await down.judge({ question, gold: '7', prediction: '7' });
+  assert.equal(down.metrics()['judge/latency_ms'], 0);
+  const server = await startFakeJudge(() => ({ delayMs: 50 }));
+  try {
+    const up = new JudgeClient(judgeConfig(server.url));
+    await up.judge({ question, gold: '7', prediction: '7' });
+    assert.ok(up.metrics()['judge/latency_ms']! >= 45);
+  } finally {
+    await server.close();
+  }
 });

@@ -206,6 +206,23 @@ test('a failed judge leaves the rule reward in charge and is recorded', () => {
   assert.ok(r.notes.some((n) => n.includes('judge unreachable')));
 });
 
+test('every judged trajectory carries judge_failed 0 or 1, so its mean is the share of failed judgements', () => {
+  const yes = { status: 'ok' as const, correct: true, cached: false };
+  const failed = { status: 'error' as const, reason: 'judge unreachable' };
+  const flags = [yes, failed, yes, yes].map((verdict) => scoreTrajectory(withTool('7'), '7', DEFAULT_REWARD_CONFIG, verdict).components.judge_failed);
+  assert.deepEqual(flags, [0, 1, 0, 0]);
+  assert.equal(scoreTrajectory(withTool('7'), '7', DEFAULT_REWARD_CONFIG).components.judge_failed, undefined, 'no judge, no flag');
+});
+
+test('a judge/rule disagreement says why the accuracy is halved', () => {
+  const no = { status: 'ok' as const, correct: false, cached: false };
+  const r = scoreTrajectory(withTool('7'), '7', DEFAULT_REWARD_CONFIG, no);
+  assert.equal(r.components.accuracy, 0.5);
+  assert.ok(r.notes.includes('the judge says wrong and the rule correct: accuracy 0.5 (judge.mode average)'), r.notes.join('; '));
+  const agree = scoreTrajectory(withTool('7'), '7', DEFAULT_REWARD_CONFIG, { status: 'ok', correct: true, cached: false });
+  assert.ok(!agree.notes.some((n) => n.includes('the judge says')));
+});
+
 test('a judge cannot rescue a missing or an overlong answer', () => {
   const yes = { status: 'ok' as const, correct: true, cached: false };
   const cut = trajectory([callTurn([maskCall]), observation()]);

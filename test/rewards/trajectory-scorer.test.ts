@@ -53,3 +53,19 @@ test('the judge is not asked about an episode that ended without an answer, nor 
 test('a bad reward config fails when the scorer is built, before any episode runs', () => {
   assert.throws(() => new TrajectoryScorer({ judge: { enabled: 'yes' } }), RewardConfigError);
 });
+
+test("the env server's scorer logs each failed judgement with its reason", async () => {
+  const { createScorer } = await import('../../env/server/scorer.js');
+  const server = await startFakeJudge();
+  const url = server.url;
+  await server.close();
+  const entries: Record<string, unknown>[] = [];
+  const score = createScorer({ judge: { enabled: true, base_url: url, ...fast } }, (entry) => entries.push(entry));
+  const task = { id: 'task-7', answer: '7' } as Parameters<typeof score>[1];
+  const result = await score(withTool('7'), task);
+  assert.equal(result.components.judge_failed, 1);
+  assert.equal(entries.length, 1);
+  assert.equal(entries[0]!.level, 'warn');
+  assert.equal(entries[0]!.task, 'task-7');
+  assert.match(String(entries[0]!.reason), /^judge unavailable, rule reward used: judge unreachable at .*ECONNREFUSED/u);
+});

@@ -51,7 +51,9 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
         assert key in rl[0], key
     assert [m["label"] for m in metrics if m["stage"] == "eval"] == ["before", "after_sft", "after_rl"]
     rollouts = read_json_lines(run / "rollouts" / "step-000004.jsonl")
-    assert len(rollouts) == 4 and {"prompt_id", "group", "turns", "reward", "advantage", "reward_breakdown"} <= set(rollouts[0])
+    assert len(rollouts) == 4 and {"prompt_id", "group", "turns", "reward", "advantage", "reward_breakdown", "reward_notes"} <= set(rollouts[0])
+    # The server's reasons for each reward travel into the record (a random policy gives no answer).
+    assert all(any("no final answer" in note or "answer" in note for note in r["reward_notes"]) for r in rollouts), rollouts[0]["reward_notes"]
     # The server wrote the images the rollouts name into this run's images/ folder.
     first_image = rollouts[0]["task"]["image"]
     assert (run / "images" / f"{first_image}.png").exists()
