@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseAction } from '../actions/parse.js';
-import type { ParsedAction } from '../actions/types.js';
+import type { ParsedAction, ParseOptions } from '../actions/types.js';
 import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
 import type { PixelMetadata } from '../tools/metadata.js';
@@ -47,6 +47,8 @@ export interface EpisodeOptions {
   tools?: boolean;
   /** Put base64 PNG data in image parts (for clients that do not share the images folder). */
   inlineImages?: boolean;
+  /** How a model message is parsed; the env server passes its worker pool (parseAction by default). */
+  parse?: (text: string, options: ParseOptions) => Promise<ParsedAction> | ParsedAction;
 }
 
 export type Action = { text: string } | { call: ToolCall };
@@ -159,7 +161,7 @@ export class Episode {
     this.turn += 1;
     const parsed: ParsedAction =
       'text' in action
-        ? parseAction(action.text, { imageVariables: this.imageVariables })
+        ? await (this.options.parse ?? parseAction)(action.text, { imageVariables: this.imageVariables })
         : { calls: [action.call], answer: null, errors: [], formats: [] };
     for (const name of parsed.imageVariables ?? []) if (!this.imageVariables.includes(name)) this.imageVariables.push(name);
     const text = 'text' in action ? action.text : JSON.stringify(action.call);

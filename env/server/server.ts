@@ -19,6 +19,7 @@ import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/re
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
+import { ParserPool } from './parser-pool.js';
 import { parseTaskRecord } from './task-input.js';
 
 export interface ScoreResult {
@@ -72,6 +73,8 @@ export class EnvServer {
   private readonly episodes = new Map<string, LiveEpisode>();
   private readonly store: ImageStore;
   private readonly imageCache = new Map<string, LoadedImage>();
+  /** Long model messages are parsed on worker threads, so one request cannot stall the rest. */
+  private readonly parser = new ParserPool();
   private inFlight = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -135,6 +138,7 @@ export class EnvServer {
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     this.server.closeAllConnections();
     await closed;
+    await this.parser.close();
   }
 
   private expireIdle(): void {
@@ -254,6 +258,7 @@ export class EnvServer {
         limits,
         tools: options.tools === undefined ? true : booleanOption(options.tools, 'options.tools'),
         inlineImages: (options.images === undefined ? 'path' : enumOption(options.images, IMAGE_MODES, 'options.images')) === 'inline',
+        parse: (text, parseOptions) => this.parser.parse(text, parseOptions),
       });
       this.episodes.set(episode.id, { episode, queue: Promise.resolve() });
       return { episode_id: episode.id, observation, tools: episode.tools() };
