@@ -61,3 +61,20 @@ def test_the_after_tool_phase_trains_fewer_tokens_than_the_whole_trajectory():
     whole = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 0})
     assert all(loss > 0 for loss in phase + whole)
     assert abs(phase[0] - whole[0]) > 1e-3
+
+
+def test_encodings_of_one_image_share_its_pixels_instead_of_copying_them():
+    """SFT keeps an encoding per conversation (and per phase): a chart encoded twice is one tensor."""
+    policy = _policy()
+    first = policy.encoder.training_segments(DIRECT_CONVERSATION)[0]
+    second = policy.encoder.encode(DIRECT_CONVERSATION, add_generation_prompt=False)
+    assert first.pixel_values.data_ptr() == second.pixel_values.data_ptr()
+    two_images = policy.encoder.training_segments(TOOL_CONVERSATION)[0]
+    assert two_images.pixel_values.shape[0] == 2 * first.pixel_values.shape[0]
+
+
+def test_a_conversation_trained_in_both_phases_keeps_one_copy_of_its_pixels_and_trains_in_each():
+    losses = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 2})
+    assert len(losses) == 4 and all(loss > 0 for loss in losses)
+    # Steps 3-4 train the call's tokens too: the mean over more, higher-loss tokens differs.
+    assert abs(losses[2] - losses[1]) > 1e-3

@@ -131,7 +131,8 @@ class ConversationEncoder:
         return EncodedConversation(
             input_ids=ids,
             loss_mask=mask,
-            pixel_values=torch.cat(pixels) if pixels else None,
+            # One image: the cached tensor itself, not a copy (SFT keeps thousands of encodings).
+            pixel_values=(pixels[0] if len(pixels) == 1 else torch.cat(pixels)) if pixels else None,
             image_grid_thw=torch.cat(grids) if grids else None,
             image_keys=keys,
         )

@@ -250,16 +250,22 @@ def _rl_series(run_dir: Path, key: str) -> list[tuple[float, float]]:
 
 
 def _example_pair(root: Path) -> str:
-    """The first kept tools-arm rollout of the last RL step that called the tool: the chart and what the tool returned."""
+    """A tools-arm rollout of the last RL step that called the tool (a correct one when there is
+    one): the chart, and what the tool returned for the policy's own call."""
     files = sorted((root / "tools" / "rollouts").glob("step-*.jsonl"))
-    for record in (read_json_lines(files[-1]) if files else []):
+    records = read_json_lines(files[-1]) if files else []
+    for record in sorted(records, key=lambda r: not r.get("correct")):
         edited = [ref for turn in record.get("turns", []) if turn.get("role") != "assistant" for ref in turn.get("images") or []]
-        if edited and record.get("task", {}).get("image"):
+        calls = [call for turn in record.get("turns", []) for call in turn.get("calls") or []]
+        if edited and calls and record.get("task", {}).get("image"):
             task = record["task"]
+            call = json.dumps({"name": calls[0].get("name"), "arguments": calls[0].get("arguments")})
+            outcome = "answered correctly" if record.get("correct") else f"answered {record.get('answer')!r}, which is wrong"
             return (f'<div class="pair"><p><b>{html.escape(str(task.get("question", "")))}</b> (gold '
                     f'<code>{html.escape(str(task.get("answer", "")))}</code>)</p>'
                     f'{_image("tools/images/" + task["image"] + ".png", "the chart")}{_image("tools/images/" + edited[0] + ".png", "what the tool returned")}'
-                    f'<p>Left, what both arms see. Right, what the tools arm sees after its call.</p></div>')
+                    f'<p>Left, what both arms see. Right, what the tool returned for the policy\'s call '
+                    f'<code>{html.escape(call)}</code> in the last RL step; it then {html.escape(outcome)}.</p></div>')
     return ""
 
 

@@ -12,6 +12,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -139,7 +140,16 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
     def encode(key: tuple[int, int, bool]) -> list[EncodedConversation]:
         if key not in encoded:
             conversation = pools[key[0]][key[1]]
-            encoded[key] = policy.encoder.after_tool_segments(conversation) if key[2] else policy.encoder.training_segments(conversation)
+            segments = policy.encoder.after_tool_segments(conversation) if key[2] else policy.encoder.training_segments(conversation)
+            # The after-tool and the whole encodings of one conversation hold the same pixels: keep
+            # them once (for the demo's 4,000 tasks that is gigabytes).
+            sibling = encoded.get((key[0], key[1], not key[2]), [])
+            if len(sibling) == len(segments):
+                segments = [replace(segment, pixel_values=other.pixel_values)
+                            if other.image_keys == segment.image_keys and other.pixel_values is not None
+                            and segment.pixel_values is not None and torch.equal(other.pixel_values, segment.pixel_values) else segment
+                            for segment, other in zip(segments, sibling)]
+            encoded[key] = segments
         return encoded[key]
 
     def draw(order: random.Random, share: float, after_tool: bool) -> tuple[int, int, bool]:
