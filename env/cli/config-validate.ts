@@ -73,7 +73,8 @@ export function createConfigValidateCommand(stdout: TextOutput = process.stdout,
       } else if (values.python) {
         cuda = cudaFromPython(values.python);
       }
-      const facts = localFacts(cuda);
+      // The workspace of a command line is the folder it runs in.
+      const facts = localFacts(cuda, process.env, process.env.HOME ?? '', [process.cwd()]);
       const baseDir = resolve(values['base-dir'] ?? '.');
       let failed = false;
       let errors = 0;

@@ -4,7 +4,7 @@
  * variables are set, and what exists on disk. Unknown facts are null and the checks that need
  * them stay quiet rather than guess.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
 export interface EnvironmentFacts {
   /** CUDA devices the trainer's check-env found; null when no report is at hand. */
@@ -17,6 +17,30 @@ export interface EnvironmentFacts {
   pathKind(path: string): 'file' | 'dir' | null;
   /** The Hugging Face hub cache folder (models--org--name live inside). */
   huggingFaceCache: string | null;
+  /** The first `count` lines of a file (from its first 64 KiB); null when unreadable. Absent: not checked. */
+  firstLines?(path: string, count: number): string[] | null;
+  /** The folders a run's data is expected in (the workspace); null or absent: not checked. */
+  workspaceRoots?: readonly string[] | null;
+}
+
+const HEAD_BYTES = 64 * 1024;
+
+/** The first `count` lines of a file, read from its first 64 KiB only (a data file can be huge). */
+export function diskFirstLines(path: string, count: number): string[] | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const read = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+    const lines = buffer.subarray(0, read).toString('utf8').split('\n');
+    // A last line cut at 64 KiB is not a line of the file.
+    if (read === HEAD_BYTES) lines.pop();
+    return lines.slice(0, count);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 export function diskPathKind(path: string): 'file' | 'dir' | null {
@@ -50,9 +74,16 @@ export function huggingFaceCacheFrom(env: Record<string, string | undefined>, ho
 }
 
 /** Facts for this process: its environment variables and disk, with optional CUDA facts. */
-export function localFacts(cuda: CudaFacts = { cudaDevices: null, bf16: null }, env: Record<string, string | undefined> = process.env, home = process.env.HOME ?? ''): EnvironmentFacts {
+export function localFacts(
+  cuda: CudaFacts = { cudaDevices: null, bf16: null },
+  env: Record<string, string | undefined> = process.env,
+  home = process.env.HOME ?? '',
+  workspaceRoots: readonly string[] | null = null,
+): EnvironmentFacts {
   return {
     ...cuda,
+    firstLines: diskFirstLines,
+    workspaceRoots,
     envVars: new Set(Object.entries(env).filter(([, v]) => v !== undefined && v !== '').map(([k]) => k)),
     pathKind: diskPathKind,
     huggingFaceCache: home || env.HF_HUB_CACHE || env.HF_HOME ? huggingFaceCacheFrom(env, home) : null,

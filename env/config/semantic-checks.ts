@@ -9,6 +9,8 @@
  * reads the disk only through `facts.pathKind`, never writes, never runs anything.
  */
 import { isAbsolute, join, resolve } from 'node:path';
+import { isInside } from '../core/paths.js';
+import { validateTaskRecord } from '../tasks/load.js';
 import type { EnvironmentFacts } from './environment-facts.js';
 import { type ConfigProblem, dottedPath, pointerOf, problem } from './problem.js';
 
@@ -158,6 +160,15 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       const inside = join(absolute, 'tasks.jsonl');
       const fixes = facts.pathKind(inside) === 'file' ? [{ kind: 'set' as const, title: `Use ${join(path, 'tasks.jsonl')}`, pointer, value: join(path, 'tasks.jsonl') }] : [];
       add(problem({ code: 'data/not-a-file', severity: 'error', source: 'semantic', pointer, message: `data.${split} is a folder (${absolute}); it must name a tasks.jsonl file.`, fixes }));
+    } else if (kind === 'file') {
+      const found = firstRecordProblem(facts, absolute);
+      if (found !== null) {
+        add(problem({ code: 'data/not-task-file', severity: 'error', source: 'semantic', pointer, message: `data.${split} (${absolute}) is not a tasks.jsonl: ${found}. Each line must be one task record (env/tasks/task-record.schema.json); \`npx vistool data check ${path}\` checks the whole file.` }));
+      }
+      const roots = facts.workspaceRoots;
+      if (roots && roots.length > 0 && !roots.some((root) => isInside(resolve(root), absolute))) {
+        add(problem({ code: 'data/outside-workspace', severity: 'warning', source: 'semantic', pointer, message: `data.${split} (${absolute}) is outside the workspace (${roots.join(', ')}): the env server will read images from that folder. Copy the data into the workspace if that is not meant.` }));
+      }
     } else if (kind === null) {
       add(
         problem({
@@ -319,4 +330,28 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
   }
 
   return problems;
+}
+
+/** How many leading records `config validate` reads of each data file. */
+const CHECKED_RECORDS = 5;
+
+/** The first problem among a data file's first records ("line N: ..."), or null when they are task records. */
+function firstRecordProblem(facts: EnvironmentFacts, path: string): string | null {
+  const lines = facts.firstLines?.(path, 200);
+  if (!lines) return null;
+  let checked = 0;
+  for (let i = 0; i < lines.length && checked < CHECKED_RECORDS; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    checked++;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return `line ${i + 1} is not JSON (${JSON.stringify(line.length > 60 ? line.slice(0, 57) + '...' : line)})`;
+    }
+    const problems = validateTaskRecord(value);
+    if (problems.length > 0) return `line ${i + 1}: ${problems[0]}`;
+  }
+  return checked === 0 ? 'it has no records in its first 64 KiB' : null;
 }

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { type CudaFacts, localFacts } from '../../env/config/environment-facts.js';
 import type { ConfigProblem } from '../../env/config/problem.js';
 import { validateRunConfigText } from '../../env/config/validate-run-config.js';
-import { configBaseDir, isRunConfig } from './config-documents.js';
+import { configBaseDir, isRunConfig, workspaceRoots } from './config-documents.js';
 
 const DEBOUNCE_MS = 150;
 
@@ -61,7 +61,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   /** The problems shown for a document now (the in-editor tests read them). */
   problemsFor(document: vscode.TextDocument): ConfigProblem[] {
-    return validateRunConfigText(document.getText(), { baseDir: configBaseDir(document.uri), facts: localFacts(this.cudaFacts()) }).problems;
+    return validateRunConfigText(document.getText(), { baseDir: configBaseDir(document.uri), facts: localFacts(this.cudaFacts(), process.env, process.env.HOME ?? '', workspaceRoots()) }).problems;
   }
 
   private schedule(document: vscode.TextDocument): void {

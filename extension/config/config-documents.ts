@@ -18,3 +18,9 @@ export function isRunConfig(document: vscode.TextDocument): boolean {
 export function configBaseDir(uri: vscode.Uri): string {
   return vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? dirname(uri.fsPath);
 }
+
+/** The open workspace folders: a run's data outside them gets a warning. Null with no folder open. */
+export function workspaceRoots(): string[] | null {
+  const folders = vscode.workspace.workspaceFolders;
+  return folders && folders.length > 0 ? folders.map((folder) => folder.uri.fsPath) : null;
+}

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { type CudaFacts, localFacts } from '../../env/config/environment-facts.js';
 import { JsonText } from '../../env/config/json-text.js';
 import { validateRunConfigText } from '../../env/config/validate-run-config.js';
-import { configBaseDir, RUN_CONFIG_SELECTOR } from './config-documents.js';
+import { configBaseDir, RUN_CONFIG_SELECTOR, workspaceRoots } from './config-documents.js';
 import { problemRange } from './config-diagnostics.js';
 
 export class ConfigQuickFixes implements vscode.CodeActionProvider {
@@ -24,7 +24,7 @@ export class ConfigQuickFixes implements vscode.CodeActionProvider {
 
   provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const source = document.getText();
-    const { problems } = validateRunConfigText(source, { baseDir: configBaseDir(document.uri), facts: localFacts(this.cudaFacts()) });
+    const { problems } = validateRunConfigText(source, { baseDir: configBaseDir(document.uri), facts: localFacts(this.cudaFacts(), process.env, process.env.HOME ?? '', workspaceRoots()) });
     const text = new JsonText(source);
     const actions: vscode.CodeAction[] = [];
     for (const found of problems) {

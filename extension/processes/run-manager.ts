@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { localFacts } from '../../env/config/environment-facts.js';
 import { validateRunConfigText } from '../../env/config/validate-run-config.js';
 import { Commands } from '../command-ids.js';
-import { configBaseDir } from '../config/config-documents.js';
+import { configBaseDir, workspaceRoots } from '../config/config-documents.js';
 import type { PythonDiscovery } from '../python/python-discovery.js';
 import type { TrainerEnvironment } from '../python/trainer-environment.js';
 import type { RunStatusBar } from '../runs/run-status-bar.js';
@@ -173,7 +173,7 @@ export class RunManager implements vscode.Disposable {
     const document = await vscode.workspace.openTextDocument(configUri);
     if (document.isDirty) await document.save();
     const baseDir = configBaseDir(configUri);
-    const { problems, config } = validateRunConfigText(document.getText(), { baseDir, facts: localFacts(this.environment.cudaFacts()) });
+    const { problems, config } = validateRunConfigText(document.getText(), { baseDir, facts: localFacts(this.environment.cudaFacts(), process.env, process.env.HOME ?? '', workspaceRoots()) });
     const errors = problems.filter((p) => p.severity === 'error');
     if (errors.length > 0 || !config) {
       const first = errors[0];

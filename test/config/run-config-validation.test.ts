@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { diskPathKind, type EnvironmentFacts } from '../../env/config/environment-facts.js';
+import { createDataGenCommand } from '../../env/cli/data-gen.js';
+import { diskFirstLines, diskPathKind, type EnvironmentFacts } from '../../env/config/environment-facts.js';
 import { JsonText } from '../../env/config/json-text.js';
 import type { ConfigProblem } from '../../env/config/problem.js';
 import { withDefaults } from '../../env/config/run-config-schema.js';
@@ -126,6 +127,35 @@ test('task files resolve against the base folder: a missing one offers null (gen
   const [folder] = check(config({ data: { train: 'data/train' } }), { baseDir: base });
   assert.equal(folder?.code, 'data/not-a-file');
   assert.equal(folder?.fixes[0]?.kind === 'set' && folder.fixes[0].value, join('data/train', 'tasks.jsonl'));
+});
+
+test('data files are read from their first records: a file that is not a task file is an error naming the line; data outside the workspace a warning', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'vistool-config-data-'));
+  await createDataGenCommand({ stdout: { write: () => true }, stderr: { write: () => true } }).run(['--kind', 'hbar', '--n', '3', '--seed', '2', '--out', join(base, 'set')]);
+  const good = join(base, 'set', 'tasks.jsonl');
+  const reading = facts({ firstLines: diskFirstLines, workspaceRoots: [base] });
+  assert.deepEqual(check(config({ data: { train: good } }), { facts: reading }), []);
+
+  const [passwd] = check(config({ data: { train: '/etc/passwd' } }), { facts: reading });
+  assert.equal(passwd?.code, 'data/not-task-file');
+  assert.equal(passwd?.severity, 'error');
+  assert.match(passwd?.message ?? '', /data\.train \(\/etc\/passwd\) is not a tasks\.jsonl: line 1 is not JSON \("root:/);
+  assert.deepEqual(
+    check(config({ data: { train: '/etc/passwd' } }), { facts: facts({ firstLines: diskFirstLines, workspaceRoots: [base] }) }).map((p) => p.code).sort(),
+    ['data/not-task-file', 'data/outside-workspace'],
+  );
+
+  const lines = (await readFile(good, 'utf8')).trim().split('\n');
+  const broken = JSON.parse(lines[2]!) as Record<string, unknown>;
+  delete broken.question;
+  await writeFile(join(base, 'broken.jsonl'), [lines[0], lines[1], JSON.stringify(broken)].join('\n') + '\n');
+  const [third] = check(config({ data: { eval: join(base, 'broken.jsonl') } }), { facts: reading });
+  assert.equal(third?.code, 'data/not-task-file');
+  assert.match(third?.message ?? '', /line 3: missing field 'question'/);
+
+  const outside = check(config({ data: { train: good } }), { facts: facts({ firstLines: diskFirstLines, workspaceRoots: [join(base, 'elsewhere')] }) });
+  assert.deepEqual(outside.map((p) => [p.code, p.severity]), [['data/outside-workspace', 'warning']]);
+  assert.match(outside[0]?.message ?? '', /outside the workspace/);
 });
 
 test('a model folder must hold config.json; a hub id not in the cache is a note, a path that does not exist an error', async () => {
