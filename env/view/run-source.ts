@@ -15,6 +15,9 @@ import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evalu
 import { MetricsStore } from './metrics-store.js';
 import { listStepFiles, StepFileIndex } from './rollout-index.js';
 
+/** How the problem for a killed run begins (the editor's Runs view says it in its own words). */
+export const PROCESS_GONE = 'run.json says running, but its process';
+
 /** A change stamp for a file or folder: empty when absent. */
 async function stamp(path: string): Promise<string> {
   const info = await stat(path).catch(() => null);
@@ -88,7 +91,7 @@ export class RunSource {
       evaluations: mergeEvaluations(this.metrics.evaluations, evaluationsFromRunJson(this.run), this.fileEvaluations),
       problems: [
         ...(this.runProblem ? [this.runProblem] : []),
-        ...(this.gone ? [`run.json says running, but its process (pid ${String(run.pid)}) is gone without writing a final status: killed, or the machine restarted. --resume continues from the newest checkpoint.`] : []),
+        ...(this.gone ? [`${PROCESS_GONE} (pid ${String(run.pid)}) is gone without writing a final status: killed, or the machine restarted. --resume continues from the newest checkpoint.`] : []),
         ...this.metrics.problems,
         ...this.evalProblems,
       ],

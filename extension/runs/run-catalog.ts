@@ -8,7 +8,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { RunSource } from '../../env/view/run-source.js';
+import { PROCESS_GONE, RunSource } from '../../env/view/run-source.js';
 import type { MetricTable } from '../../webview/protocol.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { type RunState, runStateFrom, TRAINER_COMMAND_MARK } from './run-state.js';
@@ -116,11 +116,13 @@ export class RunCatalog {
     const lastIsRl = lastIndex >= 0 && (tail.columns['rl/step']?.[lastIndex] ?? null) !== null;
     const lastIsSft = lastIndex >= 0 && (tail.columns['sft/step']?.[lastIndex] ?? null) !== null;
     const name = typeof run.name === 'string' && run.name !== '' ? run.name : basename(dir);
+    const recorded = typeof run.status === 'string' ? run.status : null;
     return {
       dir,
       name,
-      state: runStateFrom(summary.status, alive),
-      status: summary.status,
+      // run.json's own word: the state below turns a dead pid's "running" into stopped itself.
+      state: runStateFrom(recorded, alive),
+      status: recorded,
       pid,
       step: lastIndex >= 0 ? (tail.steps[lastIndex] ?? null) : null,
       stage: lastIsRl ? 'rl' : lastIsSft ? 'sft' : null,
@@ -131,7 +133,7 @@ export class RunCatalog {
       error: typeof run.error === 'string' ? run.error : null,
       startedAt: summary.startedAt,
       updatedAt: summary.updatedAt,
-      problems: summary.problems,
+      problems: summary.problems.filter((problem) => !problem.startsWith(PROCESS_GONE)), // run-labels words it for the editor
     };
   }
 }

@@ -128,7 +128,9 @@ export async function appendMetrics(dir: string, fromStep: number, count: number
 export async function writeRunDirectory(dir: string, options: RunOptions = {}): Promise<string> {
   await mkdir(join(dir, 'rollouts'), { recursive: true });
   await writeFile(join(dir, 'config.json'), JSON.stringify({ name: 'test-run', rl: { group_size: 4 } }, null, 2));
-  await writeFile(join(dir, 'run.json'), JSON.stringify({ status: options.status ?? 'running', pid: 4242, name: 'test-run', started_at: 1_700_000_000, updated_at: 1_700_000_600 }, null, 2));
+  // The pid of a live process (this one): a "running" run with a dead pid reads as stopped.
+  const run = { status: options.status ?? 'running', pid: process.pid, name: 'test-run', started_at: 1_700_000_000, updated_at: 1_700_000_600 };
+  await writeFile(join(dir, 'run.json'), JSON.stringify(run, null, 2));
   await writeFile(join(dir, 'metrics.jsonl'), '');
   const rows = options.metricRows ?? 0;
   if (rows > 0) await appendMetrics(dir, 1, rows, options.trend ?? 'healthy');
