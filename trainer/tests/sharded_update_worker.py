@@ -26,10 +26,12 @@ from vistool_trainer.rollout import EpisodeOptions, Rollout, load_tasks
 from vistool_trainer.sft import gold_conversations, gold_turns
 from vistool_trainer.training_engine import make_training_engine
 
-RL = {"loss_agg_mode": "token-mean", "micro_batch_size": 2, "clip_ratio_low": 0.2, "clip_ratio_high": 0.28, "clip_ratio_c": 10.0,
-      "kl_coef": 0.0, "kl_estimator": "k3", "max_grad_norm": 0.05}
 REWARDS = [1.0, 0.0, 0.5, 0.2, 1.0, 0.0, 0.7]
 GROUP = 7
+# One group, one mini-batch, one epoch: a single optimizer step, the same in both runs.
+RL = {"loss_agg_mode": "token-mean", "micro_batch_size": 2, "clip_ratio_low": 0.2, "clip_ratio_high": 0.28, "clip_ratio_c": 10.0,
+      "kl_coef": 0.0, "kl_estimator": "k3", "max_grad_norm": 0.05, "temperature": 1.0, "group_size": GROUP,
+      "ppo_mini_batch_size": None, "ppo_epochs": 1}
 
 
 def whole_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:

@@ -41,3 +41,12 @@ def test_nothing_observed_is_the_whole_range_and_impossible_counts_are_errors():
     assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError, match="0..n"):
         wilson_interval(11, 10)
+
+
+def test_no_successes_or_all_successes_put_the_bound_exactly_at_0_or_1():
+    # The formula's own rounding gave 3.4e-17 for 0 of 6, so the accuracy 0.0 fell outside its interval.
+    for n in (1, 6, 7, 300, 1001):
+        low, high = wilson_interval(0, n)
+        assert low == 0.0 and 0 < high < 1
+        low, high = wilson_interval(n, n)
+        assert high == 1.0 and 0 < low < 1

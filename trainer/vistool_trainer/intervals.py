@@ -17,4 +17,7 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     denominator = 1 + z * z / n
-    return max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator)
+    # At 0 or n successes the bound is exactly 0 or 1; the formula leaves rounding dust there.
+    low = 0.0 if successes == 0 else max(0.0, (centre - spread) / denominator)
+    high = 1.0 if successes == n else min(1.0, (centre + spread) / denominator)
+    return low, high
