@@ -90,7 +90,7 @@ def test_a_fresh_train_into_a_folder_that_holds_a_run_is_refused_before_anything
     result = subprocess.run([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert "already holds a run (metrics.jsonl)" in result.stderr and "--resume" in result.stderr
+    assert "already holds a run (metrics.jsonl, checkpoints up to step-000005)" in result.stderr and "--resume" in result.stderr
     failed = json.loads(result.stdout.splitlines()[-1])
     assert failed["event"] == "failed" and str(old) in failed["error"]
     assert (old / "metrics.jsonl").read_bytes() == before
@@ -113,3 +113,19 @@ def test_a_run_killed_with_sigkill_reads_as_stopped_though_run_json_says_running
     assert run_status({"status": "running", "pid": child.pid}) == "stopped"
     assert run_status({"status": "finished", "pid": child.pid}) == "finished"
     assert run_status({}) == "missing"
+
+
+def test_a_folder_the_editor_marked_starting_or_left_empty_is_not_a_run_to_protect(tmp_path):
+    from vistool_trainer.run_directory import RunDirectoryInUse, refuse_to_mix_runs
+
+    refuse_to_mix_runs(tmp_path / "absent")
+    (tmp_path / "empty" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "empty" / "metrics.jsonl").write_text("")
+    refuse_to_mix_runs(tmp_path / "empty")
+    write_json_atomic(tmp_path / "empty" / "run.json", {"status": "starting", "pid": 1})  # the extension, just before it spawns
+    refuse_to_mix_runs(tmp_path / "empty")
+    write_json_atomic(tmp_path / "empty" / "run.json", {"status": "finished"})
+    import pytest
+
+    with pytest.raises(RunDirectoryInUse, match="run.json, status finished"):
+        refuse_to_mix_runs(tmp_path / "empty")

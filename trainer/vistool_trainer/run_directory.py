@@ -98,7 +98,22 @@ def refuse_to_mix_runs(root: Path) -> None:
     """A fresh (not resumed) run into a folder that holds another run's records would append to its
     metrics and prune its checkpoints as if they were its own: refuse, and say what to do instead."""
     root = Path(root)
-    held = [name for name in ("run.json", "metrics.jsonl") if (root / name).exists()]  # the extension asks on the same two
+    held = []
+    run = root / "run.json"
+    if run.exists():
+        try:
+            status = json.loads(run.read_text()).get("status")
+        except (json.JSONDecodeError, OSError, AttributeError):
+            status = "unreadable"
+        # The editor writes {"status": "starting"} just before it starts the trainer into the folder.
+        if status != "starting":
+            held.append(f"run.json, status {status}")
+    metrics = root / "metrics.jsonl"
+    if metrics.exists() and metrics.stat().st_size > 0:
+        held.append("metrics.jsonl")
+    checkpoints = sorted(path.name for path in (root / "checkpoints").glob("step-*")) if (root / "checkpoints").is_dir() else []
+    if checkpoints:
+        held.append(f"checkpoints up to {checkpoints[-1]}")
     if held:
         raise RunDirectoryInUse(f"{root} already holds a run ({', '.join(held)}); pass --resume to continue it, or set another "
                                 f"output_dir (or remove this one) to start afresh")
