@@ -4,6 +4,7 @@
  * `npm run bench -- tools` runs only the benchmarks whose name contains "tools".
  * To add a benchmark: export an async function from bench/<area>.ts and add one line here.
  */
+import { benchFuzz } from './fuzz.js';
 import { benchGrounding } from './grounding.js';
 import { benchServer } from './server.js';
 import { benchTasks } from './tasks.js';
@@ -19,6 +20,7 @@ const benchmarks: Benchmark[] = [
   { name: 'server', run: benchServer },
   { name: 'tasks', run: benchTasks },
   { name: 'grounding', run: benchGrounding },
+  { name: 'fuzz', run: benchFuzz },
 ];
 
 async function main(filters: string[]): Promise<number> {
