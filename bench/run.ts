@@ -6,7 +6,7 @@
  */
 import { benchFuzz } from './fuzz.js';
 import { benchGrounding } from './grounding.js';
-import { benchServer } from './server.js';
+import { benchServer, benchSoak } from './server.js';
 import { benchTasks } from './tasks.js';
 import { benchTools } from './tools.js';
 
@@ -21,6 +21,7 @@ const benchmarks: Benchmark[] = [
   { name: 'tasks', run: benchTasks },
   { name: 'grounding', run: benchGrounding },
   { name: 'fuzz', run: benchFuzz },
+  { name: 'soak', run: benchSoak },
 ];
 
 async function main(filters: string[]): Promise<number> {
