@@ -60,3 +60,28 @@ def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_c
             client.start_episodes([{"task": payload, "task_dir": str(tmp_path)}])  # a folder that is neither root
     finally:
         server.__exit__(None, None, None)
+
+
+def test_an_episode_the_server_cannot_score_scores_0_with_the_reason_and_the_rollouts_go_on(env_server, vbar_data):
+    """One item of a batch fails for real (its episode was closed before scoring: the server
+    answers 404 for it): that rollout gets reward 0 and a note, the others their scores."""
+    from vistool_trainer.env_client import EnvClient
+    from vistool_trainer.rollout import RolloutTiming
+
+    client, _ = env_server
+
+    class ClosesOneEpisodeFirst(EnvClient):
+        def score_episodes(self, episode_ids, soft=False):
+            self.close_episode(episode_ids[0])
+            return super().score_episodes(episode_ids, soft)
+
+    closing = ClosesOneEpisodeFirst(client.url, client.token)
+    tasks = load_tasks(vbar_data[0])[:1]
+    policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, [t["question"] for t in tasks] * 5, 1, "cpu")
+    timing = RolloutTiming()
+    rollouts = run_rollouts(policy, closing, tasks, 3, EpisodeOptions(max_turns=1, system_prompt=""), 6, 1.0, timing=timing)
+    assert len(rollouts) == 3 and timing.env_errors == 1
+    failed, *rest = rollouts
+    assert failed.reward == 0.0 and failed.components == {}
+    assert any("could not score this episode (HTTP 404)" in note for note in failed.notes), failed.notes
+    assert all(r.components and "accuracy" in r.components for r in rest)

@@ -81,11 +81,12 @@ class EnvClient:
     def start_episodes(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._batch("/v1/batch/episodes", items)
 
-    def step_episodes(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self._batch("/v1/batch/step", items)
+    def step_episodes(self, items: list[dict[str, Any]], soft: bool = False) -> list[dict[str, Any]]:
+        """`soft`: a failed item comes back in place as {"error": {"status", "message"}} instead of raising."""
+        return self._batch("/v1/batch/step", items, soft)
 
-    def score_episodes(self, episode_ids: list[str]) -> list[dict[str, Any]]:
-        return self._batch("/v1/batch/score", [{"episode_id": episode_id} for episode_id in episode_ids])
+    def score_episodes(self, episode_ids: list[str], soft: bool = False) -> list[dict[str, Any]]:
+        return self._batch("/v1/batch/score", [{"episode_id": episode_id} for episode_id in episode_ids], soft)
 
     def trajectory(self, episode_id: str) -> dict[str, Any]:
         return self._request("GET", f"/v1/episodes/{episode_id}")
@@ -93,10 +94,12 @@ class EnvClient:
     def close_episode(self, episode_id: str) -> None:
         self._request("DELETE", f"/v1/episodes/{episode_id}")
 
-    def _batch(self, path: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _batch(self, path: str, items: list[dict[str, Any]], soft: bool = False) -> list[dict[str, Any]]:
         if not items:
             return []
         results = self._request("POST", path, {"items": items})["results"]
+        if soft:
+            return results
         for index, result in enumerate(results):
             if isinstance(result, dict) and "error" in result:
                 error = result["error"]

@@ -81,6 +81,7 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
         "sampling/gen_batches": float(outcome.generation_batches if outcome else 0),
         "timing/gen_s": timing.gen_s,
         "timing/env_s": timing.env_s,
+        "env/item_errors": float(timing.env_errors),
     }
     train_started = time.perf_counter()
     # The server's reward already down-weights no-tool trajectories (rewards.tool.no_tool_factor):

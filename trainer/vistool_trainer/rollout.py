@@ -66,6 +66,9 @@ class Rollout:
 class RolloutTiming:
     gen_s: float = 0.0
     env_s: float = 0.0
+    # Steps and scores the env server could not carry out (it says why): such a rollout ends or
+    # scores 0 with the reason in its notes, and the run goes on.
+    env_errors: int = 0
 
 
 def _with_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -142,7 +145,7 @@ def run_rollouts(
                 sampled.extend(policy.sample_turns([rollouts[i].messages for i in chunk], max_new_tokens, temperature, greedy))
             timing.gen_s += time.perf_counter() - started
             started = time.perf_counter()
-            steps = client.step_episodes([{"episode_id": episode_ids[i], "text": turn.text} for i, turn in zip(active, sampled)])
+            steps = client.step_episodes([{"episode_id": episode_ids[i], "text": turn.text} for i, turn in zip(active, sampled)], soft=True)
             still_active = []
             for i, turn, step in zip(active, sampled, steps):
                 rollout = rollouts[i]
@@ -150,18 +153,31 @@ def run_rollouts(
                                          "token_ids": turn.token_ids, "truncated": turn.truncated})
                 rollout.response_tokens += len(turn.token_ids)
                 rollout.turns += 1
-                if not step["done"]:
+                if "error" in step:
+                    timing.env_errors += 1
+                    rollout.notes.append(f"the env server could not take this turn (HTTP {step['error'].get('status')}): {step['error'].get('message')}")
+                elif not step["done"]:
                     rollout.messages.extend(_with_images(step["observation"]["messages"]))
                     still_active.append(i)
             active = still_active
             timing.env_s += time.perf_counter() - started
         started = time.perf_counter()
-        scores = client.score_episodes(episode_ids)
+        scores = client.score_episodes(episode_ids, soft=True)
         for rollout, episode_id, score in zip(rollouts, episode_ids, scores):
+            if "error" in score:
+                timing.env_errors += 1
+                rollout.reward, rollout.correct, rollout.components = 0.0, False, {}
+                rollout.notes.append(f"the env server could not score this episode (HTTP {score['error'].get('status')}): "
+                                     f"{score['error'].get('message')}; reward 0")
+                try:
+                    rollout.trajectory = client.trajectory(episode_id)
+                except Exception:
+                    rollout.trajectory = {"prompt_id": rollout.prompt_id, "turns": [], "answer": None}
+                continue
             rollout.reward = float(score["reward"])
             rollout.components = {key: float(value) for key, value in (score.get("components") or {}).items()}
             rollout.correct = bool(score.get("correct"))
-            rollout.notes = [str(note) for note in score.get("notes") or []]
+            rollout.notes.extend(str(note) for note in score.get("notes") or [])
             rollout.score_metrics = {key: float(value) for key, value in (score.get("metrics") or {}).items()}
             rollout.trajectory = client.trajectory(episode_id)
         timing.env_s += time.perf_counter() - started
