@@ -13,6 +13,7 @@ export const Code = {
   OpenParen: 40,
   CloseParen: 41,
   Backslash: 92,
+  Underscore: 95,
   OpenBracket: 91,
   CloseBracket: 93,
   Backtick: 96,

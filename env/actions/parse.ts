@@ -129,8 +129,11 @@ function callsKnownFunction(text: string, start: number, end: number): boolean {
       continue;
     }
     const wordStart = i;
-    while (i < end && isWordCode(text.charCodeAt(i))) i++;
-    if (text.charCodeAt(i) === Code.OpenParen && CALLABLE_NAMES.has(text.slice(wordStart, i))) return true;
+    // `\_` inside a name is a Markdown-escaped underscore (see python/tokens.ts).
+    while (i < end && (isWordCode(text.charCodeAt(i)) || (text.charCodeAt(i) === Code.Backslash && text.charCodeAt(i + 1) === Code.Underscore))) {
+      i += text.charCodeAt(i) === Code.Backslash ? 2 : 1;
+    }
+    if (text.charCodeAt(i) === Code.OpenParen && CALLABLE_NAMES.has(text.slice(wordStart, i).replaceAll('\\_', '_'))) return true;
   }
   return false;
 }

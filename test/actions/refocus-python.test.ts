@@ -221,3 +221,16 @@ test('a variable bound in one python block can be used in the next block of the 
   assert.equal(result.errors.length, 0, JSON.stringify(result.errors));
   assert.equal(result.calls.length, 2);
 });
+
+test('Markdown-escaped underscores (focus\\_on\\_rows) read as ReFocus and VTool-R1 read them: as underscores', () => {
+  const escaped = '```python\nimage\\_with\\_draw = focus\\_on\\_rows\\_with\\_draw(image\\_1, ["Men\\_total", "Women"], rows\\_bbox)\ndisplay(image\\_with\\_draw)\n```';
+  const plain = '```python\nimage_with_draw = focus_on_rows_with_draw(image_1, ["Men_total", "Women"], rows_bbox)\ndisplay(image_with_draw)\n```';
+  const read = parseAction(escaped);
+  assert.deepEqual(read.errors, []);
+  assert.deepEqual(read.calls, parseAction(plain).calls);
+  assert.deepEqual(read.calls[0], { name: 'focus_on_rows_with_draw', arguments: { rows: ['Men_total', 'Women'] } });
+  // An unlabelled fence is still recognised as code by its escaped tool name.
+  assert.equal(parseAction(escaped.replace('```python', '```')).calls.length, 1);
+  // Any other backslash in code stays an error, as before.
+  assert.match(parseAction('```python\nx = focus_on_rows_with_draw(image_1, ["a"], rows\\bbox)\n```').errors[0]?.message ?? '', /./);
+});

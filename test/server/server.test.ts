@@ -320,3 +320,15 @@ test('a task image over the pixel limit is a 413 from its header, and the server
   assert.equal(inline.status, 413);
   assert.equal((await call('GET', '/v1/health')).json.status, 'ok');
 });
+
+test('a minimal task record (id, image, question, answer) starts an episode; the rest gets its documented default', async () => {
+  const minimal = { id: 'minimal', image: task.image, question: task.question, answer: task.answer };
+  const res = await call('POST', '/v1/episodes', { task: minimal, task_dir: root });
+  assert.equal(res.status, 200, JSON.stringify(res.json));
+  assert.ok(res.json.episode_id);
+  const withMeta = await call('POST', '/v1/episodes', { task: { ...minimal, meta: task.meta }, task_dir: root });
+  assert.ok(withMeta.json.tools.some((t: any) => (t.function?.name ?? t.name) === 'focus_on_columns_with_mask'), 'given bands offer the band tools');
+  const missing = await call('POST', '/v1/episodes', { task: { id: 'x', image: task.image, question: 'q?' }, task_dir: root });
+  assert.equal(missing.status, 400);
+  assert.match(missing.json.error.message, /answer/);
+});

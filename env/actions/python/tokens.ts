@@ -75,7 +75,7 @@ class Tokenizer {
           this.atLineStart = true;
         }
         this.i++;
-      } else if (isNameStart(c)) {
+      } else if (isNameStart(c) || (c === '\\' && src.charAt(this.i + 1) === '_')) {
         this.nameOrString();
       } else if (isDigit(c) || (c === '.' && isDigit(src.charAt(this.i + 1)))) {
         this.number();
@@ -111,8 +111,10 @@ class Tokenizer {
     const src = this.src;
     const start = this.i;
     let j = start;
-    while (j < src.length && isNameChar(src.charAt(j))) j++;
-    const word = src.slice(start, j);
+    // `\_` is a Markdown-escaped underscore (focus\_on\_rows\_with\_draw): ReFocus and VTool-R1 strip
+    // the backslash before they parse, so a name reads as if it were not there.
+    while (j < src.length && (isNameChar(src.charAt(j)) || (src.charAt(j) === '\\' && src.charAt(j + 1) === '_'))) j += src.charAt(j) === '\\' ? 2 : 1;
+    const word = src.slice(start, j).replaceAll('\\_', '_');
     const quote = src.charAt(j);
     if ((quote === '"' || quote === "'") && word.length <= 2 && /^[rRuUfFbB]+$/.test(word)) {
       const prefix = word.toLowerCase();
@@ -198,6 +200,11 @@ class Tokenizer {
     const next = src.charAt(j + 1);
     const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
     if (next === '\n') return j + 2;
+    // A Markdown-escaped underscore, as ReFocus and VTool-R1 read it (they strip `\_` before parsing).
+    if (next === '_') {
+      out.push('_');
+      return j + 2;
+    }
     const mapped = simple[next];
     if (mapped !== undefined) {
       out.push(mapped);
