@@ -7,7 +7,7 @@
  *   E4 unknown label or out-of-range value · E5 the tool itself failed (a bug, not the model's fault)
  * with a message written for the model that made the call.
  */
-import { actionError } from '../core/errors.js';
+import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
 import { focusTools } from './focus.js';
 import { closestLabel } from './labels.js';
@@ -90,8 +90,18 @@ function toolFailure(toolName: string | undefined, err: unknown): ToolOutcome {
   return fail('E5', `${toolName ?? 'the tool'} failed inside the tool (${reason}). This is not a problem with your call; try another tool or answer from the image you have.`, toolName);
 }
 
-/** Everything before a tool runs: the name, the arguments object, the schema, the image. */
-function prepareCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): Prepared {
+/**
+ * The verdict on a call before any image is involved: the name (E1), the arguments object (E1)
+ * and the tool's schema (E2 missing or extra, E3 type, E4 range). The env runs exactly these
+ * checks before a tool runs; `vistool actions parse` runs them on a message alone. Label checks
+ * against the image's bands (E4) and failures inside a tool (E5) need the image.
+ */
+export function checkToolCall(call: ToolCall, meta?: PixelMetadata): ActionError | null {
+  const checked = checkCall(call, meta);
+  return checked.ok ? null : checked.outcome.ok ? null : checked.outcome.error;
+}
+
+function checkCall(call: ToolCall, meta: PixelMetadata | undefined): Prepared {
   const stop = (outcome: ToolOutcome): Prepared => ({ ok: false, outcome });
   let toolName: string | undefined;
   try {
@@ -107,11 +117,24 @@ function prepareCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): Prep
     }
     const invalid = validateArguments(tool, args, meta);
     if (invalid) return stop({ ok: false, error: invalid });
+    return { ok: true, tool, args };
+  } catch (err) {
+    return stop(toolFailure(toolName, err));
+  }
+}
+
+/** Everything before a tool runs: the checks above, then the image. */
+function prepareCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): Prepared {
+  const stop = (outcome: ToolOutcome): Prepared => ({ ok: false, outcome });
+  const checked = checkCall(call, meta);
+  if (!checked.ok) return checked;
+  const { tool, args } = checked;
+  try {
     const malformed = describeMalformedImage(image);
     if (malformed) return stop(fail('E5', `${tool.name} cannot run: the current image is malformed (${malformed}). This is not a problem with your call.`, tool.name));
     return { ok: true, tool, args };
   } catch (err) {
-    return stop(toolFailure(toolName, err));
+    return stop(toolFailure(tool.name, err));
   }
 }
 
@@ -128,11 +151,11 @@ function fail(errorClass: 'E1' | 'E5', message: string, tool?: string): ToolOutc
   return { ok: false, error: actionError(errorClass, message, tool) };
 }
 
-function unknownToolMessage(name: string, meta: PixelMetadata): string {
-  const valid = availableToolNames(meta);
+function unknownToolMessage(name: string, meta: PixelMetadata | undefined): string {
   const near = closestLabel(name, TOOLS.map((t) => t.name));
   const hint = near === null ? '' : ` Did you mean '${near}'?`;
-  return `unknown tool '${name}'.${hint} Valid tools for this image are: ${valid.join(', ')}`;
+  if (meta === undefined) return `unknown tool '${name}'.${hint} The tools are: ${TOOLS.map((t) => t.name).join(', ')}`;
+  return `unknown tool '${name}'.${hint} Valid tools for this image are: ${availableToolNames(meta).join(', ')}`;
 }
 
 /**

@@ -72,3 +72,35 @@ test('vistool actions parse works end to end through main: stdin in, JSON out, e
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /vistool actions parse/);
 });
+
+test('actions parse gives the env\'s verdict on every call: the same class and message an episode step gives', async () => {
+  const { Episode } = await import('../../env/episodes/episode.js');
+  const { ImageStore } = await import('../../env/episodes/image-store.js');
+  const { resolveMetadata } = await import('../../env/tools/metadata.js');
+  const { tableFixture } = await import('../fixtures/render.js');
+  const fixture = await tableFixture();
+  const meta = resolveMetadata(fixture.meta, fixture.image.width, fixture.image.height);
+  const task = { id: 't', image: 'table.png', question: 'q?', answer: '34', kind: 'table' as const, difficulty: 1, meta: fixture.meta, source: 'test' };
+  const store = new ImageStore(mkdtempSync(join(tmpdir(), 'vistool-verdicts-')));
+  const messages = [
+    '<tool_call>{"name": "delete_everything", "arguments": {}}</tool_call>',
+    '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {}}</tool_call>',
+    '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Rider"], "colour": "red"}}</tool_call>',
+    '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": "Rider"}}</tool_call>',
+    '<tool_call>{"name": "zoom_in", "arguments": {"bbox": [0, 0, 10]}}</tool_call>',
+    '{"actions": [{"name": "zoom_in", "arguments": {"bbox": [1, 2, 30, 40], "factor": 100}}]}',
+  ];
+  for (const text of messages) {
+    const out = capture();
+    await createActionsParseCommand(Readable.from([Buffer.from(text)]), out).run([]);
+    const parsed = JSON.parse(out.text()) as { errors: { class: string; message: string }[] };
+    const { episode } = await Episode.start(task, fixture.image, meta, store);
+    const step = await episode.step({ text });
+    const envErrors = step.info.errors.map((e: { class: string; message: string }) => [e.class, e.message]);
+    assert.ok(envErrors.length > 0, `the env accepts ${text}`);
+    // What differs without an image: an unknown name is answered with every tool, not this image's,
+    // and the examples of arguments come from the tool, not from the image's own labels.
+    const comparable = (message: string) => message.replace(/ (The tools are|Valid tools for this image are): .*/u, '').replace(/, e\.g\. .*?(; got|$)/u, '$1');
+    assert.deepEqual(parsed.errors.map((e) => [e.class, comparable(e.message)]), envErrors.map(([c, m]: string[]) => [c, comparable(m!)]), text);
+  }
+});
