@@ -13,6 +13,8 @@ import { loadReFocus } from '../../env/tasks/loaders/refocus.js';
 import { loadVerl } from '../../env/tasks/loaders/verl.js';
 import { loadVTool } from '../../env/tasks/loaders/vtool.js';
 import { resolveMetadata, type BBox } from '../../env/tools/metadata.js';
+import { decodeImage } from '../../env/core/image.js';
+import { runToolCall } from '../../env/tools/registry.js';
 import { createDataConvertCommand } from '../../env/cli/data-convert.js';
 
 type Ctx = { after: (fn: () => Promise<void>) => void };
@@ -150,6 +152,29 @@ test('VTool-R1 rows: table metadata (row_starters) and chart metadata with the {
   assert.deepEqual(loaded.map((x) => x.id), ['vtool-nu-1', 'vtool-nu-1-2'], 'repeated source ids are numbered');
   await writeFile(join(dir, 'bad.jsonl'), JSON.stringify({ ...rows[0], metadata: '{not json' }) + '\n');
   await assert.rejects(loadVTool(join(dir, 'bad.jsonl')), /bad\.jsonl:1: metadata: expected a JSON string holding an object/);
+});
+
+test('VTool-R1 rows in the parquet shape (datasets structs: nulls for other rows\' labels, the placeholder key beside real bands) keep every band', async (t) => {
+  const dir = await tempDir(t);
+  const hbar = await chart('hbar', 5);
+  await writeFile(join(dir, 'h.png'), hbar.png);
+  const bands = hbar.record.meta.y_values_bbox as Record<string, BBox>;
+  // As pandas.read_parquet(...).to_json(orient="records") writes a struct column: the union of all rows' keys.
+  const structured = { x1: null, ...bands, 'Label of another row': null, 'And another': null };
+  const row = { figure_id: 'pq-1', figure_path: 'h.png', query: hbar.record.question, answer: '3',
+    metadata: { type: 'h_bar', figure_bbox: hbar.record.meta.figure_bbox, x_values_bbox: { x1: 'none', y1: null, x2: null, y2: null }, y_values_bbox: structured } };
+  await writeFile(join(dir, 'rows.jsonl'), JSON.stringify(row) + '\n');
+  const result = await loadVTool(join(dir, 'rows.jsonl'));
+  assert.deepEqual(result.warnings, []);
+  const record = result.tasks[0]!.record;
+  assert.deepEqual(record.meta.y_values_bbox, bands);
+  assert.equal(Object.keys(record.meta.y_values_bbox as object).length, Object.keys(bands).length);
+  assert.equal(record.meta.x_values_bbox, undefined);
+  // The converted task runs a band tool on its bands: the tools see what the record kept.
+  const label = Object.keys(bands)[0]!;
+  const image = await decodeImage(hbar.png);
+  const outcome = runToolCall(image, { name: 'focus_on_y_values_with_mask', arguments: { y_values: [label] } }, resolveMetadata(record.meta, image.width, image.height));
+  assert.equal(outcome.ok, true, JSON.stringify(outcome));
 });
 
 test('OpenThinkIMG and veRL rows convert, answers unwrapped, images by path or inline bytes', async (t) => {

@@ -99,12 +99,22 @@ export function readBox(value: unknown, where: Where, field: string): BBox {
 }
 
 /** Label → box maps as ReFocus and VTool-R1 store them; `{"x1": "none"}` (VTool's empty placeholder) reads as empty. */
+const COORDINATE_KEYS = new Set(['x1', 'y1', 'x2', 'y2']);
+
+/**
+ * A label → box map. Two shapes mean "no bands here": VTool's placeholder {"x1": "none"}, and
+ * what `datasets` makes of a parquet struct column: every label of every row as a key, null
+ * where this row has no such label, and the placeholder's "x1" key (null, or "none") beside real
+ * labels. Null entries and coordinate keys without a box are therefore dropped, not read as bands.
+ */
 export function readBands(value: unknown, where: Where, field: string): Record<string, BBox> {
   if (value === undefined || value === null) return {};
   const o = needObject(value, where, field);
-  if ('x1' in o && !isObject(o.x1)) return {};
   const out: Record<string, BBox> = {};
-  for (const [label, box] of Object.entries(o)) out[label] = readBox(box, where, `${field}["${label}"]`);
+  for (const [label, box] of Object.entries(o)) {
+    if (box === null || (COORDINATE_KEYS.has(label) && !isObject(box))) continue;
+    out[label] = readBox(box, where, `${field}["${label}"]`);
+  }
   return out;
 }
 
