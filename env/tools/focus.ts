@@ -64,6 +64,21 @@ function labelsOf(meta: PixelMetadata, family: BandFamily): Record<string, BBox>
   return bands !== undefined && Object.keys(bands).length > 0 ? bands : undefined;
 }
 
+/**
+ * VTool-R1 binds `rows_bbox` to a chart's y-value bands and `columns_bbox` to its x-value bands,
+ * so its models call rows and columns tools on charts. On an image with no rows (columns) but
+ * y (x) values, those tools act on the bound bands, as there.
+ */
+const VTOOL_BINDING: Partial<Record<BandFamily, BandFamily>> = { rows: 'y_values', columns: 'x_values' };
+
+function bandsFor(meta: PixelMetadata, family: BandFamily): { bands: Record<string, BBox>; bound: BandFamily | null } | undefined {
+  const own = labelsOf(meta, family);
+  if (own) return { bands: own, bound: null };
+  const bound = VTOOL_BINDING[family];
+  const other = bound ? labelsOf(meta, bound) : undefined;
+  return other && bound ? { bands: other, bound } : undefined;
+}
+
 export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
   const name = focusToolName(family, mode);
   const wording = FAMILY_WORDING[family];
@@ -88,14 +103,15 @@ export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
       return { [family]: own ? Object.keys(own).slice(0, 2) : wording.example };
     },
     apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome {
-      const bands = labelsOf(meta, family);
-      if (!bands) return missingFamily(name, family, mode, meta);
+      const found = bandsFor(meta, family);
+      if (!found) return missingFamily(name, family, mode, meta);
+      const { bands, bound } = found;
       const labels = Object.keys(bands);
       const requested = args[family] as string[];
       const selection = selectLabels(requested, labels, noun, wording.plural);
       if (!selection.ok) return toolError('E4', name, selection.message);
       const { selected, matches } = selection;
-      const note = fuzzyNote(matches);
+      const note = fuzzyNote(matches) + (bound ? `; this chart has no ${wording.plural}, so its ${FAMILY_WORDING[bound].plural} were used (VTool-R1's binding)` : '');
       const rectsOf = (chosen: readonly string[]): PixelRect[] =>
         chosen.map((label) => bandRect(bands[label] as BBox, image.width, image.height)).filter((r): r is PixelRect => r !== null);
 
@@ -111,7 +127,7 @@ export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
           return toolSuccess(output, `all ${labels.length} ${wording.plural} selected: nothing to mask, image unchanged${note}.`, matches);
         }
         for (const rect of rectsOf(others)) fillRect(output, rect, WHITE);
-        const kept = family === 'rows' ? `${selected.join(', ')} (and the header)` : selected.join(', ');
+        const kept = family === 'rows' && !bound ? `${selected.join(', ')} (and the header)` : selected.join(', ');
         return toolSuccess(output, `kept ${selected.length === 1 ? noun : wording.plural} ${kept}; masked ${others.length} other${others.length === 1 ? '' : 's'}${note}.`, matches);
       }
       if (mode === 'draw') {

@@ -176,3 +176,26 @@ function isAllWhite(image: Fixture['image'], r: Rect): boolean {
   for (let y = r.top; y < r.bottom; y++) for (let x = r.left; x < r.right; x++) if (pixelOf(image, x, y).some((v) => v !== 255)) return false;
   return true;
 }
+
+test("rows and columns tools on a bar chart act on its y and x values, as VTool-R1 binds them: the same pixels as the chart's own tools", async () => {
+  for (const [fixtureOf, family, bound, select] of [
+    [horizontalBarsFixture, 'rows', 'y_values', ['Spain']],
+    [verticalBarsFixture, 'columns', 'x_values', ['2020']],
+  ] as const) {
+    const fixture = await fixtureOf();
+    const meta = resolveMetadata(fixture.meta, fixture.image.width, fixture.image.height);
+    for (const mode of ['mask', 'draw', 'highlight'] as const) {
+      const viaBinding = runToolCall(fixture.image, { name: `focus_on_${family}_with_${mode}`, arguments: { [family]: [...select] } }, meta);
+      const own = runToolCall(fixture.image, { name: `focus_on_${bound}_with_${mode}`, arguments: { [bound]: [...select] } }, meta);
+      assert.ok(viaBinding.ok && own.ok, JSON.stringify(viaBinding.ok ? own : viaBinding));
+      if (!viaBinding.ok || !own.ok) continue;
+      assert.equal(contentHash(viaBinding.image.data), contentHash(own.image.data), `${family} ${mode}`);
+      assert.match(viaBinding.summary, /VTool-R1's binding/);
+    }
+  }
+  // A table keeps its own rows; the binding is only for images without them.
+  const table = await tableFixture();
+  const tableMeta = resolveMetadata(table.meta, table.image.width, table.image.height);
+  const rows = runToolCall(table.image, { name: 'focus_on_rows_with_mask', arguments: { rows: ['Hinault'] } }, tableMeta);
+  assert.ok(rows.ok && !rows.summary.includes('binding'));
+});
