@@ -4,8 +4,9 @@
  * Progress goes to stderr; the summary table to stdout. A rerun with the same options continues
  * where a killed run stopped. Ctrl-C stops cleanly: finished tasks are kept.
  */
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { OpenAIChatPolicy } from '../eval/chat-policy.js';
@@ -27,7 +28,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
                                                openai:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-VL-3B-Instruct
                     checkpoint:<path>          a trainer checkpoint, served by the Python trainer's
                                                serve-policy on 127.0.0.1 (one request at a time)
-  --tasks           tasks.jsonl (vistool data gen / data convert)
+  --tasks           tasks.jsonl, or the folder holding it (what vistool data gen / data convert --out wrote)
   --out             eval folder: results.jsonl, results.json, rollouts/, images/, run.json
   --tools           on: with tools; off: text only; both (default): both arms on every task
   --limit           the first N tasks of the file
@@ -137,6 +138,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
         if (err instanceof PolicySpecError) throw new UsageError(err.message);
         throw err;
       }
+      const tasksFile = tasksFileOf(values.tasks as string);
       const arms = parseArms(values.tools);
       const limit = values.limit === undefined ? null : number(values.limit, 'limit', 0, positiveInteger, 'a positive whole number');
       const concurrency = number(values.concurrency, 'concurrency', 4, (n) => positiveInteger(n) && n <= 256, 'a whole number from 1 to 256');
@@ -203,7 +205,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
             // A checkpoint by its absolute path, so a resume from another folder is the same eval.
             policyName: spec.kind === 'checkpoint' ? `checkpoint:${resolve(spec.path)}` : describePolicy(spec),
             label,
-            tasksFile: values.tasks as string,
+            tasksFile,
             arms,
             limit,
             // serve-policy generates one request at a time; more in flight would only queue and time out.
@@ -239,3 +241,17 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
 }
 
 export const evalCommand = createEvalCommand();
+
+/** --tasks names the file or the folder `data gen --out` wrote (which holds tasks.jsonl). */
+function tasksFileOf(path: string): string {
+  let info;
+  try {
+    info = statSync(path);
+  } catch {
+    throw new UsageError(`--tasks ${path} does not exist; give a tasks.jsonl or the folder \`vistool data gen --out\` wrote`);
+  }
+  if (!info.isDirectory()) return path;
+  const inside = join(path, 'tasks.jsonl');
+  if (!existsSync(inside)) throw new UsageError(`--tasks ${path} is a folder without a tasks.jsonl; give the task file itself`);
+  return inside;
+}

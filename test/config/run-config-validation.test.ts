@@ -36,6 +36,15 @@ function applyFirstFix(text: string, found: ConfigProblem): string {
 
 const config = (value: unknown) => JSON.stringify(value, null, 2);
 
+test('the examples can be copied anywhere: none points at a schema by a path into this repository', async () => {
+  // A relative "$schema" breaks once the file is copied into a workspace ("Unable to load schema"), and it
+  // overrides the extension's own *.vistool.json mapping, so the editor stops showing schema errors.
+  for (const name of ['micro-cpu.vistool.json', 'dapo-qwen2.5-vl-3b-4gpu.vistool.json']) {
+    const example = JSON.parse(await readFile(join(root, 'examples', name), 'utf8')) as Record<string, unknown>;
+    assert.equal(example.$schema, undefined, name);
+  }
+});
+
 test('the shipped micro CPU example has no errors or warnings', async () => {
   const text = await readFile(join(root, 'examples', 'micro-cpu.vistool.json'), 'utf8');
   assert.deepEqual(check(text).filter((p) => p.severity !== 'info'), []);

@@ -126,3 +126,16 @@ test('usage errors: an API key in place of a variable name, a bad --tools, a pol
   await assert.rejects(command.run(['--policy', `openai:${server.url}`, ...base]), (err: unknown) => err instanceof UsageError && /names no model/.test(err.message));
   await assert.rejects(command.run(['--policy', 'openai:http://user:secret@host/v1#m', ...base]), (err: unknown) => err instanceof UsageError && /credentials in the URL/.test(err.message));
 });
+
+test('--tasks takes the folder data gen wrote as well as its tasks.jsonl; a folder without one is a usage error', async () => {
+  const { dirname } = await import('node:path');
+  const out = await mkdtemp(join(tmpdir(), 'vistool-eval-dir-'));
+  const lines: string[] = [];
+  const command = createEvalCommand({ stdout: { write: (t: string) => lines.push(t) }, stderr: { write: () => true } });
+  const code = await command.run(['--policy', `openai:${server.url}#m`, '--tasks', dirname(data.file), '--out', out, '--tools', 'on', '--limit', '2', '--api-key-env', 'VISTOOL_TEST_KEY']);
+  assert.equal(code, 0);
+  assert.equal((await resultLines(out)).length, 2);
+  const empty = await mkdtemp(join(tmpdir(), 'vistool-eval-empty-'));
+  await assert.rejects(command.run(['--policy', `openai:${server.url}#m`, '--tasks', empty, '--out', join(out, 'x')]), (err: unknown) => err instanceof UsageError && /is a folder without a tasks\.jsonl/.test(err.message));
+  await assert.rejects(command.run(['--policy', `openai:${server.url}#m`, '--tasks', join(empty, 'nope'), '--out', join(out, 'y')]), (err: unknown) => err instanceof UsageError && /does not exist/.test(err.message));
+});
