@@ -233,7 +233,7 @@ class Viewer {
               { class: `rollout-row ${selected ? 'selected' : ''} ${compared ? 'compared' : ''}`, role: 'option', 'aria-selected': selected ? 'true' : 'false', 'data-testid': 'rollout-row', 'data-line': r.line, tabindex: '-1' },
               h('span', { class: r.correct === true ? 'good' : r.correct === false ? 'bad' : 'muted' }, h('span', { class: `codicon codicon-${r.correct === true ? 'pass' : r.correct === false ? 'error' : 'circle-outline'}`, 'aria-hidden': 'true' })),
               h('span', { class: 'num reward' }, formatNumber(r.reward)),
-              h('span', { class: 'num advantage', title: 'advantage' }, `A ${formatNumber(r.advantage, 2)}`),
+              h('span', { class: 'num advantage', title: 'advantage' }, `adv ${formatNumber(r.advantage, 2)}`),
               h('span', { class: 'tools', title: r.toolNames.join(', ') }, r.toolCalls > 0 ? `${r.toolCalls} tool${r.toolCalls === 1 ? '' : 's'}` : r.toolErrors > 0 ? `no tools (${r.toolErrors} failed)` : 'no tools'),
               r.errorClasses.length ? h('span', { class: 'errors' }, r.errorClasses.join(' ')) : null,
               h('span', { class: 'answer muted' }, answerText(r.answer)),
