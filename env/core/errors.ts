@@ -1,6 +1,6 @@
 /**
  * The error taxonomy shared by the tools, the action parser, the episodes and the rewards.
- * Classes follow VISTA-Gym's E1–E6 (REFERENCE §5). Messages are written for the model that
+ * Classes follow VISTA-Gym's E1–E6 taxonomy. Messages are written for the model that
  * caused them: say what was wrong and what would have been valid, so it can recover next turn.
  */
 

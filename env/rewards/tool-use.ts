@@ -10,7 +10,7 @@ export function usedToolSuccessfully(trajectory: Pick<Trajectory, 'turns'>): boo
   return assistantTurns(trajectory).some((turn) => turn.calls.some((call) => call.ok));
 }
 
-/** Chain-of-Focus AGAR ranks (REFERENCE §3): a direct right answer beats a tool-assisted one, a tool attempt beats a direct miss. */
+/** Chain-of-Focus's AGAR ranks: a direct right answer beats a tool-assisted one, a tool attempt beats a direct miss. */
 export const GROUP_RANK = { directCorrect: 1, toolCorrect: 0.8, toolWrong: 0.5, directWrong: 0 } as const;
 
 /**

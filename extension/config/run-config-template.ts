@@ -1,7 +1,7 @@
 /**
  * The run config New Run Config writes, from four choices: model (micro, Qwen2.5-VL-3B or a
  * custom id/folder), tasks (generated of a kind, or a task file), preset (GRPO, DAPO, SFT+DAPO)
- * and device. Values follow REFERENCE §8 for the micro model on CPU and the DAPO paper's
+ * and device. Values follow what the micro model needs on a CPU (docs/ARCHITECTURE.md, docs/DEMO.md) and the DAPO paper's
  * settings for real models. The result always passes env/config's checks (a unit test holds
  * that for every combination).
  *

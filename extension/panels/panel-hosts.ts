@@ -5,7 +5,7 @@
  * HTTP), so run reading, rollout indexes and the playground's tool calls have one
  * implementation.
  *
- * Webview practice (REFERENCE §7): CSP `default-src 'none'` with a script nonce, every file
+ * Webview practice, as VS Code's webview guide and samples do it: CSP `default-src 'none'` with a script nonce, every file
  * through asWebviewUri within localResourceRoots, UI state in the webview's setState, and a
  * WebviewPanelSerializer so panels come back after a reload (the runs a panel shows are kept in
  * workspaceState). Notifications wait while a panel is hidden or not yet ready, and the newest

@@ -2,7 +2,7 @@
 
 Images expand to <|image_pad|> × (t·h·w / merge²) exactly as Qwen2_5_VLProcessor does, and
 `mm_token_type_ids` marks them (1) — without it Qwen2.5-VL silently falls back to 1-D positions
-for image tokens (REFERENCE §8). Observation tokens (system, user, tool) are never trained.
+for image tokens (docs/ARCHITECTURE.md). Observation tokens (system, user, tool) are never trained.
 """
 from __future__ import annotations
 

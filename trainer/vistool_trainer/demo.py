@@ -126,7 +126,7 @@ class ArmProcess:
 
 
 def _follow(arm: ArmProcess, say: Any) -> None:
-    """Read the child's JSON events (ARCHITECTURE contract 3) and keep the latest of each kind."""
+    """Read the child's JSON events (docs/ARCHITECTURE.md, contract 3) and keep the latest of each kind."""
     assert arm.process.stdout is not None
     for line in arm.process.stdout:
         try:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-# The versions REFERENCE.md §8 measured; a different version is a warning, not an error.
+# The versions the micro model was measured with; a different version is a warning, not an error.
 PINNED = {
     "torch": "2.13.0",
     "transformers": "5.18.0",

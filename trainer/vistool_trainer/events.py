@@ -1,4 +1,4 @@
-"""Trainer events (ARCHITECTURE contract 3): one JSON object per line on stdout, human logs on stderr.
+"""Trainer events (docs/ARCHITECTURE.md, contract 3): one JSON object per line on stdout, human logs on stderr.
 
 Event names: started, step, rollouts, checkpoint, warning, finished, failed (plus stage and eval
 for the two-stage runs). Each line is written with one call and flushed, so a parent process

@@ -1,7 +1,7 @@
 """The embedded default policy: a micro Qwen2.5-VL built deterministically from a small config.
 
 It is the real architecture (transformers' Qwen2_5_VLForConditionalGeneration, Qwen2VL image
-processor, the processor class), only tiny (REFERENCE §8: text hidden 128, 2 layers, 4 heads;
+processor, the processor class), only tiny (docs/ARCHITECTURE.md: text hidden 128, 2 layers, 4 heads;
 vision hidden 64, depth 2; ~0.7M parameters), with a byte-level BPE learned from the task corpus.
 Saved with save_pretrained, so a checkpoint loads like any HF model. It never downloads weights.
 """

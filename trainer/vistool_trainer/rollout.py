@@ -2,7 +2,7 @@
 the edited image, the policy continues, up to the episode's limits; then the server scores it.
 
 Assistant turns keep the exact token ids sampled, so the training context equals the rollout
-context (unlike OpenThinkIMG, REFERENCE §2). This module never parses tool calls or computes
+context (OpenThinkIMG re-tokenises decoded text instead). This module never parses tool calls or computes
 rewards: the server does both.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Run config: read the JSON, fill defaults from schemas/run-config.schema.json (the single source
-of truth, ARCHITECTURE contract 1), validate, and resolve paths. Unknown keys are errors.
+of truth, docs/ARCHITECTURE.md, contract 1), validate, and resolve paths. Unknown keys are errors.
 Errors name the key path and what would be valid.
 
 The `rewards` section is the reward module's own schema, referenced (`$ref`) from the run config

@@ -1,4 +1,4 @@
-"""The run directory (ARCHITECTURE contract 2): config.json, run.json, metrics.jsonl,
+"""The run directory (docs/ARCHITECTURE.md, contract 2): config.json, run.json, metrics.jsonl,
 rollouts/step-NNNNNN.jsonl, images/, checkpoints/, logs/.
 
 Appends are one `write` of one complete line on a file opened with O_APPEND, then flushed and

@@ -1,7 +1,7 @@
 """A byte-level BPE tokenizer trained in-process on the task corpus, with Qwen2.5-VL's special tokens.
 
 The real Qwen vocabulary (151k) makes a micro model 39M parameters and 35x slower on CPU
-(REFERENCE §8), so the embedded micro policy gets a small vocabulary learned from the text it
+(docs/ARCHITECTURE.md), so the embedded micro policy gets a small vocabulary learned from the text it
 will actually read and write. Training is deterministic for a given corpus. It must never reach
 the network: nothing here downloads a vocabulary.
 """
