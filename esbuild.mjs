@@ -1,4 +1,4 @@
-// Bundles every runnable piece: the CLI (which also hosts the env server), and — as they land —
+// Bundles every runnable piece: the CLI (which also hosts the env server) with its parser worker,
 // the extension host and each webview. Native modules (sharp, onnxruntime-node) stay external.
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,7 @@ const targets = [
 ];
 
 const common = { bundle: true, outdir: 'dist', sourcemap: !production, minify: production, logLevel: 'info' };
-// A target whose entry file does not exist yet is not built (the extension and webviews land in later issues).
+// A target whose entry file is missing is skipped rather than failing the whole build.
 const ready = targets.filter((t) => Object.values(t.entryPoints).every((p) => existsSync(p)));
 
 if (watch) {

@@ -3,10 +3,10 @@
  * of the current image (or the whole image), each piece with its box in the image's pixels, so
  * the model can quote exact labels and aim other tools at them. The image comes back unchanged.
  *
- * It has the shape of a ToolDefinition, except that `apply` returns a Promise: OCR runs two
- * neural networks and cannot be synchronous. Registering it therefore needs the episode to await
- * the tool (see the report for the proposed interface change). It never reads model text beyond
- * its validated arguments and never executes anything.
+ * OCR runs two neural networks and cannot be synchronous, so the tool's real work is
+ * `applyAsync`, which episodes await (runToolCallAsync); its `apply`, for synchronous callers,
+ * answers E5 and says why. It never reads model text beyond its validated arguments and never
+ * executes anything.
  */
 import type { RgbImage } from '../core/image.js';
 import type { BBox, PixelMetadata } from '../tools/metadata.js';
