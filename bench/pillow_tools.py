@@ -9,8 +9,9 @@ Each step starts from the decoded image, applies one operation and encodes PNG i
 with Pillow's defaults. The highlight result is converted back to RGB before encoding, so
 both sides encode the same 3-channel pixels (ReFocus would encode RGBA: slower, not faster).
 
-Boxes are half-open pixel boxes (x1 <= x < x2, the project's convention) inset by 2 px; PIL's
-rectangle takes inclusive corners, so the inset box is drawn to (x2 - 3, y2 - 3).
+Boxes are pixel boxes; each band is drawn as ReFocus draws it, Pillow's rectangle from
+(x1 + 2, y1 + 2) to (x2 - 2, y2 - 2) with both corners included (test/tools/refocus-parity.test.ts
+checks that vistool paints the same pixels).
 
 Usage: python bench/pillow_tools.py --image IMG --meta META.json --select A,B
            [--seconds 1.5] [--dump DIR]
@@ -33,7 +34,7 @@ TRIALS = 5
 
 
 def inset_corners(box):
-    return ((box["x1"] + INSET, box["y1"] + INSET), (box["x2"] - INSET - 1, box["y2"] - INSET - 1))
+    return ((box["x1"] + INSET, box["y1"] + INSET), (box["x2"] - INSET, box["y2"] - INSET))
 
 
 def mask(image, bands, selected):

@@ -65,9 +65,10 @@ export function bandFamiliesOf(meta: ImageMetadata): BandFamily[] {
 /**
  * Checks `meta` against an image of `width`×`height` and returns it in integer pixels.
  *
- * Normalised coordinates are multiplied by the width (x) or height (y); every edge, normalised or
- * not, is then rounded to the nearest integer with halves rounded up (`Math.round`), so the same
- * metadata always lands on the same pixels. Throws `MetadataError` on the first bad box.
+ * Normalised coordinates are multiplied by the width (x) or height (y) and truncated, as
+ * ReFocus's `int()` does (12/734 of 734 px is 11.999…, so 11); pixel coordinates are rounded to
+ * the nearest integer with halves up (`Math.round`). The same metadata always lands on the same
+ * pixels. Throws `MetadataError` on the first bad box.
  */
 export function resolveMetadata(meta: ImageMetadata, width: number, height: number): PixelMetadata {
   if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
@@ -119,7 +120,8 @@ function resolveBox(box: unknown, where: string, unit: string, scaleX: number, s
   const { x1, y1, x2, y2 } = raw as unknown as BBox;
   if (!(x1 < x2)) throw new MetadataError(`${where}: x1 (${x1}) must be less than x2 (${x2})`);
   if (!(y1 < y2)) throw new MetadataError(`${where}: y1 (${y1}) must be less than y2 (${y2})`);
-  const px: BBox = { x1: Math.round(x1 * scaleX), y1: Math.round(y1 * scaleY), x2: Math.round(x2 * scaleX), y2: Math.round(y2 * scaleY) };
+  const toPixel = (value: number, scale: number) => (unit === 'normalized' ? Math.trunc(value * scale) : Math.round(value));
+  const px: BBox = { x1: toPixel(x1, scaleX), y1: toPixel(y1, scaleY), x2: toPixel(x2, scaleX), y2: toPixel(y2, scaleY) };
   const looksNormalized = unit === 'pixels' && [x1, y1, x2, y2].every((v) => v >= 0 && v <= 1);
   const hint = looksNormalized ? '; these look like normalised coordinates: set "unit": "normalized"' : '';
   if (px.x1 >= px.x2 || px.y1 >= px.y2) {

@@ -27,8 +27,13 @@ export const BAND_INSET = 2;
  * The pixels a band box paints: inset by BAND_INSET on every side, then clamped to the image.
  * Null when nothing is left (a band thinner than 5 px, or one lying off the image).
  */
+/**
+ * The pixels a band tool paints, as ReFocus and VTool-R1 paint them: Pillow's rectangle from
+ * (x1 + 2, y1 + 2) to (x2 − 2, y2 − 2) with both corners included, i.e. the half-open
+ * [x1 + 2, x2 − 1) × [y1 + 2, y2 − 1).
+ */
 export function bandRect(box: BBox, width: number, height: number): PixelRect | null {
-  return clampRect({ left: box.x1 + BAND_INSET, top: box.y1 + BAND_INSET, right: box.x2 - BAND_INSET, bottom: box.y2 - BAND_INSET }, width, height);
+  return clampRect({ left: box.x1 + BAND_INSET, top: box.y1 + BAND_INSET, right: box.x2 - BAND_INSET + 1, bottom: box.y2 - BAND_INSET + 1 }, width, height);
 }
 
 export function clampRect(rect: PixelRect, width: number, height: number): PixelRect | null {

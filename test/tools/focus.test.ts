@@ -157,8 +157,9 @@ test('overlapping selected bands are tinted once, not twice', async () => {
   const meta = resolveMetadata({ columns_bbox: { A: { x1: 20, y1: 20, x2: 120, y2: 80 }, B: { x1: 60, y1: 20, x2: 200, y2: 80 } } }, fixture.image.width, fixture.image.height);
   const outcome = runToolCall(fixture.image, { name: 'focus_on_columns_with_highlight', arguments: { columns: ['A', 'B'] } }, meta);
   assert.ok(outcome.ok);
-  const a = { left: 22, top: 22, right: 118, bottom: 78 };
-  const b = { left: 62, top: 22, right: 198, bottom: 78 };
+  // Pillow's inclusive corners: (x1 + 2, y1 + 2) to (x2 − 2, y2 − 2), so half-open ends at x2 − 1.
+  const a = { left: 22, top: 22, right: 119, bottom: 79 };
+  const b = { left: 62, top: 22, right: 199, bottom: 79 };
   assertPixels(fixture.image, outcome.image, (x, y, before) => (inRect(a, x, y) || inRect(b, x, y) ? tinted(before) : null));
 });
 
@@ -168,7 +169,7 @@ test('bands reaching past the image edge are clamped, not rejected', async () =>
   const meta = resolveMetadata({ columns_bbox: { Edge: { x1: -50, y1: -10, x2: 40, y2: image.height + 30 }, Keep: { x1: 100, y1: 0, x2: 150, y2: 50 } } }, image.width, image.height);
   const outcome = runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: ['Keep'] } }, meta);
   assert.ok(outcome.ok);
-  const edge = { left: 0, top: 0, right: 38, bottom: image.height };
+  const edge = { left: 0, top: 0, right: 39, bottom: image.height };
   assertPixels(image, outcome.image, (x, y) => (inRect(edge, x, y) ? WHITE : null));
 });
 

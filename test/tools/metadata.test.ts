@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bandFamiliesOf, MetadataError, resolveMetadata, type ImageMetadata } from '../../env/tools/metadata.js';
 
-test('normalized metadata is converted to pixels by multiplying by the image size and rounding half up', () => {
+test("normalized metadata is converted to pixels by multiplying by the image size and truncating, as ReFocus's int() does", () => {
   const meta: ImageMetadata = {
     unit: 'normalized',
     columns_bbox: { Wins: { x1: 0.1, y1: 0.05, x2: 0.3, y2: 0.9 }, Team: { x1: 0.30125, y1: 0, x2: 0.5, y2: 1 } },
@@ -11,8 +11,12 @@ test('normalized metadata is converted to pixels by multiplying by the image siz
   const px = resolveMetadata(meta, 400, 300);
   assert.equal(px.unit, 'pixels');
   assert.deepEqual(px.columns_bbox?.Wins, { x1: 40, y1: 15, x2: 120, y2: 270 });
-  // 0.30125 × 400 = 120.5 → 121: halves round up, the same way every time.
-  assert.deepEqual(px.columns_bbox?.Team, { x1: 121, y1: 0, x2: 200, y2: 300 });
+  // 0.30125 × 400 = 120.5 → 120: truncated, the same way every time.
+  assert.deepEqual(px.columns_bbox?.Team, { x1: 120, y1: 0, x2: 200, y2: 300 });
+  // 12/734 of 734 px is 11.999… in floating point: ReFocus's int() gives 11, and so does this.
+  const tricky = resolveMetadata({ unit: 'normalized', x_values_bbox: { A: { x1: 12 / 734, y1: 0, x2: 40 / 734, y2: 1 } } }, 734, 100);
+  assert.equal(tricky.x_values_bbox?.A?.x1, Math.trunc((12 / 734) * 734));
+  assert.equal(tricky.x_values_bbox?.A?.x1, 11);
   assert.deepEqual(px.figure_bbox, { x1: 0, y1: 0, x2: 400, y2: 300 });
 });
 

@@ -17,7 +17,8 @@ export interface Rect {
 
 /** The specification's band geometry: 2 px in from every edge of the box, clamped to the image. */
 export function insetBox(box: BBox, width: number, height: number): Rect | null {
-  const rect = { left: Math.max(0, box.x1 + 2), top: Math.max(0, box.y1 + 2), right: Math.min(width, box.x2 - 2), bottom: Math.min(height, box.y2 - 2) };
+  // Pillow's rectangle((x1 + 2, y1 + 2), (x2 − 2, y2 − 2)) paints both corners: x2 − 2 is the last column.
+  const rect = { left: Math.max(0, box.x1 + 2), top: Math.max(0, box.y1 + 2), right: Math.min(width, box.x2 - 1), bottom: Math.min(height, box.y2 - 1) };
   return rect.left < rect.right && rect.top < rect.bottom ? rect : null;
 }
 
