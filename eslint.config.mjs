@@ -1,5 +1,5 @@
 // Lint config: typescript-eslint's recommended rules plus the house rules that keep the
-// layers apart (env/ never imports vscode; webview/ never imports Node modules).
+// layers apart (env/ never imports vscode or webview/; webview/ never imports Node modules; protocol/ holds what both share).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -18,11 +18,14 @@ export default tseslint.config(
   {
     files: ['env/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'env/ is editor-free: never import vscode here.' }] }],
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'env/ is editor-free: never import vscode here.' }],
+        patterns: [{ group: ['**/webview/*', '**/webview/**'], message: 'env/ never depends on the UI: shared types live in protocol/.' }],
+      }],
     },
   },
   {
-    files: ['webview/**/*.ts'],
+    files: ['webview/**/*.ts', 'protocol/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['node:*', 'fs', 'path', 'os', 'child_process', 'vscode'], message: 'webview/ is browser code: no Node or vscode modules.' }],

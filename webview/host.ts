@@ -23,18 +23,10 @@ import {
   type RequestResult,
   type RequestType,
   SaveFileCommand,
-} from './protocol.js';
-import { hasFields, isRecord, isString, optional } from './shared/guards.js';
+  type PageConfig,
+} from '../protocol/panel-protocol.js';
+import { hasFields, isRecord, isString, optional } from '../protocol/guards.js';
 
-/** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
-export interface PageConfig {
-  panel: PanelKind;
-  transport: 'browser' | 'vscode';
-  /** Browser host: the access token (also held in a cookie), sent with every request. */
-  token?: string;
-  /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */
-  resourceBases?: Record<string, string>;
-}
 
 export function readPageConfig(doc: Document): PageConfig {
   const element = doc.getElementById('vistool-config');

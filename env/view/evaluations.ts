@@ -15,8 +15,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EvalResult } from '../../webview/protocol.js';
-import { isRecord } from '../../webview/shared/guards.js';
+import type { EvalResult } from '../../protocol/panel-protocol.js';
+import { isRecord } from '../../protocol/guards.js';
 
 function numbersOf(value: unknown): Record<string, number> {
   const out: Record<string, number> = {};

@@ -7,7 +7,7 @@
  *
  * Never writes to the run directory.
  */
-import type { EvalResult, MetricTable } from '../../webview/protocol.js';
+import type { EvalResult, MetricTable } from '../../protocol/panel-protocol.js';
 import { JsonlTail } from './jsonl-tail.js';
 
 /** Fields that describe a row rather than measure something. */

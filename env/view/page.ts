@@ -7,8 +7,7 @@
  * which defines the `--vscode-*` variables a VS Code webview would get from the editor.
  */
 import { randomBytes } from 'node:crypto';
-import type { PageConfig } from '../../webview/host.js';
-import type { PanelKind, RunSummary } from '../../webview/protocol.js';
+import type { PageConfig, PanelKind, RunSummary } from '../../protocol/panel-protocol.js';
 
 export type Theme = 'light' | 'dark';
 

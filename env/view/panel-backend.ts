@@ -1,5 +1,5 @@
 /**
- * The host side of the panel protocol (webview/protocol.ts), independent of how messages
+ * The host side of the panel protocol (protocol/panel-protocol.ts), independent of how messages
  * travel. `handle()` takes any message a panel sent and returns the response to send back
  * (null for commands); `onNotification()` delivers the host's notifications. `vistool view`
  * carries these over HTTP and Server-Sent Events; a VS Code webview host is a small adapter:
@@ -41,7 +41,7 @@ import {
   SaveFileCommand,
   ToolsListRequest,
   type RunSummary,
-} from '../../webview/protocol.js';
+} from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from './run-source.js';
 

@@ -15,8 +15,8 @@ import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { bandFamiliesOf, bandKey, type ImageMetadata, type PixelMetadata, resolveMetadata } from '../tools/metadata.js';
 import { availableToolNames, runToolCallAsync } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
-import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../webview/protocol.js';
-import { isRecord } from '../../webview/shared/guards.js';
+import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../protocol/panel-protocol.js';
+import { isRecord } from '../../protocol/guards.js';
 
 interface Layer {
   image: RgbImage;

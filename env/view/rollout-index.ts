@@ -8,7 +8,7 @@
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RolloutRecord, RolloutSummary, StepFileInfo, StepIndex } from '../../webview/protocol.js';
+import type { RolloutRecord, RolloutSummary, StepFileInfo, StepIndex } from '../../protocol/panel-protocol.js';
 import { JsonlTail } from './jsonl-tail.js';
 import { summarizeRollout } from './rollout-summary.js';
 

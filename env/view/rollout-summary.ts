@@ -4,8 +4,8 @@
  * a record from an older writer with fields missing still gets a summary; only a line that is
  * not a JSON object with a `turns` list is refused.
  */
-import type { RolloutSummary } from '../../webview/protocol.js';
-import { isRecord } from '../../webview/shared/guards.js';
+import type { RolloutSummary } from '../../protocol/panel-protocol.js';
+import { isRecord } from '../../protocol/guards.js';
 
 function answerOf(value: unknown): string | string[] | null {
   if (typeof value === 'string') return value;

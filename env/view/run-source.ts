@@ -8,8 +8,8 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { EvalResult, RunSummary, StepFileInfo } from '../../webview/protocol.js';
-import { isRecord } from '../../webview/shared/guards.js';
+import type { EvalResult, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
+import { isRecord } from '../../protocol/guards.js';
 import { isProcessAlive } from '../core/process-liveness.js';
 import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
 import { MetricsStore } from './metrics-store.js';

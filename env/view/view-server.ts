@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { PathError, resolveInsideRoot } from '../core/paths.js';
-import { PANEL_KINDS, type PanelKind } from '../../webview/protocol.js';
+import { PANEL_KINDS, type PanelKind } from '../../protocol/panel-protocol.js';
 import { HttpError, readJsonBody } from '../server/http-util.js';
 import { contentSecurityPolicy, indexPage, newNonce, panelPage, type Theme } from './page.js';
 import type { PanelBackend } from './panel-backend.js';

@@ -1,6 +1,6 @@
 /**
  * The VS Code hosts of the three panels (webview/: dashboard, rollout viewer, tool playground).
- * Each panel is a web app that talks the typed protocol of webview/protocol.ts; this adapter
+ * Each panel is a web app that talks the typed protocol of protocol/panel-protocol.ts; this adapter
  * carries its messages to env/view's PanelBackend (the same backend `vistool view` serves over
  * HTTP), so run reading, rollout indexes and the playground's tool calls have one
  * implementation.
@@ -16,7 +16,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { PanelBackend } from '../../env/view/panel-backend.js';
 import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
-import { type NotificationMessage, type PanelKind, ReadyCommand, RunsChangedNotification, SaveFileCommand } from '../../webview/protocol.js';
+import { type NotificationMessage, type PanelKind, ReadyCommand, RunsChangedNotification, SaveFileCommand } from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };

@@ -9,7 +9,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { PROCESS_GONE, RunSource } from '../../env/view/run-source.js';
-import type { MetricTable } from '../../webview/protocol.js';
+import type { MetricTable } from '../../protocol/panel-protocol.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { type RunState, runStateFrom, TRAINER_COMMAND_MARK } from './run-state.js';
 import { readJsonObject } from './read-json.js';

@@ -5,9 +5,9 @@
  * curves. Data comes only from the host (metrics/rows); only UI choices are persisted.
  */
 import type { PanelHost } from '../host.js';
-import { type MetricTable, MetricRowsRequest, ReadyCommand, type RunSummary, RunsChangedNotification, RunsListRequest, type EvalResult } from '../protocol.js';
+import { type MetricTable, MetricRowsRequest, ReadyCommand, type RunSummary, RunsChangedNotification, RunsListRequest, type EvalResult } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
-import { hasFields, isNumberInRange, isStringArray } from '../shared/guards.js';
+import { hasFields, isNumberInRange, isStringArray } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';

@@ -3,7 +3,7 @@
  * run's metric table as rows arrive, the x axis (step or wall time), EMA smoothing, min/max/last,
  * and CSV export. Nothing here touches Chart.js.
  */
-import type { MetricTable } from '../protocol.js';
+import type { MetricTable } from '../../protocol/panel-protocol.js';
 
 export interface Point {
   x: number;

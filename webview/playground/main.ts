@@ -19,9 +19,9 @@ import {
   ReadyCommand,
   type ToolInfo,
   ToolsListRequest,
-} from '../protocol.js';
+} from '../../protocol/panel-protocol.js';
 import { button, copyText, h, replaceChildren } from '../shared/dom.js';
-import { hasFields, isString } from '../shared/guards.js';
+import { hasFields, isString } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { ImageCompare } from '../viewer/image-compare.js';
 import { type ArgumentForm, argumentForm } from './schema-form.js';

@@ -6,9 +6,9 @@
  * values; the engine validates them, so a wrong value comes back as the same E2–E4 error a
  * model would get.
  */
-import type { ToolInfo } from '../protocol.js';
+import type { ToolInfo } from '../../protocol/panel-protocol.js';
 import { h } from '../shared/dom.js';
-import { isRecord } from '../shared/guards.js';
+import { isRecord } from '../../protocol/guards.js';
 
 export type FieldKind = 'labels' | 'string-list' | 'number-tuple' | 'number' | 'boolean' | 'enum' | 'string' | 'json';
 

@@ -9,7 +9,7 @@
  * A group counts as kept when its rewards differ: DAPO's dynamic sampling drops groups whose
  * rollouts all score the same, since they carry no advantage signal.
  */
-import type { RolloutSummary } from '../protocol.js';
+import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 
 export interface PromptGroup {
   /** Unique within the step: prompt id and first line. */

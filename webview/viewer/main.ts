@@ -19,9 +19,9 @@ import {
   RunsListRequest,
   type StepFileInfo,
   type StepIndex,
-} from '../protocol.js';
+} from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
-import { hasFields, isNumberInRange, isRecord, isString } from '../shared/guards.js';
+import { hasFields, isNumberInRange, isRecord, isString } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, stepThrough } from './groups.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';

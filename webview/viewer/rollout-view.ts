@@ -9,7 +9,7 @@
  */
 import type { ActionError } from '../../env/core/errors.js';
 import type { AssistantTurn, CallRecord, ObservationTurn, Turn } from '../../env/episodes/trajectory.js';
-import type { RolloutRecord } from '../protocol.js';
+import type { RolloutRecord } from '../../protocol/panel-protocol.js';
 import { formatNumber, h } from '../shared/dom.js';
 import { ImageCompare } from './image-compare.js';
 import { segmentModelText } from './model-text.js';

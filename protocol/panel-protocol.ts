@@ -17,7 +17,7 @@
  * This file holds types, method names and guards only: no behaviour, no DOM, no Node.
  */
 import type { Trajectory } from '../env/episodes/trajectory.js';
-import { hasFields, isNonNegativeInteger, isRecord, isString, optional } from './shared/guards.js';
+import { hasFields, isNonNegativeInteger, isRecord, isString, optional } from './guards.js';
 
 // ---------------------------------------------------------------------------------------------
 // Envelopes
@@ -350,3 +350,13 @@ export const REQUESTS = [
 ] as const;
 
 export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand] as const;
+
+/** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
+export interface PageConfig {
+  panel: PanelKind;
+  transport: 'browser' | 'vscode';
+  /** Browser host: the access token (also held in a cookie), sent with every request. */
+  token?: string;
+  /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */
+  resourceBases?: Record<string, string>;
+}
