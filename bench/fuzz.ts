@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { parseAction } from '../env/actions/parse.js';
+import { isPlainJson } from '../test/actions/plain-json.js';
 
 const NAMES = ['toString', 'valueOf', 'constructor', 'hasOwnProperty', '__proto__', 'isPrototypeOf', 'prototype', 'Object', 'eval', 'then', 'image_1', 'None', 'True'];
 const TOOLS = ['zoom_in', 'focus_on_columns_with_mask', 'focus_on_rows_with_draw', 'focus_on_x_values_with_highlight', 'Terminate'];
@@ -20,15 +21,6 @@ const message = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 120 }),
 );
 
-function isPlainJson(value: unknown): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(isPlainJson);
-  if (typeof value !== 'object') return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return false;
-  return Object.keys(value).every((key) => isPlainJson((value as Record<string, unknown>)[key]));
-}
 
 export async function benchFuzz(): Promise<void> {
   const total = Number(process.env.VISTOOL_FUZZ_N ?? 1_000_000);

@@ -6,6 +6,7 @@ import { parseAction } from '../../env/actions/parse.js';
 import { KNOWN_TOOL_NAMES, pythonSignature } from '../../env/actions/tool-names.js';
 import type { ActionFormat, AnswerStyle, ParsedAction } from '../../env/actions/types.js';
 import type { ToolCall } from '../../env/tools/types.js';
+import { isPlainJson } from './plain-json.js';
 
 const ERROR_CLASSES = new Set(['E1', 'E2', 'E3', 'E4', 'E5', 'E6']);
 
@@ -182,16 +183,6 @@ const PROTOTYPE_NAMES = [
   'eval', 'process', 'require', 'undefined', 'NaN', 'Infinity', 'length', 'name', 'then',
 ];
 
-/** True when `value` is JSON data all the way down: no functions, no prototype objects, no cycles. */
-function isPlainJson(value: unknown): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(isPlainJson);
-  if (typeof value !== 'object') return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return false;
-  return Object.keys(value).every((key) => isPlainJson((value as Record<string, unknown>)[key]));
-}
 
 test('prototype and builtin names in a ReFocus-style call are never JavaScript values: the arguments stay JSON data', () => {
   const name = fc.constantFrom(...PROTOTYPE_NAMES);

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { crc32, deflateSync } from 'node:zlib';
 import { decodeImage, encodePng, contentHash, ImageTooLargeError } from '../../env/core/image.js';
+import { headerOnlyPng } from '../fixtures/header-only-png.js';
 
 test('decoding flattens alpha onto white and encoding is byte-deterministic', async () => {
   const rgba = await sharp({ create: { width: 4, height: 3, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 0 } } }).png().toBuffer();
@@ -16,23 +16,6 @@ test('decoding flattens alpha onto white and encoding is byte-deterministic', as
   assert.equal(contentHash(a), contentHash(b));
   assert.deepEqual(await decodeImage(a), image);
 });
-
-/** A 68-byte PNG whose header says `width`×`height` RGB, with almost no pixel data behind it. */
-function headerOnlyPng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit, RGB, deflate, no filter, no interlace
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(16))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 test('an image over the pixel limit is refused from its header: nothing past the header is read', async () => {
   // The file has no pixel data, so any attempt to decode it would fail with a decode error instead.

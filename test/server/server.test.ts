@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile, symlink, readFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { EnvServer } from '../../env/server/server.js';
+import { headerOnlyPng } from '../fixtures/header-only-png.js';
 import { createScorer } from '../../env/server/scorer.js';
 import { contentHash, decodeImage } from '../../env/core/image.js';
 import type { TaskRecord } from '../../env/tasks/record.js';
@@ -299,19 +299,7 @@ test('a server with two data roots reads images from each and refuses their comm
 
 test('a task image over the pixel limit is a 413 from its header, and the server stays healthy', async () => {
   // IHDR says 16000×16000; the file is 68 bytes, so only a header check can name the size.
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(16000, 0);
-  ihdr.writeUInt32BE(16000, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(16))), chunk('IEND', Buffer.alloc(0))]);
+  const png = headerOnlyPng(16000, 16000);
   await writeFile(join(root, 'images', 'huge.png'), png);
   const res = await call('POST', '/v1/episodes', { task: { ...task, id: 'huge', image: 'images/huge.png' }, task_dir: root });
   assert.equal(res.status, 413);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { decodeImage } from '../../env/core/image.js';
 import { PanelBackend } from '../../env/view/panel-backend.js';
 import { ViewServer } from '../../env/view/view-server.js';
-import type { PlaygroundSnapshot, StepIndex } from '../../webview/protocol.js';
+import type { PlaygroundSnapshot, StepIndex } from '../../protocol/panel-protocol.js';
 import { pixelAt, tableFixture } from '../fixtures/render.js';
 import { appendMetrics, writeRunDirectory } from './run-directory.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, stepThrough } from '../../webview/viewer/groups.js';
-import type { RolloutSummary } from '../../webview/protocol.js';
+import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 
 function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
   return {

@@ -10,7 +10,7 @@ import {
   REQUESTS,
   RolloutRecordRequest,
   RunsChangedNotification,
-} from '../../webview/protocol.js';
+} from '../../protocol/panel-protocol.js';
 
 const request = (method: string, params: unknown) => ({ kind: 'request', id: 'p-1', method, params });
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendRows, emptyTable, formatDuration, metricPoints, seriesStats, smooth, toCsv, wallClock } from '../../webview/dashboard/series.js';
 import { defaultMetrics } from '../../webview/dashboard/default-metrics.js';
-import type { MetricTable } from '../../webview/protocol.js';
+import type { MetricTable } from '../../protocol/panel-protocol.js';
 
 function table(rows: Record<string, number | null>[], times?: (number | null)[]): MetricTable {
   const t = emptyTable();
