@@ -8,7 +8,6 @@
  * Linear time: every scan moves forward; a failed match resumes after what it looked at.
  */
 import { splitAnswer, answerFromValue } from './answer-text.js';
-import { ANSWER_EXAMPLE } from './examples.js';
 import type { Findings } from './findings.js';
 import { parseExpression } from './python/syntax.js';
 import { blankSpans, type Span, findFrom } from './text-regions.js';
@@ -34,7 +33,7 @@ function scanAnswerTags(text: string, found: Findings): Span[] {
     if (close !== -1 && close < contentStart) close = findFrom(text, ANSWER_CLOSE, contentStart);
     const nextOpen = findFrom(text, ANSWER_OPEN, contentStart);
     if (close === -1) {
-      found.error('E1', `<answer> is not closed: write the final answer as ${ANSWER_EXAMPLE}`, open);
+      found.error('E1', `<answer> is not closed: write the final answer as ${found.examples.answer}`, open);
       spans.push({ start: open, end: text.length });
       break;
     }

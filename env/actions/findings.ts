@@ -6,6 +6,7 @@
 import type { ErrorClass } from '../core/errors.js';
 import type { ToolCall } from '../tools/types.js';
 import type { ActionFormat, AnswerStyle } from './types.js';
+import { DEFAULT_EXAMPLES, type ActionExamples } from './examples.js';
 import type { Span } from './text-regions.js';
 
 export interface FoundCall {
@@ -38,6 +39,9 @@ export class Findings {
   readonly consumed: Span[] = [];
   readonly formats = new Set<ActionFormat>();
   readonly imageVariables = new Set<string>();
+
+  /** The forms error messages show (the episode's own, or the defaults). */
+  constructor(readonly examples: Readonly<ActionExamples> = DEFAULT_EXAMPLES) {}
 
   error(errorClass: ErrorClass, message: string, offset?: number, tool?: string): void {
     const found: FoundError = { class: errorClass, message };

@@ -8,7 +8,6 @@
  * closing tag is searched for once and reused until passed.
  */
 import { readCallObject } from './call-object.js';
-import { HERMES_EXAMPLE } from './examples.js';
 import type { Findings } from './findings.js';
 import { readJsonValue } from './json-span.js';
 import { skipWhitespace, findFrom } from './text-regions.js';
@@ -48,13 +47,13 @@ function readOne(text: string, open: number, bodyStart: number, regionEnd: numbe
   if (first !== Code.OpenBrace && first !== Code.OpenBracket) {
     if (closeAt === -1) return unclosed(found, open, regionEnd);
     const what = i >= closeAt ? 'empty' : 'not a JSON object';
-    found.error('E1', `the body of <tool_call> is ${what}: put one JSON object inside, like ${HERMES_EXAMPLE}`, open);
+    found.error('E1', `the body of <tool_call> is ${what}: put one JSON object inside, like ${found.examples.hermes}`, open);
     return closeAt + CLOSE.length;
   }
   const read = readJsonValue(text, i, regionEnd);
   if (!read.ok) {
     if (closeAt === -1) return unclosed(found, open, regionEnd);
-    found.error('E1', `the tool call is not valid JSON: ${read.message}. Write it like ${HERMES_EXAMPLE}`, read.offset);
+    found.error('E1', `the tool call is not valid JSON: ${read.message}. Write it like ${found.examples.hermes}`, read.offset);
     return closeAt + CLOSE.length;
   }
   let j = skipWhitespace(text, read.end, regionEnd);
@@ -66,10 +65,10 @@ function readOne(text: string, open: number, bodyStart: number, regionEnd: numbe
       closeAt = later !== -1 && later < regionEnd ? later : -1;
     }
     if (closeAt === -1) return unclosed(found, open, regionEnd);
-    found.error('E1', `unexpected text after the JSON object inside <tool_call>: write exactly one JSON object per call, like ${HERMES_EXAMPLE}`, j);
+    found.error('E1', `unexpected text after the JSON object inside <tool_call>: write exactly one JSON object per call, like ${found.examples.hermes}`, j);
     return closeAt + CLOSE.length;
   }
-  const reading = readCallObject(read.value, HERMES_EXAMPLE);
+  const reading = readCallObject(read.value, found.examples.hermes);
   if (reading.kind === 'call') found.calls.push({ call: reading.call, offset: open });
   else if (reading.kind === 'answer') found.answers.push({ answer: reading.answer, offset: open, style: 'terminate' });
   else found.error(reading.class, reading.message, open, reading.tool);
@@ -78,6 +77,6 @@ function readOne(text: string, open: number, bodyStart: number, regionEnd: numbe
 
 /** Reports an unclosed tag; returns where its consumed region ends. */
 function unclosed(found: Findings, open: number, regionEnd: number): number {
-  found.error('E1', `<tool_call> is not closed: end each call with </tool_call>, like ${HERMES_EXAMPLE}`, open);
+  found.error('E1', `<tool_call> is not closed: end each call with </tool_call>, like ${found.examples.hermes}`, open);
   return regionEnd;
 }

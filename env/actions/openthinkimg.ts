@@ -8,7 +8,6 @@
  * that start a line), each read at most once.
  */
 import { readCallObject } from './call-object.js';
-import { OPENTHINKIMG_EXAMPLE } from './examples.js';
 import type { Findings } from './findings.js';
 import { isPlainObject, readJsonValue } from './json-span.js';
 import { Code } from './chars.js';
@@ -27,7 +26,7 @@ export function readActionValue(value: unknown, offset: number, found: Findings)
     found.formats.add('openthinkimg');
     const actions = value['actions'];
     if (!Array.isArray(actions)) {
-      found.error('E3', `"actions" must be a list of calls, like ${OPENTHINKIMG_EXAMPLE}`, offset);
+      found.error('E3', `"actions" must be a list of calls, like ${found.examples.openthinkimg}`, offset);
       return true;
     }
     for (const action of actions) readAction(action, offset, found);
@@ -42,7 +41,7 @@ export function readActionValue(value: unknown, offset: number, found: Findings)
 }
 
 function readAction(action: unknown, offset: number, found: Findings): void {
-  const reading = readCallObject(action, OPENTHINKIMG_EXAMPLE);
+  const reading = readCallObject(action, found.examples.openthinkimg);
   if (reading.kind === 'call') found.calls.push({ call: reading.call, offset });
   else if (reading.kind === 'answer') found.answers.push({ answer: reading.answer, offset, style: 'terminate' });
   else found.error(reading.class, reading.message, offset, reading.tool);
@@ -56,7 +55,7 @@ export function readJsonFence(text: string, contentStart: number, contentEnd: nu
   if (!read.ok) {
     if (!looksLikeActions(text, i, contentEnd)) return false;
     found.formats.add('openthinkimg');
-    found.error('E1', `the JSON block is not valid: ${read.message}. Write it like ${OPENTHINKIMG_EXAMPLE}`, read.offset);
+    found.error('E1', `the JSON block is not valid: ${read.message}. Write it like ${found.examples.openthinkimg}`, read.offset);
     return true;
   }
   return readActionValue(read.value, i, found);
@@ -86,7 +85,7 @@ export function readBareActions(prose: string, found: Findings): void {
     } else {
       if (!reported && actionsKey > at) {
         found.formats.add('openthinkimg');
-        found.error('E1', `the actions JSON is not valid: ${read.message}. Write it like ${OPENTHINKIMG_EXAMPLE}`, read.offset);
+        found.error('E1', `the actions JSON is not valid: ${read.message}. Write it like ${found.examples.openthinkimg}`, read.offset);
         reported = true;
       }
       next = at + 1;

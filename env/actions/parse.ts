@@ -57,7 +57,7 @@ export function parseAction(text: string, options: ParseOptions = {}): ParsedAct
 
 /** Runs every reader over `text` (in which regions not to read are already blanked). */
 function read(text: string, options: ParseOptions): Findings {
-  const found = new Findings();
+  const found = new Findings(options.examples);
   let rest = text;
   let blanked = 0;
   // Each reader sees the text with everything consumed so far blanked; only new spans are applied.
@@ -91,7 +91,7 @@ function readFences(text: string, found: Findings, options: ParseOptions): void 
       continue;
     }
     found.formats.add('refocus');
-    const reading = readPythonBlock(text.slice(fence.contentStart, fence.contentEnd), imageVariables);
+    const reading = readPythonBlock(text.slice(fence.contentStart, fence.contentEnd), imageVariables, found.examples);
     if (!reading.ok) {
       found.error(reading.class, reading.message, fence.contentStart + reading.offset, reading.tool);
       continue;

@@ -7,6 +7,7 @@
  */
 import type { ActionError } from '../core/errors.js';
 import type { ToolCall } from '../tools/types.js';
+import type { ActionExamples } from './examples.js';
 
 export type ActionFormat = 'hermes' | 'openthinkimg' | 'refocus';
 
@@ -47,4 +48,6 @@ export interface ParsedAction {
 export interface ParseOptions {
   /** Extra Python names that hold images (variables bound in earlier turns). */
   imageVariables?: readonly string[];
+  /** The forms error messages show; an episode passes ones made from its own image (default: a table's). */
+  examples?: Readonly<ActionExamples>;
 }

@@ -9,6 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseAction } from '../actions/parse.js';
+import type { ActionExamples } from '../actions/examples.js';
+import { examplesFor } from './task-examples.js';
 import type { ParsedAction, ParseOptions } from '../actions/types.js';
 import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
@@ -19,7 +21,7 @@ import type { TaskRecord } from '../tasks/record.js';
 import type { ImageStore, StoredImage } from './image-store.js';
 import type { ChatMessage, ImagePart, Observation } from './messages.js';
 import {
-  NO_ACTION_MESSAGE,
+  noActionMessage,
   TOOLS_OFF_MESSAGE,
   errorObservationText,
   questionText,
@@ -80,6 +82,8 @@ export class Episode {
   private imagesShown = 1;
   /** ReFocus-style variables the model assigned images to in earlier turns (its imagined notebook). */
   private readonly imageVariables: string[] = [];
+  /** The call and answer forms this episode's messages show, made from its own image. */
+  private readonly examples: Readonly<ActionExamples>;
   private turn = 0;
   private done = false;
   private readonly record: Trajectory;
@@ -95,6 +99,7 @@ export class Episode {
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.toolNames = options.tools === false ? [] : availableToolNames(meta);
+    this.examples = examplesFor(meta, task.answer, this.toolNames);
     this.current = first;
     this.record = {
       prompt_id: task.id,
@@ -128,7 +133,7 @@ export class Episode {
     const episode = new Episode(task, meta, store, options, first, image);
     const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames, meta) : null;
     const messages: ChatMessage[] = [
-      { role: 'system', content: [{ type: 'text', text: systemPrompt(tools) }] },
+      { role: 'system', content: [{ type: 'text', text: systemPrompt(tools, episode.examples.hermes) }] },
       { role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] },
     ];
     return { episode, observation: { messages } };
@@ -161,7 +166,7 @@ export class Episode {
     this.turn += 1;
     const parsed: ParsedAction =
       'text' in action
-        ? await (this.options.parse ?? parseAction)(action.text, { imageVariables: this.imageVariables })
+        ? await (this.options.parse ?? parseAction)(action.text, { imageVariables: this.imageVariables, examples: this.examples })
         : { calls: [action.call], answer: null, errors: [], formats: [] };
     for (const name of parsed.imageVariables ?? []) if (!this.imageVariables.includes(name)) this.imageVariables.push(name);
     const text = 'text' in action ? action.text : JSON.stringify(action.call);
@@ -175,7 +180,7 @@ export class Episode {
     } else if (parsed.calls.length > 0) {
       reply = await this.runCalls(parsed.calls, assistant);
     } else {
-      const error = parsed.errors[0] ?? actionError('E1', NO_ACTION_MESSAGE);
+      const error = parsed.errors[0] ?? actionError('E1', noActionMessage(this.examples.hermes));
       if (parsed.errors.length === 0) assistant.errors.push(error);
       reply = this.errorMessage('user', undefined, assistant.errors);
     }

@@ -6,7 +6,8 @@
 export const CALL_FORMAT_EXAMPLE =
   '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Country", "Wins"]}}</tool_call>';
 
-export function systemPrompt(toolsBlock: string | null): string {
+/** `callExample`: the episode's own call (episodes/task-examples.ts); the table example otherwise. */
+export function systemPrompt(toolsBlock: string | null, callExample: string = CALL_FORMAT_EXAMPLE): string {
   if (toolsBlock === null) {
     return [
       'You answer questions about a chart or table image.',
@@ -20,7 +21,7 @@ export function systemPrompt(toolsBlock: string | null): string {
     toolsBlock.trim(),
     '',
     'To call a tool, write exactly one JSON object inside tags, for example:',
-    CALL_FORMAT_EXAMPLE,
+    callExample,
     'Use labels exactly as they appear in the image. When you know the answer, write <answer>...</answer>',
     '(separate several answers with ||). A message with an answer ends the episode.',
   ].join('\n');
@@ -38,7 +39,8 @@ export function errorObservationText(errorClass: string, message: string): strin
   return `ERROR [${errorClass}]: ${message}`;
 }
 
-export const NO_ACTION_MESSAGE =
-  `No tool call or final answer found. Call a tool, e.g. ${CALL_FORMAT_EXAMPLE}, or answer with <answer>...</answer>.`;
+export function noActionMessage(callExample: string = CALL_FORMAT_EXAMPLE): string {
+  return `No tool call or final answer found. Call a tool, e.g. ${callExample}, or answer with <answer>...</answer>.`;
+}
 
 export const TOOLS_OFF_MESSAGE = 'Tools are not available in this episode: answer from the image with <answer>...</answer>.';

@@ -31,7 +31,8 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     train_path, eval_path = vbar_data
     stdout = io.StringIO()
     judge = {"judge": {"enabled": True, "base_url": f"http://127.0.0.1:{judge_server.server_port}/v1", "max_retries": 0}}
-    config = small_config(tmp_path, train_path, eval_path, "full", rewards=judge)
+    config = small_config(tmp_path, train_path, eval_path, "full", rewards=judge,
+                          sft={"steps": 3, "batch_size": 4, "probe_tasks": 2, "probe_every": 2})
     code = train(config, events=EventStream(stdout=stdout, stderr=io.StringIO()))
     events = [json.loads(line) for line in stdout.getvalue().splitlines()]
     assert code == 0, [e for e in events if e["event"] == "failed"]
@@ -42,6 +43,11 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     metrics = read_json_lines(run / "metrics.jsonl")
     rl = [m for m in metrics if m["stage"] == "rl"]
     assert [m["rl/step"] for m in rl] == [1, 2]
+    # The SFT probe ran on steps 2 and 3 (every 2, and the last) on the two held-out tasks' gold turns.
+    probed = [m["sft/step"] for m in metrics if m["stage"] == "sft" and "sft/probe_call_acc" in m]
+    assert probed == [2, 3]
+    assert all(0.0 <= m[key] <= 1.0 for m in metrics if "sft/probe_call_acc" in m
+               for key in ("sft/probe_call_acc", "sft/probe_answer_after_tool_acc"))
     for key in ("reward/mean", "reward/accuracy", "reward/format", "reward/tool_bonus", "reward/no_tool_factor",
                 "acc/mean", "tool/call_rate", "tool/error_rate", "response_length/mean",
                 "turns/mean", "actor/entropy", "actor/pg_clipfrac", "actor/pg_clipfrac_lower", "actor/ppo_kl", "actor/kl", "actor/grad_norm", "sampling/kept_groups",

@@ -44,11 +44,9 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
     return model
 
 
-def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores). The logits are
-    divided by `temperature`, the one the tokens were sampled at, so RL scores the distribution
-    that sampled them (as veRL does); SFT and greedy evaluation score at 1."""
+def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(float logits at the positions the loss reads [N, V], that mask [B, L-1]): only those
+    positions go through the LM head, and each distinct image through the vision tower once."""
     from transformers.modeling_outputs import BaseModelOutputWithPooling
 
     core = unwrap_model(model)
@@ -61,7 +59,15 @@ def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_e
         forward["mm_encoder_outputs"] = {"image": BaseModelOutputWithPooling(pooler_output=slots)}
         forward["image_grid_thw"] = inputs["image_grid_thw"]
     hidden = backbone(**forward, use_cache=False).last_hidden_state[:, :-1]
-    logits = head(hidden[mask]).float()
+    return head(hidden[mask]).float(), mask
+
+
+def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores). The logits are
+    divided by `temperature`, the one the tokens were sampled at, so RL scores the distribution
+    that sampled them (as veRL does); SFT and greedy evaluation score at 1."""
+    logits, mask = _scored_logits(model, inputs)
     if temperature != 1.0:
         logits = logits / temperature
     log_probs_all = torch.log_softmax(logits, dim=-1)
@@ -72,6 +78,15 @@ def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_e
         per_token = -(log_probs_all.exp() * log_probs_all).sum(-1)
         entropy = torch.zeros(mask.shape, dtype=per_token.dtype, device=per_token.device).masked_scatter(mask, per_token)
     return log_probs, mask.float(), entropy
+
+
+@torch.no_grad()
+def greedy_token_matches(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(whether each scored next token is the model's most likely one [B, L-1], the loss mask [B, L-1]):
+    teacher-forced, so a turn whose tokens all match is the turn greedy decoding writes from that context."""
+    logits, mask = _scored_logits(model, inputs)
+    matches = logits.argmax(-1) == inputs["input_ids"][:, 1:][mask]
+    return torch.zeros(mask.shape, dtype=torch.bool, device=mask.device).masked_scatter(mask, matches), mask
 
 
 @dataclass

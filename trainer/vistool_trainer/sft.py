@@ -109,8 +109,11 @@ def after_tool_phase(config: dict[str, Any], step: int) -> bool:
 
 def direct_share(config: dict[str, Any], step: int) -> float:
     """The share of direct answers in SFT step `step`'s batch: sft.direct_answer_fraction once whole
-    trajectories are trained (after sft.after_tool_turns_first steps), none before."""
-    return 0.0 if after_tool_phase(config, step) else config.get("direct_answer_fraction", 0.0)
+    trajectories are trained (after sft.after_tool_turns_first steps) and from
+    sft.direct_answers_from_step on, none before."""
+    if after_tool_phase(config, step) or step < config.get("direct_answers_from_step", 0):
+        return 0.0
+    return config.get("direct_answer_fraction", 0.0)
 
 
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,

@@ -35,6 +35,7 @@ from .rollout import EpisodeOptions, load_tasks, rollout_record
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .sft import gold_conversations, gold_turns, run_sft
+from .sft_probe import SftProbe, split_probe
 from .training_engine import TrainingEngine, half_precision_warning, make_training_engine
 
 
@@ -300,10 +301,18 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
     if state["stage"] == "sft":
         sft = config["sft"]
         events.emit("stage", stage="sft")
-        conversations = gold_conversations(client, train_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
+        sft_tasks, probe_tasks = split_probe(train_tasks, sft["probe_tasks"])
+        conversations = gold_conversations(client, sft_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
         # Direct answers with the tools on, mixed into the batches as sft.direct_answer_fraction says.
-        direct = (gold_conversations(client, train_tasks, options, seed=seed, direct_answers=True)
+        direct = (gold_conversations(client, sft_tasks, options, seed=seed, direct_answers=True)
                   if options.tools and sft["direct_answer_fraction"] > 0 else None)
+        probe = None
+        if probe_tasks and dist.is_main:  # the probe reads the policy's whole copy: rank 0 alone runs it
+            held_out = gold_conversations(client, probe_tasks, options, seed=seed)
+            if options.tools:
+                held_out += gold_conversations(client, probe_tasks, options, seed=seed, direct_answers=True)
+            probe = SftProbe.build(policy, held_out)
+            events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(probe)} gold conversations)")
         optimizer = engine.make_optimizer(sft["lr"], sft["weight_decay"], 1.0)
         warn_about_precision(events, engine, sft["lr"], "sft")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
@@ -315,6 +324,10 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             budget["left"] -= 1
             record = {"step": state["global_step"], "stage": "sft", "sft/step": step, "sft/loss": loss, "timing/step_s": seconds,
                       "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer)}
+            if probe is not None and (step % sft["probe_every"] == 0 or step == sft["steps"]):
+                probe_started = time.perf_counter()
+                record.update(probe.measure(policy))
+                record["timing/probe_s"] = time.perf_counter() - probe_started
             run.append_metrics(record)
             events.emit("step", **record)
 

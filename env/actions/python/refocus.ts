@@ -16,7 +16,7 @@
 import type { ErrorClass } from '../../core/errors.js';
 import type { ToolCall } from '../../tools/types.js';
 import { answerFromValue } from '../answer-text.js';
-import { CODE_IS_NEVER_RUN } from '../examples.js';
+import { codeIsNeverRun, DEFAULT_EXAMPLES, type ActionExamples } from '../examples.js';
 import { setOwn } from '../json-span.js';
 import { KNOWN_TOOL_NAMES, isTerminateName, pythonSignature, type ParameterTarget } from '../tool-names.js';
 import { parseBlock, type Expr, type Statement } from './syntax.js';
@@ -53,15 +53,17 @@ class Refusal extends Error {
  * Reads one block. Offsets in the result are relative to `source`. `imageVariables` are
  * names that already hold images (from earlier blocks or turns); the block may add more.
  */
-export function readPythonBlock(source: string, imageVariables: ReadonlySet<string>): PythonReading {
+export function readPythonBlock(source: string, imageVariables: ReadonlySet<string>,
+  examples: Readonly<ActionExamples> = DEFAULT_EXAMPLES): PythonReading {
+  const neverRun = codeIsNeverRun(examples);
   const parsed = parseBlock(source);
-  if (!parsed.ok) return { ok: false, class: 'E1', message: `${parsed.message}. ${CODE_IS_NEVER_RUN}`, offset: parsed.offset };
+  if (!parsed.ok) return { ok: false, class: 'E1', message: `${parsed.message}. ${neverRun}`, offset: parsed.offset };
   const walker = new Walker(imageVariables);
   try {
     for (const statement of parsed.value) walker.statement(statement);
   } catch (err) {
     if (!(err instanceof Refusal)) throw err;
-    const failure: PythonReading = { ok: false, class: err.errorClass, message: `${err.message}. ${CODE_IS_NEVER_RUN}`, offset: err.offset };
+    const failure: PythonReading = { ok: false, class: err.errorClass, message: `${err.message}. ${neverRun}`, offset: err.offset };
     if (err.tool !== undefined) failure.tool = err.tool;
     return failure;
   }
