@@ -64,13 +64,23 @@ test('a line appended to metrics.jsonl while the page is open shows up on the ch
   assert.deepEqual(problems, []);
 });
 
-test('the tool-fading warning names the run whose call rate falls while its reward rises, and only that run', async () => {
+test('the tool-collapse warning names the run whose call rate fell from its peak, and only that run, and shows its chart', async () => {
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   const warning = page.locator('[data-testid=tool-fading-warning]');
   await warning.waitFor();
   assert.equal(await warning.count(), 1);
   assert.equal(await warning.getAttribute('data-run'), 'run-a');
-  assert.match(await warning.innerText(), /Tool use is fading in run-a: tool\/call_rate fell from 0\.\d\d to 0\.\d\d over steps 41–60 while reward\/mean rose/);
+  assert.match(await warning.innerText(), /Tool use collapsed in run-a: tool\/call_rate fell from 0\.\d\d \(median of steps 1–10\) to 0\.\d\d \(median of steps 51–60\), while reward\/mean rose/);
+  assert.match(await warning.innerText(), /rewards\.tool\.no_tool_factor/);
+  // The button brings the call-rate chart (far down the page) into view.
+  const chart = page.locator('[data-metric="tool/call_rate"]');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await warning.locator('[data-testid=show-call-rate]').click();
+  await page.waitForFunction(() => {
+    const box = document.querySelector('[data-metric="tool/call_rate"]')?.getBoundingClientRect();
+    return box !== undefined && box.top >= 0 && box.bottom <= window.innerHeight;
+  });
+  assert.equal(await chart.count(), 1);
   assert.deepEqual(problems, []);
 });
 

@@ -13,7 +13,7 @@ import { themeColours, watchTheme } from '../shared/theme.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
 import { MetricChart, type RunSeries } from './metric-chart.js';
 import { appendRows, emptyTable, metricPoints, smooth, toCsv, wallClock, type XAxis } from './series.js';
-import { detectToolFading } from './tool-fading.js';
+import { COUNTER_SETTING, detectToolFading } from './tool-fading.js';
 
 interface DashboardState {
   /** null: the defaults for whatever the runs log. */
@@ -181,8 +181,10 @@ class Dashboard {
         banners.push(
           h('div', { class: 'banner warning', role: 'alert', 'data-testid': 'tool-fading-warning', 'data-run': run.summary.id },
             h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }),
-            h('strong', null, `Tool use is fading in ${run.summary.name}: `),
-            `${verdict.reason}. The policy may be learning to answer without looking (DeepEyes #55, OpenThinkIMG #13); consider a tool-use bonus or down-weighting no-tool rollouts.`,
+            h('strong', null, `Tool use collapsed in ${run.summary.name}: `),
+            `${verdict.reason}. The policy may be learning to answer without looking (DeepEyes #55, OpenThinkIMG #13). `,
+            'A lower ', h('code', null, COUNTER_SETTING), ' (in the run config\'s rewards section) makes answering without a tool pay less. ',
+            button('Show the call-rate chart', () => this.showChart('tool/call_rate'), { secondary: true, testid: 'show-call-rate' }),
           ),
         );
       }
@@ -190,6 +192,17 @@ class Dashboard {
     }
     if (this.runs.size === 0) banners.push(h('div', { class: 'banner info' }, 'No runs are open. Start `vistool view RUN_DIR` with a run directory.'));
     replaceChildren(this.banners, ...banners);
+  }
+
+  /** Brings a metric's chart into view, adding it to the shown charts first when it is hidden. */
+  private showChart(metric: string): void {
+    const shown = this.selectedMetrics();
+    if (!shown.includes(metric)) {
+      this.state.metrics = [metric, ...shown];
+      this.saveState();
+      this.render();
+    }
+    this.charts.get(metric)?.element.scrollIntoView({ block: 'center' });
   }
 
   private renderCharts(): void {

@@ -1,67 +1,62 @@
 /**
- * Detects tool use fading during RL: the policy learns to answer without calling tools while
- * reward still rises (the collapse reported in DeepEyes issue #55 and OpenThinkIMG issue #13).
+ * Detects tool use collapsing during RL: the policy learns to answer without calling tools (the
+ * collapse reported in DeepEyes issue #55 and OpenThinkIMG issue #13).
  *
- * The test, on the last `window` training rows that have both `tool/call_rate` and
- * `reward/mean` (default 20), in step order:
- *   1. the call rate fell by at least `minDrop` (default 0.15, i.e. 15 points of call rate),
- *      measured on the least-squares line through the window (fitted first minus fitted last),
- *      so one noisy row cannot trigger or hide it;
- *   2. it fell steadily: Kendall's τ between step and call rate is at most `maxTau`
- *      (default −0.5: without ties, at least 75% of all pairs of rows say it went down);
- *   3. reward rose: the least-squares slope of reward/mean is positive and its Kendall τ
- *      with step is positive.
- * With fewer rows than the window there is no verdict. Pure: no DOM, no Chart.js.
+ * The call rate is compared with its own best, not with a recent window: a collapse that
+ * happened long ago and stays collapsed is still a collapse, and so is one that lowers the
+ * reward (under this project's default rewards, dropping the tool usually does). The test, on the
+ * training rows that have `tool/call_rate`, in step order:
+ *   1. each row's level is the median of the `window` rows ending at it (default 10), so one
+ *      noisy row can neither trigger nor hide it;
+ *   2. the peak is the highest level reached before the last window; the current level is the
+ *      last row's;
+ *   3. tool use collapsed when the current level is at least `minDrop` below the peak
+ *      (default 0.3, i.e. 30 points of call rate).
+ * `reward/mean`'s levels at the peak and now are reported beside it, to tell reward hacking (the
+ * reward rose as the calls stopped) from a run that is failing as a whole. With fewer than two
+ * windows of rows there is no verdict. Pure: no DOM, no Chart.js.
  */
 
 export interface FadingOptions {
   window: number;
   minDrop: number;
-  maxTau: number;
 }
 
-export const DEFAULT_FADING: FadingOptions = { window: 20, minDrop: 0.15, maxTau: -0.5 };
+export const DEFAULT_FADING: FadingOptions = { window: 10, minDrop: 0.3 };
+
+/** The reward settings that make answering without a tool pay less (rewards section of the run config). */
+export const COUNTER_SETTING = 'rewards.tool.no_tool_factor';
 
 export interface FadingVerdict {
   fading: boolean;
   /** Why not, or the numbers behind a warning. */
   reason: string;
-  fromStep: number;
-  toStep: number;
-  callRateFrom: number;
-  callRateTo: number;
-  rewardFrom: number;
-  rewardTo: number;
-  callRateTau: number;
-  rewardTau: number;
+  /** The steps of the window whose median is the peak level, and of the current one. */
+  peakSteps: [number, number];
+  currentSteps: [number, number];
+  callRatePeak: number;
+  callRateNow: number;
+  /** reward/mean's level over the same windows (null where the rows have no reward). */
+  rewardAtPeak: number | null;
+  rewardNow: number | null;
 }
 
-function leastSquares(xs: number[], ys: number[]): { slope: number; intercept: number } {
-  const n = xs.length;
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (let i = 0; i < n; i++) {
-    const dx = (xs[i] as number) - mx;
-    sxy += dx * ((ys[i] as number) - my);
-    sxx += dx * dx;
-  }
-  const slope = sxx === 0 ? 0 : sxy / sxx;
-  return { slope, intercept: my - slope * mx };
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-/** Kendall's τ-a between x and y: (concordant − discordant) pairs over all pairs. */
-export function kendallTau(xs: number[], ys: number[]): number {
-  const n = xs.length;
-  if (n < 2) return 0;
-  let score = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      score += Math.sign((xs[j] as number) - (xs[i] as number)) * Math.sign((ys[j] as number) - (ys[i] as number));
-    }
-  }
-  return score / ((n * (n - 1)) / 2);
+/** The median of each `window` rows ending at row i, for i ≥ window − 1 (index i − window + 1 in the result). */
+export function rollingMedian(values: number[], window: number): number[] {
+  const levels: number[] = [];
+  for (let end = window; end <= values.length; end++) levels.push(median(values.slice(end - window, end)));
+  return levels;
+}
+
+function levelOf(values: (number | null)[], from: number, to: number): number | null {
+  const present = values.slice(from, to).filter((v): v is number => typeof v === 'number');
+  return present.length > 0 ? median(present) : null;
 }
 
 /**
@@ -69,36 +64,46 @@ export function kendallTau(xs: number[], ys: number[]): number {
  * a MetricTable. Returns null when there are too few rows for a verdict.
  */
 export function detectToolFading(steps: number[], callRate: (number | null)[], reward: (number | null)[], options: FadingOptions = DEFAULT_FADING): FadingVerdict | null {
-  const rows: { step: number; c: number; r: number }[] = [];
+  const rows: { step: number; c: number; r: number | null }[] = [];
   for (let i = 0; i < steps.length; i++) {
     const c = callRate[i];
     const r = reward[i];
     const step = steps[i];
-    if (typeof c === 'number' && typeof r === 'number' && typeof step === 'number') rows.push({ step, c, r });
+    if (typeof c === 'number' && typeof step === 'number') rows.push({ step, c, r: typeof r === 'number' ? r : null });
   }
   rows.sort((a, b) => a.step - b.step);
-  if (rows.length < options.window) return null;
-  const recent = rows.slice(-options.window);
-  const xs = recent.map((row) => row.step);
-  const cs = recent.map((row) => row.c);
-  const rs = recent.map((row) => row.r);
-  const first = xs[0] as number;
-  const last = xs[xs.length - 1] as number;
-  const callFit = leastSquares(xs, cs);
-  const rewardFit = leastSquares(xs, rs);
+  const { window } = options;
+  if (rows.length < 2 * window) return null;
+  const levels = rollingMedian(rows.map((row) => row.c), window);
+  // Peaks are looked for in windows that end before the current window starts.
+  const candidates = levels.slice(0, levels.length - window);
+  let peakIndex = 0;
+  candidates.forEach((level, i) => {
+    if (level > (candidates[peakIndex] as number)) peakIndex = i;
+  });
+  const rewards = rows.map((row) => row.r);
+  const last = rows.length;
   const verdict = {
-    fromStep: first,
-    toStep: last,
-    callRateFrom: callFit.intercept + callFit.slope * first,
-    callRateTo: callFit.intercept + callFit.slope * last,
-    rewardFrom: rewardFit.intercept + rewardFit.slope * first,
-    rewardTo: rewardFit.intercept + rewardFit.slope * last,
-    callRateTau: kendallTau(xs, cs),
-    rewardTau: kendallTau(xs, rs),
+    peakSteps: [rows[peakIndex]!.step, rows[peakIndex + window - 1]!.step] as [number, number],
+    currentSteps: [rows[last - window]!.step, rows[last - 1]!.step] as [number, number],
+    callRatePeak: candidates[peakIndex] as number,
+    callRateNow: levels[levels.length - 1] as number,
+    rewardAtPeak: levelOf(rewards, peakIndex, peakIndex + window),
+    rewardNow: levelOf(rewards, last - window, last),
   };
-  const drop = verdict.callRateFrom - verdict.callRateTo;
-  if (drop < options.minDrop) return { fading: false, reason: `call rate fell by ${drop.toFixed(3)}, less than ${options.minDrop}`, ...verdict };
-  if (verdict.callRateTau > options.maxTau) return { fading: false, reason: `call rate is not falling steadily (Kendall τ ${verdict.callRateTau.toFixed(2)} > ${options.maxTau})`, ...verdict };
-  if (!(rewardFit.slope > 0 && verdict.rewardTau > 0)) return { fading: false, reason: 'reward is not rising, so this looks like a failing run, not tool collapse', ...verdict };
-  return { fading: true, reason: `tool/call_rate fell from ${verdict.callRateFrom.toFixed(2)} to ${verdict.callRateTo.toFixed(2)} over steps ${first}–${last} while reward/mean rose from ${verdict.rewardFrom.toFixed(2)} to ${verdict.rewardTo.toFixed(2)}`, ...verdict };
+  const drop = verdict.callRatePeak - verdict.callRateNow;
+  if (drop < options.minDrop) {
+    return { fading: false, reason: `tool/call_rate is ${drop > 0 ? `${drop.toFixed(2)} below` : 'at or above'} its peak of ${verdict.callRatePeak.toFixed(2)}; a collapse is a drop of ${options.minDrop} or more`, ...verdict };
+  }
+  const span = (s: [number, number]) => (s[0] === s[1] ? `step ${s[0]}` : `steps ${s[0]}–${s[1]}`);
+  let rewardWords = '';
+  if (verdict.rewardAtPeak !== null && verdict.rewardNow !== null) {
+    const moved = verdict.rewardNow > verdict.rewardAtPeak ? 'rose' : verdict.rewardNow < verdict.rewardAtPeak ? 'fell' : 'stayed';
+    rewardWords = `, while reward/mean ${moved} from ${verdict.rewardAtPeak.toFixed(2)} to ${verdict.rewardNow.toFixed(2)}`;
+  }
+  return {
+    fading: true,
+    reason: `tool/call_rate fell from ${verdict.callRatePeak.toFixed(2)} (median of ${span(verdict.peakSteps)}) to ${verdict.callRateNow.toFixed(2)} (median of ${span(verdict.currentSteps)})${rewardWords}`,
+    ...verdict,
+  };
 }
