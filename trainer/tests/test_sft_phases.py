@@ -6,7 +6,8 @@ answers, so it trains whole answers from its first step instead of spending step
 from PIL import Image
 
 from vistool_trainer.policy import Policy
-from vistool_trainer.sft import after_tool_phase, direct_share, run_sft
+from vistool_trainer.sft import run_sft
+from vistool_trainer.sft_schedule import SftSchedule
 
 CHART = {"type": "image", "ref": "chart", "image": Image.new("RGB", (112, 112), "white")}
 EDITED = {"type": "image", "ref": "edited", "image": Image.new("RGB", (112, 112), "red")}
@@ -29,10 +30,10 @@ def _trained_text(policy: Policy, segments) -> list[str]:
 
 
 def test_the_first_steps_train_only_the_answer_after_the_tool_result_then_whole_trajectories():
-    config = {"after_tool_turns_first": 3, "direct_answer_fraction": 0.6}
-    assert [after_tool_phase(config, step) for step in range(5)] == [True, True, True, False, False]
-    assert [direct_share(config, step) for step in (0, 2, 3, 10)] == [0.0, 0.0, 0.6, 0.6]
-    assert direct_share({"direct_answer_fraction": 0.6}, 0) == 0.6  # no phase: the mixture from step 0
+    schedule = SftSchedule.from_config({"after_tool_turns_first": 3, "direct_answer_fraction": 0.6})
+    assert [schedule.after_tool(step) for step in range(5)] == [True, True, True, False, False]
+    assert [schedule.direct_share(step) for step in (0, 2, 3, 10)] == [0.0, 0.0, 0.6, 0.6]
+    assert SftSchedule.from_config({"direct_answer_fraction": 0.6}).direct_share(0) == 0.6  # no phase: the mixture from step 0
 
     policy = _policy()
     assert _trained_text(policy, policy.encoder.after_tool_segments(TOOL_CONVERSATION)) == ["<answer>low</answer><|im_end|>"]

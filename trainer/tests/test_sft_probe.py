@@ -3,7 +3,7 @@ write, teacher-forced. Checked against greedy decoding, the thing it stands in f
 import pytest
 
 from test_sft_phases import CALL, DIRECT_CONVERSATION, TOOL_CONVERSATION, USER, SYSTEM, RESULT, ANSWER, _policy
-from vistool_trainer.sft import direct_share, run_sft
+from vistool_trainer.sft import run_sft
 from vistool_trainer.sft_probe import SftProbe, reproduced_turns, split_probe, trained_runs, turn_kinds
 
 
@@ -19,13 +19,6 @@ def test_each_run_of_trained_tokens_is_one_turn_and_its_first_token_is_not_judge
     matches = [False, False, True, True, False, False, True, False]
     assert reproduced_turns(matches, mask) == [True, False]
     assert trained_runs([True, True]) == [(0, 2)] and trained_runs([False]) == []
-
-
-def test_direct_answers_join_no_earlier_than_direct_answers_from_step():
-    config = {"after_tool_turns_first": 3, "direct_answers_from_step": 6, "direct_answer_fraction": 0.6}
-    assert [direct_share(config, step) for step in (0, 2, 3, 5, 6, 9)] == [0.0, 0.0, 0.0, 0.0, 0.6, 0.6]
-    # A step inside the after-tool phase has no direct answers even when the option names it.
-    assert direct_share({"after_tool_turns_first": 5, "direct_answers_from_step": 2, "direct_answer_fraction": 0.6}, 4) == 0.0
 
 
 def test_the_probe_holds_out_the_last_tasks_and_refuses_to_hold_out_all():

@@ -108,6 +108,11 @@ def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> dict[st
     validate_config(raw)
     config = _fill_defaults(raw, resolved_schema())
     validate_config(config)
+    sft = config["sft"]
+    for key in ("after_tool_until_acc", "tool_trajectories_until_acc"):
+        if sft.get(key) is not None and sft["probe_tasks"] == 0:
+            raise ConfigError(f"run config is invalid: sft.{key} ends a phase on the SFT probe, but sft.probe_tasks is 0 "
+                              f"(no probe runs); set sft.probe_tasks (e.g. 64) or sft.{key} to null")
     base = base_dir or Path.cwd()
     config["output_dir"] = str((base / config["output_dir"]).resolve()) if not Path(config["output_dir"]).is_absolute() else config["output_dir"]
     for key in ("train", "eval"):

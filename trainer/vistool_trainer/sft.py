@@ -22,6 +22,7 @@ from .distributed import Distributed
 from .env_client import EnvClient
 from .policy import Policy
 from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
+from .sft_schedule import SftSchedule
 from .training_engine import TrainingEngine
 
 
@@ -102,30 +103,19 @@ def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[Enc
     return dist.sum(float(loss.item()) if loss is not None else 0.0)
 
 
-def after_tool_phase(config: dict[str, Any], step: int) -> bool:
-    """Whether SFT step `step` trains only the turns that follow a tool result (sft.after_tool_turns_first)."""
-    return step < config.get("after_tool_turns_first", 0)
-
-
-def direct_share(config: dict[str, Any], step: int) -> float:
-    """The share of direct answers in SFT step `step`'s batch: sft.direct_answer_fraction once whole
-    trajectories are trained (after sft.after_tool_turns_first steps) and from
-    sft.direct_answers_from_step on, none before."""
-    if after_tool_phase(config, step) or step < config.get("direct_answers_from_step", 0):
-        return 0.0
-    return config.get("direct_answer_fraction", 0.0)
-
-
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,
             on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
-            engine: TrainingEngine | None = None, direct_conversations: list[list[dict[str, Any]]] | None = None
-            ) -> tuple[int, torch.optim.Optimizer]:
+            engine: TrainingEngine | None = None, direct_conversations: list[list[dict[str, Any]]] | None = None,
+            schedule: SftSchedule | None = None) -> tuple[int, torch.optim.Optimizer]:
     """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each.
 
     Each batch element is a gold conversation, or — with `direct_conversations` (the same tasks
-    answered directly with the tools on) — a direct answer with probability `direct_share`.
-    `should_stop(time_is_up)` decides, for every rank at once, whether to stop before the next step."""
+    answered directly with the tools on) — a direct answer with the share the `schedule` gives the
+    step (sft_schedule.py; built from `config` when not given, and read before every step, so
+    `on_step` may end a phase early). `should_stop(time_is_up)` decides, for every rank at once,
+    whether to stop before the next step."""
+    schedule = schedule or SftSchedule.from_config(config)
     engine = engine or TrainingEngine(policy, dist)
     optimizer = optimizer or engine.make_optimizer(config["lr"], config["weight_decay"], 1.0)
     engine.train_mode()
@@ -166,8 +156,8 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             break
         # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
         order = random.Random(seed * 7919 + step)
-        share = direct_share(config, step) if direct_conversations else 0.0
-        after_tool = has_tool_results and after_tool_phase(config, step)
+        share = schedule.direct_share(step) if direct_conversations else 0.0
+        after_tool = has_tool_results and schedule.after_tool(step)
         batch = [draw(order, share, after_tool) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
         loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)

@@ -36,6 +36,7 @@ from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .sft import gold_conversations, gold_turns, run_sft
 from .sft_probe import SftProbe, split_probe
+from .sft_schedule import SftSchedule
 from .training_engine import TrainingEngine, half_precision_warning, make_training_engine
 
 
@@ -318,6 +319,9 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
             engine.load_optimizer(optimizer, checkpoint)
 
+        schedule = SftSchedule.from_config(sft, state.get("sft_schedule"))
+        state["sft_schedule"] = schedule.state()
+
         def on_step(step: int, loss: float, seconds: float) -> None:
             state["sft_step"] = step
             state["global_step"] += 1
@@ -328,11 +332,18 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
                 probe_started = time.perf_counter()
                 record.update(probe.measure(policy))
                 record["timing/probe_s"] = time.perf_counter() - probe_started
+            # Every rank asks at the same steps; rank 0's probe decides (sft_schedule.py).
+            if probe_tasks and step % sft["probe_every"] == 0 and schedule.wants_probe_decision(step):
+                if dist.agree(probe is not None and schedule.reached(step, record)):
+                    ended = schedule.end_phase(step)
+                    state["sft_schedule"] = schedule.state()
+                    events.log(f"SFT phase {ended} ended at step {step}: the probe reached its target "
+                               f"({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
             run.append_metrics(record)
             events.emit("step", **record)
 
         step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine,
-                                  direct_conversations=direct)
+                                  direct_conversations=direct, schedule=schedule)
         if step < sft["steps"] and out_of_steps():
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
