@@ -181,8 +181,10 @@ export interface RolloutSummary {
   correct: boolean | null;
   reward: number | null;
   advantage: number | null;
+  /** Counted from the turns by protocol/tool-use.ts: calls that ran, calls that failed, errors of no call. */
   toolCalls: number;
   toolErrors: number;
+  formatErrors: number;
   errorClasses: string[];
   toolNames: string[];
   turns: number;

@@ -4,16 +4,12 @@
  * caused them: say what was wrong and what would have been valid, so it can recover next turn.
  */
 
+import { ERROR_CLASS_LEGEND } from '../../protocol/tool-use.js';
+
 export type ErrorClass = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6';
 
-export const ERROR_CLASS_DESCRIPTIONS: Readonly<Record<ErrorClass, string>> = {
-  E1: 'malformed call or unknown tool',
-  E2: 'missing or extra argument',
-  E3: 'argument of the wrong type',
-  E4: 'unknown label or out-of-range value',
-  E5: 'tool failure',
-  E6: 'wrong reasoning after the tool output',
-};
+/** What each class means (the legend lives with the panel protocol: the viewer shows it too). */
+export const ERROR_CLASS_DESCRIPTIONS: Readonly<Record<ErrorClass, string>> = ERROR_CLASS_LEGEND;
 
 export interface ActionError {
   class: ErrorClass;

@@ -6,6 +6,7 @@
  */
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
+import { countToolUse } from '../../protocol/tool-use.js';
 
 function answerOf(value: unknown): string | string[] | null {
   if (typeof value === 'string') return value;
@@ -24,7 +25,6 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
   const task = isRecord(record.task) ? record.task : {};
   const errorClasses = new Set<string>();
   const toolNames = new Set<string>();
-  let calls = 0;
   for (const turn of record.turns) {
     if (!isRecord(turn)) continue;
     if (Array.isArray(turn.errors)) for (const e of turn.errors) if (isRecord(e) && typeof e.class === 'string') errorClasses.add(e.class);
@@ -32,11 +32,11 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
       for (const call of turn.calls) {
         if (!isRecord(call)) continue;
         if (typeof call.name === 'string') toolNames.add(call.name);
-        if (call.ok === true) calls += 1;
         if (isRecord(call.error) && typeof call.error.class === 'string') errorClasses.add(call.error.class);
       }
     }
   }
+  const counts = countToolUse(record.turns);
   return {
     line,
     promptId: typeof record.prompt_id === 'string' ? record.prompt_id : `line-${line + 1}`,
@@ -48,8 +48,9 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     correct: typeof record.correct === 'boolean' ? record.correct : null,
     reward: numberOrNull(record.reward),
     advantage: numberOrNull(record.advantage),
-    toolCalls: numberOrNull(record.tool_calls) ?? calls,
-    toolErrors: numberOrNull(record.tool_errors) ?? 0,
+    toolCalls: counts.ran,
+    toolErrors: counts.failed,
+    formatErrors: counts.formatErrors,
     errorClasses: [...errorClasses].sort(),
     toolNames: [...toolNames].sort(),
     turns: record.turns.length,

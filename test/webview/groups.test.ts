@@ -6,7 +6,7 @@ import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
   return {
     line, promptId, group, kept: null, question: `question of ${promptId}`, gold: '34', answer: '34', correct: reward === null ? null : reward >= 1, reward, advantage: 0,
-    toolCalls: 0, toolErrors: 0, errorClasses: [], toolNames: [], turns: 1, endReason: 'answer', ...extra,
+    toolCalls: 0, toolErrors: 0, formatErrors: 0, errorClasses: [], toolNames: [], turns: 1, endReason: 'answer', ...extra,
   };
 }
 

@@ -25,6 +25,7 @@ import { hasFields, isNumberInRange, isRecord, isString } from '../../protocol/g
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, stepThrough } from './groups.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
+import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 
 interface ViewerState {
   runId: string | null;
@@ -234,8 +235,8 @@ class Viewer {
               h('span', { class: r.correct === true ? 'good' : r.correct === false ? 'bad' : 'muted' }, h('span', { class: `codicon codicon-${r.correct === true ? 'pass' : r.correct === false ? 'error' : 'circle-outline'}`, 'aria-hidden': 'true' })),
               h('span', { class: 'num reward' }, formatNumber(r.reward)),
               h('span', { class: 'num advantage', title: 'advantage' }, `adv ${formatNumber(r.advantage, 2)}`),
-              h('span', { class: 'tools', title: r.toolNames.join(', ') }, r.toolCalls > 0 ? `${r.toolCalls} tool${r.toolCalls === 1 ? '' : 's'}` : r.toolErrors > 0 ? `no tools (${r.toolErrors} failed)` : 'no tools'),
-              r.errorClasses.length ? h('span', { class: 'errors' }, r.errorClasses.join(' ')) : null,
+              h('span', { class: 'tools', title: r.toolNames.join(', ') }, toolUseWords({ ran: r.toolCalls, failed: r.toolErrors, formatErrors: r.formatErrors })),
+              r.errorClasses.length ? h('span', { class: 'errors', title: errorLegend(r.errorClasses) }, r.errorClasses.join(' ')) : null,
               h('span', { class: 'answer muted' }, answerText(r.answer)),
             );
             item.addEventListener('click', () => this.choose(r.line));

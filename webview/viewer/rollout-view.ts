@@ -11,6 +11,7 @@ import type { ActionError } from '../../env/core/errors.js';
 import type { AssistantTurn, CallRecord, ObservationTurn, Turn } from '../../env/episodes/trajectory.js';
 import type { RolloutRecord } from '../../protocol/panel-protocol.js';
 import { formatNumber, h } from '../shared/dom.js';
+import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 import { ImageCompare } from './image-compare.js';
 import { segmentModelText } from './model-text.js';
 
@@ -44,7 +45,7 @@ function modelText(text: string): HTMLElement {
 }
 
 function errorLine(error: ActionError): HTMLElement {
-  return h('div', { class: 'call-error', 'data-error-class': error.class }, h('span', { class: 'error-class' }, error.class), ' ', error.tool ? h('code', null, error.tool) : null, error.tool ? ': ' : '', error.message);
+  return h('div', { class: 'call-error', 'data-error-class': error.class }, h('span', { class: 'error-class', title: errorLegend([error.class]) }, error.class), ' ', error.tool ? h('code', null, error.tool) : null, error.tool ? ': ' : '', error.message);
 }
 
 function callView(call: CallRecord, index: number, context: RolloutViewContext, compares: ImageCompare[]): HTMLElement {
@@ -111,7 +112,7 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       h('span', null, h('span', { class: 'muted' }, 'reward '), formatNumber(record.reward ?? null)),
       h('span', null, h('span', { class: 'muted' }, 'advantage '), formatNumber(record.advantage ?? null)),
       h('span', null, h('span', { class: 'muted' }, 'ended by '), record.end_reason ?? '–'),
-      h('span', null, h('span', { class: 'muted' }, 'tool calls '), record.tool_calls, h('span', { class: 'muted' }, ' · errors '), record.tool_errors),
+      h('span', { 'data-testid': 'rollout-tool-use' }, h('span', { class: 'muted' }, 'tools '), toolUseWords(countToolUse(record.turns))),
     ),
   );
   const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }));
