@@ -1,6 +1,7 @@
 /**
  * `vistool data convert --from FORMAT SRC --out DIR`: reads a data set in one of the field's
- * formats (ChartQA, ReFocus chartqa_vcot, VTool-R1 rows, OpenThinkIMG, veRL rows) into vistool
+ * formats (ChartQA, CharXiv, TableVQA-Bench, ReFocus chartqa_vcot, VTool-R1 rows, OpenThinkIMG,
+ * veRL rows) into vistool
  * task records: DIR/tasks.jsonl + DIR/images/ (images copied). Bad input stops with a message
  * naming the file, line, field and what was expected; records converted with less than they had
  * (e.g. no bands) are listed, never silently changed.
@@ -9,22 +10,27 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadCharXiv } from '../tasks/loaders/charxiv.js';
 import { loadChartQA } from '../tasks/loaders/chartqa.js';
 import { writeConverted, type LoadResult } from '../tasks/loaders/common.js';
 import { loadOpenThinkIMG } from '../tasks/loaders/openthinkimg.js';
 import { loadReFocus } from '../tasks/loaders/refocus.js';
+import { loadTableVqaBench } from '../tasks/loaders/tablevqa-bench.js';
 import { loadVerl } from '../tasks/loaders/verl.js';
 import { loadVTool } from '../tasks/loaders/vtool.js';
 import { type CliCommand, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
-export const CONVERT_FORMATS = ['chartqa', 'refocus', 'vtool', 'openthinkimg', 'verl'] as const;
+export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl'] as const;
 export type ConvertFormat = (typeof CONVERT_FORMATS)[number];
 
-const usage = `vistool data convert --from chartqa|refocus|vtool|openthinkimg|verl SRC --out DIR [--images-root DIR]
+const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl SRC --out DIR [--images-root DIR]
 
   chartqa       SRC: a question file (test_augmented.json, ...) or its split folder,
                 with png/ and annotations/ beside it
+  charxiv       SRC: CharXiv's data/reasoning_{val,test}.json; images from images/ beside data/
+  tablevqa-bench SRC: one exported split (vwtq, vwtq_syn, vtabfact, fintabnetqa) as JSON or
+                JSONL {qa_id, question, gt, image: path}; the split comes from the file name
   refocus       SRC: a chartqa_vcot *.jsonl
   vtool         SRC: VTool-R1 rows as JSONL (export the parquet first; parquet is not read here)
   openthinkimg  SRC: a JSON array or JSONL of {image_path, question, solution|label}
@@ -36,6 +42,10 @@ export async function loadFormat(format: ConvertFormat, src: string, imagesRoot:
   switch (format) {
     case 'chartqa':
       return loadChartQA(src);
+    case 'charxiv':
+      return loadCharXiv(src, imagesRoot);
+    case 'tablevqa-bench':
+      return loadTableVqaBench(src, imagesRoot);
     case 'refocus':
       return loadReFocus(src, imagesRoot);
     case 'vtool':
@@ -50,7 +60,7 @@ export async function loadFormat(format: ConvertFormat, src: string, imagesRoot:
 export function createDataConvertCommand(io: CliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
   return {
     path: ['data', 'convert'],
-    summary: 'Convert ChartQA, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
+    summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
     usage,
     async run(argv) {
       let parsed;

@@ -6,12 +6,16 @@ import { join } from 'node:path';
 import { buildTask, renderTask, type RenderedTask } from '../../env/tasks/generate.js';
 import { checkTask } from '../../env/tasks/check.js';
 import { loadTasks } from '../../env/tasks/load.js';
+import sharp from 'sharp';
+import { loadCharXiv } from '../../env/tasks/loaders/charxiv.js';
 import { loadChartQA } from '../../env/tasks/loaders/chartqa.js';
+import { loadTableVqaBench, subsetOf } from '../../env/tasks/loaders/tablevqa-bench.js';
+import { scoreAnswer } from '../../env/rewards/answer.js';
 import { writeConverted } from '../../env/tasks/loaders/common.js';
 import { loadOpenThinkIMG } from '../../env/tasks/loaders/openthinkimg.js';
 import { loadReFocus } from '../../env/tasks/loaders/refocus.js';
 import { loadVerl } from '../../env/tasks/loaders/verl.js';
-import { loadVTool } from '../../env/tasks/loaders/vtool.js';
+import { loadVTool, withoutHeaderRow } from '../../env/tasks/loaders/vtool.js';
 import { resolveMetadata, type BBox } from '../../env/tools/metadata.js';
 import { decodeImage } from '../../env/core/image.js';
 import { runToolCall } from '../../env/tools/registry.js';
@@ -218,5 +222,102 @@ test('vistool data convert writes DIR/tasks.jsonl and DIR/images and reports cou
   assert.deepEqual(JSON.parse(stdout), { out: join(dir, 'out'), tasks: 1, images: 1, warnings: 0, skipped: 0 });
   assert.match(stderr, /1 tasks, 1 images/);
   assert.equal((await loadTasks(join(dir, 'out', 'tasks.jsonl')))[0]!.image, 'images/c.png');
-  await assert.rejects(command.run(['--from', 'parquet', 'x', '--out', 'y']), /--from must be one of chartqa, refocus, vtool, openthinkimg, verl/);
+  await assert.rejects(command.run(['--from', 'parquet', 'x', '--out', 'y']), /--from must be one of chartqa, charxiv, tablevqa-bench, refocus, vtool, openthinkimg, verl/);
+});
+
+test('CharXiv reasoning records: figures by id from images/ beside data/, then a tool and a score', async (t) => {
+  const dir = await tempDir(t);
+  const figure = await chart('vbar', 3);
+  await mkdir(join(dir, 'data'));
+  await mkdir(join(dir, 'images'));
+  await writeFile(join(dir, 'images', '17.jpg'), await sharp(figure.png).jpeg().toBuffer());
+  // The repository's layout: an object keyed by figure id.
+  await writeFile(join(dir, 'data', 'reasoning_val.json'), JSON.stringify({
+    17: { figure_id: 17, query: 'How many data points have a score of less than 50?', answer: '3', inst_category: 4, qa_source: 2 },
+  }));
+  const loaded = await loadCharXiv(join(dir, 'data', 'reasoning_val.json'));
+  assert.equal(loaded.tasks.length, 1);
+  const { record, sourceImage } = loaded.tasks[0]!;
+  assert.deepEqual([record.id, record.kind, record.family, record.answer, record.source], ['charxiv-17', 'chart', 'number-in-general', '3', 'charxiv']);
+  assert.equal(sourceImage, join(dir, 'images', '17.jpg'));
+  await endToEnd(dir, loaded, '3', '4');
+  // The descriptive files hold template ids, not questions: refused, with what to convert instead.
+  await writeFile(join(dir, 'data', 'descriptive_val.json'), JSON.stringify({ 17: { figure_id: 17, subplot_loc: [0], qids: [1, 2], answers: ['a', 'b'] } }));
+  await assert.rejects(loadCharXiv(join(dir, 'data', 'descriptive_val.json')), /descriptive_val\.json \[item 0\]: qids: expected a reasoning record .* convert reasoning_\*\.json instead/);
+  await writeFile(join(dir, 'data', 'reasoning_test.json'), JSON.stringify({ 9: { figure_id: 9, query: 'Q?', answer: '1', inst_category: 3 } }));
+  await assert.rejects(loadCharXiv(join(dir, 'data', 'reasoning_test.json')), /figure_id: expected an image at .*images\/9\.jpg \(set --images-root/);
+});
+
+test('TableVQA-Bench splits: WTQ lists, TabFact labels and FinTabNet values read as each split means them', async (t) => {
+  const dir = await tempDir(t);
+  const table = await chart('table', 2);
+  await writeFile(join(dir, 't.png'), table.png);
+  const line = (record: object) => JSON.stringify(record) + '\n';
+  await writeFile(join(dir, 'vwtq.jsonl'), line({ qa_id: 'nu-3583', question: 'which two representatives were not democrats?', gt: 'Joe Straus|Lyle Larson', image: 't.png', text_html_table: '<table></table>' }));
+  await writeFile(join(dir, 'vtabfact.jsonl'), line({ qa_id: 'tf-1', question: 'the team won 5 games', gt: 1, image: { path: 't.png' } }) + line({ qa_id: 'tf-2', question: 'x', gt: 0, image: 't.png' }));
+  await writeFile(join(dir, 'fintabnetqa.json'), JSON.stringify([{ qa_id: 7, question: 'What was the revenue in 2019?', gt: '$1,250 million', image: 't.png' }]));
+  const wtq = await loadTableVqaBench(join(dir, 'vwtq.jsonl'));
+  assert.deepEqual(wtq.tasks.map((x) => [x.record.id, x.record.answer, x.record.kind, x.record.source]), [['tablevqa-vwtq-nu-3583', ['Joe Straus', 'Lyle Larson'], 'table', 'tablevqa-bench/vwtq']]);
+  await endToEnd(dir, wtq, 'Lyle Larson || Joe Straus', 'Joe Straus');
+  const fact = await loadTableVqaBench(join(dir, 'vtabfact.jsonl'));
+  assert.deepEqual(fact.tasks.map((x) => x.record.answer), ['true', 'false']);
+  const fin = await loadTableVqaBench(join(dir, 'fintabnetqa.json'));
+  assert.deepEqual(fin.tasks.map((x) => x.record.answer), ['$1,250 million']);
+  assert.equal(subsetOf('out/vwtq_syn.jsonl'), 'vwtq_syn');
+  // Errors name the file, the line and the field.
+  await writeFile(join(dir, 'vtabfact-bad.jsonl'), line({ qa_id: 'tf-3', question: 'x', gt: 'maybe', image: 't.png' }));
+  await assert.rejects(loadTableVqaBench(join(dir, 'vtabfact-bad.jsonl')), /vtabfact-bad\.jsonl:1: gt: expected a TabFact label, 1 \(true\) or 0 \(false\), got "maybe"/);
+  await writeFile(join(dir, 'vwtq-bytes.jsonl'), line({ qa_id: 'a', question: 'q', gt: '1', image: { bytes: 'iVBOR' } }));
+  await assert.rejects(loadTableVqaBench(join(dir, 'vwtq-bytes.jsonl')), /image: expected the path of the exported image .* save each image to a file when exporting/);
+  await writeFile(join(dir, 'tables.jsonl'), line({ qa_id: 'a', question: 'q', gt: '1', image: 't.png' }));
+  await assert.rejects(loadTableVqaBench(join(dir, 'tables.jsonl')), /\(split\): expected the split in the file name \(vwtq, vwtq_syn, vtabfact, fintabnetqa\) or a "subset" field/);
+});
+
+/** Written out as task records, read back, the image edited by a tool, and answers scored against the gold. */
+async function endToEnd(dir: string, loaded: Awaited<ReturnType<typeof loadCharXiv>>, right: string, wrong: string): Promise<void> {
+  const out = join(dir, `out-${loaded.tasks[0]!.record.id}`);
+  await writeConverted(out, loaded);
+  const [task] = await loadTasks(join(out, 'tasks.jsonl'));
+  assert.ok(task);
+  const image = await decodeImage(join(out, task.image));
+  const zoomed = runToolCall(image, { name: 'zoom_in', arguments: { bbox: [0, 0, Math.floor(image.width / 2), Math.floor(image.height / 2)], factor: 2 } }, resolveMetadata(task.meta, image.width, image.height));
+  assert.ok(zoomed.ok, JSON.stringify(zoomed));
+  assert.equal(zoomed.image.width, Math.floor(image.width / 2) * 2);
+  assert.equal(scoreAnswer(right, task.answer).correct, true);
+  assert.equal(scoreAnswer(wrong, task.answer).correct, false);
+}
+
+test('VTool-R1 tables whose row_starters begin with the header row keep the header out of the rows, so a rows mask leaves it', async (t) => {
+  const dir = await tempDir(t);
+  const table = await chart('table', 4);
+  await writeFile(join(dir, 't.png'), table.png);
+  const columns = table.record.meta.columns_bbox!;
+  const rows = table.record.meta.rows_bbox!;
+  const [firstColumn] = Object.keys(columns);
+  const top = Math.min(...Object.values(columns).map((b) => b.y1));
+  const firstRowTop = Math.min(...Object.values(rows).map((b) => b.y1));
+  const tableLeft = Math.min(...Object.values(columns).map((b) => b.x1));
+  const tableRight = Math.max(...Object.values(columns).map((b) => b.x2));
+  // VTool-R1's header-first form: the header row, keyed by its first cell, then the data rows.
+  const headerFirst = { [firstColumn!]: { x1: tableLeft, y1: top, x2: tableRight, y2: firstRowTop }, ...rows };
+  await writeFile(join(dir, 'rows.jsonl'), JSON.stringify({ figure_id: 'h-1', figure_path: 't.png', query: 'Q?', answer: '1', metadata: { type: 'table', figure_bbox: table.record.meta.figure_bbox, columns_bbox: columns, row_starters: headerFirst } }) + '\n');
+  const result = await loadVTool(join(dir, 'rows.jsonl'));
+  const record = result.tasks[0]!.record;
+  assert.deepEqual(record.meta.rows_bbox, rows);
+  assert.match(result.warnings.map((w) => w.reason).join('\n'), new RegExp(`row_starters begins with the header row \\('${firstColumn}'\\)`));
+  // A rows mask on one data row: the header's pixels are untouched.
+  const image = await decodeImage(join(dir, 't.png'));
+  const [oneRow] = Object.keys(rows);
+  const masked = runToolCall(image, { name: 'focus_on_rows_with_mask', arguments: { rows: [oneRow] } }, resolveMetadata(record.meta, image.width, image.height));
+  assert.ok(masked.ok);
+  let changedInHeader = 0;
+  for (let y = top; y < firstRowTop; y++) {
+    for (let x = tableLeft; x < tableRight; x++) {
+      const i = (y * image.width + x) * 3;
+      if (image.data[i] !== masked.image.data[i] || image.data[i + 1] !== masked.image.data[i + 1] || image.data[i + 2] !== masked.image.data[i + 2]) changedInHeader++;
+    }
+  }
+  assert.equal(changedInHeader, 0);
+  // Row starters without the header keep every row.
+  assert.deepEqual(withoutHeaderRow(rows, columns), { bands: rows, header: null });
 });

@@ -11,6 +11,7 @@
 import { dirname, resolve } from 'node:path';
 import { at, fail, metadataFrom, needObject, needString, readAnswer, readBands, readBox, readItems, type Converted, type LoadResult, type Where } from './common.js';
 import { existingImage } from './refocus.js';
+import type { BBox } from '../../tools/metadata.js';
 
 function readMetadata(value: unknown, where: Where): Record<string, unknown> {
   if (typeof value === 'string') {
@@ -22,6 +23,19 @@ function readMetadata(value: unknown, where: Where): Record<string, unknown> {
     }
   }
   return needObject(value, where, 'metadata');
+}
+
+/**
+ * VTool-R1's row_starters can begin with the header row, keyed by the header's first cell (the
+ * first column's name). rows_bbox never holds the header (the rows tools always keep it, as
+ * VTool-R1's do), so a topmost row whose label is a column name is left out.
+ */
+export function withoutHeaderRow(rows: Record<string, BBox>, columns: Record<string, BBox>): { bands: Record<string, BBox>; header: string | null } {
+  const entries = Object.entries(rows);
+  if (entries.length === 0) return { bands: rows, header: null };
+  const [topLabel] = entries.reduce((top, entry) => (entry[1].y1 < top[1].y1 ? entry : top));
+  if (!(topLabel in columns)) return { bands: rows, header: null };
+  return { bands: Object.fromEntries(entries.filter(([label]) => label !== topLabel)), header: topLabel };
 }
 
 export async function loadVTool(src: string, imagesRoot?: string): Promise<LoadResult> {
@@ -42,9 +56,10 @@ export async function loadVTool(src: string, imagesRoot?: string): Promise<LoadR
     const id = `vtool-${String(base)}`;
     if (type === 'table') {
       const columns = readBands(meta.columns_bbox, where, 'metadata.columns_bbox');
-      const rows = readBands(meta.row_starters ?? meta.rows_bbox, where, 'metadata.row_starters');
-      if (Object.keys(columns).length === 0 && Object.keys(rows).length === 0) warnings.push({ where: at(where), reason: 'table without columns_bbox or row_starters: converted without bands' });
-      tasks.push({ record: { id, question, answer, kind: 'table', difficulty: 0, source: 'vtool', meta: metadataFrom({ figure_bbox: figure, columns_bbox: columns, rows_bbox: rows }) }, sourceImage: image });
+      const rows = withoutHeaderRow(readBands(meta.row_starters ?? meta.rows_bbox, where, 'metadata.row_starters'), columns);
+      if (rows.header !== null) warnings.push({ where: at(where), reason: `row_starters begins with the header row ('${rows.header}'): kept out of rows_bbox, so the rows tools leave it visible as VTool-R1 does` });
+      if (Object.keys(columns).length === 0 && Object.keys(rows.bands).length === 0) warnings.push({ where: at(where), reason: 'table without columns_bbox or row_starters: converted without bands' });
+      tasks.push({ record: { id, question, answer, kind: 'table', difficulty: 0, source: 'vtool', meta: metadataFrom({ figure_bbox: figure, columns_bbox: columns, rows_bbox: rows.bands }) }, sourceImage: image });
     } else if (type === 'v_bar' || type === 'h_bar') {
       const x = readBands(meta.x_values_bbox, where, 'metadata.x_values_bbox');
       const y = readBands(meta.y_values_bbox, where, 'metadata.y_values_bbox');
