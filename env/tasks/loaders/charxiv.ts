@@ -13,7 +13,7 @@
  */
 import { access } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { at, fail, needObject, readAnswer, readItems, type Converted, type LoadResult, type Where } from './common.js';
+import { at, fail, needObject, readAnswer, readItems, type Converted, type LoadResult } from './common.js';
 
 const CATEGORY_FAMILY: Readonly<Record<number, string>> = { 1: 'text-in-chart', 2: 'text-in-general', 3: 'number-in-chart', 4: 'number-in-general' };
 
