@@ -289,7 +289,7 @@ export function levelOf(value: number, bounds: [number, number], margin: number)
 }
 
 /**
- * "Is the revenue of D low (under 250), medium or high (over 750)?" The level is drawn first,
+ * 'Is the revenue of "D" low (under 250), medium or high (over 750)?' The level is drawn first,
  * uniformly among the levels some item is clearly in, then an item of that level, so on level
  * data (every level present) each answer is equally likely and the chance level is one in three.
  */
@@ -310,7 +310,9 @@ const level: Builder = (rng, setting) => {
   const row = rng.pick(byLevel.get(rng.pick(present)) as string[]);
   const [lo, hi] = bounds;
   const range = `low (under ${lo}), medium or high (over ${hi})`;
-  const question = isTime(setting) ? `Was the ${quantity(setting, col)} in ${row} ${range}?` : `Is the ${noun(setting, col)} of ${row}${seriesSuffix(setting, col)} ${range}?`;
+  // The label is quoted as a call writes it (["D"]): a tokenizer then gives the question and the call
+  // the same token for it, where the bare word would be another one (" D"). docs/DEMO.md says why that matters.
+  const question = isTime(setting) ? `Was the ${quantity(setting, col)} in "${row}" ${range}?` : `Is the ${noun(setting, col)} of "${row}"${seriesSuffix(setting, col)} ${range}?`;
   return { query: { family: 'level', rows: [row], column: col.column.name, bounds }, question };
 };
 
