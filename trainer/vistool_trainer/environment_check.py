@@ -18,7 +18,6 @@ from pathlib import Path
 PINNED = {
     "torch": "2.13.0",
     "transformers": "5.18.0",
-    "trl": "1.13.0",
     "accelerate": "1.15.0",
     "peft": "0.21.2",
     "tokenizers": None,
