@@ -289,7 +289,7 @@ export function levelOf(value: number, bounds: [number, number], margin: number)
 }
 
 /**
- * 'Is the revenue of "D" low (under 250), medium or high (over 750)?' The level is drawn first,
+ * 'Is the revenue low (under 250), medium or high (over 750) for "D"?' The level is drawn first,
  * uniformly among the levels some item is clearly in, then an item of that level, so on level
  * data (every level present) each answer is equally likely and the chance level is one in three.
  */
@@ -310,9 +310,13 @@ const level: Builder = (rng, setting) => {
   const row = rng.pick(byLevel.get(rng.pick(present)) as string[]);
   const [lo, hi] = bounds;
   const range = `low (under ${lo}), medium or high (over ${hi})`;
-  // The label is quoted as a call writes it (["D"]): a tokenizer then gives the question and the call
-  // the same token for it, where the bare word would be another one (" D"). docs/DEMO.md says why that matters.
-  const question = isTime(setting) ? `Was the ${quantity(setting, col)} in "${row}" ${range}?` : `Is the ${noun(setting, col)} of "${row}"${seriesSuffix(setting, col)} ${range}?`;
+  // The label is quoted as a call writes it (["D"]), so a tokenizer gives the question and the call the
+  // same token for it (a bare word would be another token, " D"), and it comes last, so it sits at a
+  // fixed distance before the call's argument: copying it is a lookup at a fixed offset. docs/DEMO.md
+  // has what each of the two did to the micro model.
+  const question = isTime(setting)
+    ? `Was the ${quantity(setting, col)}${seriesSuffix(setting, col)} ${range} in "${row}"?`
+    : `Is the ${noun(setting, col)}${seriesSuffix(setting, col)} ${range} for "${row}"?`;
   return { query: { family: 'level', rows: [row], column: col.column.name, bounds }, question };
 };
 

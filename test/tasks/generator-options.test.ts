@@ -170,7 +170,7 @@ test('level questions: six shuffled bars, every level present and clear of the b
     orders.add(labels.join(''));
     assert.equal(task.family, 'level');
     const asked = task.query!.rows![0]!;
-    assert.ok(task.question.includes(` "${asked}" `), `${task.id}: the question names the label, quoted as the call writes it`);
+    assert.ok(task.question.endsWith(` "${asked}"?`), `${task.id}: the question ends with the label, quoted as the call writes it: ${task.question}`);
     assert.equal(task.answer, levelFromQuestion(task), `${task.id}: the answer follows from the value and the printed bounds`);
     const [lo, hi] = task.query!.bounds!;
     const top = 4 * lo;
