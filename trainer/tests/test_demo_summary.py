@@ -103,3 +103,27 @@ def test_the_report_shows_both_arms_the_intervals_and_the_claims_and_escapes_mod
     assert f"[{100 * low:.1f}%, {100 * high:.1f}%]" in page
     assert page.count("<svg") >= 4  # reward, held-out accuracy, tool calls, clipping (and SFT loss)
     assert "not met" not in page and page.count(">met<") == 3
+
+
+def test_the_report_says_where_the_warm_up_phases_ended_and_what_the_probe_read(tmp_path):
+    from vistool_trainer.demo_report import warmup_html
+    from vistool_trainer.sft_schedule import SftSchedule
+
+    sft = {"steps": 1000, "after_tool_turns_first": 550, "tool_trajectories_steps": 250, "direct_answer_fraction": 0.6,
+           "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "probe_tasks": 64, "probe_every": 50}
+    run = tmp_path / "tools"
+    run.mkdir()
+    # The schedule as the trainer leaves it: phase 1 ended early at 350, phase 2 ran its cap.
+    schedule = SftSchedule.from_config(sft)
+    schedule.end_phase(350)
+    write_json_atomic(run / "run.json", {"status": "finished", "sft_schedule": schedule.state()})
+    append_json_line(run / "metrics.jsonl", {"step": 1000, "stage": "sft", "sft/step": 1000, "sft/probe_call_acc": 0.97,
+                                             "sft/probe_answer_after_tool_acc": 0.95, "sft/probe_direct_answer_acc": 0.34})
+    text = warmup_html(run, sft)
+    assert "steps 1–350" in text and "ended at step 350, when the probe's sft/probe_answer_after_tool_acc reached 0.9" in text
+    assert "steps 351–600" in text and "ran its cap of 250 steps (the probe's sft/probe_call_acc stayed under 0.9)" in text
+    assert "steps 601–1000: 40% whole tool trajectories, 60% direct answers" in text
+    assert "reading the edited image 95.0%, writing the call 97.0%, reading the raw chart 34.0%" in text
+    # A run without a recorded schedule says so rather than inventing phases.
+    (run / "run.json").write_text(json.dumps({"status": "failed"}))
+    assert "did not record its phases" in warmup_html(run, sft)

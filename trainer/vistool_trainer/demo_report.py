@@ -269,6 +269,43 @@ def _example_pair(root: Path) -> str:
     return ""
 
 
+def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
+    """The tools arm's warm-up as it ran: each phase's steps, where the probe ended one, the probe at the end."""
+    run_file = run_dir / "run.json"
+    state = json.loads(run_file.read_text()).get("sft_schedule") if run_file.exists() else None
+    total = sft.get("steps")
+    if not state:
+        return (f"<p>Warm-up: {html.escape(str(total))} SFT steps (the run did not record its phases: it stopped before the end of SFT, "
+                "or predates sft_schedule).</p>")
+    first, second = state["after_tool_end"], state["tool_trajectories_end"]
+    direct = int(round(100 * state.get("direct_answer_fraction", 0)))
+
+    def ended(early: int | None, cap: int, what: str, target: float | None) -> str:
+        if early is not None:
+            return f"ended at step {early}, when the probe's {what} reached {target}"
+        return f"ran its cap of {cap} steps" + (f" (the probe's {what} stayed under {target})" if target is not None else "")
+
+    probes = [row for row in read_json_lines(run_dir / "metrics.jsonl") if row.get("stage") == "sft" and "sft/probe_call_acc" in row]
+    last = probes[-1] if probes else {}
+    probe_words = ", ".join(f"{name} {_pct(last[key])}" for key, name in (("sft/probe_answer_after_tool_acc", "reading the edited image"),
+                                                                         ("sft/probe_call_acc", "writing the call"),
+                                                                         ("sft/probe_direct_answer_acc", "reading the raw chart"))
+                            if key in last)
+    phase_one = ended(state.get("after_tool_ended_early_at"), sft.get("after_tool_turns_first", 0), "sft/probe_answer_after_tool_acc",
+                      state.get("after_tool_until_acc"))
+    phase_two = ended(state.get("tool_trajectories_ended_early_at"), state.get("tool_trajectories_steps", 0), "sft/probe_call_acc",
+                      state.get("tool_trajectories_until_acc"))
+    return f"""<p>Warm-up ({html.escape(str(total))} SFT steps in three phases, docs/DEMO.md):</p><ol>
+<li><b>answers after the tool</b>, steps 1–{first}: only the answer written after the edited image is trained (reading);
+the phase {phase_one};</li>
+<li><b>tool trajectories</b>, steps {first + 1}–{second}: whole gold tool trajectories (writing the call, the label copied from the
+question); the phase {phase_two};</li>
+<li><b>the mixture</b>, steps {second + 1}–{html.escape(str(total))}: {100 - direct}% whole tool trajectories, {direct}% direct answers in
+tools-on episodes, so the warmed-up policy can call or answer and RL learns when to call.</li></ol>
+<p>The probe: {sft.get("probe_tasks", 0)} training tasks held out of SFT, their gold turns scored every {sft.get("probe_every")} steps;
+at the end of SFT it read {probe_words or "nothing (no probe ran)"}. The text arm trains direct answers for all its steps.</p>"""
+
+
 def write_demo_report(root: Path, summary: dict[str, Any]) -> str:
     """<root>/report.html for the demo's two arms; returns the plain-text table."""
     split = summary.get("eval_split", {})
@@ -321,11 +358,8 @@ from the question, names no level either.</p>
 With the tool, the edited image shows one bar alone, and "how tall is the only bar" is a judgement it learns in a few hundred
 SFT steps. So the tool supplies exactly what the model cannot get from the raw image — the seeds' first claim, at laptop scale.</p>
 {_example_pair(root)}
-<p>Warm-up ({sft.get('steps')} SFT steps): the first {sft.get('after_tool_turns_first', 0)} train only the answer written after the
-edited image (a micro model that learns the call while the chart is in view stops looking at images, docs/DEMO.md); the rest mix
-{int(round(100 * (1 - sft.get('direct_answer_fraction', 0))))}% whole gold tool trajectories with
-{int(round(100 * sft.get('direct_answer_fraction', 0)))}% direct answers in tools-on episodes. The text arm trains direct answers for
-all its steps. A policy warmed up that way calls the tool in some sampled rollouts and, greedily, answers directly, which leaves RL the
+{warmup_html(root / "tools", sft)}
+<p>A policy warmed up that way calls the tool in some sampled rollouts and, greedily, answers directly, which leaves RL the
 decision of when to call. (A policy that always calls cannot answer once the tools are off, so the tools arm's accuracy
 without tools after RL says how far RL moved it to the tool, not what it can read.)
 RL: GRPO/DAPO with the env's rewards (correct 0.8 + format 0.2, tool bonus 0.2 when a successful call led to a correct answer,

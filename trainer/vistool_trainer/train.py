@@ -348,6 +348,8 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
         state["stage"] = "rl" if config["rl"]["enabled"] else "done"
+        # Where the warm-up's phases ended (the report and the panels read it from run.json).
+        run.update_run(sft_schedule=schedule.state())
         save_checkpoint(run, policy, None, state, events, keep, dist, engine)
         if config["eval"]["before_and_after"]:
             evaluate_on_rank0("after_sft")
