@@ -79,3 +79,14 @@ def test_a_conversation_trained_in_both_phases_keeps_one_copy_of_its_pixels_and_
     assert len(losses) == 4 and all(loss > 0 for loss in losses)
     # Steps 3-4 train the call's tokens too: the mean over more, higher-loss tokens differs.
     assert abs(losses[2] - losses[1]) > 1e-3
+
+
+def test_call_segments_without_images_train_the_call_alone_with_no_image_tokens():
+    policy = _policy()
+    [segment] = policy.encoder.call_segments_without_images(TOOL_CONVERSATION)
+    assert _trained_text(policy, [segment]) == [CALL["content"][0]["text"] + "<|im_end|>"]
+    assert policy.processor.image_token_id not in segment.input_ids and segment.pixel_values is None
+    assert "(image)" in policy.processor.tokenizer.decode(segment.input_ids)
+    assert policy.encoder.call_segments_without_images(DIRECT_CONVERSATION) == []
+    # The conversation itself is untouched.
+    assert TOOL_CONVERSATION[1]["content"][0] is CHART

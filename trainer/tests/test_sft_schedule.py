@@ -66,3 +66,13 @@ def test_a_run_ends_the_after_tool_phase_on_the_probe_and_logs_where(tmp_path, v
     assert state["sft_schedule"]["tool_trajectories_end"] == 3
     probed = [m["sft/step"] for m in read_json_lines(tmp_path / "probe-ends" / "metrics.jsonl") if "sft/probe_call_acc" in m]
     assert probed == [2, 4]
+
+
+def test_a_calls_without_images_phase_comes_first_and_shifts_the_others():
+    schedule = SftSchedule.from_config({"calls_without_images_first": 4, "after_tool_turns_first": 3, "tool_trajectories_steps": 2,
+                                        "direct_answer_fraction": 0.5, "after_tool_until_acc": 0.9})
+    assert [schedule.phase(step) for step in range(10)] == (["calls_without_images"] * 4 + ["answers_after_tool"] * 3
+                                                            + ["tool_trajectories"] * 2 + ["mixture"])
+    assert [schedule.after_tool(step) for step in (3, 4, 6, 7)] == [False, True, True, False]
+    assert not schedule.wants_probe_decision(2)  # the first phase has a fixed length
+    assert schedule.end_phase(5) == "answers_after_tool" and schedule.phase(5) == "tool_trajectories"

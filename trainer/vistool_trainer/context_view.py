@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 EARLIER_IMAGE = "(earlier image)"
+# What stands for an image in a sequence trained without its images (sft.calls_without_images_first).
+IMAGE_LEFT_OUT = "(image)"
 
 
 @dataclass(frozen=True)
@@ -66,3 +68,9 @@ def apply_view(messages: list[dict[str, Any]], view: ContextView) -> list[dict[s
             parts = [part for part in parts if _is_image(part)] + [part for part in parts if not _is_image(part)]
         shown.append({**message, "content": parts})
     return shown
+
+
+def without_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with every image part replaced by IMAGE_LEFT_OUT (a new list)."""
+    return [{**message, "content": [{"type": "text", "text": IMAGE_LEFT_OUT} if _is_image(part) else part for part in message["content"]]}
+            if isinstance(message.get("content"), list) else message for message in messages]

@@ -17,7 +17,7 @@ import torch
 from PIL import Image
 
 from .chat_template import render_pieces
-from .context_view import ContextView, apply_view
+from .context_view import ContextView, apply_view, without_images
 from .policy_processor import PolicyProcessor
 
 
@@ -94,6 +94,16 @@ class ConversationEncoder:
         if self.view.latest_images is None:
             return [self.encode(messages, add_generation_prompt=False, trained_turns=after_tool)]
         return [self.encode(messages[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in sorted(after_tool)]
+
+    def call_segments_without_images(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
+        """One sequence per assistant turn that calls a tool: the conversation up to it with every image
+        left out (IMAGE_LEFT_OUT in its place), only that turn trained; [] when no turn calls.
+        A call copies its arguments from the question, and a small model learns that copy far
+        faster with no image tokens in its context (docs/DEMO.md)."""
+        calls = [index for index, message in enumerate(messages) if message.get("role") == "assistant"
+                 and any("<tool_call>" in part.get("text", "") for part in message.get("content", []) if isinstance(part, dict))]
+        plain = without_images(messages)
+        return [self.encode(plain[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in calls]
 
     def training_segments(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
         """The sequences a conversation is trained as, each in the context its turns were sampled in.

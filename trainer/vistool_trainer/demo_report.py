@@ -295,8 +295,12 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
                       state.get("after_tool_until_acc"))
     phase_two = ended(state.get("tool_trajectories_ended_early_at"), state.get("tool_trajectories_steps", 0), "sft/probe_call_acc",
                       state.get("tool_trajectories_until_acc"))
-    return f"""<p>Warm-up ({html.escape(str(total))} SFT steps in three phases, docs/DEMO.md):</p><ol>
-<li><b>answers after the tool</b>, steps 1–{first}: only the answer written after the edited image is trained (reading);
+    calls = state.get("calls_end", 0)
+    phase_zero = (f"""<li><b>calls without images</b>, steps 1–{calls}: only the tool calls, with the images in their context left out
+(copying the label from the question into the call, which the micro model learns far faster with no image tokens in view);</li>
+""" if calls else "")
+    return f"""<p>Warm-up ({html.escape(str(total))} SFT steps in {4 if calls else 3} phases, docs/DEMO.md):</p><ol>
+{phase_zero}<li><b>answers after the tool</b>, steps {calls + 1}–{first}: only the answer written after the edited image is trained (reading);
 the phase {phase_one};</li>
 <li><b>tool trajectories</b>, steps {first + 1}–{second}: whole gold tool trajectories (writing the call, the label copied from the
 question); the phase {phase_two};</li>

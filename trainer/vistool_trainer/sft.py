@@ -23,6 +23,8 @@ from .env_client import EnvClient
 from .policy import Policy
 from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
 from .sft_schedule import SftSchedule
+
+WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES = "whole", "after_tool", "calls_without_images"
 from .training_engine import TrainingEngine
 
 
@@ -128,15 +130,21 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
     # nothing: such a run trains whole answers from its first step, so both demo arms get the same
     # number of SFT steps that teach something.
     has_tool_results = any(message.get("role") == "tool" for conversation in conversations for message in conversation)
-    encoded: dict[tuple[int, int, bool], list[EncodedConversation]] = {}
+    # How a drawn conversation is trained: WHOLE (every assistant turn), AFTER_TOOL (the answers after
+    # a tool result), CALLS_WITHOUT_IMAGES (the tool calls, their images left out: sft_schedule.py).
+    encoded: dict[tuple[int, int, str], list[EncodedConversation]] = {}
 
-    def encode(key: tuple[int, int, bool]) -> list[EncodedConversation]:
+    def encode(key: tuple[int, int, str]) -> list[EncodedConversation]:
         if key not in encoded:
             conversation = pools[key[0]][key[1]]
-            segments = policy.encoder.after_tool_segments(conversation) if key[2] else policy.encoder.training_segments(conversation)
+            mode = key[2]
+            if mode == CALLS_WITHOUT_IMAGES:
+                segments = policy.encoder.call_segments_without_images(conversation)
+            else:
+                segments = policy.encoder.after_tool_segments(conversation) if mode == AFTER_TOOL else policy.encoder.training_segments(conversation)
             # The after-tool and the whole encodings of one conversation hold the same pixels: keep
             # them once (for the demo's 4,000 tasks that is gigabytes).
-            sibling = encoded.get((key[0], key[1], not key[2]), [])
+            sibling = encoded.get((key[0], key[1], WHOLE if mode == AFTER_TOOL else AFTER_TOOL), []) if mode != CALLS_WITHOUT_IMAGES else []
             if len(sibling) == len(segments):
                 segments = [replace(segment, pixel_values=other.pixel_values)
                             if other.image_keys == segment.image_keys and other.pixel_values is not None
@@ -145,10 +153,10 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             encoded[key] = segments
         return encoded[key]
 
-    def draw(order: random.Random, share: float, after_tool: bool) -> tuple[int, int, bool]:
+    def draw(order: random.Random, share: float, mode: str) -> tuple[int, int, str]:
         if share > 0 and pools[1] and order.random() < share:
-            return 1, order.randrange(len(pools[1])), False
-        return 0, order.randrange(len(pools[0])), after_tool
+            return 1, order.randrange(len(pools[1])), WHOLE
+        return 0, order.randrange(len(pools[0])), mode
 
     while step < config["steps"]:
         time_is_up = config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]
@@ -157,8 +165,12 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
         # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
         order = random.Random(seed * 7919 + step)
         share = schedule.direct_share(step) if direct_conversations else 0.0
-        after_tool = has_tool_results and schedule.after_tool(step)
-        batch = [draw(order, share, after_tool) for _ in range(config["batch_size"])]
+        mode = WHOLE
+        if has_tool_results and schedule.calls_without_images(step):
+            mode = CALLS_WITHOUT_IMAGES
+        elif has_tool_results and schedule.after_tool(step):
+            mode = AFTER_TOOL
+        batch = [draw(order, share, mode) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
         loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)
         step += 1

@@ -1,5 +1,8 @@
-"""The SFT warm-up's three phases, and when each ends (docs/DEMO.md):
+"""The SFT warm-up's phases, and when each ends (docs/DEMO.md):
 
+0. **calls without images** (`sft.calls_without_images_first` steps, fixed): only the tool-call
+   turns are trained, with the images in their context left out — copying the call's arguments
+   from the question, which a small model learns far faster without image tokens to look past;
 1. **answers after the tool** (`sft.after_tool_turns_first` steps at most): only the assistant
    turns that follow a tool result are trained — reading the edited image;
 2. **tool trajectories** (`sft.tool_trajectories_steps` steps at most): whole gold tool
@@ -29,6 +32,7 @@ class SftSchedule:
     after_tool_until_acc: float | None = None
     tool_trajectories_until_acc: float | None = None
     tool_trajectories_steps: int = 0
+    calls_end: int = 0
     # Where each early end happened (None: the phase ran to its cap or has not ended).
     after_tool_ended_early_at: int | None = None
     tool_trajectories_ended_early_at: int | None = None
@@ -37,9 +41,10 @@ class SftSchedule:
     def from_config(cls, sft: dict[str, Any], saved: dict[str, Any] | None = None) -> "SftSchedule":
         if saved:
             return cls(**saved)
-        first = int(sft.get("after_tool_turns_first", 0))
+        calls = int(sft.get("calls_without_images_first", 0))
+        first = calls + int(sft.get("after_tool_turns_first", 0))
         trajectories = int(sft.get("tool_trajectories_steps", 0))
-        return cls(after_tool_end=first, tool_trajectories_end=first + trajectories,
+        return cls(after_tool_end=first, tool_trajectories_end=first + trajectories, calls_end=calls,
                    direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)),
                    after_tool_until_acc=sft.get("after_tool_until_acc"), tool_trajectories_until_acc=sft.get("tool_trajectories_until_acc"),
                    tool_trajectories_steps=trajectories)
@@ -47,15 +52,21 @@ class SftSchedule:
     def state(self) -> dict[str, Any]:
         return asdict(self)
 
+    def calls_without_images(self, step: int) -> bool:
+        """Whether step `step` (0-based) trains only the tool calls, their images left out."""
+        return step < self.calls_end
+
     def after_tool(self, step: int) -> bool:
         """Whether step `step` (0-based) trains only the turns that follow a tool result."""
-        return step < self.after_tool_end
+        return self.calls_end <= step < self.after_tool_end
 
     def direct_share(self, step: int) -> float:
         """The share of direct answers in step `step`'s batch: none before the mixture starts."""
         return self.direct_answer_fraction if step >= self.tool_trajectories_end else 0.0
 
     def phase(self, step: int) -> str:
+        if self.calls_without_images(step):
+            return "calls_without_images"
         if self.after_tool(step):
             return "answers_after_tool"
         return "tool_trajectories" if step < self.tool_trajectories_end else "mixture"
