@@ -76,3 +76,13 @@ def test_a_calls_without_images_phase_comes_first_and_shifts_the_others():
     assert [schedule.after_tool(step) for step in (3, 4, 6, 7)] == [False, True, True, False]
     assert not schedule.wants_probe_decision(2)  # the first phase has a fixed length
     assert schedule.end_phase(5) == "answers_after_tool" and schedule.phase(5) == "tool_trajectories"
+
+
+def test_the_calls_phase_ended_by_the_probe_moves_every_later_phase_with_it():
+    schedule = SftSchedule.from_config({"calls_without_images_first": 800, "after_tool_turns_first": 500, "tool_trajectories_steps": 300,
+                                        "calls_without_images_until_acc": 0.9})
+    assert schedule.wants_probe_decision(200) and not schedule.reached(200, {"sft/probe_call_acc": 0.5})
+    assert schedule.reached(200, {"sft/probe_call_acc": 0.95})
+    assert schedule.end_phase(200) == "calls_without_images"
+    assert (schedule.calls_end, schedule.after_tool_end, schedule.tool_trajectories_end, schedule.calls_ended_early_at) == (200, 700, 1000, 200)
+    assert schedule.phase(199) == "calls_without_images" and schedule.phase(200) == "answers_after_tool"

@@ -296,8 +296,10 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
     phase_two = ended(state.get("tool_trajectories_ended_early_at"), state.get("tool_trajectories_steps", 0), "sft/probe_call_acc",
                       state.get("tool_trajectories_until_acc"))
     calls = state.get("calls_end", 0)
+    phase_zero_end = ended(state.get("calls_ended_early_at"), sft.get("calls_without_images_first", 0), "sft/probe_call_acc", state.get("calls_until_acc"))
     phase_zero = (f"""<li><b>calls without images</b>, steps 1–{calls}: only the tool calls, with the images in their context left out
-(copying the label from the question into the call, which the micro model learns far faster with no image tokens in view);</li>
+(copying the label from the question into the call, which the micro model learns far faster with no image tokens in view);
+the phase {phase_zero_end};</li>
 """ if calls else "")
     return f"""<p>Warm-up ({html.escape(str(total))} SFT steps in {4 if calls else 3} phases, docs/DEMO.md):</p><ol>
 {phase_zero}<li><b>answers after the tool</b>, steps {calls + 1}–{first}: only the answer written after the edited image is trained (reading);

@@ -1,6 +1,6 @@
 """The SFT warm-up's phases, and when each ends (docs/DEMO.md):
 
-0. **calls without images** (`sft.calls_without_images_first` steps, fixed): only the tool-call
+0. **calls without images** (`sft.calls_without_images_first` steps at most): only the tool-call
    turns are trained, with the images in their context left out — copying the call's arguments
    from the question, which a small model learns far faster without image tokens to look past;
 1. **answers after the tool** (`sft.after_tool_turns_first` steps at most): only the assistant
@@ -10,7 +10,8 @@
 3. **the mixture**, to `sft.steps`: whole trajectories with `sft.direct_answer_fraction` direct
    answers — the call-or-answer choice RL then learns to make.
 
-The first two phases can end early on the SFT probe (sft_probe.py): phase 1 once
+Phases 0–2 can end early on the SFT probe (sft_probe.py): phase 0 once `sft/probe_call_acc`
+(measured with the images in view) reaches `sft.calls_without_images_until_acc`, phase 1 once
 `sft/probe_answer_after_tool_acc` reaches `sft.after_tool_until_acc`, phase 2 once
 `sft/probe_call_acc` reaches `sft.tool_trajectories_until_acc`. A small model learns each skill
 after a plateau whose length varies with the seed by hundreds of steps; ending a phase on what
@@ -33,6 +34,9 @@ class SftSchedule:
     tool_trajectories_until_acc: float | None = None
     tool_trajectories_steps: int = 0
     calls_end: int = 0
+    calls_until_acc: float | None = None
+    after_tool_steps: int = 0
+    calls_ended_early_at: int | None = None
     # Where each early end happened (None: the phase ran to its cap or has not ended).
     after_tool_ended_early_at: int | None = None
     tool_trajectories_ended_early_at: int | None = None
@@ -45,6 +49,7 @@ class SftSchedule:
         first = calls + int(sft.get("after_tool_turns_first", 0))
         trajectories = int(sft.get("tool_trajectories_steps", 0))
         return cls(after_tool_end=first, tool_trajectories_end=first + trajectories, calls_end=calls,
+                   calls_until_acc=sft.get("calls_without_images_until_acc"), after_tool_steps=first - calls,
                    direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)),
                    after_tool_until_acc=sft.get("after_tool_until_acc"), tool_trajectories_until_acc=sft.get("tool_trajectories_until_acc"),
                    tool_trajectories_steps=trajectories)
@@ -74,12 +79,15 @@ class SftSchedule:
     def wants_probe_decision(self, steps_done: int) -> bool:
         """Whether a probe after `steps_done` steps can end a phase (every rank asks at the same steps)."""
         phase = self.phase(steps_done)
-        return ((phase == "answers_after_tool" and self.after_tool_until_acc is not None)
+        return ((phase == "calls_without_images" and self.calls_until_acc is not None)
+                or (phase == "answers_after_tool" and self.after_tool_until_acc is not None)
                 or (phase == "tool_trajectories" and self.tool_trajectories_until_acc is not None))
 
     def reached(self, steps_done: int, probe: dict[str, float]) -> bool:
         """Whether the probe taken after `steps_done` steps meets the current phase's target."""
         phase = self.phase(steps_done)
+        if phase == "calls_without_images" and self.calls_until_acc is not None:
+            return probe.get("sft/probe_call_acc", 0.0) >= self.calls_until_acc
         if phase == "answers_after_tool" and self.after_tool_until_acc is not None:
             return probe.get("sft/probe_answer_after_tool_acc", 0.0) >= self.after_tool_until_acc
         if phase == "tool_trajectories" and self.tool_trajectories_until_acc is not None:
@@ -89,7 +97,12 @@ class SftSchedule:
     def end_phase(self, steps_done: int) -> str:
         """End the current phase now: the next step is the next phase's first. Returns the phase ended."""
         phase = self.phase(steps_done)
-        if phase == "answers_after_tool":
+        if phase == "calls_without_images":
+            self.calls_end = steps_done
+            self.after_tool_end = steps_done + self.after_tool_steps
+            self.tool_trajectories_end = self.after_tool_end + self.tool_trajectories_steps
+            self.calls_ended_early_at = steps_done
+        elif phase == "answers_after_tool":
             self.after_tool_end = steps_done
             self.tool_trajectories_end = steps_done + self.tool_trajectories_steps
             self.after_tool_ended_early_at = steps_done
