@@ -109,20 +109,22 @@ def test_the_report_says_where_the_warm_up_phases_ended_and_what_the_probe_read(
     from vistool_trainer.demo_report import warmup_html
     from vistool_trainer.sft_schedule import SftSchedule
 
-    sft = {"steps": 1000, "after_tool_turns_first": 550, "tool_trajectories_steps": 250, "direct_answer_fraction": 0.6,
-           "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "probe_tasks": 64, "probe_every": 50}
+    sft = {"steps": 1000, "after_tool_turns_first": 550, "calls_without_images_steps": 200, "tool_trajectories_steps": 250,
+           "direct_answer_fraction": 0.6, "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "probe_tasks": 64, "probe_every": 50}
     run = tmp_path / "tools"
     run.mkdir()
-    # The schedule as the trainer leaves it: phase 1 ended early at 350, phase 2 ran its cap.
+    # The schedule as the trainer leaves it: phase 1 ended early at 350, the others ran their caps.
     schedule = SftSchedule.from_config(sft)
     schedule.end_phase(350)
     write_json_atomic(run / "run.json", {"status": "finished", "sft_schedule": schedule.state()})
     append_json_line(run / "metrics.jsonl", {"step": 1000, "stage": "sft", "sft/step": 1000, "sft/probe_call_acc": 0.97,
                                              "sft/probe_answer_after_tool_acc": 0.95, "sft/probe_direct_answer_acc": 0.34})
     text = warmup_html(run, sft)
+    assert "in 4 phases" in text
     assert "steps 1–350" in text and "ended at step 350, when the probe's sft/probe_answer_after_tool_acc reached 0.9" in text
-    assert "steps 351–600" in text and "ran its cap of 250 steps (the probe's sft/probe_call_acc stayed under 0.9)" in text
-    assert "steps 601–1000: 40% whole tool trajectories, 60% direct answers" in text
+    assert "<b>calls without images</b>, steps 351–550" in text and "ran its cap of 200 steps;" in text
+    assert "steps 551–800" in text and "ran its cap of 250 steps (the probe's sft/probe_call_acc stayed under 0.9)" in text
+    assert "steps 801–1000: 40% whole tool trajectories, 60% direct answers" in text
     assert "reading the edited image 95.0%, writing the call 97.0%, reading the raw chart 34.0%" in text
     # A run without a recorded schedule says so rather than inventing phases.
     (run / "run.json").write_text(json.dumps({"status": "failed"}))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 EARLIER_IMAGE = "(earlier image)"
-# What stands for an image in a sequence trained without its images (sft.calls_without_images_first).
+# What stands for an image in a sequence trained without its images (sft.calls_without_images_steps).
 IMAGE_LEFT_OUT = "(image)"
 
 

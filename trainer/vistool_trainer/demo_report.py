@@ -269,47 +269,49 @@ def _example_pair(root: Path) -> str:
     return ""
 
 
+PHASE_WORDS = {
+    "answers_after_tool": ("answers after the tool", "only the answer written after the edited image is trained (reading it)"),
+    "calls_without_images": ("calls without images", "only the tool calls, with the images in their context left out (copying the label "
+                             "from the question into the call, which the micro model learns far faster with no image tokens in view)"),
+    "tool_trajectories": ("tool trajectories", "whole gold tool trajectories, images in view (both skills together)"),
+}
+
+
 def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
     """The tools arm's warm-up as it ran: each phase's steps, where the probe ended one, the probe at the end."""
+    from .sft_schedule import PHASES
+
     run_file = run_dir / "run.json"
     state = json.loads(run_file.read_text()).get("sft_schedule") if run_file.exists() else None
     total = sft.get("steps")
-    if not state:
+    if not state or "ends" not in state:
         return (f"<p>Warm-up: {html.escape(str(total))} SFT steps (the run did not record its phases: it stopped before the end of SFT, "
                 "or predates sft_schedule).</p>")
-    first, second = state["after_tool_end"], state["tool_trajectories_end"]
-    direct = int(round(100 * state.get("direct_answer_fraction", 0)))
-
-    def ended(early: int | None, cap: int, what: str, target: float | None) -> str:
+    items, start = [], 0
+    for index, (name, _, _, rate) in enumerate(PHASES):
+        end = state["ends"][index]
+        if end <= start:
+            continue
+        title, what = PHASE_WORDS[name]
+        early, target, cap = state["ended_early_at"][index], state["targets"][index], state["lengths"][index]
         if early is not None:
-            return f"ended at step {early}, when the probe's {what} reached {target}"
-        return f"ran its cap of {cap} steps" + (f" (the probe's {what} stayed under {target})" if target is not None else "")
-
+            how = f"ended at step {early}, when the probe's {rate} reached {target}"
+        else:
+            how = f"ran its cap of {cap} steps" + (f" (the probe's {rate} stayed under {target})" if target is not None else "")
+        items.append(f"<li><b>{title}</b>, steps {start + 1}–{end}: {what}; the phase {how};</li>")
+        start = end
+    direct = int(round(100 * state.get("direct_answer_fraction", 0)))
+    items.append(f"<li><b>the mixture</b>, steps {start + 1}–{html.escape(str(total))}: {100 - direct}% whole tool trajectories, {direct}% "
+                 "direct answers in tools-on episodes, so the warmed-up policy can call or answer and RL learns when to call.</li>")
     probes = [row for row in read_json_lines(run_dir / "metrics.jsonl") if row.get("stage") == "sft" and "sft/probe_call_acc" in row]
     last = probes[-1] if probes else {}
     probe_words = ", ".join(f"{name} {_pct(last[key])}" for key, name in (("sft/probe_answer_after_tool_acc", "reading the edited image"),
                                                                          ("sft/probe_call_acc", "writing the call"),
                                                                          ("sft/probe_direct_answer_acc", "reading the raw chart"))
                             if key in last)
-    phase_one = ended(state.get("after_tool_ended_early_at"), sft.get("after_tool_turns_first", 0), "sft/probe_answer_after_tool_acc",
-                      state.get("after_tool_until_acc"))
-    phase_two = ended(state.get("tool_trajectories_ended_early_at"), state.get("tool_trajectories_steps", 0), "sft/probe_call_acc",
-                      state.get("tool_trajectories_until_acc"))
-    calls = state.get("calls_end", 0)
-    phase_zero_end = ended(state.get("calls_ended_early_at"), sft.get("calls_without_images_first", 0), "sft/probe_call_acc", state.get("calls_until_acc"))
-    phase_zero = (f"""<li><b>calls without images</b>, steps 1–{calls}: only the tool calls, with the images in their context left out
-(copying the label from the question into the call, which the micro model learns far faster with no image tokens in view);
-the phase {phase_zero_end};</li>
-""" if calls else "")
-    return f"""<p>Warm-up ({html.escape(str(total))} SFT steps in {4 if calls else 3} phases, docs/DEMO.md):</p><ol>
-{phase_zero}<li><b>answers after the tool</b>, steps {calls + 1}–{first}: only the answer written after the edited image is trained (reading);
-the phase {phase_one};</li>
-<li><b>tool trajectories</b>, steps {first + 1}–{second}: whole gold tool trajectories (writing the call, the label copied from the
-question); the phase {phase_two};</li>
-<li><b>the mixture</b>, steps {second + 1}–{html.escape(str(total))}: {100 - direct}% whole tool trajectories, {direct}% direct answers in
-tools-on episodes, so the warmed-up policy can call or answer and RL learns when to call.</li></ol>
-<p>The probe: {sft.get("probe_tasks", 0)} training tasks held out of SFT, their gold turns scored every {sft.get("probe_every")} steps;
-at the end of SFT it read {probe_words or "nothing (no probe ran)"}. The text arm trains direct answers for all its steps.</p>"""
+    return (f"<p>Warm-up ({html.escape(str(total))} SFT steps in {len(items)} phases, docs/DEMO.md):</p><ol>{''.join(items)}</ol>"
+            f"<p>The probe: {sft.get('probe_tasks', 0)} training tasks held out of SFT, their gold turns scored every {sft.get('probe_every')} "
+            f"steps; at the end of SFT it read {probe_words or 'nothing (no probe ran)'}. The text arm trains direct answers for all its steps.</p>")
 
 
 def write_demo_report(root: Path, summary: dict[str, Any]) -> str:

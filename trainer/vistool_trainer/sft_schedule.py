@@ -1,112 +1,118 @@
-"""The SFT warm-up's phases, and when each ends (docs/DEMO.md):
+"""The SFT warm-up's phases, in order, and when each ends (docs/DEMO.md):
 
-0. **calls without images** (`sft.calls_without_images_first` steps at most): only the tool-call
-   turns are trained, with the images in their context left out — copying the call's arguments
-   from the question, which a small model learns far faster without image tokens to look past;
 1. **answers after the tool** (`sft.after_tool_turns_first` steps at most): only the assistant
    turns that follow a tool result are trained — reading the edited image;
-2. **tool trajectories** (`sft.tool_trajectories_steps` steps at most): whole gold tool
-   trajectories, no direct answers — writing the call (copying the label from the question);
-3. **the mixture**, to `sft.steps`: whole trajectories with `sft.direct_answer_fraction` direct
+2. **calls without images** (`sft.calls_without_images_steps` steps at most): only the tool-call
+   turns, with the images in their context left out — copying the call's arguments from the
+   question, which a small model learns far faster with no image tokens to look past;
+3. **tool trajectories** (`sft.tool_trajectories_steps` steps at most): whole gold tool
+   trajectories, no direct answers — both skills together, with the images in view;
+4. **the mixture**, to `sft.steps`: whole trajectories with `sft.direct_answer_fraction` direct
    answers — the call-or-answer choice RL then learns to make.
 
-Phases 0–2 can end early on the SFT probe (sft_probe.py): phase 0 once `sft/probe_call_acc`
-(measured with the images in view) reaches `sft.calls_without_images_until_acc`, phase 1 once
-`sft/probe_answer_after_tool_acc` reaches `sft.after_tool_until_acc`, phase 2 once
-`sft/probe_call_acc` reaches `sft.tool_trajectories_until_acc`. A small model learns each skill
-after a plateau whose length varies with the seed by hundreds of steps; ending a phase on what
-was learned rather than on a step count gives the later phases the steps an early plateau saved,
-and a late one the steps it needs, within one total budget. The steps where phases ended are kept
-in the trainer state, so a resumed run continues the same schedule.
+A phase with no steps is skipped. Phases 1–3 can end early on the SFT probe (sft_probe.py), each
+once its skill's rate reaches its target: `sft.after_tool_until_acc` on
+`sft/probe_answer_after_tool_acc`, `sft.calls_without_images_until_acc` and
+`sft.tool_trajectories_until_acc` on `sft/probe_call_acc` (measured with the images in view). A
+small model learns each skill after a plateau whose length varies with the seed by hundreds of
+steps; ending a phase on what was learned rather than on a step count moves the later phases
+forward by the steps an early end saved, within one total budget. The schedule is kept in the
+trainer state, so a resumed run continues it.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+# The phases before the mixture: name, the config key of its length, of its target, and the probe rate the target reads.
+PHASES = (
+    ("answers_after_tool", "after_tool_turns_first", "after_tool_until_acc", "sft/probe_answer_after_tool_acc"),
+    ("calls_without_images", "calls_without_images_steps", "calls_without_images_until_acc", "sft/probe_call_acc"),
+    ("tool_trajectories", "tool_trajectories_steps", "tool_trajectories_until_acc", "sft/probe_call_acc"),
+)
+MIXTURE = "mixture"
 
 
 @dataclass
 class SftSchedule:
-    after_tool_end: int
-    tool_trajectories_end: int
+    lengths: list[int]
+    targets: list[float | None]
+    # Where each phase ends (exclusive, in steps from the start of SFT); moved when an earlier one ends early.
+    ends: list[int] = field(default_factory=list)
+    # The step where a phase ended on the probe (None: it ran its cap, or has not ended).
+    ended_early_at: list[int | None] = field(default_factory=list)
     direct_answer_fraction: float = 0.0
-    after_tool_until_acc: float | None = None
-    tool_trajectories_until_acc: float | None = None
-    tool_trajectories_steps: int = 0
-    calls_end: int = 0
-    calls_until_acc: float | None = None
-    after_tool_steps: int = 0
-    calls_ended_early_at: int | None = None
-    # Where each early end happened (None: the phase ran to its cap or has not ended).
-    after_tool_ended_early_at: int | None = None
-    tool_trajectories_ended_early_at: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.ends:
+            total, self.ends = 0, []
+            for length in self.lengths:
+                total += length
+                self.ends.append(total)
+        if not self.ended_early_at:
+            self.ended_early_at = [None] * len(self.lengths)
 
     @classmethod
     def from_config(cls, sft: dict[str, Any], saved: dict[str, Any] | None = None) -> "SftSchedule":
         if saved:
             return cls(**saved)
-        calls = int(sft.get("calls_without_images_first", 0))
-        first = calls + int(sft.get("after_tool_turns_first", 0))
-        trajectories = int(sft.get("tool_trajectories_steps", 0))
-        return cls(after_tool_end=first, tool_trajectories_end=first + trajectories, calls_end=calls,
-                   calls_until_acc=sft.get("calls_without_images_until_acc"), after_tool_steps=first - calls,
-                   direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)),
-                   after_tool_until_acc=sft.get("after_tool_until_acc"), tool_trajectories_until_acc=sft.get("tool_trajectories_until_acc"),
-                   tool_trajectories_steps=trajectories)
+        return cls(lengths=[int(sft.get(length_key, 0)) for _, length_key, _, _ in PHASES],
+                   targets=[sft.get(target_key) for _, _, target_key, _ in PHASES],
+                   direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)))
 
     def state(self) -> dict[str, Any]:
         return asdict(self)
 
-    def calls_without_images(self, step: int) -> bool:
-        """Whether step `step` (0-based) trains only the tool calls, their images left out."""
-        return step < self.calls_end
+    def _index(self, step: int) -> int | None:
+        """The phase step `step` (0-based) belongs to; None for the mixture."""
+        for index, end in enumerate(self.ends):
+            if step < end:
+                return index
+        return None
+
+    def phase(self, step: int) -> str:
+        index = self._index(step)
+        return MIXTURE if index is None else PHASES[index][0]
+
+    def start(self, name: str) -> int:
+        index = [phase[0] for phase in PHASES].index(name)
+        return self.ends[index - 1] if index else 0
+
+    def end(self, name: str) -> int:
+        return self.ends[[phase[0] for phase in PHASES].index(name)] if name != MIXTURE else -1
 
     def after_tool(self, step: int) -> bool:
         """Whether step `step` (0-based) trains only the turns that follow a tool result."""
-        return self.calls_end <= step < self.after_tool_end
+        return self.phase(step) == "answers_after_tool"
+
+    def calls_without_images(self, step: int) -> bool:
+        """Whether step `step` (0-based) trains only the tool calls, their images left out."""
+        return self.phase(step) == "calls_without_images"
 
     def direct_share(self, step: int) -> float:
         """The share of direct answers in step `step`'s batch: none before the mixture starts."""
-        return self.direct_answer_fraction if step >= self.tool_trajectories_end else 0.0
-
-    def phase(self, step: int) -> str:
-        if self.calls_without_images(step):
-            return "calls_without_images"
-        if self.after_tool(step):
-            return "answers_after_tool"
-        return "tool_trajectories" if step < self.tool_trajectories_end else "mixture"
+        return self.direct_answer_fraction if self._index(step) is None else 0.0
 
     def wants_probe_decision(self, steps_done: int) -> bool:
         """Whether a probe after `steps_done` steps can end a phase (every rank asks at the same steps)."""
-        phase = self.phase(steps_done)
-        return ((phase == "calls_without_images" and self.calls_until_acc is not None)
-                or (phase == "answers_after_tool" and self.after_tool_until_acc is not None)
-                or (phase == "tool_trajectories" and self.tool_trajectories_until_acc is not None))
+        index = self._index(steps_done)
+        return index is not None and self.targets[index] is not None
 
     def reached(self, steps_done: int, probe: dict[str, float]) -> bool:
         """Whether the probe taken after `steps_done` steps meets the current phase's target."""
-        phase = self.phase(steps_done)
-        if phase == "calls_without_images" and self.calls_until_acc is not None:
-            return probe.get("sft/probe_call_acc", 0.0) >= self.calls_until_acc
-        if phase == "answers_after_tool" and self.after_tool_until_acc is not None:
-            return probe.get("sft/probe_answer_after_tool_acc", 0.0) >= self.after_tool_until_acc
-        if phase == "tool_trajectories" and self.tool_trajectories_until_acc is not None:
-            return probe.get("sft/probe_call_acc", 0.0) >= self.tool_trajectories_until_acc
-        return False
+        index = self._index(steps_done)
+        if index is None or self.targets[index] is None:
+            return False
+        return probe.get(PHASES[index][3], 0.0) >= float(self.targets[index])  # type: ignore[arg-type]
 
     def end_phase(self, steps_done: int) -> str:
-        """End the current phase now: the next step is the next phase's first. Returns the phase ended."""
-        phase = self.phase(steps_done)
-        if phase == "calls_without_images":
-            self.calls_end = steps_done
-            self.after_tool_end = steps_done + self.after_tool_steps
-            self.tool_trajectories_end = self.after_tool_end + self.tool_trajectories_steps
-            self.calls_ended_early_at = steps_done
-        elif phase == "answers_after_tool":
-            self.after_tool_end = steps_done
-            self.tool_trajectories_end = steps_done + self.tool_trajectories_steps
-            self.after_tool_ended_early_at = steps_done
-        elif phase == "tool_trajectories":
-            self.tool_trajectories_end = steps_done
-            self.tool_trajectories_ended_early_at = steps_done
-        return phase
+        """End the current phase now: the next step is the next phase's first, and every later phase
+        keeps its length. Returns the phase ended."""
+        index = self._index(steps_done)
+        if index is None:
+            return MIXTURE
+        self.ends[index] = steps_done
+        self.ended_early_at[index] = steps_done
+        for later in range(index + 1, len(self.ends)):
+            self.ends[later] = self.ends[later - 1] + self.lengths[later]
+        return PHASES[index][0]
