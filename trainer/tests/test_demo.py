@@ -60,7 +60,10 @@ def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
     assert config["policy"]["dtype"] == "auto"  # bfloat16 on CUDA (policy.pick_dtype)
     assert config["policy"]["system_prompt"] is None  # a pretrained model reads the server's tool list
     assert config["rl"]["lr"] == 1e-6 and config["rl"]["max_new_tokens"] >= 256
+    # The micro model's one-skill-at-a-time phases are off: whole trajectories and the mixture from the start.
+    assert [config["sft"][key] for key in ("after_tool_turns_first", "calls_without_images_steps", "tool_trajectories_steps")] == [0, 0, 0]
     micro = demo_config("runs/demo", minutes=20)
+    assert micro["sft"]["calls_without_images_steps"] > 0 and micro["policy"]["view"] == {"latest_images": 1}
     for section in ("data", "env", "rewards", "checkpoint"):
         assert config[section] == micro[section], section
 
@@ -107,7 +110,7 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
     overrides = {"data.generate.n_train": 12, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 1,
                  "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 2, "rl.prompts_per_step": 2, "rl.group_size": 2,
                  "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
-                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4}
+                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1}
     stderr = io.StringIO()
     code = run_demo(str(tmp_path / "demo"), minutes=5, overrides=overrides, stderr=stderr)
     assert code == 0, stderr.getvalue()[-3000:]

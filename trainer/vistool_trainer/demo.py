@@ -1,7 +1,7 @@
 """`demo`: the main job — one task family, one initial model, two arms trained side by side.
 
-- **tools**: SFT warm-up on a mixture of gold tool trajectories and direct answers, then GRPO/DAPO
-  with the image tools on;
+- **tools**: SFT warm-up (one skill at a time, each phase ended by a probe, then a mixture of gold
+  tool trajectories and direct answers), then GRPO/DAPO with the image tools on;
 - **text**: the same initial model, the same SFT budget on direct gold answers, the same RL budget
   with the tools off in the env — the ablation of VTool-R1's figure.
 
@@ -84,6 +84,10 @@ def demo_config(out: str, minutes: float, model: str = "micro", device: str = "c
             "policy.system_prompt": None,
             "threads": 0,
             "sft.lr": 1e-5, "sft.batch_size": 8,
+            # The one-skill-at-a-time phases are for the micro model's plateaus (docs/DEMO.md); a
+            # pretrained model reads, copies and calls from its first steps: whole trajectories
+            # and the mixture from the start.
+            "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
             "rl.lr": 1e-6, "rl.prompts_per_step": 8, "rl.group_size": 8, "rl.micro_batch_size": 8, "rl.ppo_mini_batch_size": 2,
             "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
         })
