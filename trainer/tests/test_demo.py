@@ -63,7 +63,7 @@ def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
     # The micro model's one-skill-at-a-time phases are off: whole trajectories and the mixture from the start.
     assert [config["sft"][key] for key in ("after_tool_turns_first", "calls_without_images_steps", "tool_trajectories_steps")] == [0, 0, 0]
     micro = demo_config("runs/demo", minutes=20)
-    assert micro["sft"]["calls_without_images_steps"] > 0 and micro["policy"]["view"] == {"latest_images": 1}
+    assert micro["sft"]["calls_without_images_steps"] > 0 and micro["policy"]["view"]["latest_images"] == 1
     for section in ("data", "env", "rewards", "checkpoint"):
         assert config[section] == micro[section], section
 
@@ -90,7 +90,7 @@ def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_
     assert config["policy"]["model"] == str(tmp_path / "checkpoint")
     config["output_dir"] = str(tmp_path / "run")
     config["data"] = {**config["data"], "train": str(train_path), "eval": str(eval_path)}
-    config["sft"].update(steps=1, batch_size=2)
+    config["sft"].update(steps=1, batch_size=2, probe_tasks=2)
     config["rl"].update(steps=1, prompts_per_step=1, group_size=2, max_new_tokens=6, micro_batch_size=2, ppo_mini_batch_size=None)
     config["eval"].update(before_and_after=False, every_steps=0)
     config["policy"]["system_prompt"] = ""  # keeps this CPU test short; the real model keeps the server's
