@@ -90,3 +90,13 @@ def test_call_segments_without_images_train_the_call_alone_with_no_image_tokens(
     assert policy.encoder.call_segments_without_images(DIRECT_CONVERSATION) == []
     # The conversation itself is untouched.
     assert TOOL_CONVERSATION[1]["content"][0] is CHART
+
+
+def test_calls_alongside_answers_train_both_the_answer_and_the_call_without_images():
+    """Step 1 inside the after-tool phase with calls alongside: the loss covers the answer after the
+    tool and the call written without images; without the option, the answer alone (another mean)."""
+    both = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 4, "calls_alongside_answers": True})
+    alone = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 4})
+    whole = _losses([TOOL_CONVERSATION], {"after_tool_turns_first": 0})
+    assert all(loss > 0 for loss in both + alone + whole)
+    assert abs(both[0] - alone[0]) > 1e-3 and abs(both[0] - whole[0]) > 1e-3

@@ -24,7 +24,7 @@ from .policy import Policy
 from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
 from .sft_schedule import SftSchedule
 
-WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES = "whole", "after_tool", "calls_without_images"
+WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
 from .training_engine import TrainingEngine
 
 
@@ -131,7 +131,8 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
     # number of SFT steps that teach something.
     has_tool_results = any(message.get("role") == "tool" for conversation in conversations for message in conversation)
     # How a drawn conversation is trained: WHOLE (every assistant turn), AFTER_TOOL (the answers after
-    # a tool result), CALLS_WITHOUT_IMAGES (the tool calls, their images left out: sft_schedule.py).
+    # a tool result), CALLS_WITHOUT_IMAGES (the tool calls, their images left out: sft_schedule.py), or
+    # AFTER_TOOL_AND_CALLS (both, as separate sequences: sft.calls_alongside_answers).
     encoded: dict[tuple[int, int, str], list[EncodedConversation]] = {}
 
     def encode(key: tuple[int, int, str]) -> list[EncodedConversation]:
@@ -140,11 +141,13 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             mode = key[2]
             if mode == CALLS_WITHOUT_IMAGES:
                 segments = policy.encoder.call_segments_without_images(conversation)
+            elif mode == AFTER_TOOL_AND_CALLS:
+                segments = encode((key[0], key[1], AFTER_TOOL)) + policy.encoder.call_segments_without_images(conversation)
             else:
                 segments = policy.encoder.after_tool_segments(conversation) if mode == AFTER_TOOL else policy.encoder.training_segments(conversation)
             # The after-tool and the whole encodings of one conversation hold the same pixels: keep
             # them once (for the demo's 4,000 tasks that is gigabytes).
-            sibling = encoded.get((key[0], key[1], WHOLE if mode == AFTER_TOOL else AFTER_TOOL), []) if mode != CALLS_WITHOUT_IMAGES else []
+            sibling = encoded.get((key[0], key[1], WHOLE if mode == AFTER_TOOL else AFTER_TOOL), []) if mode in (WHOLE, AFTER_TOOL) else []
             if len(sibling) == len(segments):
                 segments = [replace(segment, pixel_values=other.pixel_values)
                             if other.image_keys == segment.image_keys and other.pixel_values is not None
@@ -169,7 +172,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
         if has_tool_results and schedule.calls_without_images(step):
             mode = CALLS_WITHOUT_IMAGES
         elif has_tool_results and schedule.after_tool(step):
-            mode = AFTER_TOOL
+            mode = AFTER_TOOL_AND_CALLS if schedule.calls_alongside else AFTER_TOOL
         batch = [draw(order, share, mode) for _ in range(config["batch_size"])]
         step_started = time.perf_counter()
         loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)

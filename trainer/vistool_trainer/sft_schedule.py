@@ -1,7 +1,9 @@
 """The SFT warm-up's phases, in order, and when each ends (docs/DEMO.md):
 
 1. **answers after the tool** (`sft.after_tool_turns_first` steps at most): only the assistant
-   turns that follow a tool result are trained — reading the edited image;
+   turns that follow a tool result are trained — reading the edited image; with
+   `sft.calls_alongside_answers` each drawn conversation's tool calls are trained too, with their
+   images left out, as separate sequences — copying, learned at the same time;
 2. **calls without images** (`sft.calls_without_images_steps` steps at most): only the tool-call
    turns, with the images in their context left out — copying the call's arguments from the
    question, which a small model learns far faster with no image tokens to look past;
@@ -42,6 +44,9 @@ class SftSchedule:
     # The step where a phase ended on the probe (None: it ran its cap, or has not ended).
     ended_early_at: list[int | None] = field(default_factory=list)
     direct_answer_fraction: float = 0.0
+    # sft.calls_alongside_answers: the after-tool phase also trains the calls without their images,
+    # and ends only when both the answer and the call probes reach its target.
+    calls_alongside: bool = False
 
     def __post_init__(self) -> None:
         if not self.ends:
@@ -58,7 +63,8 @@ class SftSchedule:
             return cls(**saved)
         return cls(lengths=[int(sft.get(length_key, 0)) for _, length_key, _, _ in PHASES],
                    targets=[sft.get(target_key) for _, _, target_key, _ in PHASES],
-                   direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)))
+                   direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)),
+                   calls_alongside=bool(sft.get("calls_alongside_answers", False)))
 
     def state(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,7 +109,10 @@ class SftSchedule:
         index = self._index(steps_done)
         if index is None or self.targets[index] is None:
             return False
-        return probe.get(PHASES[index][3], 0.0) >= float(self.targets[index])  # type: ignore[arg-type]
+        target = float(self.targets[index])  # type: ignore[arg-type]
+        if index == 0 and self.calls_alongside and probe.get("sft/probe_call_acc", 0.0) < target:
+            return False
+        return probe.get(PHASES[index][3], 0.0) >= target
 
     def end_phase(self, steps_done: int) -> str:
         """End the current phase now: the next step is the next phase's first, and every later phase
