@@ -63,7 +63,7 @@ def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
     # The micro model's one-skill-at-a-time phases are off: whole trajectories and the mixture from the start.
     assert [config["sft"][key] for key in ("after_tool_turns_first", "calls_without_images_steps", "tool_trajectories_steps")] == [0, 0, 0]
     micro = demo_config("runs/demo", minutes=20)
-    assert micro["sft"]["calls_without_images_steps"] > 0 and micro["policy"]["view"]["latest_images"] == 1
+    assert micro["sft"]["calls_alongside_answers"] is True and micro["policy"]["view"]["latest_images"] == 1
     for section in ("data", "env", "rewards", "checkpoint"):
         assert config[section] == micro[section], section
 

@@ -88,6 +88,7 @@ def demo_config(out: str, minutes: float, model: str = "micro", device: str = "c
             # pretrained model reads, copies and calls from its first steps: whole trajectories
             # and the mixture from the start.
             "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
+            "sft.calls_alongside_answers": False,
             "rl.lr": 1e-6, "rl.prompts_per_step": 8, "rl.group_size": 8, "rl.micro_batch_size": 8, "rl.ppo_mini_batch_size": 2,
             "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
         })
