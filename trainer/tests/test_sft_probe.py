@@ -37,12 +37,15 @@ def test_the_probe_agrees_with_greedy_decoding_before_and_after_the_policy_learn
     probe = SftProbe.build(policy, [TOOL_CONVERSATION])
     # Untrained: greedy decoding writes neither gold turn, and the probe reproduces neither.
     assert _greedy_turn(policy, [SYSTEM, USER]) != CALL["content"][0]["text"]
-    assert probe.measure(policy) == {"sft/probe_call_acc": 0.0, "sft/probe_answer_after_tool_acc": 0.0}
+    assert probe.measure(policy) == {"sft/probe_call_acc": 0.0, "sft/probe_answer_after_tool_acc": 0.0, "sft/probe_call_without_images_acc": 0.0}
 
     run_sft(policy, [TOOL_CONVERSATION], {"steps": 60, "batch_size": 2, "lr": 3e-3, "weight_decay": 0.0}, seed=1,
             on_step=lambda *_: None)
     # Trained on it: greedy decoding writes both gold turns word for word, and the probe says so.
     assert _greedy_turn(policy, [SYSTEM, USER]) == CALL["content"][0]["text"]
     assert _greedy_turn(policy, [SYSTEM, USER, CALL, RESULT]) == ANSWER["content"][0]["text"]
-    assert probe.measure(policy) == {"sft/probe_call_acc": 1.0, "sft/probe_answer_after_tool_acc": 1.0}
+    measured = probe.measure(policy)
+    assert (measured["sft/probe_call_acc"], measured["sft/probe_answer_after_tool_acc"]) == (1.0, 1.0)
+    # Trained with the image in view only, the call without it is another context: measured on its own.
+    assert "sft/probe_call_without_images_acc" in measured
     assert policy.model.training  # the probe puts the model back as it found it

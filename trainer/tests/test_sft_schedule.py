@@ -82,8 +82,10 @@ def test_a_run_ends_the_after_tool_phase_on_the_probe_and_logs_where(tmp_path, v
 def test_with_calls_alongside_the_answer_phase_waits_for_both_probes():
     schedule = SftSchedule.from_config({"after_tool_turns_first": 100, "tool_trajectories_steps": 10, "after_tool_until_acc": 0.9,
                                         "calls_alongside_answers": True})
-    assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.95, "sft/probe_call_acc": 0.5})
-    assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.5, "sft/probe_call_acc": 0.95})
-    assert schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_acc": 0.9})
+    assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.95, "sft/probe_call_without_images_acc": 0.5})
+    assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.5, "sft/probe_call_without_images_acc": 0.95})
+    # The calls are trained without images in this phase: their probe without images decides, not the one with.
+    assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_acc": 1.0})
+    assert schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_without_images_acc": 0.9})
     alone = SftSchedule.from_config({"after_tool_turns_first": 100, "after_tool_until_acc": 0.9})
     assert alone.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_acc": 0.0})

@@ -307,6 +307,7 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
     last = probes[-1] if probes else {}
     probe_words = ", ".join(f"{name} {_pct(last[key])}" for key, name in (("sft/probe_answer_after_tool_acc", "reading the edited image"),
                                                                          ("sft/probe_call_acc", "writing the call"),
+                                                                         ("sft/probe_call_without_images_acc", "writing the call with no image in view"),
                                                                          ("sft/probe_direct_answer_acc", "reading the raw chart"))
                             if key in last)
     return (f"<p>Warm-up ({html.escape(str(total))} SFT steps in {len(items)} phases, docs/DEMO.md):</p><ol>{''.join(items)}</ol>"

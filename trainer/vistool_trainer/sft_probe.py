@@ -10,7 +10,9 @@ that starts the turn as the gold one does also writes the rest of it. One rate p
 - `sft/probe_call_acc`: tool calls (the tool's name and arguments, e.g. the label copied from the
   question);
 - `sft/probe_answer_after_tool_acc`: answers written after a tool result (the edited image read);
-- `sft/probe_direct_answer_acc`: direct answers (the raw image read).
+- `sft/probe_direct_answer_acc`: direct answers (the raw image read);
+- `sft/probe_call_without_images_acc`: the tool calls again, with the images in their context left
+  out (what `sft.calls_alongside_answers` trains: the copy before it is used with the images).
 
 The demo's warm-up learns these skills one after another, at step counts that vary with the seed
 (docs/DEMO.md); the probe shows which one a run is missing without spending an evaluation.
@@ -23,7 +25,7 @@ from typing import Any
 from .conversation_encoding import EncodedConversation
 from .policy import Policy, greedy_token_matches
 
-TURN_KINDS = ("call", "answer_after_tool", "direct_answer")
+TURN_KINDS = ("call", "answer_after_tool", "direct_answer", "call_without_images")
 
 
 def turn_kinds(messages: list[dict[str, Any]]) -> list[str]:
@@ -68,8 +70,14 @@ class SftProbe:
 
     @classmethod
     def build(cls, policy: Policy, conversations: list[list[dict[str, Any]]]) -> "SftProbe":
-        return cls([policy.encoder.training_segments(conversation) for conversation in conversations],
-                   [turn_kinds(conversation) for conversation in conversations])
+        segments = [policy.encoder.training_segments(conversation) for conversation in conversations]
+        kinds = [turn_kinds(conversation) for conversation in conversations]
+        for conversation in conversations:
+            without = policy.encoder.call_segments_without_images(conversation)
+            if without:
+                segments.append(without)
+                kinds.append(["call_without_images"] * len(without))
+        return cls(segments, kinds)
 
     def __len__(self) -> int:
         return len(self.segments)

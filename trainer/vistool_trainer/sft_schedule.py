@@ -45,7 +45,7 @@ class SftSchedule:
     ended_early_at: list[int | None] = field(default_factory=list)
     direct_answer_fraction: float = 0.0
     # sft.calls_alongside_answers: the after-tool phase also trains the calls without their images,
-    # and ends only when both the answer and the call probes reach its target.
+    # and ends only when both the answer probe and the probe of the calls without images reach its target.
     calls_alongside: bool = False
 
     def __post_init__(self) -> None:
@@ -110,7 +110,7 @@ class SftSchedule:
         if index is None or self.targets[index] is None:
             return False
         target = float(self.targets[index])  # type: ignore[arg-type]
-        if index == 0 and self.calls_alongside and probe.get("sft/probe_call_acc", 0.0) < target:
+        if index == 0 and self.calls_alongside and probe.get("sft/probe_call_without_images_acc", 0.0) < target:
             return False
         return probe.get(PHASES[index][3], 0.0) >= target
 
