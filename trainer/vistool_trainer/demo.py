@@ -1,6 +1,6 @@
 """`demo`: the main job — one task family, one initial model, two arms trained side by side.
 
-- **tools**: SFT warm-up (one skill at a time, each phase ended by a probe, then a mixture of gold
+- **tools**: SFT warm-up (phases ended by a probe of each skill, then a mixture of gold
   tool trajectories and direct answers), then GRPO/DAPO with the image tools on;
 - **text**: the same initial model, the same SFT budget on direct gold answers, the same RL budget
   with the tools off in the env — the ablation of VTool-R1's figure.
