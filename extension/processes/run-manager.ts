@@ -116,7 +116,7 @@ export class RunManager implements vscode.Disposable {
     if (exit.status === 'failed') {
       const last = exit.lastStderr.slice(-3).join(' ⏎ ');
       // An interpreter without the trainer's packages fails at import: that is what Set Up fixes.
-      const missingPackages = exit.lastStderr.some((line) => /No module named '?(torch|transformers|trl|accelerate|peft|jsonschema)\b/.test(line));
+      const missingPackages = exit.lastStderr.some((line) => /No module named '?(torch|transformers|accelerate|peft|jsonschema)\b/.test(line));
       const choice = await vscode.window.showErrorMessage(
         `vistool: run '${name}' failed: ${exit.error ?? 'see the log'}${last ? ` — last stderr: ${last}` : ''}`,
         ...(missingPackages ? ['Set Up Trainer Environment'] : []),

@@ -64,9 +64,9 @@ export function reportLines(report: CheckEnvReport, python: string): string[] {
   return lines;
 }
 
-/** One line for a notification: `torch 2.13.0 · transformers 5.18.0 · trl 1.13.0 · 2 CUDA devices`. */
+/** One line for a notification: `torch 2.13.0 · transformers 5.18.0 · peft 0.21.2 · 2 CUDA devices`. */
 export function reportSummary(report: CheckEnvReport): string {
-  const versions = ['torch', 'transformers', 'trl'].map((name) => {
+  const versions = ['torch', 'transformers', 'peft'].map((name) => {
     const pkg = report.packages.find((p) => p.name === name);
     return `${name} ${pkg?.installed ?? 'missing'}`;
   });

@@ -19,7 +19,7 @@ test("the trainer's real check-env report is read, summarised and turned into CU
   const report = parseCheckEnvOutput(result.stdout);
   assert.ok(report, `no report in: ${result.stdout.slice(0, 200)} ${result.stderr.slice(-300)}`);
   assert.equal(report.packages.find((p) => p.name === 'torch')?.installed?.startsWith('2.'), true);
-  assert.match(reportSummary(report), /^torch 2\.\S+ · transformers \S+ · trl \S+ · (CPU only|\d+ CUDA devices?)$/);
+  assert.match(reportSummary(report), /^torch 2\.\S+ · transformers \S+ · peft \S+ · (CPU only|\d+ CUDA devices?)$/);
   const lines = reportLines(report, repoPython);
   assert.equal(lines[0]?.startsWith(`Trainer environment: ${repoPython} (Python 3.`), true);
   assert.equal(lines.at(-1), report.ok ? 'ready' : 'not ready: fix the problems above (or run "vistool: Set Up Trainer Environment")');
@@ -63,7 +63,7 @@ test('the first existing interpreter wins, and a venv or conda interpreter runs 
 test("set-up installs torch from the CUDA or CPU index first, then the trainer's other pinned dependencies", async () => {
   const dependencies = pyprojectDependencies(await readFile(join(root, 'trainer', 'pyproject.toml'), 'utf8'));
   assert.ok(dependencies.some((d) => /^torch==/.test(d)), 'the real pyproject pins torch');
-  assert.ok(dependencies.some((d) => /^trl==/.test(d)));
+  assert.ok(dependencies.some((d) => /^transformers==/.test(d)));
   assert.equal(torchIndexFor(true, ''), CUDA_TORCH_INDEX);
   assert.equal(torchIndexFor(false, ''), CPU_TORCH_INDEX);
   assert.equal(torchIndexFor(true, 'https://mirror/whl'), 'https://mirror/whl');
