@@ -14,12 +14,6 @@ import { focusToolName } from '../tools/focus.js';
 
 /** Bar families first: a chart's bands are what its questions are about; a table's columns before its rows. */
 const FAMILY_ORDER: readonly BandFamily[] = ['x_values', 'y_values', 'columns', 'rows'];
-const PYTHON_VARIABLE: Readonly<Record<BandFamily, string>> = {
-  x_values: 'image_with_focused_x_values',
-  y_values: 'image_with_focused_y_values',
-  columns: 'image_with_focused_columns',
-  rows: 'image_with_focused_rows',
-};
 /** Labels longer than this are not copied into an example (an OCR'd cell can be a sentence). */
 const MAX_LABEL_CHARS = 40;
 
@@ -59,7 +53,7 @@ export function examplesFor(meta: PixelMetadata, answer: string | string[], tool
   return {
     hermes: `<tool_call>${call}</tool_call>`,
     openthinkimg: `{"thought": "I need ${JSON.stringify(bands.labels[0]).slice(1, -1)}.", "actions": [${call}]}`,
-    python: `${PYTHON_VARIABLE[bands.family]} = ${tool}(image_1, ${one}, ${bandKey(bands.family)})`,
+    python: `image_with_focused_${bands.family} = ${tool}(image_1, ${one}, ${bandKey(bands.family)})`,
     answer: answerLine,
   };
 }

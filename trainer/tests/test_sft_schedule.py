@@ -46,7 +46,6 @@ def test_a_probe_that_reaches_its_target_ends_the_phase_and_moves_the_later_ones
     assert schedule.phase(70) == "mixture" and schedule.direct_share(70) == 0.5
     assert not schedule.wants_probe_decision(80)  # the mixture runs to sft.steps
     assert schedule.ended_early_at == [40, 60, 70]
-    assert (schedule.start("tool_trajectories"), schedule.end("tool_trajectories")) == (60, 70)
     # The state survives a resume as it was.
     assert SftSchedule.from_config({}, json.loads(json.dumps(schedule.state()))) == schedule
 

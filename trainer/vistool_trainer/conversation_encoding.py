@@ -48,6 +48,12 @@ def load_image_part(part: dict[str, Any]) -> Image.Image:
     raise ValueError(f"image part {part.get('ref', '?')} has neither a path nor inline data: start episodes with images 'path' (shared run dir) or 'inline'")
 
 
+def is_tool_call_turn(message: dict[str, Any]) -> bool:
+    """Whether an assistant message writes a tool call (the gold turns are hermes `<tool_call>`s)."""
+    return message.get("role") == "assistant" and any(
+        "<tool_call>" in part.get("text", "") for part in message.get("content", []) if isinstance(part, dict))
+
+
 class ConversationEncoder:
     # Preprocessed images are kept (an image is re-encoded every turn of its episode and every step
     # its SFT conversation is drawn) up to this many bytes, least recently used first out: RL makes a
@@ -100,8 +106,7 @@ class ConversationEncoder:
         left out (IMAGE_LEFT_OUT in its place), only that turn trained; [] when no turn calls.
         A call copies its arguments from the question, and a small model learns that copy far
         faster with no image tokens in its context (docs/DEMO.md)."""
-        calls = [index for index, message in enumerate(messages) if message.get("role") == "assistant"
-                 and any("<tool_call>" in part.get("text", "") for part in message.get("content", []) if isinstance(part, dict))]
+        calls = [index for index, message in enumerate(messages) if is_tool_call_turn(message)]
         plain = without_images(messages)
         return [self.encode(plain[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in calls]
 

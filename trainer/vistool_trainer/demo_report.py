@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .run_directory import read_json_lines, run_status
+from .sft_schedule import PHASES
 
 EVAL_COLUMNS = [
     ("eval/acc_tools", "accuracy with tools"),
@@ -279,8 +280,6 @@ PHASE_WORDS = {
 
 def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
     """The tools arm's warm-up as it ran: each phase's steps, where the probe ended one, the probe at the end."""
-    from .sft_schedule import PHASES
-
     run_file = run_dir / "run.json"
     state = json.loads(run_file.read_text()).get("sft_schedule") if run_file.exists() else None
     total = sft.get("steps")

@@ -20,6 +20,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
 from .environment_check import repo_root
+from .sft_schedule import TARGET_KEYS
 
 SCHEMA_PATH = repo_root() / "schemas" / "run-config.schema.json"
 REWARD_SCHEMA_PATH = repo_root() / "env" / "rewards" / "config.schema.json"
@@ -109,7 +110,7 @@ def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> dict[st
     config = _fill_defaults(raw, resolved_schema())
     validate_config(config)
     sft = config["sft"]
-    for key in ("calls_without_images_until_acc", "after_tool_until_acc", "tool_trajectories_until_acc"):
+    for key in TARGET_KEYS:
         if sft.get(key) is not None and sft["probe_tasks"] == 0:
             raise ConfigError(f"run config is invalid: sft.{key} ends a phase on the SFT probe, but sft.probe_tasks is 0 "
                               f"(no probe runs); set sft.probe_tasks (e.g. 64) or sft.{key} to null")

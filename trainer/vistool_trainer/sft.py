@@ -23,9 +23,9 @@ from .env_client import EnvClient
 from .policy import Policy
 from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
 from .sft_schedule import SftSchedule
+from .training_engine import TrainingEngine
 
 WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
-from .training_engine import TrainingEngine
 
 
 def answer_text(answer: Any) -> str:
@@ -142,7 +142,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             if mode == CALLS_WITHOUT_IMAGES:
                 segments = policy.encoder.call_segments_without_images(conversation)
             elif mode == AFTER_TOOL_AND_CALLS:
-                segments = encode((key[0], key[1], AFTER_TOOL)) + policy.encoder.call_segments_without_images(conversation)
+                segments = encode((key[0], key[1], AFTER_TOOL)) + encode((key[0], key[1], CALLS_WITHOUT_IMAGES))
             else:
                 segments = policy.encoder.after_tool_segments(conversation) if mode == AFTER_TOOL else policy.encoder.training_segments(conversation)
             # The after-tool and the whole encodings of one conversation hold the same pixels: keep

@@ -14,15 +14,16 @@ that starts the turn as the gold one does also writes the rest of it. One rate p
 - `sft/probe_call_without_images_acc`: the tool calls again, with the images in their context left
   out (what `sft.calls_alongside_answers` trains: the copy before it is used with the images).
 
-The demo's warm-up learns these skills one after another, at step counts that vary with the seed
-(docs/DEMO.md); the probe shows which one a run is missing without spending an evaluation.
+The micro model learns each of these skills after a plateau whose length varies with the seed
+(docs/DEMO.md); the probe shows which one a run is missing without spending an evaluation, and
+the warm-up's phases end on it (sft_schedule.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from .conversation_encoding import EncodedConversation
+from .conversation_encoding import EncodedConversation, is_tool_call_turn
 from .policy import Policy, greedy_token_matches
 
 TURN_KINDS = ("call", "answer_after_tool", "direct_answer", "call_without_images")
@@ -34,10 +35,9 @@ def turn_kinds(messages: list[dict[str, Any]]) -> list[str]:
     for index, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
-        text = "".join(part.get("text", "") for part in message.get("content", []) if isinstance(part, dict))
         if index > 0 and messages[index - 1].get("role") == "tool":
             kinds.append("answer_after_tool")
-        elif "<tool_call>" in text:
+        elif is_tool_call_turn(message):
             kinds.append("call")
         else:
             kinds.append("direct_answer")
@@ -78,9 +78,6 @@ class SftProbe:
                 segments.append(without)
                 kinds.append(["call_without_images"] * len(without))
         return cls(segments, kinds)
-
-    def __len__(self) -> int:
-        return len(self.segments)
 
     def measure(self, policy: Policy, chunk: int = 16) -> dict[str, float]:
         """The reproduced share of each kind of turn present; a kind the probe holds no turn of is absent."""

@@ -33,6 +33,8 @@ PHASES = (
     ("tool_trajectories", "tool_trajectories_steps", "tool_trajectories_until_acc", "sft/probe_call_acc"),
 )
 MIXTURE = "mixture"
+# The config keys that end a phase on the probe (run_config refuses them without a probe).
+TARGET_KEYS = tuple(target_key for _, _, target_key, _ in PHASES)
 
 
 @dataclass
@@ -79,13 +81,6 @@ class SftSchedule:
     def phase(self, step: int) -> str:
         index = self._index(step)
         return MIXTURE if index is None else PHASES[index][0]
-
-    def start(self, name: str) -> int:
-        index = [phase[0] for phase in PHASES].index(name)
-        return self.ends[index - 1] if index else 0
-
-    def end(self, name: str) -> int:
-        return self.ends[[phase[0] for phase in PHASES].index(name)] if name != MIXTURE else -1
 
     def after_tool(self, step: int) -> bool:
         """Whether step `step` (0-based) trains only the turns that follow a tool result."""

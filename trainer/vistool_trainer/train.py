@@ -313,7 +313,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             if options.tools:
                 held_out += gold_conversations(client, probe_tasks, options, seed=seed, direct_answers=True)
             probe = SftProbe.build(policy, held_out)
-            events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(probe)} gold conversations)")
+            events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(held_out)} gold conversations)")
         optimizer = engine.make_optimizer(sft["lr"], sft["weight_decay"], 1.0)
         warn_about_precision(events, engine, sft["lr"], "sft")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:

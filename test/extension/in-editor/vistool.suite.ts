@@ -150,6 +150,8 @@ suite('vistool in a real VS Code', () => {
   });
 
   test('a person sees the interrupted run in the Runs view (checked from the page by the harness)', async function () {
+    // Only the harness (scripts/vscode-harness/run-editor-tests.mjs, which sets the mode to 'vsix')
+    // watches the page and answers .ui-request.json; in a plain extension-host run nothing would.
     if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
     const request = join(workspaceDir(), '.ui-request.json');
     const answer = join(workspaceDir(), '.ui-result.json');
