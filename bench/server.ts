@@ -36,7 +36,13 @@ async function startServer(): Promise<Served> {
   const fixture = await tableFixture();
   await writeFile(join(dir, 'table.png'), fixture.png);
   const task = { id: 'bench', image: 'table.png', question: 'How many wins does Merckx have?', answer: '34', kind: 'table', difficulty: 1, meta: fixture.meta, source: 'bench' };
-  const child = spawn(process.execPath, ['bin/vistool.js', 'serve', '--root', dir, '--token-file', join(dir, 'token'), '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The allocator setting the trainer starts its server with (trainer/vistool_trainer/env_client.py,
+  // SERVER_MALLOC_ENV); VISTOOL_BENCH_MALLOC=default measures glibc's own behaviour instead.
+  const malloc = process.env.VISTOOL_BENCH_MALLOC === 'default' ? {} : { MALLOC_MMAP_THRESHOLD_: '65536' };
+  const child = spawn(process.execPath, ['bin/vistool.js', 'serve', '--root', dir, '--token-file', join(dir, 'token'), '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...malloc, ...process.env },
+  });
   const stop = async () => {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -108,6 +114,9 @@ async function runRound(served: Served): Promise<Round> {
   const seconds = (performance.now() - started) / 1000;
   done = true;
   await poller;
+  // The server collects its garbage once it has been idle for a second (env/server/idle-collector.ts):
+  // what is still held after that is what a round did not give back.
+  await new Promise((r) => setTimeout(r, 1500));
   const health = (await fetch(url + '/v1/health', { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json())) as { rss_bytes: number };
   latencies.sort((a, b) => a - b);
   healthTimes.sort((a, b) => a - b);
@@ -139,7 +148,8 @@ export async function benchSoak(): Promise<void> {
   const rounds = Number(process.env.VISTOOL_SOAK_ROUNDS ?? 5);
   const served = await startServer();
   try {
-    console.log(`\nsoak: ${rounds} rounds of ${EPISODES} concurrent episodes × ${CALLS.length} steps on one server`);
+    const malloc = process.env.VISTOOL_BENCH_MALLOC === 'default' ? "glibc's default" : 'MALLOC_MMAP_THRESHOLD_=65536';
+    console.log(`\nsoak: ${rounds} rounds of ${EPISODES} concurrent episodes × ${CALLS.length} steps on one server (allocator: ${malloc})`);
     let first: Round | undefined;
     for (let i = 1; i <= rounds; i++) {
       const round = await runRound(served);

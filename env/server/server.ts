@@ -19,6 +19,7 @@ import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/re
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
+import { IdleCollector } from './idle-collector.js';
 import { ParserPool } from './parser-pool.js';
 import { parseTaskRecord } from './task-input.js';
 
@@ -75,6 +76,8 @@ export class EnvServer {
   private readonly imageCache = new Map<string, LoadedImage>();
   /** Long model messages are parsed on worker threads, so one request cannot stall the rest. */
   private readonly parser = new ParserPool();
+  /** An idle server gives a burst's garbage back (see idle-collector.ts). */
+  readonly idleCollector = new IdleCollector(() => this.episodes.size === 0 && this.inFlight === 0);
   private inFlight = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -132,6 +135,7 @@ export class EnvServer {
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    this.idleCollector.stop();
     const closed = new Promise<void>((resolvePromise) => this.server.close(() => resolvePromise()));
     this.server.closeIdleConnections();
     const deadline = Date.now() + graceMs;
@@ -150,6 +154,7 @@ export class EnvServer {
         this.opts.log({ level: 'info', msg: 'episode expired', episode: id });
       }
     }
+    this.idleCollector.maybeIdle();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -174,6 +179,7 @@ export class EnvServer {
       if (status === 413) req.resume();
     } finally {
       this.inFlight -= 1;
+      this.idleCollector.maybeIdle();
       this.opts.log({ level: 'info', msg: 'request', method: req.method, path: url.pathname, status, ms: Math.round((performance.now() - started) * 10) / 10 });
     }
   }

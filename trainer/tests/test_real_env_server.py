@@ -1,4 +1,6 @@
 """The rollout loop and the SFT replay against the real `vistool serve` on real generated tasks."""
+from pathlib import Path
+
 from vistool_trainer.policy import Policy
 from vistool_trainer.rollout import EpisodeOptions, load_tasks, run_rollouts
 from vistool_trainer.sft import gold_conversations
@@ -48,6 +50,10 @@ def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_c
         command = server.process.args
         roots = [command[i + 1] for i, arg in enumerate(command) if arg == "--root"]
         assert roots == [str(train_dir), str(eval_dir)]
+        # The allocator setting that lets the server give its peak back (env_client.SERVER_MALLOC_ENV)
+        # is in the node process's own environment, as the kernel started it.
+        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
+        assert b"MALLOC_MMAP_THRESHOLD_=65536" in environ
         tasks = load_tasks(vbar_data[0])[:1] + load_tasks(eval_dir / "tasks.jsonl")[:1]
         conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, system_prompt=""))
         assert all(messages[-1]["content"][0]["text"].startswith("<answer>") for messages in conversations)

@@ -17,7 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import urlparse
 
 from .environment_check import repo_root
@@ -114,6 +114,19 @@ def _die_with_parent() -> None:
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+# glibc raises its mmap threshold each time a large block is freed, so after one round of
+# concurrent episodes the server's image buffers come from the heap and the peak is never given
+# back (measured: 376 → 388 MiB over 5 soak rounds, against 213–299 MiB with the threshold fixed).
+# A fixed threshold keeps buffers of 64 KiB and more in their own mappings, returned on free.
+# It must be in the environment when the process starts; other allocators ignore it.
+SERVER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536"}
+
+
+def server_environment(base: Mapping[str, str]) -> dict[str, str]:
+    """The environment for a `vistool serve` child: `base` plus the allocator settings it lacks."""
+    return {**SERVER_MALLOC_ENV, **base}
+
+
 class LocalEnvServer:
     """A `vistool serve` child process on 127.0.0.1 with a random port; a context manager."""
 
@@ -138,6 +151,7 @@ class LocalEnvServer:
         if self.reward_config is not None:
             command += ["--reward-config", str(self.reward_config)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=repo_root(),
+                                        env=server_environment(os.environ),
                                         preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         assert self.process.stdout is not None
         deadline = time.time() + 60
