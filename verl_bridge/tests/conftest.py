@@ -1,0 +1,47 @@
+"""Fixtures: real generated tasks, a real `vistool serve`, a fresh micro Qwen2.5-VL saved to disk."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vistool_trainer.env_client import LocalEnvServer
+from vistool_trainer.environment_check import repo_root
+from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollout import load_tasks
+from vistool_trainer.train import task_corpus
+
+
+def generate(out: Path, n: int, seed: int) -> Path:
+    if not (repo_root() / "dist" / "cli.js").exists():
+        subprocess.run(["npm", "run", "build"], cwd=repo_root(), check=True, capture_output=True)
+    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", "vbar", "--n", str(n), "--seed", str(seed),
+               "--difficulty", "1", "--image-size", "112x112", "--out", str(out)]
+    subprocess.run(command, cwd=repo_root(), check=True, capture_output=True, timeout=300)
+    return out / "tasks.jsonl"
+
+
+@pytest.fixture(scope="session")
+def tasks_path(tmp_path_factory) -> Path:
+    return generate(tmp_path_factory.mktemp("tasks"), 4, 3)
+
+
+@pytest.fixture(scope="session")
+def micro_dir(tmp_path_factory, tasks_path) -> Path:
+    directory = tmp_path_factory.mktemp("micro")
+    model, processor = build_micro_policy(task_corpus(load_tasks(tasks_path)), MicroSize(), 0)
+    save_policy(model, processor, directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def env_server(tmp_path_factory, tasks_path):
+    """(client, token file, images dir) of one real env server rooted at the tasks' folder."""
+    scratch = tmp_path_factory.mktemp("env")
+    server = LocalEnvServer(tasks_path.parent, scratch / "images", scratch / "token", scratch / "server.log")
+    client = server.__enter__()
+    try:
+        yield client, scratch / "token", scratch / "images"
+    finally:
+        server.__exit__(None, None, None)

@@ -1,0 +1,17 @@
+"""`vistool-verl COMMAND` (or `python -m vistool_verl`): smoke (the agent loop on CPU into a run directory), data (tasks ↔ veRL parquet)."""
+import sys
+
+
+def main() -> int:
+    command, rest = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
+    if command == "smoke":
+        from .smoke import main as smoke
+        return smoke(rest)
+    if command == "data":
+        from .parquet_rows import main as data
+        return data(rest)
+    print("usage: python -m vistool_verl smoke [--out DIR] | data convert --to verl|--from verl ...", file=sys.stderr)
+    return 2
+
+
+

@@ -1,0 +1,40 @@
+"""Where the agent loop finds the env server: the loop's own config keys first, then the
+environment variables the launch script exports (VISTOOL_ENV_URL, VISTOOL_ENV_TOKEN_FILE).
+Each episode gets its own client, because veRL runs many episodes at once on one event loop and
+an HTTP connection must not be shared between threads."""
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+from vistool_trainer.env_client import EnvClient
+
+
+@dataclass(frozen=True)
+class EnvAddress:
+    url: str
+    token: str
+
+    @classmethod
+    def resolve(cls, url: str | None = None, token_file: str | None = None) -> "EnvAddress":
+        url = url or os.environ.get("VISTOOL_ENV_URL")
+        token_file = token_file or os.environ.get("VISTOOL_ENV_TOKEN_FILE")
+        if not url or not token_file:
+            raise ValueError("the vistool agent loop needs the env server: set env_url and env_token_file in the agent loop "
+                             "config, or VISTOOL_ENV_URL and VISTOOL_ENV_TOKEN_FILE (the recipe's run.sh starts a server and sets both)")
+        path = Path(token_file)
+        if not path.is_file():
+            raise ValueError(f"the env server's token file {path} does not exist (VISTOOL_ENV_TOKEN_FILE / env_token_file)")
+        return cls(url=url, token=path.read_text().strip())
+
+    def client(self) -> EnvClient:
+        return EnvClient(self.url, self.token)
+
+
+async def off_loop(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """A blocking env call, run on a worker thread so the other episodes keep generating."""
+    return await asyncio.get_running_loop().run_in_executor(None, partial(function, *args, **kwargs))
