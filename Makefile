@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -37,6 +37,32 @@ test-editor: setup venv browser vscode
 
 bench: setup venv
 	npm run bench
+
+# vistool on veRL (docs/VERL.md). veRL 0.9.1 needs transformers < 5.11 and the trainer's venv has
+# 5.18, so it gets its own environment; the trainer package goes in without its dependencies (the
+# bridge uses its env client and run-directory writer only).
+VERL_VENV := .venv-verl
+VERL_PY := $(VERL_VENV)/bin/python
+VERL_STAMP := $(VERL_VENV)/.vistool-installed
+VERL_SMOKE_DIR ?= runs/verl-smoke
+
+verl-env: $(VERL_STAMP)
+
+$(VERL_STAMP): verl_bridge/pyproject.toml trainer/pyproject.toml
+	test -x $(VERL_PY) || python3 -m venv $(VERL_VENV)
+	$(VERL_PY) -m pip install -q torch==2.13.0
+	$(VERL_PY) -m pip install -q -e 'verl_bridge[test]'
+	$(VERL_PY) -m pip install -q --no-deps -e trainer
+	touch $@
+
+# 8 prompts x 4 rollouts through the vistool agent loop on CPU into $(VERL_SMOKE_DIR) (replaced
+# on each run: it is a smoke, not a result). `vistool view $(VERL_SMOKE_DIR)` shows it.
+verl-smoke: setup verl-env
+	rm -rf $(VERL_SMOKE_DIR)
+	$(VERL_PY) -m vistool_verl smoke --out $(VERL_SMOKE_DIR) --prompts 8 --group 4
+
+test-verl: setup verl-env
+	$(VERL_PY) -m pytest -q verl_bridge/tests
 
 setup: $(NPM_STAMP) fonts build
 
