@@ -67,6 +67,13 @@ test('default metrics put reward and its components first, then accuracy, tool u
   assert.deepEqual(defaultMetrics(['b/x', 'a/y']), ['a/y', 'b/x']);
 });
 
+test("a veRL run's defaults lead with its score, then accuracy, tool calls, lengths, turns and timings", () => {
+  // The names vistool's veRL integration writes (verl_bridge/vistool_verl/run_records.py).
+  const available = ['critic/score/mean', 'critic/score/max', 'critic/advantages/mean', 'acc/mean', 'tool/call_rate',
+    'response_length/mean', 'prompt_length/mean', 'num_turns/mean', 'timing_s/gen'];
+  assert.deepEqual(defaultMetrics(available), ['critic/score/mean', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'num_turns/mean', 'timing_s/gen']);
+});
+
 test('durations read as m:ss under an hour and h:mm:ss above', () => {
   assert.equal(formatDuration(75), '1:15');
   assert.equal(formatDuration(3725), '1:02:05');

@@ -142,8 +142,9 @@ def write_step(run: Any, step: int, tasks: list[dict[str, Any]], group: int, row
         spread = float(np.std(rewards[(i // group) * group:(i // group + 1) * group])) > 0
         run.append_rollout(step, rollout_line(step, str(tasks[i // group]["id"]), i % group, o.extra_fields["vistool_trajectory"],
                                               o.extra_fields["vistool_score"], per_rollout[i], spread, sum(o.response_mask)))
-    extra = {"reward/accuracy": float(np.mean([s["acc"] for s in scores])),
-             "reward/tool_call_rate": float(np.mean([s["vistool/tool_calls"] > 0 for s in scores])),
+    # vistool's own names for these (the embedded trainer's), so the dashboard's tool-collapse alarm reads them.
+    extra = {"acc/mean": float(np.mean([s["acc"] for s in scores])),
+             "tool/call_rate": float(np.mean([s["vistool/tool_calls"] > 0 for s in scores])),
              "timing_s/gen": generation_s, "time/elapsed_s": time.time() - started}
     run.append_metrics(step_metrics(step, rewards, per_rollout, np.array([len(o.response_ids) for o in outputs]),
                                     np.array([len(o.prompt_ids) for o in outputs]), np.array([o.num_turns for o in outputs]), extra))

@@ -176,7 +176,7 @@ class Dashboard {
   private renderBanners(): void {
     const banners: HTMLElement[] = [];
     for (const run of this.visibleRuns()) {
-      const verdict = detectToolFading(run.table.steps, run.table.columns['tool/call_rate'] ?? [], run.table.columns['reward/mean'] ?? []);
+      const verdict = detectToolFading(run.table.steps, run.table.columns['tool/call_rate'] ?? [], run.table.columns['reward/mean'] ?? run.table.columns['critic/score/mean'] ?? []);
       if (verdict?.fading) {
         banners.push(
           h('div', { class: 'banner warning', role: 'alert', 'data-testid': 'tool-fading-warning', 'data-run': run.summary.id },

@@ -107,7 +107,8 @@ export class MetricChart {
         borderColor: smoothedOn ? withAlpha(s.colour, 0.25) : s.colour,
         backgroundColor: s.colour,
         borderWidth: smoothedOn ? 1 : 1.5,
-        pointRadius: 0,
+        // A line needs two points: a series of one (a run's first step) is drawn as a dot.
+        pointRadius: s.raw.length === 1 ? 3 : 0,
         pointHoverRadius: 3,
         indexAxis: 'x',
       });
