@@ -3,6 +3,7 @@
  */
 import { actionsParseCommand } from './actions-parse.js';
 import { type CliCommand, UsageError } from './command.js';
+import { configExportCommand } from './config-export.js';
 import { configSchemaCommand } from './config-schema.js';
 import { configValidateCommand } from './config-validate.js';
 import { dataCheckCommand } from './data-check.js';
@@ -21,6 +22,7 @@ import { viewCommand } from './view.js';
 const commands: CliCommand[] = [
   // one line per command module, kept sorted by path
   actionsParseCommand,
+  configExportCommand,
   configSchemaCommand,
   configValidateCommand,
   dataCheckCommand,

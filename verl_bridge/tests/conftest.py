@@ -11,15 +11,13 @@ from vistool_trainer.environment_check import repo_root
 from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
 from vistool_trainer.rollout import load_tasks
 from vistool_trainer.train import task_corpus
+from vistool_verl.smoke import generate_tasks
 
 
 def generate(out: Path, n: int, seed: int) -> Path:
     if not (repo_root() / "dist" / "cli.js").exists():
         subprocess.run(["npm", "run", "build"], cwd=repo_root(), check=True, capture_output=True)
-    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", "vbar", "--n", str(n), "--seed", str(seed),
-               "--difficulty", "1", "--image-size", "112x112", "--out", str(out)]
-    subprocess.run(command, cwd=repo_root(), check=True, capture_output=True, timeout=300)
-    return out / "tasks.jsonl"
+    return generate_tasks(out, n, seed)
 
 
 @pytest.fixture(scope="session")

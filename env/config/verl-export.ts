@@ -1,0 +1,562 @@
+/**
+ * A vistool run config as a veRL 0.9.1 run: `verl.yaml` (a Hydra config over veRL's own
+ * ppo_trainer), `agent_loop.yaml` (the vistool_agent loop's entry in veRL's agent-loop registry)
+ * and `run.sh` (starts the env server, then veRL's trainer). `vistool config export --to verl`
+ * writes them; docs/VERL.md has the mapping, key by key.
+ *
+ * Pure: a validated config in, three texts and the problems found out. It writes nothing and
+ * reads nothing, so the committed example (examples/verl/) can be compared with a fresh export.
+ *
+ * Paths never name this machine's checkout when the output lies inside it: run.sh finds the
+ * repository from its own location, and verl.yaml reads the folders run.sh exports
+ * (${oc.env:VISTOOL_VERL_DIR}, ${oc.env:VISTOOL_REPO}, ${oc.env:VISTOOL_RUN_DIR}).
+ */
+import { relative, resolve } from 'node:path';
+import { isInside } from '../core/paths.js';
+import { type ConfigProblem, problem } from './problem.js';
+
+export interface VerlExportOptions {
+  /** Folder the run config's relative paths are resolved against (the trainer's working folder). */
+  baseDir: string;
+  /** Absolute folder the files go into. */
+  outDir: string;
+  /** Absolute root of the vistool repository (bin/vistool.js, verl_bridge/). */
+  repoRoot: string;
+  /** The run config as the headers name it (its path, relative to the repository when inside). */
+  configLabel: string;
+  /** The command line that made the files, written into their headers. */
+  commandLine: string;
+  /** trainer.n_gpus_per_node; null: 1 when device is 'cpu', else DEFAULT_GPUS_PER_NODE. */
+  nGpusPerNode: number | null;
+  nnodes: number;
+}
+
+export interface VerlFiles {
+  'verl.yaml': string;
+  'agent_loop.yaml': string;
+  'run.sh': string;
+}
+
+export interface VerlExport {
+  /** null when an error problem stops the export. */
+  files: VerlFiles | null;
+  /** Errors (the export is refused) and warnings (what veRL will not do as vistool would). */
+  problems: ConfigProblem[];
+  /** Commands to run before run.sh: the parquet files, and tasks when the config generates them. */
+  nextSteps: string[];
+}
+
+/** The run config's sections that the export reads (the schema's shape, defaults filled in). */
+interface RunConfig {
+  name: string;
+  seed: number;
+  output_dir: string;
+  device: 'auto' | 'cpu' | 'cuda';
+  threads: number;
+  data: { train: string | null; eval: string | null; generate: Record<string, unknown> };
+  policy: {
+    model: string;
+    dtype: 'auto' | 'float32' | 'bfloat16' | 'float16';
+    system_prompt: string | null | { tools?: string | null; no_tools?: string | null };
+    min_pixels: number | null;
+    max_pixels: number | null;
+    lora: { enabled: boolean; r: number; alpha: number; dropout: number; target_modules: string[] };
+    micro: { min_pixels: number; max_pixels: number };
+    view: { latest_images: number | null; images_first: boolean };
+  };
+  env: { url: string | null; token_file: string | null; tools: boolean; max_turns: number; max_tool_calls: number; images: 'path' | 'inline'; node: string };
+  rewards: Record<string, unknown>;
+  sft: { enabled: boolean; steps: number };
+  rl: {
+    enabled: boolean;
+    steps: number;
+    max_seconds: number | null;
+    prompts_per_step: number;
+    group_size: number;
+    ppo_mini_batch_size: number | null;
+    ppo_epochs: number;
+    lr: number;
+    temperature: number;
+    max_new_tokens: number;
+    advantage: 'grpo' | 'dr_grpo';
+    clip_ratio_low: number;
+    clip_ratio_high: number;
+    clip_ratio_c: number;
+    loss_agg_mode: string;
+    kl_coef: number;
+    kl_estimator: string;
+    dynamic_sampling: boolean;
+    dynamic_sampling_metric: 'reward' | 'accuracy';
+    max_num_gen_batches: number;
+    micro_batch_size: number;
+    max_grad_norm: number;
+  };
+  eval: { n: number; before_and_after: boolean; before: boolean; every_steps: number; max_new_tokens: number };
+  checkpoint: { every_steps: number; keep: number };
+  distributed: { strategy: 'ddp' | 'fsdp' | 'zero3'; cpu_offload: boolean; reshard_after_forward: boolean };
+  logging: { rollouts_per_step: number };
+}
+
+/** GPUs per node when the config does not say cpu: the repository's GPU recipe (trainer/README.md, "A 4-GPU recipe"). */
+export const DEFAULT_GPUS_PER_NODE = 4;
+/** Qwen2.5-VL's image processor: 28×28 pixels per visual token; its default max_pixels is 1280 tokens. */
+const PIXELS_PER_IMAGE_TOKEN = 28 * 28;
+const QWEN_DEFAULT_MAX_PIXELS = 1280 * PIXELS_PER_IMAGE_TOKEN;
+/** Text budget of the opening prompt: the system prompt with the tool list, and the question. */
+const PROMPT_TEXT_TOKENS = 2048;
+/** Text budget of one observation turn (what the tool did, or an error). */
+const OBSERVATION_TEXT_TOKENS = 128;
+
+// --- A small YAML writer: nested maps, scalars, flow lists, and comments -----------------------
+
+/** A number veRL reads as a float: written with a decimal point (1.0, not 1). */
+interface Float {
+  float: number;
+}
+type Scalar = string | number | boolean | null | Float;
+const float = (value: number): Float => ({ float: value });
+type YamlValue = Scalar | Scalar[];
+
+type YamlNode = { kind: 'leaf'; value: YamlValue; comment?: string; above: string[] } | { kind: 'map'; children: Map<string, YamlNode>; above: string[] };
+
+class YamlMap {
+  private readonly root = new Map<string, YamlNode>();
+
+  /** Sets a dotted key. `from` names the vistool key(s) the value comes from (an inline comment). */
+  set(path: string, value: YamlValue, from?: string, above: string[] = []): void {
+    this.leaf(path, value, from === undefined ? undefined : `vistool: ${from}`, above);
+  }
+
+  /** Sets a dotted key whose value does not come from the run config; `why` says where it does come from. */
+  fixed(path: string, value: YamlValue, why?: string, above: string[] = []): void {
+    this.leaf(path, value, why, above);
+  }
+
+  /** Comment lines above a map key (created when absent). */
+  note(path: string, lines: string[]): void {
+    this.map(path.split('.')).above.push(...lines);
+  }
+
+  render(): string {
+    return renderMap(this.root, 0).join('\n') + '\n';
+  }
+
+  private leaf(path: string, value: YamlValue, comment: string | undefined, above: string[]): void {
+    const parts = path.split('.');
+    const key = parts.pop() as string;
+    const parent = parts.length === 0 ? this.root : this.map(parts).children;
+    if (parent.has(key)) throw new Error(`verl-export: ${path} set twice`);
+    parent.set(key, { kind: 'leaf', value, comment, above });
+  }
+
+  private map(parts: string[]): Extract<YamlNode, { kind: 'map' }> {
+    let children = this.root;
+    let node: Extract<YamlNode, { kind: 'map' }> | undefined;
+    for (const part of parts) {
+      let next = children.get(part);
+      if (next === undefined) {
+        next = { kind: 'map', children: new Map(), above: [] };
+        children.set(part, next);
+      }
+      if (next.kind !== 'map') throw new Error(`verl-export: ${parts.join('.')} is a value, not a map`);
+      node = next;
+      children = next.children;
+    }
+    if (!node) throw new Error('verl-export: empty path');
+    return node;
+  }
+}
+
+function renderMap(children: Map<string, YamlNode>, indent: number): string[] {
+  const pad = ' '.repeat(indent);
+  const lines: string[] = [];
+  for (const [key, node] of children) {
+    if (indent === 0 && lines.length > 0) lines.push('');
+    for (const line of node.above) lines.push(`${pad}# ${line}`.trimEnd());
+    if (node.kind === 'map') {
+      lines.push(`${pad}${yamlKey(key)}:`);
+      lines.push(...renderMap(node.children, indent + 2));
+    } else {
+      const text = `${pad}${yamlKey(key)}: ${yamlValue(node.value)}`;
+      lines.push(node.comment ? `${text}  # ${node.comment}` : text);
+    }
+  }
+  return lines;
+}
+
+/** YAML 1.1 (PyYAML, which OmegaConf reads with) turns these plain words into booleans or null. */
+const RESERVED = /^(?:y|n|yes|no|on|off|true|false|null|~)$/i;
+
+function yamlKey(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && !RESERVED.test(key) ? key : JSON.stringify(key);
+}
+
+function yamlValue(value: YamlValue): string {
+  if (Array.isArray(value)) return `[${value.map(yamlScalar).join(', ')}]`;
+  return yamlScalar(value);
+}
+
+function yamlScalar(value: Scalar): string {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return yamlNumber(value);
+  if (typeof value === 'object') return Number.isInteger(value.float) ? `${value.float}.0` : yamlNumber(value.float);
+  const plain = /^[A-Za-z_/][A-Za-z0-9_./-]*$/.test(value) && !RESERVED.test(value);
+  // JSON's string escapes are a subset of YAML's double-quoted ones.
+  return plain ? value : JSON.stringify(value);
+}
+
+/** PyYAML reads `1e-06` as a string: a float in exponent form needs a dot and a signed exponent (`1.0e-06`). */
+function yamlNumber(value: number): string {
+  if (!Number.isFinite(value)) throw new Error(`verl-export: ${value} is not a finite number`);
+  const text = String(value);
+  const exponent = /^(-?\d+)(\.\d+)?e([+-])(\d+)$/.exec(text);
+  if (!exponent) return text;
+  return `${exponent[1]}${exponent[2] ?? '.0'}e${exponent[3]}${exponent[4]}`;
+}
+
+// --- Shell words ---------------------------------------------------------------------------------
+
+/** One shell word, single-quoted unless it is plain. */
+export function shellWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Text that may stand between double quotes in a shell word. */
+function inDoubleQuotes(text: string): string {
+  return text.replace(/(["\\$`])/g, '\\$1');
+}
+
+// --- The export ----------------------------------------------------------------------------------
+
+/**
+ * The three files for a run config that passed `validateRunConfigText` without errors: `config`
+ * with its defaults filled in, `raw` as written (the rewards go to the env server as written,
+ * and the server fills in its own defaults).
+ */
+export function exportVerl(configObject: Record<string, unknown>, raw: Record<string, unknown>, options: VerlExportOptions): VerlExport {
+  const config = configObject as unknown as RunConfig;
+  const problems: ConfigProblem[] = [];
+  const error = (pointer: string, code: string, message: string) => problems.push(problem({ code: `verl/${code}`, severity: 'error', source: 'semantic', pointer, message }));
+  const warn = (pointer: string, code: string, message: string) => problems.push(problem({ code: `verl/${code}`, severity: 'warning', source: 'semantic', pointer, message }));
+  const { rl, env, policy, data } = config;
+
+  // --- What veRL cannot run at all ---------------------------------------------------------------
+  if (!rl.enabled) error('/rl/enabled', 'rl-off', 'rl.enabled is false: veRL\'s trainer runs the RL stage only, so there is nothing to export. Set rl.enabled to true (run an SFT-only config with `python -m vistool_trainer train`).');
+  if (rl.steps === 0) error('/rl/steps', 'no-steps', 'rl.steps is 0: veRL would train nothing. Set rl.steps to the number of RL steps (trainer.total_training_steps).');
+  const gpus = options.nGpusPerNode ?? (config.device === 'cpu' ? 1 : DEFAULT_GPUS_PER_NODE);
+  const world = gpus * options.nnodes;
+  const rollouts = rl.prompts_per_step * rl.group_size;
+  const miniBatch = rl.ppo_mini_batch_size ?? rl.prompts_per_step;
+  if (rollouts % world !== 0) {
+    error('/rl/prompts_per_step', 'batch-uneven', `a step's batch (rl.prompts_per_step × rl.group_size = ${rl.prompts_per_step} × ${rl.group_size} = ${rollouts} rollouts) does not split over ${world} GPU(s) (--n-gpus-per-node ${gpus} × --nnodes ${options.nnodes}); veRL refuses that. Change rl.prompts_per_step or the GPU count.`);
+  }
+  if (miniBatch > rl.prompts_per_step) {
+    error('/rl/ppo_mini_batch_size', 'mini-batch-too-big', `rl.ppo_mini_batch_size (${miniBatch}) is larger than rl.prompts_per_step (${rl.prompts_per_step}); veRL refuses a mini-batch larger than the batch. Use at most ${rl.prompts_per_step}, or null for one optimizer step per batch.`);
+  }
+  const miniRollouts = miniBatch * rl.group_size;
+  let microBatch = rl.micro_batch_size;
+  let microNote: string | undefined;
+  if (miniRollouts % world !== 0) {
+    error('/rl/ppo_mini_batch_size', 'mini-batch-uneven', `a mini-batch (rl.ppo_mini_batch_size × rl.group_size = ${miniBatch} × ${rl.group_size} = ${miniRollouts} rollouts) does not split over ${world} GPU(s); veRL refuses that. Use a mini-batch whose rollouts ${world} divides.`);
+  } else {
+    const perGpu = miniRollouts / world;
+    if (microBatch > perGpu) {
+      microNote = `rl.micro_batch_size ${microBatch} is more than a GPU's share of a mini-batch (${perGpu}), so it is ${perGpu}`;
+      microBatch = perGpu;
+    } else if (perGpu % microBatch !== 0) {
+      error('/rl/micro_batch_size', 'micro-batch-uneven', `rl.micro_batch_size (${microBatch}) does not divide a GPU's share of a mini-batch (rl.ppo_mini_batch_size × rl.group_size / GPUs = ${miniBatch} × ${rl.group_size} / ${world} = ${perGpu} rollouts); veRL refuses that. Use a divisor of ${perGpu}.`);
+    }
+  }
+
+  // --- What veRL does differently (exported, with a warning) -------------------------------------
+  const micro = policy.model === 'micro';
+  if (micro) warn('/policy/model', 'micro-model', "policy.model is 'micro', which veRL cannot load: actor_rollout_ref.model.path is ${oc.env:VISTOOL_MODEL_PATH}, which stops the run until it is given. Save a micro model folder first (`python -m vistool_verl smoke` writes OUT/model; a vistool run's checkpoints/step-N/policy is one too), then export VISTOOL_MODEL_PATH=FOLDER or pass actor_rollout_ref.model.path=FOLDER to run.sh.");
+  if (config.sft.enabled && config.sft.steps > 0) warn('/sft/enabled', 'no-sft', 'sft.enabled is true, but veRL\'s PPO trainer has no SFT warm-up: the exported run starts RL from policy.model. Run the warm-up with `python -m vistool_trainer train` (rl.enabled false) first and point policy.model at its checkpoints/step-N/policy folder.');
+  if (config.device === 'cpu') warn('/device', 'cpu', "device is 'cpu': veRL's vLLM rollouts need a GPU, so this export is for reading and checking; `python -m vistool_verl smoke` runs the vistool agent loop on CPU.");
+  if (policy.view.latest_images !== null || policy.view.images_first) warn('/policy/view', 'view-ignored', 'policy.view is ignored: the veRL agent loop shows the model every image, in the order the env server sends them.');
+  if (env.images === 'inline') warn('/env/images', 'images-path', "env.images is 'inline', but the veRL agent loop always asks the env server for image paths (the run directory is shared).");
+  if (rl.max_seconds !== null) warn('/rl/max_seconds', 'no-time-limit', 'rl.max_seconds is ignored: veRL has no wall-clock limit; rl.steps (trainer.total_training_steps) ends the run.');
+  if (policy.lora.enabled && policy.lora.dropout !== 0.05) warn('/policy/lora/dropout', 'lora-dropout', "policy.lora.dropout is ignored: veRL's FSDP LoRA has no dropout setting.");
+  if (config.distributed.strategy === 'zero3') warn('/distributed/strategy', 'zero3', "distributed.strategy 'zero3' becomes FSDP2 full shard: veRL has no DeepSpeed engine, and FSDP2 full shard splits parameters, gradients and optimizer state as ZeRO-3 does.");
+  if (env.url !== null && raw.rewards !== undefined) warn('/rewards', 'rewards-remote', 'rewards are not sent anywhere: env.url points at a server someone else started, and that server scores with its own --reward-config.');
+  if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
+
+  // --- Paths ---------------------------------------------------------------------------------------
+  const inRepo = (absolute: string) => isInside(options.repoRoot, absolute);
+  /** A path for run.sh, to stand between double quotes: under $REPO when it is in the repository, else absolute. */
+  const shellPath = (absolute: string) => (inRepo(absolute) ? `$REPO${relative(options.repoRoot, absolute) ? '/' + inDoubleQuotes(relative(options.repoRoot, absolute)) : ''}` : inDoubleQuotes(absolute));
+  const fromBase = (path: string) => resolve(options.baseDir, path);
+  const shown = (absolute: string) => (inRepo(absolute) ? relative(options.repoRoot, absolute) || '.' : absolute);
+  const outputDir = fromBase(config.output_dir);
+  const splits = [
+    { key: 'data.train', file: data.train, parquet: 'train.parquet', generated: 'data/train', genSplit: 'train', genCount: data.generate.n_train },
+    { key: 'data.eval', file: data.eval, parquet: 'val.parquet', generated: 'data/eval', genSplit: 'test', genCount: data.generate.n_eval },
+  ];
+  /**
+   * Each split's task folder: the tasks.jsonl's folder (its images are relative to it), or the
+   * folder the trainer generates tasks into (output_dir/data/train, output_dir/data/eval).
+   * `root` is for run.sh, `shownRoot` for the commands run from the repository root.
+   */
+  const roots = splits.map((s) => {
+    const folder = s.file === null ? resolve(outputDir, s.generated) : resolve(fromBase(s.file), '..');
+    return { ...s, root: s.file === null ? `$RUN_DIR/${s.generated}` : shellPath(folder), shownRoot: shown(folder) };
+  });
+  const uniqueRoots = [...new Set(roots.map((r) => r.root))];
+
+  // --- Derived numbers -----------------------------------------------------------------------------
+  const maxPixels = micro ? policy.micro.max_pixels : (policy.max_pixels ?? QWEN_DEFAULT_MAX_PIXELS);
+  const imageTokens = Math.ceil(maxPixels / PIXELS_PER_IMAGE_TOKEN);
+  const promptLength = PROMPT_TEXT_TOKENS + imageTokens;
+  const observations = env.max_turns - 1;
+  const imageObservations = Math.min(env.tools ? env.max_tool_calls : 0, observations);
+  const responseLength = env.max_turns * rl.max_new_tokens + observations * OBSERVATION_TEXT_TOKENS + imageObservations * imageTokens;
+  const dtype = policy.dtype === 'auto' ? (config.device === 'cpu' ? 'float32' : 'bfloat16') : policy.dtype;
+  const systemPrompt = policy.system_prompt !== null && typeof policy.system_prompt === 'object' ? ((env.tools ? policy.system_prompt.tools : policy.system_prompt.no_tools) ?? null) : policy.system_prompt;
+  const saveFreq = config.checkpoint.every_steps > 0 ? config.checkpoint.every_steps : rl.steps;
+  const testFreq = config.eval.every_steps > 0 ? config.eval.every_steps : config.eval.before_and_after ? rl.steps : -1;
+  const epochs = rl.steps * (rl.dynamic_sampling ? rl.max_num_gen_batches : 1);
+  const rolloutTp = gpus % 2 === 0 ? 2 : 1;
+
+  // --- verl.yaml -----------------------------------------------------------------------------------
+  const y = new YamlMap();
+  y.note('data', ['train.parquet and val.parquet are not written by this export: a separate converter makes them from each', 'tasks.jsonl (`python3 -m vistool_verl data convert --to verl`, verl_bridge/); the commands are at the top of run.sh.']);
+  y.set('data.train_files', '${oc.env:VISTOOL_VERL_DIR}/train.parquet', `data.train (${data.train ?? 'generated: RUN_DIR/data/train'}), converted`);
+  y.set('data.val_files', '${oc.env:VISTOOL_VERL_DIR}/val.parquet', `data.eval (${data.eval ?? 'generated: RUN_DIR/data/eval'}), converted`);
+  y.set('data.train_batch_size', rl.prompts_per_step, 'rl.prompts_per_step');
+  y.set('data.max_prompt_length', promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${PROMPT_TEXT_TOKENS} text tokens + ${imageTokens} image tokens)`);
+  y.set('data.max_response_length', responseLength, 'env.max_turns × rl.max_new_tokens + observations', [
+    `veRL budgets a whole multi-turn response: ${env.max_turns} turns × ${rl.max_new_tokens} tokens, ${observations} observation(s) × ${OBSERVATION_TEXT_TOKENS} text tokens,`,
+    `and ${imageObservations} edited image(s) × ${imageTokens} tokens (env.max_tool_calls, policy.${micro ? 'micro.' : ''}max_pixels).`,
+  ]);
+  y.set('data.val_max_samples', config.eval.n, 'eval.n');
+  y.set('data.seed', config.seed, 'seed');
+  y.fixed('data.image_key', 'images', 'the converter writes the PNG bytes under images');
+  y.fixed('data.return_raw_chat', true, 'the agent loop renders the chat itself');
+  if (!micro && policy.min_pixels !== null) y.set('data.mm_processor_kwargs.min_pixels', policy.min_pixels, 'policy.min_pixels');
+  if (!micro && policy.max_pixels !== null) y.set('data.mm_processor_kwargs.max_pixels', policy.max_pixels, 'policy.max_pixels');
+  if (micro) {
+    y.set('data.mm_processor_kwargs.min_pixels', policy.micro.min_pixels, 'policy.micro.min_pixels');
+    y.set('data.mm_processor_kwargs.max_pixels', policy.micro.max_pixels, 'policy.micro.max_pixels');
+  }
+
+  if (micro) {
+    // Not `???`: a mandatory value merged over ppo_trainer's default does not replace it.
+    y.set('actor_rollout_ref.model.path', '${oc.env:VISTOOL_MODEL_PATH}', "policy.model ('micro': veRL loads a saved folder; set VISTOOL_MODEL_PATH or pass actor_rollout_ref.model.path=FOLDER)");
+  } else {
+    y.set('actor_rollout_ref.model.path', policy.model, 'policy.model');
+  }
+  y.set('actor_rollout_ref.model.lora_rank', policy.lora.enabled ? policy.lora.r : 0, policy.lora.enabled ? 'policy.lora.r' : 'policy.lora.enabled (false: full fine-tune)');
+  if (policy.lora.enabled) {
+    y.set('actor_rollout_ref.model.lora_alpha', policy.lora.alpha, 'policy.lora.alpha');
+    y.set('actor_rollout_ref.model.target_modules', policy.lora.target_modules, 'policy.lora.target_modules');
+  }
+
+  const strategy = config.distributed.strategy;
+  const strategyWhy: Record<typeof strategy, string> = {
+    fsdp: "distributed.strategy 'fsdp' (FSDP2 full shard)",
+    zero3: "distributed.strategy 'zero3' (no DeepSpeed in veRL: FSDP2 full shard is the same split)",
+    ddp: "distributed.strategy 'ddp' (FSDP2 with fsdp_size 1: a whole copy per GPU)",
+  };
+  y.set('actor_rollout_ref.actor.strategy', 'fsdp2', strategyWhy[strategy]);
+  y.set('actor_rollout_ref.actor.optim.lr', float(rl.lr), 'rl.lr');
+  y.fixed('actor_rollout_ref.actor.optim.weight_decay', float(0.0), "vistool's RL AdamW has no weight decay (veRL's default is 0.01)");
+  y.set('actor_rollout_ref.actor.optim.clip_grad', float(rl.max_grad_norm), 'rl.max_grad_norm');
+  y.set('actor_rollout_ref.actor.ppo_mini_batch_size', miniBatch, rl.ppo_mini_batch_size === null ? 'rl.ppo_mini_batch_size (null: the whole batch, rl.prompts_per_step)' : 'rl.ppo_mini_batch_size');
+  y.set('actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', microBatch, microNote ?? 'rl.micro_batch_size');
+  y.set('actor_rollout_ref.actor.ppo_epochs', rl.ppo_epochs, 'rl.ppo_epochs');
+  y.set('actor_rollout_ref.actor.clip_ratio_low', float(rl.clip_ratio_low), 'rl.clip_ratio_low');
+  y.set('actor_rollout_ref.actor.clip_ratio_high', float(rl.clip_ratio_high), 'rl.clip_ratio_high');
+  y.set('actor_rollout_ref.actor.clip_ratio_c', float(rl.clip_ratio_c), 'rl.clip_ratio_c');
+  y.set('actor_rollout_ref.actor.loss_agg_mode', rl.loss_agg_mode, 'rl.loss_agg_mode');
+  y.set('actor_rollout_ref.actor.use_kl_loss', rl.kl_coef > 0, 'rl.kl_coef (> 0: KL loss against the start policy)');
+  y.set('actor_rollout_ref.actor.kl_loss_coef', float(rl.kl_coef), 'rl.kl_coef');
+  y.set('actor_rollout_ref.actor.kl_loss_type', rl.kl_estimator, 'rl.kl_estimator');
+  y.set('actor_rollout_ref.actor.fsdp_config.dtype', dtype, `policy.dtype${policy.dtype === 'auto' ? ` (auto, device ${config.device})` : ''}`, ['veRL keeps fp32 master weights (fsdp_config.model_dtype) and computes in this dtype.']);
+  if (strategy === 'fsdp') y.set('actor_rollout_ref.actor.fsdp_config.reshard_after_forward', config.distributed.reshard_after_forward, 'distributed.reshard_after_forward');
+  if (strategy === 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.fsdp_size', 1, "distributed.strategy 'ddp' (shard groups of one GPU: replicated)");
+  if (strategy !== 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.offload_policy', config.distributed.cpu_offload, 'distributed.cpu_offload (FSDP2 CPUOffloadPolicy: parameters, gradients and optimizer state in CPU memory)');
+
+  y.note('actor_rollout_ref.ref', ['The reference policy exists only when actor.use_kl_loss is true.']);
+  y.set('actor_rollout_ref.ref.strategy', 'fsdp2', 'distributed.strategy');
+  y.set('actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', microBatch, 'rl.micro_batch_size');
+  y.set('actor_rollout_ref.ref.fsdp_config.dtype', dtype, 'policy.dtype');
+
+  y.fixed('actor_rollout_ref.rollout.name', 'vllm');
+  y.fixed('actor_rollout_ref.rollout.mode', 'async', 'the agent loop needs the async server');
+  y.set('actor_rollout_ref.rollout.n', rl.group_size, 'rl.group_size');
+  y.set('actor_rollout_ref.rollout.temperature', float(rl.temperature), 'rl.temperature');
+  y.set('actor_rollout_ref.rollout.seed', config.seed, 'seed');
+  y.set('actor_rollout_ref.rollout.dtype', dtype, 'policy.dtype');
+  y.set('actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', microBatch, 'rl.micro_batch_size');
+  y.fixed('actor_rollout_ref.rollout.tensor_model_parallel_size', rolloutTp, `not in the run config: ${rolloutTp === 2 ? "the seed paper's TP2" : 'one GPU per vLLM engine'}`);
+  y.set('actor_rollout_ref.rollout.limit_images', 1 + imageObservations, 'env.max_tool_calls (the task image and each edited one; vLLM limit_mm_per_prompt)');
+  y.fixed('actor_rollout_ref.rollout.multi_turn.enable', true);
+  y.set('actor_rollout_ref.rollout.multi_turn.max_assistant_turns', env.max_turns, 'env.max_turns');
+  y.fixed('actor_rollout_ref.rollout.agent.default_agent_loop', 'vistool_agent', 'verl_bridge/vistool_verl/agent_loop.py');
+  y.fixed('actor_rollout_ref.rollout.agent.agent_loop_config_path', '${oc.env:VISTOOL_VERL_DIR}/agent_loop.yaml');
+
+  y.fixed('algorithm.adv_estimator', 'grpo', `rl.advantage '${rl.advantage}'`);
+  y.set('algorithm.norm_adv_by_std_in_grpo', rl.advantage === 'grpo', `rl.advantage ('dr_grpo': no division by the group std)`);
+  y.fixed('algorithm.use_kl_in_reward', false, 'vistool puts KL in the loss (rl.kl_coef), never in the reward');
+  y.set('algorithm.filter_groups.enable', rl.dynamic_sampling, 'rl.dynamic_sampling (DAPO dynamic sampling)');
+  if (rl.dynamic_sampling) {
+    y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : ''}`);
+    y.set('algorithm.filter_groups.max_num_gen_batches', rl.max_num_gen_batches, 'rl.max_num_gen_batches');
+  }
+
+  y.note('reward', ["The env server scores each episode with the run config's rewards (run.sh passes --reward-config);", 'this function hands that score to veRL.']);
+  y.fixed('reward.custom_reward_function.path', '${oc.env:VISTOOL_REPO}/verl_bridge/vistool_verl/reward.py');
+  y.fixed('reward.custom_reward_function.name', 'compute_score');
+
+  y.fixed('trainer.project_name', 'vistool');
+  y.set('trainer.experiment_name', config.name, 'name');
+  y.fixed('trainer.logger', ['console']);
+  y.set('trainer.device', config.device === 'cpu' ? 'cpu' : 'cuda', config.device === 'auto' ? "device ('auto': veRL needs CUDA)" : 'device');
+  if (options.nGpusPerNode === null && config.device === 'cpu') y.set('trainer.n_gpus_per_node', gpus, "device 'cpu'");
+  else y.fixed('trainer.n_gpus_per_node', gpus, `not in the run config: ${options.nGpusPerNode !== null ? '--n-gpus-per-node' : `the default ${DEFAULT_GPUS_PER_NODE} (--n-gpus-per-node N changes it)`}`);
+  y.fixed('trainer.nnodes', options.nnodes, 'not in the run config: --nnodes');
+  y.set('trainer.total_training_steps', rl.steps, 'rl.steps');
+  y.set('trainer.total_epochs', epochs, `rl.steps${rl.dynamic_sampling ? ' × rl.max_num_gen_batches' : ''} (enough passes that rl.steps ends the run)`);
+  y.set('trainer.save_freq', saveFreq, config.checkpoint.every_steps > 0 ? 'checkpoint.every_steps' : 'checkpoint.every_steps (0: only at the end)');
+  y.set('trainer.max_actor_ckpt_to_keep', config.checkpoint.keep, 'checkpoint.keep');
+  y.set('trainer.default_local_dir', '${oc.env:VISTOOL_RUN_DIR}/checkpoints', 'output_dir');
+  y.set('trainer.val_before_train', config.eval.before_and_after && config.eval.before, 'eval.before_and_after, eval.before');
+  y.set('trainer.test_freq', testFreq, config.eval.every_steps > 0 ? 'eval.every_steps' : 'eval.before_and_after (once, at the end)');
+  if (config.logging.rollouts_per_step > 0) y.set('trainer.rollout_data_dir', '${oc.env:VISTOOL_RUN_DIR}/verl-rollouts', 'logging.rollouts_per_step (> 0; veRL writes every rollout of a step)');
+
+  const header = [
+    `# veRL 0.9.1 config for the vistool run config ${options.configLabel}.`,
+    `# Generated by \`${options.commandLine}\`.`,
+    '# Change the run config and export again; one-off changes go on run.sh\'s command line as Hydra',
+    '# overrides (./run.sh trainer.n_gpus_per_node=8). "vistool: KEY" names the run-config key a value',
+    '# comes from. The ${oc.env:...} folders are exported by run.sh: VISTOOL_VERL_DIR (this folder),',
+    '# VISTOOL_REPO (the vistool checkout), VISTOOL_RUN_DIR (the run directory).',
+    '# docs/VERL.md maps every run-config key.',
+    'hydra:',
+    '  searchpath:',
+    '    - pkg://verl/trainer/config',
+    'defaults:',
+    '  - ppo_trainer',
+    '  - _self_',
+    '',
+  ].join('\n');
+  const verlYaml = header + y.render();
+
+  // --- agent_loop.yaml -----------------------------------------------------------------------------
+  const agentLoop = [
+    '# The vistool_agent loop for veRL\'s agent-loop registry (verl.yaml points at this file with',
+    '# actor_rollout_ref.rollout.agent.agent_loop_config_path).',
+    `# Generated by \`${options.commandLine}\`.`,
+    '# The env server\'s URL and token file and the run directory reach the loop through',
+    '# VISTOOL_ENV_URL, VISTOOL_ENV_TOKEN_FILE and VISTOOL_RUN_DIR, which run.sh exports.',
+    '# The tools switch is use_tools: veRL passes its own `tools` argument to every agent loop.',
+    '- name: vistool_agent',
+    '  _target_: vistool_verl.agent_loop.VistoolAgentLoop',
+    `  max_turns: ${env.max_turns}  # vistool: env.max_turns`,
+    `  max_tool_calls: ${env.max_tool_calls}  # vistool: env.max_tool_calls`,
+    `  use_tools: ${env.tools}  # vistool: env.tools`,
+    ...(systemPrompt !== null ? [`  system_prompt: ${JSON.stringify(systemPrompt)}  # vistool: policy.system_prompt${typeof policy.system_prompt === 'object' ? (env.tools ? '.tools' : '.no_tools') : ''}`] : []),
+    '',
+  ].join('\n');
+
+  // --- run.sh --------------------------------------------------------------------------------------
+  const convertFlags = [...(env.tools ? [] : ['--no-tools']), ...(systemPrompt !== null ? ['--system-prompt', systemPrompt] : [])].map(shellWord).join(' ');
+  const convertCommand = (root: string, parquet: string) => `python3 -m vistool_verl data convert --to verl ${shellWord(`${root}/tasks.jsonl`)} --out ${shellWord(`${shown(options.outDir)}/${parquet}`)}${convertFlags ? ' ' + convertFlags : ''}`;
+  const generateCommand = (split: (typeof roots)[number]) => {
+    const g = data.generate;
+    const words = ['data', 'gen', '--kind', String(g.kind), '--n', String(split.genCount), '--seed', String(config.seed), '--split', split.genSplit, '--difficulty', String(g.difficulty), '--image-size', String(g.image_size)];
+    if (Array.isArray(g.families)) words.push('--family', g.families.join(','));
+    if (Array.isArray(g.labels)) words.push('--labels', g.labels.join(','));
+    if (typeof g.min_top_gap === 'number' && g.min_top_gap > 0) words.push('--min-top-gap', String(g.min_top_gap));
+    if (Array.isArray(g.categories)) words.push('--categories', g.categories.join('-'));
+    if (g.shuffle_labels === true) words.push('--shuffle-labels');
+    return `node bin/vistool.js ${words.map(shellWord).join(' ')} --out ${shellWord(split.shownRoot)}`;
+  };
+  // What to run once before run.sh (from the repository root): tasks, when the config generates them, and the parquet rows.
+  const nextSteps: string[] = [];
+  for (const r of roots) {
+    if (r.file === null) nextSteps.push(generateCommand(r));
+    nextSteps.push(convertCommand(r.shownRoot, r.parquet));
+  }
+  const repoLine = inRepo(options.outDir)
+    ? `REPO="$(cd "$DIR/${inDoubleQuotes(relative(options.outDir, options.repoRoot) || '.')}" && pwd)"`
+    : `REPO="${inDoubleQuotes(options.repoRoot)}"`;
+  const checks = [
+    ...roots.map((r) => `[ -f "${r.root}/tasks.jsonl" ] || fail "${r.root}/tasks.jsonl is missing (${r.key}); see 'Before the first run' in $0"`),
+    ...roots.map((r) => `[ -f "$DIR/${r.parquet}" ] || fail "$DIR/${r.parquet} is missing; see 'Before the first run' in $0"`),
+  ];
+  const rewardJson = JSON.stringify(raw.rewards ?? {}, null, 2);
+  const serverLines =
+    env.url === null
+      ? [
+          "# The env server: loopback, a fresh token, the episode images in the run directory, the tasks' folders as roots.",
+          'mkdir -p "$RUN_DIR/images" "$RUN_DIR/logs"',
+          "cat > \"$RUN_DIR/logs/reward-config.json\" <<'JSON'  # vistool: rewards",
+          rewardJson,
+          'JSON',
+          'SERVER_OUT="$RUN_DIR/logs/env-server.out"',
+          ': > "$SERVER_OUT"',
+          'MALLOC_MMAP_THRESHOLD_=65536 "$NODE" "$REPO/bin/vistool.js" serve --port 0 --token-file "$RUN_DIR/env-token" --images-dir "$RUN_DIR/images" \\',
+          `  ${uniqueRoots.map((root) => `--root "${root}"`).join(' ')} --reward-config "$RUN_DIR/logs/reward-config.json" --quiet \\`,
+          '  > "$SERVER_OUT" 2> "$RUN_DIR/logs/env-server.log" &',
+          'SERVER_PID=$!',
+          'trap \'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true\' EXIT',
+          '# Its first stdout line is {"event":"listening","url":...}.',
+          'for _ in $(seq 1 600); do',
+          '  [ "$(wc -l < "$SERVER_OUT")" -ge 1 ] && break',
+          '  kill -0 "$SERVER_PID" 2>/dev/null || fail "the env server stopped before listening; see $RUN_DIR/logs/env-server.log"',
+          '  sleep 0.1',
+          'done',
+          'LISTENING="$(head -n 1 "$SERVER_OUT")"',
+          'VISTOOL_ENV_URL="$(printf \'%s\\n\' "$LISTENING" | sed -n \'s/.*"url":"\\([^"]*\\)".*/\\1/p\')"',
+          '[ -n "$VISTOOL_ENV_URL" ] || fail "no URL in the env server\'s first line (${LISTENING:-none after 60 s}); see $RUN_DIR/logs/env-server.log"',
+          'export VISTOOL_ENV_URL',
+          'export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"',
+        ]
+      : [
+          '# The env server someone else started (env.url); it scores with its own --reward-config.',
+          `export VISTOOL_ENV_URL=${shellWord(env.url)}  # vistool: env.url`,
+          ...(env.token_file !== null
+            ? [`export VISTOOL_ENV_TOKEN_FILE="${shellPath(fromBase(env.token_file))}"  # vistool: env.token_file`]
+            : [
+                '[ -n "${VISTOOL_TOKEN:-}" ] || fail "env.url is set without env.token_file: export VISTOOL_TOKEN (the server\'s token)"',
+                '(umask 077 && printf \'%s\\n\' "$VISTOOL_TOKEN" > "$RUN_DIR/env-token")',
+                'export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"',
+              ]),
+        ];
+  const runSh = [
+    '#!/usr/bin/env bash',
+    `# veRL run of the vistool run config ${options.configLabel}: starts the vistool env server, then`,
+    "# veRL's PPO trainer with verl.yaml from this folder. Arguments are Hydra overrides for veRL, e.g.",
+    '#   ./run.sh trainer.n_gpus_per_node=8 actor_rollout_ref.rollout.gpu_memory_utilization=0.6',
+    `# Generated by \`${options.commandLine}\`.`,
+    "# Environment: RUN_DIR (the run directory; default: the run config's output_dir), PYTHON (a python",
+    '# with veRL 0.9.1 and vistool_verl, e.g. `make verl-env`; default python3), NODE (default: env.node).',
+    '#',
+    '# Before the first run, from the repository root (the parquet rows come from a separate converter,',
+    '# verl_bridge/vistool_verl/parquet_rows.py):',
+    ...nextSteps.map((step) => `#   ${step}`),
+    'set -euo pipefail',
+    'fail() { echo "run.sh: $*" >&2; exit 1; }',
+    'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+    repoLine,
+    `RUN_DIR="\${RUN_DIR:-${shellPath(outputDir)}}"  # vistool: output_dir`,
+    'mkdir -p "$RUN_DIR"',
+    'RUN_DIR="$(cd "$RUN_DIR" && pwd)"',
+    'PYTHON="${PYTHON:-python3}"',
+    `NODE="\${NODE:-${inDoubleQuotes(env.node)}}"  # vistool: env.node`,
+    '',
+    '# The tasks (the env server reads their images) and their parquet rows (veRL reads those).',
+    ...checks,
+    '',
+    ...serverLines,
+    'export VISTOOL_RUN_DIR="$RUN_DIR" VISTOOL_REPO="$REPO" VISTOOL_VERL_DIR="$DIR"',
+    '',
+    "# Hydra's own log folder goes into the run directory, not the current folder.",
+    '"$PYTHON" -m verl.trainer.main_ppo --config-path "$DIR" --config-name verl hydra.run.dir="$RUN_DIR/logs/hydra" "$@"',
+    '',
+  ].join('\n');
+
+  return { files: { 'verl.yaml': verlYaml, 'agent_loop.yaml': agentLoop, 'run.sh': runSh }, problems, nextSteps };
+}

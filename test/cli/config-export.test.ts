@@ -1,0 +1,345 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { createConfigExportCommand, prepareVerlExport } from '../../env/cli/config-export.js';
+import { UsageError } from '../../env/cli/command.js';
+import { main } from '../../env/cli/main.js';
+import { resolvedNode, runConfigSchema, schemaAt, type SchemaNode } from '../../env/config/run-config-schema.js';
+
+const root = join(__dirname, '..', '..');
+const DAPO = join(root, 'examples', 'dapo-qwen2.5-vl-3b-4gpu.vistool.json');
+const MICRO = join(root, 'examples', 'micro-cpu.vistool.json');
+const EXAMPLE_OUT = join(root, 'examples', 'verl', 'dapo-qwen2.5-vl-3b-4gpu');
+const VERL_PYTHON = join(root, '.venv-verl', 'bin', 'python');
+const BUNDLE = join(root, 'dist', 'cli.js');
+
+// js-yaml is in node_modules (a dependency of the lint tools), without type declarations.
+const jsYaml = createRequire(__filename)('js-yaml') as { load(text: string): unknown };
+
+type Tree = Record<string, unknown>;
+
+function capture() {
+  const chunks: string[] = [];
+  return { write: (text: string) => chunks.push(text), text: () => chunks.join('') };
+}
+
+/** The value at a dotted path of a parsed YAML or JSON tree. */
+function at(tree: unknown, path: string): unknown {
+  let node = tree;
+  for (const part of path.split('.')) {
+    assert.ok(typeof node === 'object' && node !== null && part in node, `${path}: no '${part}'`);
+    node = (node as Tree)[part];
+  }
+  return node;
+}
+
+async function exportTo(config: string, extra: string[] = []) {
+  const out = await mkdtemp(join(tmpdir(), 'vistool-export-'));
+  const stdout = capture();
+  const stderr = capture();
+  const code = await createConfigExportCommand({ stdout, stderr }).run(['--to', 'verl', config, '--out', out, ...extra]);
+  assert.equal(code, 0, stderr.text());
+  const read = (name: string) => readFile(join(out, name), 'utf8');
+  return { out, stdout: stdout.text(), stderr: stderr.text(), verlYaml: await read('verl.yaml'), agentLoop: await read('agent_loop.yaml'), runSh: await read('run.sh') };
+}
+
+test('exporting the DAPO example gives a verl.yaml whose values are the run config\'s', async () => {
+  const source = JSON.parse(await readFile(DAPO, 'utf8')) as Tree;
+  const { verlYaml, stdout } = await exportTo(DAPO);
+  const body = verlYaml.split('\n').filter((line) => !line.startsWith('#'));
+  assert.deepEqual(body.slice(0, 6), ['hydra:', '  searchpath:', '    - pkg://verl/trainer/config', 'defaults:', '  - ppo_trainer', '  - _self_']);
+  const yaml = jsYaml.load(verlYaml) as Tree;
+  const rl = source.rl as Tree;
+  const env = source.env as Tree;
+  const expected: Record<string, unknown> = {
+    'data.train_batch_size': rl.prompts_per_step,
+    'data.image_key': 'images',
+    'data.return_raw_chat': true,
+    'data.val_max_samples': 500,
+    'actor_rollout_ref.model.path': 'Qwen/Qwen2.5-VL-3B-Instruct',
+    'actor_rollout_ref.actor.strategy': 'fsdp2',
+    'actor_rollout_ref.ref.strategy': 'fsdp2',
+    'actor_rollout_ref.actor.optim.lr': rl.lr,
+    'actor_rollout_ref.actor.optim.clip_grad': rl.max_grad_norm,
+    'actor_rollout_ref.actor.ppo_mini_batch_size': rl.ppo_mini_batch_size,
+    'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': rl.micro_batch_size,
+    'actor_rollout_ref.actor.clip_ratio_low': rl.clip_ratio_low,
+    'actor_rollout_ref.actor.clip_ratio_high': 0.28,
+    'actor_rollout_ref.actor.clip_ratio_c': rl.clip_ratio_c,
+    'actor_rollout_ref.actor.loss_agg_mode': rl.loss_agg_mode,
+    'actor_rollout_ref.actor.use_kl_loss': false,
+    'actor_rollout_ref.actor.kl_loss_coef': rl.kl_coef,
+    'actor_rollout_ref.actor.fsdp_config.offload_policy': true,
+    'actor_rollout_ref.rollout.name': 'vllm',
+    'actor_rollout_ref.rollout.mode': 'async',
+    'actor_rollout_ref.rollout.n': rl.group_size,
+    'actor_rollout_ref.rollout.temperature': rl.temperature,
+    'actor_rollout_ref.rollout.multi_turn.enable': true,
+    'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': env.max_turns,
+    'actor_rollout_ref.rollout.agent.default_agent_loop': 'vistool_agent',
+    'actor_rollout_ref.rollout.agent.agent_loop_config_path': '${oc.env:VISTOOL_VERL_DIR}/agent_loop.yaml',
+    'algorithm.adv_estimator': 'grpo',
+    'algorithm.use_kl_in_reward': false,
+    'algorithm.filter_groups.enable': rl.dynamic_sampling,
+    'algorithm.filter_groups.metric': 'acc',
+    'algorithm.filter_groups.max_num_gen_batches': rl.max_num_gen_batches,
+    'reward.custom_reward_function.path': '${oc.env:VISTOOL_REPO}/verl_bridge/vistool_verl/reward.py',
+    'reward.custom_reward_function.name': 'compute_score',
+    'trainer.n_gpus_per_node': 4,
+    'trainer.nnodes': 1,
+    'trainer.total_training_steps': rl.steps,
+    'trainer.project_name': 'vistool',
+    'trainer.experiment_name': source.name,
+    'trainer.logger': ['console'],
+    'trainer.save_freq': 10,
+    'trainer.max_actor_ckpt_to_keep': 3,
+  };
+  for (const [path, value] of Object.entries(expected)) assert.deepEqual(at(yaml, path), value, path);
+  assert.equal(rl.clip_ratio_high, 0.28);
+  assert.match(String(at(yaml, 'data.train_files')), /\/train\.parquet$/);
+  assert.match(String(at(yaml, 'data.val_files')), /\/val\.parquet$/);
+  // The response budget holds every turn of an episode.
+  assert.ok((at(yaml, 'data.max_response_length') as number) >= (env.max_turns as number) * (rl.max_new_tokens as number));
+  // A comment names the run-config key of every value that comes from it, and each named key is real.
+  const named = [...verlYaml.matchAll(/# vistool: ([\w.$]+)/g)].map((m) => m[1] as string);
+  assert.ok(named.length > 40, `only ${named.length} keys are commented`);
+  for (const key of named) assert.ok(schemaAt('/' + key.split('.').join('/')), `the comment names ${key}, which is not a run-config key`);
+  for (const line of verlYaml.split('\n')) {
+    if (/clip_ratio_high|max_assistant_turns|total_training_steps|train_batch_size|"n":/.test(line)) assert.match(line, /# vistool: /, line);
+  }
+  assert.deepEqual(Object.keys(JSON.parse(stdout) as Tree), ['out', 'files', 'next']);
+});
+
+test('agent_loop.yaml is one vistool_agent entry with the episode limits', async () => {
+  const { agentLoop } = await exportTo(DAPO);
+  assert.deepEqual(jsYaml.load(agentLoop), [{ name: 'vistool_agent', _target_: 'vistool_verl.agent_loop.VistoolAgentLoop', max_turns: 5, max_tool_calls: 4, use_tools: true }]);
+  // A per-arm system prompt reaches the loop as the prompt of the run's arm.
+  const micro = await exportTo(MICRO);
+  const [entry] = jsYaml.load(micro.agentLoop) as Tree[];
+  assert.equal(entry?.system_prompt, 'Answer the question about the chart. You may call an image tool first.');
+  assert.equal(entry?.max_turns, 3);
+});
+
+test('run.sh is executable, passes bash -n and starts the server with its real flags', async () => {
+  const { out, runSh } = await exportTo(DAPO);
+  assert.ok((statSync(join(out, 'run.sh')).mode & 0o111) === 0o111, 'run.sh is not executable');
+  const syntax = spawnSync('bash', ['-n', join(out, 'run.sh')], { encoding: 'utf8' });
+  assert.equal(syntax.status, 0, syntax.stderr);
+  assert.match(runSh, /^#!\/usr\/bin\/env bash\n/);
+  assert.match(runSh, /^set -euo pipefail$/m);
+  assert.match(runSh, /MALLOC_MMAP_THRESHOLD_=65536 "\$NODE" "\$REPO\/bin\/vistool\.js" serve --port 0 --token-file "\$RUN_DIR\/env-token" --images-dir "\$RUN_DIR\/images"/);
+  assert.match(runSh, /--root "\$REPO\/data\/refocus-table\/train" --root "\$REPO\/data\/refocus-table\/test" --reward-config "\$RUN_DIR\/logs\/reward-config\.json" --quiet/);
+  assert.match(runSh, /^"\$PYTHON" -m verl\.trainer\.main_ppo --config-path "\$DIR" --config-name verl hydra\.run\.dir="\$RUN_DIR\/logs\/hydra" "\$@"$/m);
+  assert.match(runSh, /^trap .*kill "\$SERVER_PID".* EXIT$/m);
+  assert.match(runSh, /^RUN_DIR="\$\{RUN_DIR:-\$REPO\/runs\/dapo-qwen2\.5-vl-3b\}"/m);
+});
+
+test('run.sh starts the env server, exports its address and stops it when the trainer exits', { skip: !existsSync(BUNDLE) && 'dist/cli.js is missing (npm run build)', timeout: 60_000 }, async () => {
+  const work = await mkdtemp(join(tmpdir(), 'vistool-export-run-'));
+  for (const split of ['train', 'test']) {
+    const made = spawnSync(process.execPath, [join(root, 'bin', 'vistool.js'), 'data', 'gen', '--kind', 'vbar', '--n', '2', '--seed', '1', '--split', split, '--image-size', '112x112', '--out', join(work, 'data', split)], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+  }
+  const config = join(work, 'run.vistool.json');
+  await writeFile(config, JSON.stringify({ name: 'x', output_dir: 'out-run', device: 'cuda', data: { train: 'data/train/tasks.jsonl', eval: 'data/test/tasks.jsonl' }, policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct' }, sft: { enabled: false }, rl: { prompts_per_step: 4, group_size: 2 }, rewards: { tool: { no_tool_factor: 0.5 } } }));
+  const { out, stderr } = await exportTo(config, ['--base-dir', work]);
+  assert.match(stderr, /python3 -m vistool_verl data convert --to verl \S+\/data\/train\/tasks\.jsonl --out \S+\/train\.parquet/);
+  // Without the parquet files run.sh stops before starting anything, and says what to run.
+  const early = spawnSync('bash', [join(out, 'run.sh')], { encoding: 'utf8', env: { ...process.env, PYTHON: 'false' } });
+  assert.equal(early.status, 1);
+  assert.match(early.stderr, /train\.parquet is missing; see 'Before the first run'/);
+  await writeFile(join(out, 'train.parquet'), '');
+  await writeFile(join(out, 'val.parquet'), '');
+  // A stand-in for veRL's trainer: records its arguments and environment, and asks the server for its health.
+  const stub = join(work, 'fake-python');
+  await writeFile(stub, `#!${process.execPath}
+const { readFileSync, writeFileSync } = require('node:fs');
+const token = readFileSync(process.env.VISTOOL_ENV_TOKEN_FILE, 'utf8').trim();
+fetch(process.env.VISTOOL_ENV_URL + '/v1/health', { headers: { authorization: 'Bearer ' + token } })
+  .then((r) => r.json())
+  .then((health) => writeFileSync(process.env.VISTOOL_RUN_DIR + '/stub.json', JSON.stringify({ argv: process.argv.slice(2), health,
+    env: Object.fromEntries(['VISTOOL_ENV_URL', 'VISTOOL_ENV_TOKEN_FILE', 'VISTOOL_RUN_DIR', 'VISTOOL_REPO', 'VISTOOL_VERL_DIR'].map((k) => [k, process.env[k]])) })));
+`, { mode: 0o755 });
+  const code = await new Promise<number | null>((resolvePromise) => {
+    const child = spawn('bash', [join(out, 'run.sh'), 'trainer.total_training_steps=2'], { env: { ...process.env, PYTHON: stub, RUN_DIR: join(work, 'the-run') }, stdio: 'inherit' });
+    child.on('exit', resolvePromise);
+  });
+  assert.equal(code, 0);
+  const seen = JSON.parse(await readFile(join(work, 'the-run', 'stub.json'), 'utf8')) as { argv: string[]; health: Tree; env: Record<string, string> };
+  assert.deepEqual(seen.argv, ['-m', 'verl.trainer.main_ppo', '--config-path', out, '--config-name', 'verl', `hydra.run.dir=${join(work, 'the-run', 'logs', 'hydra')}`, 'trainer.total_training_steps=2']);
+  assert.equal(seen.health.status, 'ok');
+  assert.match(seen.env.VISTOOL_ENV_URL ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(seen.env.VISTOOL_ENV_TOKEN_FILE, join(work, 'the-run', 'env-token'));
+  assert.equal(seen.env.VISTOOL_RUN_DIR, join(work, 'the-run'));
+  assert.equal(seen.env.VISTOOL_VERL_DIR, out);
+  assert.equal(seen.env.VISTOOL_REPO, root);
+  assert.deepEqual(JSON.parse(await readFile(join(work, 'the-run', 'logs', 'reward-config.json'), 'utf8')), { tool: { no_tool_factor: 0.5 } });
+  // The server is gone once run.sh has exited.
+  const listening = JSON.parse((await readFile(join(work, 'the-run', 'logs', 'env-server.out'), 'utf8')).split('\n')[0] ?? '') as { pid: number };
+  await new Promise((r) => setTimeout(r, 200));
+  assert.throws(() => process.kill(listening.pid, 0), /ESRCH/);
+});
+
+test('a bad config is refused with the validator\'s message naming the key', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-bad-'));
+  const cases: [string, RegExp][] = [
+    ['{\n  "name": "bad",\n  "rl": {"clip_ratio_hgh": 0.3}\n}\n', /bad\.vistool\.json:3:10: error: unknown key 'clip_ratio_hgh' in rl: did you mean 'clip_ratio_high'\?.*\[schema\/unknown-key\]/],
+    ['{"rl": {"group_size": "eight"}}', /error: .*rl\.group_size.*\[schema\/type\]/],
+  ];
+  for (const [text, message] of cases) {
+    const file = join(dir, 'bad.vistool.json');
+    await writeFile(file, text);
+    const stderr = capture();
+    await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out')]), /has \d+ error\(s\), listed above/);
+    assert.match(stderr.text(), message);
+    assert.equal(existsSync(join(dir, 'out', 'verl.yaml')), false);
+  }
+});
+
+test('a config veRL would refuse is refused, naming the key and the fix', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-uneven-'));
+  const file = join(dir, 'uneven.vistool.json');
+  await writeFile(file, JSON.stringify({ device: 'cuda', rl: { prompts_per_step: 3, group_size: 3 } }));
+  const stderr = capture();
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out')]), /cannot run on veRL as it is/);
+  assert.match(stderr.text(), /error: a step's batch \(rl\.prompts_per_step × rl\.group_size = 3 × 3 = 9 rollouts\) does not split over 4 GPU\(s\).*\[verl\/batch-uneven\]/);
+  await writeFile(file, JSON.stringify({ rl: { enabled: false } }));
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out')]), /cannot run on veRL/);
+  assert.match(stderr.text(), /rl\.enabled is false.*\[verl\/rl-off\]/);
+});
+
+test('missing --out, --to or the config file are usage errors (exit 2)', async () => {
+  const command = createConfigExportCommand({ stdout: capture(), stderr: capture() });
+  await assert.rejects(command.run(['--to', 'verl', DAPO]), (err: unknown) => err instanceof UsageError && /--out DIR is required/.test(err.message));
+  await assert.rejects(command.run([DAPO, '--out', '/tmp/x']), (err: unknown) => err instanceof UsageError && /--to must be one of verl/.test(err.message));
+  await assert.rejects(command.run(['--to', 'verl', '--out', '/tmp/x']), UsageError);
+  await assert.rejects(command.run(['--to', 'verl', DAPO, '--out', '/tmp/x', '--n-gpus-per-node', '0']), UsageError);
+  const original = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    assert.equal(await main(['config', 'export', '--to', 'verl', DAPO]), 2);
+  } finally {
+    process.stderr.write = original;
+  }
+});
+
+test('the committed example is what the export writes today', async () => {
+  const prepared = await prepareVerlExport({ file: relative(process.cwd(), DAPO), out: EXAMPLE_OUT, nGpusPerNode: null, nnodes: 1 });
+  for (const [name, content] of Object.entries(prepared.files)) {
+    assert.equal(await readFile(join(EXAMPLE_OUT, name), 'utf8'), content, `${name} differs: run \`node bin/vistool.js config export --to verl examples/dapo-qwen2.5-vl-3b-4gpu.vistool.json --out examples/verl/dapo-qwen2.5-vl-3b-4gpu\``);
+    assert.doesNotMatch(content, new RegExp(root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), `${name} names this checkout`);
+  }
+  assert.ok((statSync(join(EXAMPLE_OUT, 'run.sh')).mode & 0o111) === 0o111);
+});
+
+test('docs/VERL.md maps every run-config key', async () => {
+  const doc = await readFile(join(root, 'docs', 'VERL.md'), 'utf8');
+  assert.match(doc, /^# vistool on veRL\n/);
+  const section = doc.split('## How a vistool run config maps to veRL')[1]?.split('\n## ')[0] ?? '';
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  const covered = rows.flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string));
+  const keys: string[] = [];
+  // Every key that holds a value; a section (data, rl, ...) is covered by its keys' rows.
+  const walk = (node: SchemaNode, prefix: string) => {
+    for (const [key, child] of Object.entries(resolvedNode(node).properties ?? {})) {
+      const properties = resolvedNode(child).properties;
+      if (!properties || Object.keys(properties).length === 0) keys.push(prefix + key);
+      walk(child, `${prefix}${key}.`);
+    }
+  };
+  walk(runConfigSchema, '');
+  assert.ok(keys.length > 100);
+  const missing = keys.filter((key) => !covered.some((c) => c === key || (c.endsWith('.*') && key.startsWith(c.slice(0, -1)))));
+  assert.deepEqual(missing, []);
+});
+
+test('every key verl.yaml sets is one of veRL 0.9.1\'s, and veRL composes and validates the config', { skip: !existsSync(VERL_PYTHON) && 'no .venv-verl (make verl-env)', timeout: 180_000 }, async () => {
+  const dapo = await exportTo(DAPO);
+  const micro = await exportTo(MICRO);
+  const script = join(dapo.out, 'check_keys.py');
+  await writeFile(script, PYTHON_CHECK);
+  for (const out of [dapo.out, micro.out]) {
+    const result = spawnSync(VERL_PYTHON, [script, out], { encoding: 'utf8', env: { ...process.env, VISTOOL_MODEL_PATH: '/models/micro', VISTOOL_REPO: root, VISTOOL_RUN_DIR: '/runs/x' }, timeout: 170_000 });
+    assert.equal(result.status, 0, `${out}:\n${result.stdout}\n${result.stderr.slice(-3000)}`);
+    assert.match(result.stdout, /^OK \d+ keys$/m);
+  }
+});
+
+/**
+ * Composes DIR/verl.yaml with Hydra over veRL's installed config, then checks: every key written
+ * is in veRL's reference tree (_generated_ppo_trainer.yaml) or a field of the dataclass that
+ * reads it; the composed config holds the written values; veRL's dataclasses accept the actor,
+ * rollout and algorithm sections; veRL's own validate_config passes.
+ */
+const PYTHON_CHECK = String.raw`
+import dataclasses, importlib, os, sys
+from pathlib import Path
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+import verl
+
+out = Path(sys.argv[1]).resolve()
+mine = OmegaConf.to_container(OmegaConf.load(out / "verl.yaml"), resolve=False)
+reference = OmegaConf.to_container(OmegaConf.load(Path(verl.__file__).parent / "trainer" / "config" / "_generated_ppo_trainer.yaml"), resolve=False)
+# Keys a veRL dataclass has but its YAML tree leaves out.
+DATACLASS_ONLY = {"actor_rollout_ref.rollout.limit_images": ("verl.workers.config", "RolloutConfig")}
+
+def leaves(node, prefix=""):
+    for key, value in node.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            yield from leaves(value, path + ".")
+        else:
+            yield path, value
+
+def known(path):
+    node = reference
+    for part in path.split("."):
+        if isinstance(node, dict) and node == {}:
+            return True  # an open map such as data.mm_processor_kwargs
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+problems = []
+written = list(leaves({k: v for k, v in mine.items() if k not in ("hydra", "defaults")}))
+for path, _ in written:
+    if path in DATACLASS_ONLY:
+        module, name = DATACLASS_ONLY[path]
+        if path.rsplit(".", 1)[1] not in {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name))}:
+            problems.append(f"{path}: not a field of {name}")
+    elif not known(path):
+        problems.append(f"{path}: not a key of veRL's config")
+
+os.environ["VISTOOL_VERL_DIR"] = str(out)
+with initialize_config_dir(config_dir=str(out), version_base=None):
+    cfg = compose(config_name="verl")
+for path, value in written:
+    got = OmegaConf.select(cfg, path)
+    if OmegaConf.is_config(got):
+        got = OmegaConf.to_container(got)
+    if isinstance(value, str) and "\x24{" in value:  # an interpolation (the template cannot hold a dollar-brace)
+        if not str(got).startswith("/"):
+            problems.append(f"{path}: {value!r} resolved to {got!r}")
+    elif got != value:
+        problems.append(f"{path}: composed {got!r}, verl.yaml says {value!r}")
+
+from verl.utils.config import omega_conf_to_dataclass, validate_config
+for section in ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "algorithm"):
+    try:
+        omega_conf_to_dataclass(OmegaConf.select(cfg, section))
+    except Exception as error:
+        problems.append(f"{section}: veRL's dataclass refuses it: {error}")
+try:
+    validate_config(cfg, use_reference_policy=bool(cfg.actor_rollout_ref.actor.use_kl_loss), use_critic=False)
+except Exception as error:
+    problems.append(f"validate_config: {type(error).__name__}: {error}")
+print("\n".join(problems) if problems else f"OK {len(written)} keys")
+sys.exit(1 if problems else 0)
+`;
