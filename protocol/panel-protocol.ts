@@ -136,6 +136,8 @@ export interface RunSummary {
   path: string;
   /** run.json `status` (running, finished, failed, interrupted, ...), null when there is no run.json. */
   status: string | null;
+  /** run.json `engine`: what trained the run when it was not vistool's own trainer ("verl"), else null. */
+  engine: string | null;
   /** Unix seconds from run.json, when present. */
   startedAt: number | null;
   updatedAt: number | null;

@@ -86,7 +86,7 @@ ${theme ? `<link rel="stylesheet" href="${attr(assetUrl('browser-theme.css'))}">
 
 export function indexPage(runs: RunSummary[], theme: Theme): string {
   const rows = runs
-    .map((run) => `<li><strong>${escapeHtml(run.name)}</strong> <span class="muted">${escapeHtml(run.path)} · ${escapeHtml(run.status ?? 'no run.json')} · ${run.metricRows} metric rows · ${run.rolloutSteps} rollout steps</span></li>`)
+    .map((run) => `<li><strong>${escapeHtml(run.name)}</strong> <span class="muted">${escapeHtml(run.path)} · ${escapeHtml(run.status ?? 'no run.json')}${run.engine ? ` · trained on ${escapeHtml(run.engine)}` : ''} · ${run.metricRows} metric rows · ${run.rolloutSteps} rollout steps</span></li>`)
     .join('\n');
   const links = (Object.keys(TITLES) as PanelKind[]).map((panel) => `<li><a href="${panel}">${TITLES[panel]}</a></li>`).join('\n');
   return `<!doctype html>

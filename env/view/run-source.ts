@@ -83,6 +83,7 @@ export class RunSource {
       path: this.dir,
       // The Runs view's word for a run whose process is gone without a final status.
       status: this.gone ? 'stopped' : typeof run.status === 'string' ? run.status : null,
+      engine: typeof run.engine === 'string' && run.engine !== '' ? run.engine : null,
       startedAt: numberField('started_at') ?? numberField('created_at'),
       updatedAt: numberField('updated_at') ?? numberField('ended_at'),
       metricRows: this.metrics.rowCount,

@@ -57,6 +57,7 @@ let child: ChildProcess | undefined;
 let listening: Listening;
 let runDir: string;
 let rollouts: Rollout[];
+let runJson: { engine: string };
 let metricsRow: Record<string, unknown>;
 /** Lines `vistool view` logged at level error (its panel backend's failures). */
 const serverErrors: string[] = [];
@@ -67,6 +68,7 @@ before(async () => {
   runDir = join(await mkdtemp(join(tmpdir(), 'vistool-verl-run-browser-')), RUN);
   await cp(FIXTURE, runDir, { recursive: true });
   rollouts = (await readFile(join(runDir, 'rollouts', 'step-000001.jsonl'), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Rollout);
+  runJson = JSON.parse(await readFile(join(runDir, 'run.json'), 'utf8')) as { engine: string };
   metricsRow = JSON.parse((await readFile(join(runDir, 'metrics.jsonl'), 'utf8')).split('\n')[0] ?? '{}') as Record<string, unknown>;
   await ensureBundles();
   child = spawn(process.execPath, [CLI, 'view', runDir], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -129,10 +131,10 @@ async function openViewer(): Promise<{ page: Page; problems: string[] }> {
   return opened;
 }
 
-test('the index page lists the veRL run by its folder name with run.json\'s status', { skip }, async () => {
+test('the index page lists the veRL run by its folder name with run.json\'s status and engine', { skip }, async () => {
   const { page, problems } = await openPage(browser, listening.url);
   const runs = await page.locator('.run-list').innerText();
-  assert.match(runs, new RegExp(`${RUN}[\\s\\S]*finished · 1 metric rows · 1 rollout steps`));
+  assert.match(runs, new RegExp(`${RUN}[\\s\\S]*finished · trained on ${runJson.engine} · 1 metric rows · 1 rollout steps`));
   assert.deepEqual(problems, []);
 });
 
@@ -168,7 +170,8 @@ test('opening the first veRL rollout with a tool call shows its reward, advantag
   const { page, problems } = await openViewer();
   await page.locator(`[data-testid=rollout-row][data-line="${line}"]`).click();
   await page.waitForFunction((l) => document.querySelector('[data-testid=rollout-row][aria-selected=true]')?.getAttribute('data-line') === l, String(line));
-  const rollout = page.locator('[data-testid=rollout-detail] [data-testid=rollout]');
+  // The detail re-renders after the click: wait for the clicked line's, not the one shown first.
+  const rollout = page.locator(`[data-testid=rollout-detail] .detail-column[data-line="${line}"] [data-testid=rollout]`);
   await rollout.waitFor();
   assert.equal(await rollout.getAttribute('data-prompt'), record.prompt_id);
   assertShown(await outcomeValue(rollout, 'reward'), record.reward, 3, 'reward in the detail');
@@ -215,6 +218,7 @@ test('the dashboard offers every veRL metric name and draws critic/score/mean fr
   const defaults = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
   assert.ok(defaults.every((name) => name !== null && names.includes(name)), `the default charts (${defaults.join(', ')}) are metrics the run logged`);
   assert.match(await page.locator('.run-toggles').innerText(), new RegExp(`${RUN}[\\s\\S]*finished`));
+  assert.equal(await page.locator('[data-testid=run-engine]').innerText(), runJson.engine);
 
   await page.locator('[data-testid=metrics-button]').click();
   const options = page.locator('[data-testid=metric-option]');

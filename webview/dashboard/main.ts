@@ -168,7 +168,8 @@ class Dashboard {
         });
         const swatch = h('span', { class: 'swatch' });
         swatch.style.backgroundColor = this.colourOf(summary.id);
-        return h('span', { class: 'run-toggle' }, swatch, box, h('vscode-badge', { variant: 'counter', title: `status from run.json` }, summary.status ?? 'no status'));
+        return h('span', { class: 'run-toggle' }, swatch, box, h('vscode-badge', { variant: 'counter', title: `status from run.json` }, summary.status ?? 'no status'),
+          ...(summary.engine ? [h('vscode-badge', { variant: 'counter', title: 'engine from run.json', 'data-testid': 'run-engine' }, summary.engine)] : []));
       }),
     );
   }

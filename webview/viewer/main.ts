@@ -301,7 +301,7 @@ class Viewer {
     const runId = this.state.runId ?? '';
     this.shown = records.map((record) => renderRollout(record, { imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`), zoom: this.state.zoom }));
     this.detail.classList.toggle('comparing', this.shown.length > 1);
-    replaceChildren(this.detail, ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i }, s.element)));
+    replaceChildren(this.detail, ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
     this.focusTurn(this.state.turn, false);
   }
