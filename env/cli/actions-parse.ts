@@ -6,11 +6,10 @@
  * message; only bad options (exit 2) or an unreadable file (exit 1) fail.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { parseAction } from '../actions/parse.js';
 import type { ParsedAction, ParseError } from '../actions/types.js';
 import { checkToolCall } from '../tools/registry.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 export interface TextOutput {
   write(text: string): unknown;
@@ -60,17 +59,12 @@ export function createActionsParseCommand(stdin: TextInput = process.stdin, stdo
     summary: 'Parse one model message into tool calls, a final answer and errors (JSON)',
     usage,
     async run(argv) {
-      let values: { file?: string; 'image-var'?: string[] };
-      try {
-        values = parseArgs({
-          args: argv,
-          options: { file: { type: 'string' }, 'image-var': { type: 'string', multiple: true } },
-          strict: true,
-          allowPositionals: false,
-        }).values;
-      } catch (err) {
-        throw new UsageError(err instanceof Error ? err.message : String(err), { cause: err });
-      }
+      const values: { file?: string; 'image-var'?: string[] } = parseCommandArgs({
+        args: argv,
+        options: { file: { type: 'string' }, 'image-var': { type: 'string', multiple: true } },
+        strict: true,
+        allowPositionals: false,
+      }).values;
       let text: string;
       if (values.file !== undefined) {
         try {

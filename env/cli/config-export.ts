@@ -11,14 +11,13 @@
  */
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { isInside } from '../core/paths.js';
 import { localFacts } from '../config/environment-facts.js';
 import type { ConfigProblem } from '../config/problem.js';
 import { formatProblem, validateRunConfigText } from '../config/validate-run-config.js';
 import { DEFAULT_GPUS_PER_NODE, exportVerl, type VerlFiles } from '../config/verl-export.js';
 import { repositoryRoot } from '../eval/checkpoint-eval.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
 export const EXPORT_TARGETS = ['verl'] as const;
@@ -123,17 +122,12 @@ export function createConfigExportCommand(io: CliStreams = { stdout: process.std
     summary: "Write a run config as another trainer's run: --to verl gives verl.yaml, agent_loop.yaml and run.sh",
     usage,
     async run(argv) {
-      let parsed;
-      try {
-        parsed = parseArgs({
-          args: argv,
-          options: { to: { type: 'string' }, out: { type: 'string' }, 'base-dir': { type: 'string' }, 'n-gpus-per-node': { type: 'string' }, nnodes: { type: 'string' } },
-          strict: true,
-          allowPositionals: true,
-        });
-      } catch (err) {
-        throw new UsageError(err instanceof Error ? err.message : String(err));
-      }
+            const parsed = parseCommandArgs({
+        args: argv,
+        options: { to: { type: 'string' }, out: { type: 'string' }, 'base-dir': { type: 'string' }, 'n-gpus-per-node': { type: 'string' }, nnodes: { type: 'string' } },
+        strict: true,
+        allowPositionals: true,
+      });
       const { values, positionals } = parsed;
       if (!values.to || !EXPORT_TARGETS.includes(values.to as (typeof EXPORT_TARGETS)[number])) throw new UsageError(`--to must be one of ${EXPORT_TARGETS.join(', ')}; got '${values.to ?? ''}'`);
       const [file, ...extra] = positionals;

@@ -10,10 +10,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { cudaFactsFromCheckEnv, type CudaFacts, localFacts } from '../config/environment-facts.js';
 import { formatProblem, validateRunConfigText } from '../config/validate-run-config.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 export interface TextOutput {
   write(text: string): unknown;
@@ -46,17 +45,12 @@ export function createConfigValidateCommand(stdout: TextOutput = process.stdout,
     summary: 'Check run configs against the schema and the semantic rules (file:line:col per problem)',
     usage,
     async run(argv) {
-      let parsed;
-      try {
-        parsed = parseArgs({
-          args: argv,
-          options: { 'base-dir': { type: 'string' }, 'env-report': { type: 'string' }, python: { type: 'string' }, strict: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-          strict: true,
-          allowPositionals: true,
-        });
-      } catch (err) {
-        throw new UsageError(err instanceof Error ? err.message : String(err));
-      }
+            const parsed = parseCommandArgs({
+        args: argv,
+        options: { 'base-dir': { type: 'string' }, 'env-report': { type: 'string' }, python: { type: 'string' }, strict: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        strict: true,
+        allowPositionals: true,
+      });
       const { values, positionals } = parsed;
       if (positionals.length === 0) throw new UsageError('give at least one run config file');
       if (values['env-report'] && values.python) throw new UsageError('give --env-report or --python, not both');

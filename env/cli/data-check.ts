@@ -5,10 +5,9 @@
  * record is reported with its line number and the good lines are still checked. Exits 1 if
  * anything fails.
  */
-import { parseArgs } from 'node:util';
 import { checkTask, taskDirOf, type CheckReport } from '../tasks/check.js';
 import { readTaskFileText, readTaskLines } from '../tasks/load.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
 const usage = `vistool data check PATH [--json] [--concurrency K]
@@ -23,12 +22,7 @@ export function createDataCheckCommand(io: CliStreams = { stdout: process.stdout
     summary: 'Check a task file: schema, answers, geometry on pixels, gold calls',
     usage,
     async run(argv) {
-      let parsed;
-      try {
-        parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+            const parsed = parseCommandArgs({ args: argv, options: { json: { type: 'boolean' }, concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
       const [path, ...extra] = parsed.positionals;
       if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
       const concurrency = parsed.values.concurrency === undefined ? 4 : Number(parsed.values.concurrency);

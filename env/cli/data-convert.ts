@@ -9,7 +9,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadCharXiv } from '../tasks/loaders/charxiv.js';
 import { loadChartQA } from '../tasks/loaders/chartqa.js';
 import { writeConverted, type LoadResult } from '../tasks/loaders/common.js';
@@ -18,7 +17,7 @@ import { loadReFocus } from '../tasks/loaders/refocus.js';
 import { loadTableVqaBench } from '../tasks/loaders/tablevqa-bench.js';
 import { loadVerl } from '../tasks/loaders/verl.js';
 import { loadVTool } from '../tasks/loaders/vtool.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
 export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl'] as const;
@@ -63,12 +62,7 @@ export function createDataConvertCommand(io: CliStreams = { stdout: process.stdo
     summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
     usage,
     async run(argv) {
-      let parsed;
-      try {
-        parsed = parseArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' } }, allowPositionals: true, strict: true });
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+            const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' } }, allowPositionals: true, strict: true });
       const format = parsed.values.from;
       if (!format || !CONVERT_FORMATS.includes(format as ConvertFormat)) throw new UsageError(`--from must be one of ${CONVERT_FORMATS.join(', ')}; got '${format ?? ''}'`);
       const [src, ...extra] = parsed.positionals;

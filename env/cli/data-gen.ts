@@ -4,14 +4,13 @@
  * terminal, a line every ~10% otherwise); the summary goes to stderr for people and, as one
  * JSON object, to stdout for scripts.
  */
-import { parseArgs } from 'node:util';
 import { generateDataset, type DatasetOptions, type DatasetProgress } from '../tasks/dataset.js';
 import { isDifficulty, type Difficulty } from '../tasks/difficulty.js';
 import { GENERATED_KINDS, labelsProblem } from '../tasks/generate.js';
 import { SPLITS, type Split } from '../tasks/prng.js';
 import { FAMILIES } from '../tasks/questions.js';
 import type { GeneratedKind, QuestionFamily } from '../tasks/record.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N --seed S --out DIR
                  [--difficulty D|D1-D2] [--split train|val|test] [--image-size WxH]
@@ -117,32 +116,27 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
     summary: 'Generate synthetic chart and table tasks with exact geometry',
     usage,
     async run(argv) {
-      let values;
-      try {
-        ({ values } = parseArgs({
-          args: argv,
-          options: {
-            kind: { type: 'string' },
-            n: { type: 'string' },
-            seed: { type: 'string' },
-            difficulty: { type: 'string' },
-            split: { type: 'string' },
-            'image-size': { type: 'string' },
-            concurrency: { type: 'string' },
-            'max-attempts': { type: 'string' },
-            family: { type: 'string' },
-            labels: { type: 'string' },
-            'min-top-gap': { type: 'string' },
-            categories: { type: 'string' },
-            'shuffle-labels': { type: 'boolean' },
-            out: { type: 'string' },
-          },
-          strict: true,
-          allowPositionals: false,
-        }));
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+            const { values } = parseCommandArgs({
+        args: argv,
+        options: {
+          kind: { type: 'string' },
+          n: { type: 'string' },
+          seed: { type: 'string' },
+          difficulty: { type: 'string' },
+          split: { type: 'string' },
+          'image-size': { type: 'string' },
+          concurrency: { type: 'string' },
+          'max-attempts': { type: 'string' },
+          family: { type: 'string' },
+          labels: { type: 'string' },
+          'min-top-gap': { type: 'string' },
+          categories: { type: 'string' },
+          'shuffle-labels': { type: 'boolean' },
+          out: { type: 'string' },
+        },
+        strict: true,
+        allowPositionals: false,
+      });
       const kind = values.kind;
       if (kind === undefined) throw new UsageError('--kind is required');
       if (kind !== 'mixed' && !GENERATED_KINDS.includes(kind as GeneratedKind)) throw new UsageError(`--kind must be one of ${[...GENERATED_KINDS, 'mixed'].join(', ')}; got '${kind}'`);

@@ -4,13 +4,12 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { decodeImage } from '../core/image.js';
 import { resolveMetadata } from '../tools/metadata.js';
 import { taskDirOf } from '../tasks/check.js';
 import { loadTasks } from '../tasks/load.js';
 import { renderTaskOverview } from '../tasks/show.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
 const usage = `vistool data show PATH --id ID --out PNG
@@ -25,12 +24,7 @@ export function createDataShowCommand(io: CliStreams = { stdout: process.stdout,
     summary: 'Draw one task with its bands outlined and labelled, for a person',
     usage,
     async run(argv) {
-      let parsed;
-      try {
-        parsed = parseArgs({ args: argv, options: { id: { type: 'string' }, out: { type: 'string' } }, allowPositionals: true, strict: true });
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+            const parsed = parseCommandArgs({ args: argv, options: { id: { type: 'string' }, out: { type: 'string' } }, allowPositionals: true, strict: true });
       const [path, ...extra] = parsed.positionals;
       if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
       if (!parsed.values.id) throw new UsageError('--id is required');

@@ -5,10 +5,9 @@
  * to stderr with --verbose, so stdout stays one parseable object.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { decodeImage } from '../core/image.js';
 import type { RequestedKind } from '../grounding/classify.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
 const KINDS: readonly RequestedKind[] = ['auto', 'table', 'vbar', 'hbar'];
@@ -32,12 +31,7 @@ export function createGroundingDetectCommand(io: CliStreams = { stdout: process.
     summary: 'Find column, row and tick-label bands of an image by OCR; print them as metadata JSON',
     usage,
     async run(argv) {
-      let values: { image?: string; kind?: string; verbose?: boolean };
-      try {
-        ({ values } = parseArgs({ args: argv, options: { image: { type: 'string' }, kind: { type: 'string' }, verbose: { type: 'boolean' } }, strict: true, allowPositionals: false }));
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+      const { values } = parseCommandArgs({ args: argv, options: { image: { type: 'string' }, kind: { type: 'string' }, verbose: { type: 'boolean' } }, strict: true, allowPositionals: false });
       if (!values.image) throw new UsageError('--image is required: the chart or table to ground');
       const kind = (values.kind ?? 'auto') as RequestedKind;
       if (!KINDS.includes(kind)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')}; got '${values.kind}'`);

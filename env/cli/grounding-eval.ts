@@ -6,11 +6,10 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { RequestedKind } from '../grounding/classify.js';
 import { evaluateTasks, GOOD_IOU, summarise, type ImageScore, type KindSummary } from '../grounding/evaluate.js';
 import { loadTasks } from '../tasks/load.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
 const usage = `vistool grounding eval TASKS_DIR [--kind auto|task] [--limit N] [--failures]
@@ -30,12 +29,7 @@ export function createGroundingEvalCommand(io: CliStreams = { stdout: process.st
     summary: 'Score OCR grounding against a generated data set (label recall, text match, band IoU, ms/image)',
     usage,
     async run(argv) {
-      let parsed;
-      try {
-        parsed = parseArgs({ args: argv, options: { kind: { type: 'string' }, limit: { type: 'string' }, failures: { type: 'boolean' } }, strict: true, allowPositionals: true });
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+            const parsed = parseCommandArgs({ args: argv, options: { kind: { type: 'string' }, limit: { type: 'string' }, failures: { type: 'boolean' } }, strict: true, allowPositionals: true });
       const { values, positionals } = parsed;
       if (positionals.length !== 1) throw new UsageError('give exactly one TASKS_DIR (a folder holding tasks.jsonl)');
       const target = positionals[0] as string;

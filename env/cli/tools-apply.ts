@@ -5,12 +5,11 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { contentHash, decodeImage, encodePng, type RgbImage } from '../core/image.js';
 import { resolveMetadata, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { runToolCallAsync } from '../tools/registry.js';
 import type { LabelMatch, ToolCall } from '../tools/types.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { TextOutput } from './tools-list.js';
 
 const usage = `vistool tools apply --image IMG [--meta META.json] --call '<json call>' [--call ...] --out OUT.png
@@ -73,17 +72,12 @@ interface ApplyOptions {
 }
 
 function readOptions(argv: string[]): ApplyOptions {
-  let values: { image?: string; meta?: string; call?: string[]; out?: string };
-  try {
-    values = parseArgs({
-      args: argv,
-      options: { image: { type: 'string' }, meta: { type: 'string' }, call: { type: 'string', multiple: true }, out: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err), { cause: err });
-  }
+  const values: { image?: string; meta?: string; call?: string[]; out?: string } = parseCommandArgs({
+    args: argv,
+    options: { image: { type: 'string' }, meta: { type: 'string' }, call: { type: 'string', multiple: true }, out: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  }).values;
   if (!values.image) throw new UsageError('--image is required: the image to edit');
   if (!values.out) throw new UsageError('--out is required: where to write the edited PNG');
   if (!values.call || values.call.length === 0) throw new UsageError('give at least one --call \'{"name": "<tool>", "arguments": {...}}\' (see `vistool tools list`)');

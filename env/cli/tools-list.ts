@@ -2,9 +2,8 @@
  * `vistool tools list [--json]`: the tool library at a glance — each tool's name and the first
  * sentence of its description, or with --json the OpenAI function objects a client would send.
  */
-import { parseArgs } from 'node:util';
 import { listTools, toolsAsOpenAIFunctions } from '../tools/registry.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs } from './command.js';
 
 export interface TextOutput {
   write(text: string): unknown;
@@ -32,12 +31,7 @@ export function createToolsListCommand(stdout: TextOutput = process.stdout): Cli
     summary: 'List the image tools (names and descriptions; --json for OpenAI function format)',
     usage,
     async run(argv) {
-      let json: boolean;
-      try {
-        json = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: false }).values.json ?? false;
-      } catch (err) {
-        throw new UsageError(err instanceof Error ? err.message : String(err), { cause: err });
-      }
+            const json = parseCommandArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: false }).values.json ?? false;
       stdout.write((json ? JSON.stringify(toolsAsOpenAIFunctions(), null, 2) : toolListing()) + '\n');
       return 0;
     },

@@ -11,7 +11,7 @@
  * never stored, logged or written into an error message.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay, retryAfterMs } from '../rewards/backoff.js';
+import { backoffDelay, retryAfterMs } from '../core/backoff.js';
 import { replyText, type OpenAIMessage } from './openai-messages.js';
 
 export interface ChatClientOptions {

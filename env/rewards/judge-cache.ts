@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../core/lru-cache.js';
 
 export interface VerdictKeyParts {
   model: string;

@@ -15,12 +15,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerText } from './answer.js';
-import { backoffDelay, retryAfterMs } from './backoff.js';
+import { backoffDelay, retryAfterMs } from '../core/backoff.js';
 import type { JudgeConfig } from './config.js';
 import { VerdictCache, verdictKey } from './judge-cache.js';
 import { fillPrompt, loadPromptTemplate, type PromptTemplate } from './judge-prompt.js';
 import { parseJudgeReply, type JudgeVerdict } from './judge-verdict.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../core/semaphore.js';
 
 export interface JudgeRequest {
   question: string;

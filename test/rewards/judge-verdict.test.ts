@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseJudgeReply } from '../../env/rewards/judge-verdict.js';
 import { combineWithJudge } from '../../env/rewards/judge-combine.js';
-import { backoffDelay, retryAfterMs } from '../../env/rewards/backoff.js';
+import { backoffDelay, retryAfterMs } from '../../env/core/backoff.js';
 
 const readings: [reply: string, verdict: boolean | 'garbage'][] = [
   ['<|YES|>', true],

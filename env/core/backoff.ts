@@ -1,5 +1,5 @@
 /**
- * When to try a failed judge request again: exponential backoff with "equal jitter" (half the
+ * When to try a failed HTTP request again (the LLM judge, the eval chat client): exponential backoff with "equal jitter" (half the
  * delay fixed, half random, so retries from many workers spread out but never come back at once),
  * and the server's own Retry-After when it sends one.
  */

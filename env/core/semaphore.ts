@@ -1,6 +1,6 @@
 /**
  * A counting semaphore: at most `permits` holders at once, waiters served first come first
- * served. Bounds the judge requests in flight so a rollout burst cannot flood the judge server.
+ * served. The judge uses it to bound its requests in flight, so a rollout burst cannot flood the judge server.
  */
 export class Semaphore {
   private available: number;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Semaphore } from '../../env/rewards/semaphore.js';
-import { LruCache } from '../../env/rewards/lru-cache.js';
+import { Semaphore } from '../../env/core/semaphore.js';
+import { LruCache } from '../../env/core/lru-cache.js';
 
 test('the semaphore admits at most its permits and serves waiters in arrival order', async () => {
   const semaphore = new Semaphore(2);
