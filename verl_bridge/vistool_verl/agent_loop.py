@@ -14,7 +14,6 @@ are exactly what veRL's trainer would build for these messages.
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 from uuid import uuid4
 
@@ -25,8 +24,6 @@ from vistool_trainer.rollout import apply_system_prompt
 
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, off_loop
-
-logger = logging.getLogger(__name__)
 
 AGENT_NAME = "vistool_agent"
 

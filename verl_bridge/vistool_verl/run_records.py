@@ -9,6 +9,7 @@ the rollout viewer follow a veRL run as they follow the embedded trainer's.
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ def start_run(root: Path, name: str, config: dict[str, Any]) -> RunDirectory:
     run = RunDirectory(root)
     run.write_config(config)
     run.update_run(status="running", name=name, engine="verl", verl_version=verl.__version__, started_at=time.time(),
-                   pid=__import__("os").getpid())
+                   pid=os.getpid())
     return run
 
 

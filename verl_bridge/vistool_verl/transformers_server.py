@@ -32,7 +32,6 @@ class TransformersServerManager:
         self.generator = torch.Generator().manual_seed(seed)
         # One generate at a time: torch on CPU already uses every core for one call.
         self._lock = asyncio.Lock()
-        self.calls = 0
 
     async def generate(self, request_id: str, *, prompt_ids: list[int], sampling_params: dict[str, Any],
                        image_data: list[Any] | None = None, **_: Any) -> TokenOutput:
@@ -40,7 +39,6 @@ class TransformersServerManager:
             return await asyncio.get_running_loop().run_in_executor(None, self._generate, prompt_ids, sampling_params, image_data)
 
     def _generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], image_data: list[Any] | None) -> TokenOutput:
-        self.calls += 1
         inputs: dict[str, Any] = {"input_ids": torch.tensor([prompt_ids]), "attention_mask": torch.ones(1, len(prompt_ids), dtype=torch.long)}
         if image_data:
             vision = self.processor.image_processor(images=image_data, return_tensors="pt")
