@@ -64,6 +64,32 @@ test('a line appended to metrics.jsonl while the page is open shows up on the ch
   assert.deepEqual(problems, []);
 });
 
+test('search in the metric picker keeps the names holding every typed word, and a live update keeps the search', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await page.locator('[data-testid=chart-card]').first().waitFor();
+  await page.locator('[data-testid=metrics-button]').click();
+  const options = page.locator('[data-testid=metric-option]');
+  await options.first().waitFor();
+  const all = await options.evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+  const visible = () => options.evaluateAll((boxes) => boxes.filter((b) => (b as HTMLElement).offsetParent !== null).map((b) => (b as HTMLInputElement).value));
+  const search = page.locator('[data-testid=metric-search]');
+  await search.fill('Reward');
+  assert.deepEqual(await visible(), all.filter((name) => name.toLowerCase().includes('reward')));
+  await search.fill('mean acc');
+  const both = all.filter((name) => name.includes('mean') && name.includes('acc'));
+  assert.ok(both.length > 0 && both.length < all.length);
+  assert.deepEqual(await visible(), both);
+  // A new metrics line re-renders the picker: the words stay, and so does the filter.
+  const before = await page.locator('[data-metric="acc/mean"]').getAttribute('data-points');
+  await appendMetrics(runB, 49, 1);
+  await page.waitForFunction((b) => document.querySelector('[data-metric="acc/mean"]')?.getAttribute('data-points') !== b, before);
+  assert.equal(await search.inputValue(), 'mean acc');
+  assert.deepEqual(await visible(), both);
+  await search.fill('');
+  assert.deepEqual(await visible(), all);
+  assert.deepEqual(problems, []);
+});
+
 test('the tool-collapse warning names the run whose call rate fell from its peak, and only that run, and shows its chart', async () => {
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   const warning = page.locator('[data-testid=tool-fading-warning]');

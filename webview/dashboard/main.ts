@@ -47,6 +47,8 @@ class Dashboard {
   private readonly evalPanel = h('aside', { class: 'eval-panel', 'aria-label': 'Evaluations' });
   private readonly runToggles = h('div', { class: 'run-toggles', role: 'group', 'aria-label': 'Runs' });
   private readonly picker = h('div', { class: 'metric-picker', hidden: true });
+  /** Kept across re-renders (a new metrics line re-renders the picker), so typing is never lost. */
+  private readonly pickerSearch = h('input', { type: 'search', class: 'metric-search', placeholder: 'Search metrics', 'aria-label': 'Search metrics', 'data-testid': 'metric-search' });
   private readonly smoothingValue = h('output', { class: 'smoothing-value' });
   private readonly smoothingInput = h('input', { type: 'range', min: '0', max: '0.99', step: '0.01', 'aria-label': 'EMA smoothing', 'data-testid': 'smoothing' });
   private readonly xAxisSelect = h('select', { 'aria-label': 'x axis', 'data-testid': 'x-axis' }, h('option', { value: 'step' }, 'step'), h('option', { value: 'time' }, 'wall time'));
@@ -59,6 +61,7 @@ class Dashboard {
   }
 
   async start(): Promise<void> {
+    this.pickerSearch.addEventListener('input', () => this.filterPicker());
     this.smoothingInput.value = String(this.state.smoothing);
     this.smoothingInput.addEventListener('input', () => {
       this.state.smoothing = Number(this.smoothingInput.value);
@@ -264,7 +267,22 @@ class Dashboard {
         return h('label', { class: 'metric-option' }, box, name);
       })),
     );
-    replaceChildren(this.picker, h('div', { class: 'picker-actions' }, button('Defaults', () => { this.state.metrics = null; this.saveState(); this.render(); }, { secondary: true }), button('Close', () => this.togglePicker(), { secondary: true })), h('div', { class: 'metric-groups' }, ...groups));
+    replaceChildren(this.picker, h('div', { class: 'picker-actions' }, this.pickerSearch, button('Defaults', () => { this.state.metrics = null; this.saveState(); this.render(); }, { secondary: true }), button('Close', () => this.togglePicker(), { secondary: true })), h('div', { class: 'metric-groups' }, ...groups));
+    this.filterPicker();
+  }
+
+  /** Shows the metric options whose name holds every word typed (any order, any case); a group with none left hides. */
+  private filterPicker(): void {
+    const words = this.pickerSearch.value.toLowerCase().split(/\s+/).filter((w) => w !== '');
+    this.picker.querySelectorAll<HTMLElement>('.metric-group').forEach((group) => {
+      let shown = 0;
+      group.querySelectorAll<HTMLElement>('.metric-option').forEach((option) => {
+        const name = option.querySelector('input')?.value.toLowerCase() ?? '';
+        option.hidden = !words.every((w) => name.includes(w));
+        if (!option.hidden) shown++;
+      });
+      group.hidden = shown === 0;
+    });
   }
 
   private exportCsv(): void {
