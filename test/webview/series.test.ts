@@ -60,10 +60,15 @@ test('CSV has one row per run and step, quotes awkward run names, and leaves mis
   assert.equal(csv, 'run,step,time_s,x,y\n"run ""a"", v2",1,0,0.5,\n"run ""a"", v2",2,10,0.25,3\n');
 });
 
-test('default metrics put reward and its components first, then accuracy, tool use, length, actor stats and timing', () => {
-  const available = ['timing/step_s', 'actor/kl', 'reward/format', 'reward/mean', 'acc/mean', 'tool/call_rate', 'sampling/kept_groups', 'reward/accuracy', 'actor/pg_clipfrac', 'actor/entropy', 'response_length/mean'];
-  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'reward/accuracy', 'reward/format', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
-  assert.deepEqual(defaultMetrics(['sft/loss', 'timing/step_s']), ['timing/step_s']);
+test('default metrics read as the training story: reward, accuracy, tool calls and their errors, length, turns, SFT loss, actor stats, timing', () => {
+  // The names the demo's trainer logged (runs/demo/tools/metrics.jsonl), components and probes included.
+  const available = ['acc/mean', 'actor/kl', 'actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'env/item_errors', 'reward/accuracy',
+    'reward/accuracy_rule', 'reward/efficiency', 'reward/format', 'reward/mean', 'reward/no_tool_factor', 'reward/overlong', 'reward/repetition',
+    'reward/tool_bonus', 'reward/tool_use', 'sft/loss', 'sft/probe_call_acc', 'sft/step', 'tool/call_rate', 'tool/calls_mean', 'tool/error_rate',
+    'response_length/mean', 'actor/entropy', 'timing/step_s', 'timing/env_fraction'];
+  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'acc/mean', 'tool/call_rate', 'tool/error_rate', 'response_length/mean', 'sft/loss',
+    'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/env_fraction', 'timing/step_s']);
+  assert.deepEqual(defaultMetrics(['sft/loss', 'timing/step_s']), ['sft/loss', 'timing/step_s']);
   assert.deepEqual(defaultMetrics(['b/x', 'a/y']), ['a/y', 'b/x']);
 });
 
