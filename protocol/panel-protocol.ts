@@ -158,6 +158,8 @@ export interface RunSummary {
 export interface MetricTable {
   steps: number[];
   times: (number | null)[];
+  /** Each row's `stage` ("sft", "rl", ...; null when the line has none): the dashboard marks where it changes. */
+  stages: (string | null)[];
   columns: Record<string, (number | null)[]>;
 }
 

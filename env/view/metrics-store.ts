@@ -28,6 +28,7 @@ export class MetricsStore {
   private readonly tail: JsonlTail;
   private steps: number[] = [];
   private times: (number | null)[] = [];
+  private stages: (string | null)[] = [];
   private columns = new Map<string, (number | null)[]>();
   private evals: EvalResult[] = [];
   private badLines = 0;
@@ -79,7 +80,7 @@ export class MetricsStore {
   slice(from: number): MetricTable {
     const columns: Record<string, (number | null)[]> = {};
     for (const [name, values] of this.columns) columns[name] = values.slice(from);
-    return { steps: this.steps.slice(from), times: this.times.slice(from), columns };
+    return { steps: this.steps.slice(from), times: this.times.slice(from), stages: this.stages.slice(from), columns };
   }
 
   private add(row: Record<string, unknown>): void {
@@ -94,6 +95,7 @@ export class MetricsStore {
     const index = this.steps.length;
     this.steps.push(step);
     this.times.push(rowTime(row));
+    this.stages.push(typeof row.stage === 'string' && row.stage !== '' ? row.stage : null);
     for (const [key, value] of Object.entries(row)) {
       if (ROW_FIELDS.has(key) || typeof value !== 'number' || !Number.isFinite(value)) continue;
       let column = this.columns.get(key);
@@ -109,6 +111,7 @@ export class MetricsStore {
   private clear(): void {
     this.steps = [];
     this.times = [];
+    this.stages = [];
     this.columns = new Map();
     this.evals = [];
     this.badLines = 0;

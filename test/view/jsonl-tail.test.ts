@@ -65,7 +65,7 @@ test('metrics rows become columns; eval lines become evaluations; bad lines are 
   assert.equal(await store.refresh(), true);
   assert.equal(store.rowCount, 2);
   assert.deepEqual(store.names, ['acc/mean', 'reward/mean']);
-  assert.deepEqual(store.slice(0), { steps: [1, 2], times: [100, 110], columns: { 'reward/mean': [0.5, 0.6], 'acc/mean': [null, 0.3] } });
+  assert.deepEqual(store.slice(0), { steps: [1, 2], times: [100, 110], stages: ['rl', null], columns: { 'reward/mean': [0.5, 0.6], 'acc/mean': [null, 0.3] } });
   assert.deepEqual(store.slice(1).steps, [2]);
   assert.deepEqual(store.evaluations, [{ label: 'before', step: 0, source: 'metrics.jsonl', metrics: { 'eval/acc_tools': 0.4 } }]);
   assert.match(store.problems[0] ?? '', /1 line\(s\) are not JSON objects.*line 3/);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendRows, emptyTable, formatDuration, metricPoints, seriesStats, smooth, toCsv, wallClock } from '../../webview/dashboard/series.js';
+import { appendRows, emptyTable, formatDuration, metricPoints, phaseChanges, seriesStats, smooth, toCsv, wallClock } from '../../webview/dashboard/series.js';
 import { defaultMetrics } from '../../webview/dashboard/default-metrics.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 
@@ -9,7 +9,7 @@ function table(rows: Record<string, number | null>[], times?: (number | null)[])
   for (const [i, row] of rows.entries()) {
     const columns: Record<string, (number | null)[]> = {};
     for (const [k, v] of Object.entries(row)) if (k !== 'step') columns[k] = [v];
-    appendRows(t, { steps: [row.step ?? i], times: [times?.[i] ?? null], columns });
+    appendRows(t, { steps: [row.step ?? i], times: [times?.[i] ?? null], stages: [null], columns });
   }
   return t;
 }
@@ -77,6 +77,17 @@ test("a veRL run's defaults lead with its score, then accuracy, tool calls, leng
   const available = ['critic/score/mean', 'critic/score/max', 'critic/advantages/mean', 'acc/mean', 'tool/call_rate',
     'response_length/mean', 'prompt_length/mean', 'num_turns/mean', 'timing_s/gen'];
   assert.deepEqual(defaultMetrics(available), ['critic/score/mean', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'num_turns/mean', 'timing_s/gen']);
+});
+
+test('a run moving from SFT to RL is marked where RL starts, by step and by wall time; rows without a stage change nothing', () => {
+  const t = emptyTable();
+  const rows: [number, number, string | null][] = [[1, 100, 'sft'], [2, 110, 'sft'], [3, 120, null], [4, 130, 'rl'], [5, 140, 'rl']];
+  for (const [step, time, stage] of rows) appendRows(t, { steps: [step], times: [time], stages: [stage], columns: { 'x/y': [step] } });
+  assert.deepEqual(phaseChanges(t, 'step'), [{ x: 4, stage: 'rl' }]);
+  assert.deepEqual(phaseChanges(t, 'time'), [{ x: 30, stage: 'rl' }]); // 130 s is 30 s after the first row
+  const rlOnly = emptyTable();
+  appendRows(rlOnly, { steps: [1, 2], times: [null, null], stages: ['rl', 'rl'], columns: {} });
+  assert.deepEqual(phaseChanges(rlOnly, 'step'), []);
 });
 
 test('durations read as m:ss under an hour and h:mm:ss above', () => {

@@ -12,7 +12,7 @@ import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
 import { MetricChart, type RunSeries } from './metric-chart.js';
-import { appendRows, emptyTable, metricPoints, smooth, toCsv, wallClock, type XAxis } from './series.js';
+import { appendRows, emptyTable, metricPoints, phaseChanges, smooth, toCsv, wallClock, type XAxis } from './series.js';
 import { COUNTER_SETTING, detectToolFading } from './tool-fading.js';
 
 interface DashboardState {
@@ -229,7 +229,8 @@ class Dashboard {
       this.chartGrid.append(chart.element); // keeps the chosen order
       const series: RunSeries[] = runs.map((run) => {
         const raw = metricPoints(run.table, metric, this.state.xAxis);
-        return { runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id), raw, smoothed: this.state.smoothing > 0 ? smooth(raw, this.state.smoothing) : null };
+        return { runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id), raw, smoothed: this.state.smoothing > 0 ? smooth(raw, this.state.smoothing) : null,
+          phases: phaseChanges(run.table, this.state.xAxis) };
       });
       chart.update(series, this.state.xAxis);
     }

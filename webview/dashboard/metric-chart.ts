@@ -29,6 +29,8 @@ export interface RunSeries {
   colour: string;
   raw: Point[];
   smoothed: Point[] | null;
+  /** Where the run moved to another stage (SFT → RL), drawn as a dashed line in the run's colour. */
+  phases: { x: number; stage: string }[];
 }
 
 interface TaggedDataset extends ChartDataset<'line', Point[]> {
@@ -48,6 +50,41 @@ const background: Plugin<'line'> = {
   },
 };
 
+interface PhaseMark {
+  x: number;
+  stage: string;
+  colour: string;
+}
+
+/** A dashed vertical line where a run enters a new stage, with the stage's name at the top. */
+function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
+  return {
+    id: 'vistoolPhaseMarks',
+    afterDatasetsDraw(chart) {
+      const { ctx, chartArea, scales } = chart;
+      const x = scales.x;
+      if (!x) return;
+      ctx.save();
+      ctx.setLineDash([4, 3]);
+      ctx.lineWidth = 1;
+      ctx.font = '10px sans-serif';
+      ctx.textBaseline = 'top';
+      for (const mark of marks()) {
+        const px = x.getPixelForValue(mark.x);
+        if (!Number.isFinite(px) || px < chartArea.left || px > chartArea.right) continue;
+        ctx.strokeStyle = mark.colour;
+        ctx.fillStyle = mark.colour;
+        ctx.beginPath();
+        ctx.moveTo(px, chartArea.top);
+        ctx.lineTo(px, chartArea.bottom);
+        ctx.stroke();
+        ctx.fillText(mark.stage, px + 3, chartArea.top + 2);
+      }
+      ctx.restore();
+    },
+  };
+}
+
 function withAlpha(colour: string, alpha: number): string {
   const hex = /^#([0-9a-f]{6})$/i.exec(colour)?.[1];
   if (!hex) return colour;
@@ -63,6 +100,7 @@ export class MetricChart {
   private stats = new Map<string, SeriesStats>();
   private xAxis: XAxis = 'step';
   private yRange: { min: number; max: number } | null = null;
+  private marks: PhaseMark[] = [];
 
   constructor(
     readonly metric: string,
@@ -96,6 +134,8 @@ export class MetricChart {
     this.statsLine.querySelectorAll<HTMLElement>('.swatch').forEach((swatch) => (swatch.style.backgroundColor = swatch.dataset.colour ?? ''));
 
     this.fixFlatRange(series);
+    this.marks = series.flatMap((s) => s.phases.map((p) => ({ ...p, colour: s.colour })));
+    this.element.dataset.phases = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.phases])));
     const datasets: TaggedDataset[] = [];
     for (const s of series) {
       const smoothedOn = s.smoothed !== null;
@@ -160,7 +200,7 @@ export class MetricChart {
     this.chart = new Chart<'line', Point[]>(this.canvas, {
       type: 'line',
       data: { datasets },
-      plugins: [background],
+      plugins: [background, phaseMarks(() => this.marks)],
       options: {
         animation: false,
         parsing: false,

@@ -13,7 +13,7 @@ export interface Point {
 export type XAxis = 'step' | 'time';
 
 export function emptyTable(): MetricTable {
-  return { steps: [], times: [], columns: {} };
+  return { steps: [], times: [], stages: [], columns: {} };
 }
 
 /** Appends `addition` (rows that follow `table`'s last row) in place; columns new to either side are padded with null. */
@@ -22,6 +22,7 @@ export function appendRows(table: MetricTable, addition: MetricTable): void {
   const added = addition.steps.length;
   table.steps.push(...addition.steps);
   table.times.push(...addition.times);
+  table.stages.push(...addition.stages);
   for (const [name, values] of Object.entries(addition.columns)) {
     const column = (table.columns[name] ??= new Array<number | null>(before).fill(null));
     column.push(...values);
@@ -46,6 +47,21 @@ export function wallClock(table: MetricTable): { seconds: (number | null)[]; sou
 }
 
 /** The points of one metric against the chosen x axis, rows without a value left out, sorted by x. */
+/** Where a run moves from one stage to the next (SFT → RL): the x of the first row of each new stage. */
+export function phaseChanges(table: MetricTable, xAxis: XAxis): { x: number; stage: string }[] {
+  const xs = xAxis === 'step' ? table.steps : wallClock(table).seconds;
+  const changes: { x: number; stage: string }[] = [];
+  let previous: string | null = null;
+  for (let i = 0; i < table.stages.length; i++) {
+    const stage = table.stages[i] ?? null;
+    if (stage === null) continue;
+    const x = xs[i];
+    if (previous !== null && stage !== previous && x !== null && x !== undefined) changes.push({ x, stage });
+    previous = stage;
+  }
+  return changes;
+}
+
 export function metricPoints(table: MetricTable, metric: string, xAxis: XAxis): Point[] {
   const values = table.columns[metric];
   if (!values) return [];
