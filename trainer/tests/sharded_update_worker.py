@@ -10,6 +10,7 @@ the update on all 7. Rank 0 writes both results to OUT.json.
 """
 import copy
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -119,6 +120,14 @@ def main() -> None:
         out_path.write_text(json.dumps({"strategy": engine.strategy, "world": dist.world, "trained_tensors": len(after), "metrics": metrics, "alone_metrics": alone_metrics,
                                         "max_weight_difference": difference, "moved_fraction": moved_fraction, "dtypes": dtypes, "max_weight_change": moved, "checksums": checksums}))
     dist.close()
+    # Leave without the interpreter's teardown. Once in about ten full-suite runs on 2 busy cores a
+    # rank died with SIGABRT, "terminate called without an active exception": C++ std::terminate,
+    # the message of a joinable thread destroyed, which is what a gloo or DeepSpeed worker thread
+    # meets when the interpreter tears down. The checks are on the results written above; the
+    # teardown is not under test. (If that abort ever came mid-run, this does not hide it.)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
