@@ -61,8 +61,11 @@ verl-smoke: setup verl-env
 	rm -rf $(VERL_SMOKE_DIR)
 	$(VERL_PY) -m vistool_verl smoke --out $(VERL_SMOKE_DIR) --prompts 8 --group 4
 
+# The export test again: its check against veRL's own config needs .venv-verl, which `make test`
+# on a fresh clone does not have yet (it skips there, saying so).
 test-verl: setup verl-env
 	$(VERL_PY) -m pytest -q verl_bridge/tests
+	node --import tsx --test test/cli/config-export.test.ts
 
 setup: $(NPM_STAMP) fonts build
 

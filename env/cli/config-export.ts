@@ -122,13 +122,12 @@ export function createConfigExportCommand(io: CliStreams = { stdout: process.std
     summary: "Write a run config as another trainer's run: --to verl gives verl.yaml, agent_loop.yaml and run.sh",
     usage,
     async run(argv) {
-            const parsed = parseCommandArgs({
+      const { values, positionals } = parseCommandArgs({
         args: argv,
         options: { to: { type: 'string' }, out: { type: 'string' }, 'base-dir': { type: 'string' }, 'n-gpus-per-node': { type: 'string' }, nnodes: { type: 'string' } },
         strict: true,
         allowPositionals: true,
       });
-      const { values, positionals } = parsed;
       if (!values.to || !EXPORT_TARGETS.includes(values.to as (typeof EXPORT_TARGETS)[number])) throw new UsageError(`--to must be one of ${EXPORT_TARGETS.join(', ')}; got '${values.to ?? ''}'`);
       const [file, ...extra] = positionals;
       if (file === undefined || extra.length > 0) throw new UsageError(`give exactly one run config file${extra.length > 0 ? ` (got ${positionals.length}: ${positionals.join(', ')})` : ''}`);

@@ -45,13 +45,12 @@ export function createConfigValidateCommand(stdout: TextOutput = process.stdout,
     summary: 'Check run configs against the schema and the semantic rules (file:line:col per problem)',
     usage,
     async run(argv) {
-            const parsed = parseCommandArgs({
+      const { values, positionals } = parseCommandArgs({
         args: argv,
         options: { 'base-dir': { type: 'string' }, 'env-report': { type: 'string' }, python: { type: 'string' }, strict: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
         strict: true,
         allowPositionals: true,
       });
-      const { values, positionals } = parsed;
       if (positionals.length === 0) throw new UsageError('give at least one run config file');
       if (values['env-report'] && values.python) throw new UsageError('give --env-report or --python, not both');
       let cuda: CudaFacts = { cudaDevices: null, bf16: null };

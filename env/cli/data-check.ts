@@ -22,7 +22,7 @@ export function createDataCheckCommand(io: CliStreams = { stdout: process.stdout
     summary: 'Check a task file: schema, answers, geometry on pixels, gold calls',
     usage,
     async run(argv) {
-            const parsed = parseCommandArgs({ args: argv, options: { json: { type: 'boolean' }, concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
+      const parsed = parseCommandArgs({ args: argv, options: { json: { type: 'boolean' }, concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
       const [path, ...extra] = parsed.positionals;
       if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
       const concurrency = parsed.values.concurrency === undefined ? 4 : Number(parsed.values.concurrency);

@@ -62,7 +62,7 @@ export function createDataConvertCommand(io: CliStreams = { stdout: process.stdo
     summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
     usage,
     async run(argv) {
-            const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' } }, allowPositionals: true, strict: true });
+      const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' } }, allowPositionals: true, strict: true });
       const format = parsed.values.from;
       if (!format || !CONVERT_FORMATS.includes(format as ConvertFormat)) throw new UsageError(`--from must be one of ${CONVERT_FORMATS.join(', ')}; got '${format ?? ''}'`);
       const [src, ...extra] = parsed.positionals;

@@ -116,7 +116,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
     summary: 'Generate synthetic chart and table tasks with exact geometry',
     usage,
     async run(argv) {
-            const { values } = parseCommandArgs({
+      const { values } = parseCommandArgs({
         args: argv,
         options: {
           kind: { type: 'string' },

@@ -24,7 +24,7 @@ export function createDataShowCommand(io: CliStreams = { stdout: process.stdout,
     summary: 'Draw one task with its bands outlined and labelled, for a person',
     usage,
     async run(argv) {
-            const parsed = parseCommandArgs({ args: argv, options: { id: { type: 'string' }, out: { type: 'string' } }, allowPositionals: true, strict: true });
+      const parsed = parseCommandArgs({ args: argv, options: { id: { type: 'string' }, out: { type: 'string' } }, allowPositionals: true, strict: true });
       const [path, ...extra] = parsed.positionals;
       if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
       if (!parsed.values.id) throw new UsageError('--id is required');

@@ -29,8 +29,7 @@ export function createGroundingEvalCommand(io: CliStreams = { stdout: process.st
     summary: 'Score OCR grounding against a generated data set (label recall, text match, band IoU, ms/image)',
     usage,
     async run(argv) {
-            const parsed = parseCommandArgs({ args: argv, options: { kind: { type: 'string' }, limit: { type: 'string' }, failures: { type: 'boolean' } }, strict: true, allowPositionals: true });
-      const { values, positionals } = parsed;
+      const { values, positionals } = parseCommandArgs({ args: argv, options: { kind: { type: 'string' }, limit: { type: 'string' }, failures: { type: 'boolean' } }, strict: true, allowPositionals: true });
       if (positionals.length !== 1) throw new UsageError('give exactly one TASKS_DIR (a folder holding tasks.jsonl)');
       const target = positionals[0] as string;
       const file = existsSync(target) && statSync(target).isDirectory() ? join(target, 'tasks.jsonl') : target;

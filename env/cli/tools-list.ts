@@ -31,7 +31,7 @@ export function createToolsListCommand(stdout: TextOutput = process.stdout): Cli
     summary: 'List the image tools (names and descriptions; --json for OpenAI function format)',
     usage,
     async run(argv) {
-            const json = parseCommandArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: false }).values.json ?? false;
+      const json = parseCommandArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: false }).values.json ?? false;
       stdout.write((json ? JSON.stringify(toolsAsOpenAIFunctions(), null, 2) : toolListing()) + '\n');
       return 0;
     },

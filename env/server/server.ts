@@ -77,7 +77,7 @@ export class EnvServer {
   /** Long model messages are parsed on worker threads, so one request cannot stall the rest. */
   private readonly parser = new ParserPool();
   /** An idle server gives a burst's garbage back (see idle-collector.ts). */
-  readonly idleCollector = new IdleCollector(() => this.episodes.size === 0 && this.inFlight === 0);
+  private readonly idleCollector = new IdleCollector(() => this.episodes.size === 0 && this.inFlight === 0);
   private inFlight = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private stopping = false;

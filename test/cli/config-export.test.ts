@@ -258,7 +258,7 @@ test('docs/VERL.md maps every run-config key', async () => {
   assert.deepEqual(missing, []);
 });
 
-test('every key verl.yaml sets is one of veRL 0.9.1\'s, and veRL composes and validates the config', { skip: !existsSync(VERL_PYTHON) && 'no .venv-verl (make verl-env)', timeout: 180_000 }, async () => {
+test('every key verl.yaml sets is one of veRL 0.9.1\'s, and veRL composes and validates the config', { skip: !existsSync(VERL_PYTHON) && 'needs .venv-verl with veRL installed (make verl-env); `make test-verl` runs this file again after installing it', timeout: 180_000 }, async () => {
   const dapo = await exportTo(DAPO);
   const micro = await exportTo(MICRO);
   const script = join(dapo.out, 'check_keys.py');

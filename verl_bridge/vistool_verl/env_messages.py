@@ -2,26 +2,16 @@
 
 The server sends content parts {"type": "text"} and {"type": "image", "ref", "path", ...}; veRL's
 VL builder wants each image part to carry the image itself under "image". The ref stays in the
-part, so a rollout record can name the image without holding its pixels.
+part, so a rollout record can name the image without holding its pixels. Images load as the
+trainer loads them (`load_image_part`: a shared path or inline data).
 """
 from __future__ import annotations
 
-import base64
-import io
-from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-
-def load_image(part: dict[str, Any]) -> Image.Image:
-    if part.get("data"):
-        return Image.open(io.BytesIO(base64.b64decode(part["data"]))).convert("RGB")
-    path = part.get("path")
-    if not path:
-        raise ValueError(f"an image part from the env server has neither a path nor inline data: {sorted(part)}")
-    with Image.open(Path(path)) as image:
-        return image.convert("RGB")
+from vistool_trainer.conversation_encoding import load_image_part
 
 
 def to_verl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Image.Image]]:
@@ -34,7 +24,7 @@ def to_verl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any
             parts = []
             for part in content:
                 if part.get("type") == "image":
-                    image = load_image(part)
+                    image = load_image_part(part)
                     images.append(image)
                     parts.append({"type": "image", "image": image, "ref": part.get("ref")})
                 else:

@@ -133,7 +133,7 @@ def write_step(run: Any, step: int, tasks: list[dict[str, Any]], group: int, row
     token_rewards = torch.zeros(len(outputs), width)
     for i, o in enumerate(outputs):
         mask[i, :len(o.response_mask)] = torch.tensor(o.response_mask, dtype=torch.float32)
-        last = max(i for i, m in enumerate(o.response_mask) if m) if any(o.response_mask) else 0
+        last = max(j for j, m in enumerate(o.response_mask) if m) if any(o.response_mask) else 0
         token_rewards[i, last] = float(rewards[i])
     index = np.array([str(tasks[i // group]["id"]) for i in range(len(outputs))], dtype=object)
     advantages, _ = compute_grpo_outcome_advantage(token_rewards, mask, index)
