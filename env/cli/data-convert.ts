@@ -30,7 +30,9 @@ const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocu
   charxiv       SRC: CharXiv's data/reasoning_{val,test}.json; images from images/ beside data/
   tablevqa-bench SRC: one exported split (vwtq, vwtq_syn, vtabfact, fintabnetqa) as JSON or
                 JSONL {qa_id, question, gt, image: path}; the split comes from the file name
-  refocus       SRC: a chartqa_vcot *.jsonl
+  refocus       SRC: a chartqa_vcot *.jsonl, or an evaluation set with boxes:
+                data/chartQA_{h,v}_bar_wbb.json, data/tablevqa*_wbb.json,
+                data/charxiv-subfigures.json (figure paths from ReFocus's root)
   vtool         SRC: VTool-R1 rows as JSONL (export the parquet first; parquet is not read here)
   openthinkimg  SRC: a JSON array or JSONL of {image_path, question, solution|label}
   verl          SRC: veRL rows as JSONL {data_source, prompt, images, reward_model, extra_info}

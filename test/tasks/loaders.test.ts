@@ -17,7 +17,7 @@ import { loadReFocus } from '../../env/tasks/loaders/refocus.js';
 import { loadVerl } from '../../env/tasks/loaders/verl.js';
 import { loadVTool, withoutHeaderRow } from '../../env/tasks/loaders/vtool.js';
 import { resolveMetadata, type BBox } from '../../env/tools/metadata.js';
-import { decodeImage } from '../../env/core/image.js';
+import { decodeImage, type RgbImage } from '../../env/core/image.js';
 import { runToolCall } from '../../env/tools/registry.js';
 import { createDataConvertCommand } from '../../env/cli/data-convert.js';
 
@@ -320,4 +320,108 @@ test('VTool-R1 tables whose row_starters begin with the header row keep the head
   assert.equal(changedInHeader, 0);
   // Row starters without the header keep every row.
   assert.deepEqual(withoutHeaderRow(rows, columns), { bands: rows, header: null });
+});
+
+/** The share of a band's inset rectangle (ReFocus: int(n·W + 2) to int(n·W − 2), inclusive) that is pure white. */
+function whiteShare(image: RgbImage, b: BBox): number {
+  let white = 0;
+  let all = 0;
+  for (let y = b.y1 + 2; y <= b.y2 - 2; y++) {
+    for (let x = b.x1 + 2; x <= b.x2 - 2; x++) {
+      const i = (y * image.width + x) * 3;
+      all++;
+      if (image.data[i] === 255 && image.data[i + 1] === 255 && image.data[i + 2] === 255) white++;
+    }
+  }
+  return white / all;
+}
+
+test('ReFocus evaluation sets with boxes (ChartQA bars, TableVQA, CharXiv subfigures): each shape loads, a tool runs on its bands, the answer scores', async (t) => {
+  const dir = await tempDir(t);
+  const vbar = await chart('vbar', 6);
+  const table = await chart('table', 5);
+  const sub = await chart('hbar', 7);
+  // ReFocus's layout: data/*.json at its repository root, figure paths relative to that root.
+  await mkdir(join(dir, 'data', 'figures'), { recursive: true });
+  await writeFile(join(dir, 'data', 'figures', 'v.png'), vbar.png);
+  await writeFile(join(dir, 'data', 'figures', 't.png'), table.png);
+  await writeFile(join(dir, 'data', 'figures', 's.png'), sub.png);
+  const normalise = (b: BBox, w: number, h: number) => ({ x1: b.x1 / w, y1: b.y1 / h, x2: b.x2 / w, y2: b.y2 / h });
+
+  // ChartQA bars: x values and their boxes as parallel lists, normalised.
+  const xBands = vbar.record.meta.x_values_bbox as Record<string, BBox>;
+  const xValues = Object.keys(xBands);
+  await writeFile(join(dir, 'data', 'chartQA_v_bar_wbb.json'), JSON.stringify({
+    'two_col_1234': { query: vbar.record.question, answer: vbar.record.answer, figure_path: 'data/figures/v.png', x_values: xValues, y_values: null, x_bboxes: xValues.map((v) => normalise(xBands[v]!, vbar.image.width, vbar.image.height)), y_bboxes: null },
+  }));
+  const charts = await loadReFocus(join(dir, 'data', 'chartQA_v_bar_wbb.json'));
+  const chartRecord = charts.tasks[0]!.record;
+  assert.deepEqual([chartRecord.id, chartRecord.kind, chartRecord.source, chartRecord.meta.unit], ['refocus-chartqa-two_col_1234', 'vbar', 'refocus/chartqa', 'normalized']);
+  assert.equal(charts.tasks[0]!.sourceImage, join(dir, 'data', 'figures', 'v.png'));
+  const vImage = await decodeImage(charts.tasks[0]!.sourceImage);
+  const vMeta = resolveMetadata(chartRecord.meta, vImage.width, vImage.height);
+  // Expected pixels by ReFocus's own rule: the normalised box times the size, truncated.
+  for (const v of xValues) {
+    const n = normalise(xBands[v]!, vbar.image.width, vbar.image.height);
+    assert.deepEqual(vMeta.x_values_bbox![v], { x1: Math.trunc(n.x1 * vImage.width), y1: Math.trunc(n.y1 * vImage.height), x2: Math.trunc(n.x2 * vImage.width), y2: Math.trunc(n.y2 * vImage.height) });
+  }
+  const [keep, drop] = xValues;
+  const masked = runToolCall(vImage, { name: 'focus_on_x_values_with_mask', arguments: { x_values: [keep] } }, vMeta);
+  assert.ok(masked.ok, JSON.stringify(masked));
+  assert.equal(whiteShare(masked.image, vMeta.x_values_bbox![drop!]!), 1, 'a band not focused on is whitened');
+  assert.ok(whiteShare(masked.image, vMeta.x_values_bbox![keep!]!) < 1, 'the focused band keeps its bar');
+  await endToEnd(dir, charts, String(vbar.record.answer), 'not the answer');
+
+  // TableVQA: column headers and row starters with parallel box lists; the first row starter is the header row.
+  const columns = table.record.meta.columns_bbox!;
+  const rows = table.record.meta.rows_bbox!;
+  const headers = Object.keys(columns);
+  const tableTop = Math.min(...Object.values(columns).map((b) => b.y1));
+  const firstRowTop = Math.min(...Object.values(rows).map((b) => b.y1));
+  const left = Math.min(...Object.values(columns).map((b) => b.x1));
+  const right = Math.max(...Object.values(columns).map((b) => b.x2));
+  const headerRow: BBox = { x1: left, y1: tableTop, x2: right, y2: firstRowTop };
+  const starters = [headers[0]!, ...Object.keys(rows)];
+  const rowBoxes = [headerRow, ...Object.values(rows)];
+  const tw = table.image.width;
+  const th = table.image.height;
+  const tableRecord = { query: table.record.question, answer: table.record.answer, figure_path: 'data/figures/t.png', column_headers: headers, columns_bbox: headers.map((h) => normalise(columns[h]!, tw, th)), row_starters: starters, rows_bbox: rowBoxes.map((b) => normalise(b, tw, th)) };
+  await writeFile(join(dir, 'data', 'tablevqa_wbb.json'), JSON.stringify({ 'nu-42': tableRecord }));
+  const tables = await loadReFocus(join(dir, 'data', 'tablevqa_wbb.json'));
+  const tRecord = tables.tasks[0]!.record;
+  assert.deepEqual([tRecord.id, tRecord.kind, tRecord.source], ['refocus-tablevqa-nu-42', 'table', 'refocus/tablevqa']);
+  assert.deepEqual(Object.keys(tRecord.meta.rows_bbox!), Object.keys(rows), 'the header row is no row band');
+  assert.deepEqual(Object.keys(tRecord.meta.columns_bbox!), headers);
+  const tImage = await decodeImage(tables.tasks[0]!.sourceImage);
+  const tMeta = resolveMetadata(tRecord.meta, tImage.width, tImage.height);
+  const [oneRow] = Object.keys(rows);
+  const rowMasked = runToolCall(tImage, { name: 'focus_on_rows_with_mask', arguments: { rows: [oneRow] } }, tMeta);
+  assert.ok(rowMasked.ok, JSON.stringify(rowMasked));
+  let headerChanged = 0;
+  for (let y = tableTop; y < firstRowTop; y++) {
+    for (let x = left; x < right; x++) {
+      const i = (y * tImage.width + x) * 3;
+      if (tImage.data[i] !== rowMasked.image.data[i] || tImage.data[i + 1] !== rowMasked.image.data[i + 1] || tImage.data[i + 2] !== rowMasked.image.data[i + 2]) headerChanged++;
+    }
+  }
+  assert.equal(headerChanged, 0, 'a rows mask leaves the header row as ReFocus does');
+  await endToEnd(dir, tables, Array.isArray(table.record.answer) ? table.record.answer.join(' || ') : String(table.record.answer), 'not the answer');
+
+  // CharXiv subfigures: the question in `prompt`, no boxes.
+  await writeFile(join(dir, 'data', 'charxiv-subfigures.json'), JSON.stringify({ 88: { prompt: 'Which subplot has the highest peak?', answer: 'the left one', figure_path: 'data/figures/s.png' } }));
+  const subfigures = await loadReFocus(join(dir, 'data', 'charxiv-subfigures.json'));
+  const sRecord = subfigures.tasks[0]!.record;
+  assert.deepEqual([sRecord.id, sRecord.kind, sRecord.source, sRecord.question, sRecord.meta], ['refocus-charxiv-88', 'chart', 'refocus/charxiv', 'Which subplot has the highest peak?', {}]);
+  assert.match(subfigures.warnings.map((w) => w.reason).join('\n'), /1 CharXiv subfigure records carry no boxes .* OCR grounding finds bands/);
+  await endToEnd(dir, subfigures, 'the left one', 'the right one');
+
+  // Refusals name the file, the item and the field.
+  await writeFile(join(dir, 'data', 'short_wbb.json'), JSON.stringify({ a: { ...tableRecord, columns_bbox: tableRecord.columns_bbox.slice(1) } }));
+  await assert.rejects(loadReFocus(join(dir, 'data', 'short_wbb.json')), new RegExp(`short_wbb\\.json \\[item 0\\]: columns_bbox: expected ${headers.length} boxes, one per column_headers entry, got "${headers.length - 1} boxes"`));
+  await writeFile(join(dir, 'data', 'both_wbb.json'), JSON.stringify({ a: { query: 'q', answer: '1', figure_path: 'data/figures/v.png', x_values: ['a'], x_bboxes: [{ x1: 0, y1: 0, x2: 0.5, y2: 1 }], y_values: ['b'], y_bboxes: [{ x1: 0, y1: 0, x2: 1, y2: 0.5 }] } }));
+  await assert.rejects(loadReFocus(join(dir, 'data', 'both_wbb.json')), /both_wbb\.json \[item 0\]: x_values: expected x values .* or a file named \*h_bar\* \/ \*v_bar\*, got "both"/);
+  await writeFile(join(dir, 'data', 'odd.json'), JSON.stringify({ a: { question: 'q', label: '1' } }));
+  await assert.rejects(loadReFocus(join(dir, 'data', 'odd.json')), /odd\.json \[item 0\]: \(record\): expected a ReFocus record/);
+  await writeFile(join(dir, 'data', 'moved_wbb.json'), JSON.stringify({ a: { ...tableRecord, figure_path: 'elsewhere/t.png' } }));
+  await assert.rejects(loadReFocus(join(dir, 'data', 'moved_wbb.json')), /figure_path: expected an image file at one of .*elsewhere\/t\.png.* \(set --images-root/);
 });

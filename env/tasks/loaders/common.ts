@@ -57,7 +57,7 @@ export function needString(obj: Record<string, unknown>, key: string, where: Whe
 }
 
 /** The items of a .json file (an array, or an object of items) or a .jsonl file, with positions. */
-export async function readItems(file: string): Promise<{ value: unknown; where: Where }[]> {
+export async function readItems(file: string): Promise<{ value: unknown; where: Where; key?: string }[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -83,8 +83,10 @@ export async function readItems(file: string): Promise<{ value: unknown; where: 
   } catch (err) {
     throw new ConvertError(`${file}: not valid JSON (${(err as Error).message})`, { cause: err });
   }
-  const items = Array.isArray(parsed) ? parsed : isObject(parsed) ? Object.values(parsed) : fail({ file }, '(file)', 'a JSON array of records (or an object of records)', parsed);
-  return items.map((value, i) => ({ value, where: { file, item: i } }));
+  if (Array.isArray(parsed)) return parsed.map((value, i) => ({ value, where: { file, item: i } }));
+  if (!isObject(parsed)) fail({ file }, '(file)', 'a JSON array of records (or an object of records)', parsed);
+  // An object of records (ReFocus's and CharXiv's files): each record's key is often its only id.
+  return Object.entries(parsed).map(([key, value], i) => ({ value, key, where: { file, item: i } }));
 }
 
 export function readBox(value: unknown, where: Where, field: string): BBox {
