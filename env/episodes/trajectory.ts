@@ -48,6 +48,8 @@ export interface Trajectory {
   correct?: boolean;
   reward?: number;
   reward_breakdown?: Record<string, number>;
+  /** The weight of each additive breakdown key; the other keys are modifiers and checks (protocol/reward-breakdown.ts). */
+  reward_weights?: Record<string, number>;
   /** The score's notes, as the trainer records them (docs/CONTRACTS.md). */
   reward_notes?: string[];
   /** Filled in by the trainer. */

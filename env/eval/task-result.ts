@@ -113,6 +113,7 @@ export async function scoreCompleted(trajectory: Trajectory, task: TaskRecord, a
   const scored = scoreTrajectory(trajectory, task.answer, config, verdict);
   trajectory.reward = scored.reward;
   trajectory.reward_breakdown = scored.components;
+  trajectory.reward_weights = scored.weights;
   trajectory.correct = scored.correct;
   const turns = assistantTurns(trajectory);
   const errors: Partial<Record<ErrorClass, number>> = {};

@@ -72,7 +72,7 @@ export async function playEpisode(script: Script, store: ImageStore, scorer: Tra
   }
   const trajectory = episode.trajectory();
   const scored = await scorer.score(trajectory, task.answer);
-  return { ...trajectory, reward: scored.reward, reward_breakdown: scored.components, correct: scored.correct };
+  return { ...trajectory, reward: scored.reward, reward_breakdown: scored.components, reward_weights: scored.weights, correct: scored.correct };
 }
 
 /** GRPO advantages for one group: (r − mean) / (std + 1e-6); zero for a group without spread. */

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -9,12 +9,14 @@ import { ensureBundles, launchBrowser, openPage, screenshot, startView, type Vie
 
 let browser: Browser;
 let view: ViewSession;
+let runDir: string;
 let hostileView: ViewSession;
 /** A run directory name that is itself markup: the index page and the panels must show it as text. */
 const HOSTILE_RUN = 'run-<img src=x onerror="window.__xss=9">';
 
 before(async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-viewer-browser-'));
+  runDir = join(root, 'run-a');
   const [run, hostile] = await Promise.all([
     writeRunDirectory(join(root, 'run-a'), { rolloutSteps: [1, 2], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 5 }),
     writeRunDirectory(join(root, HOSTILE_RUN), { rolloutSteps: [1], groups: [HOSTILE_GROUP], question: `Which rider? ${HOSTILE_TEXT}`, metricRows: 3 }),
@@ -113,6 +115,36 @@ test('filters narrow the list by outcome, tool use, error class and tool name, a
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=group]').length === 1);
   assert.match(await page.locator('[data-testid=group]').innerText(), /Which year/);
   await screenshot(page, 'viewer-search');
+  assert.deepEqual(problems, []);
+});
+
+test('the reward breakdown shows each term’s weight and what it adds, and they sum to the recorded reward; checks stand apart', async () => {
+  const { page, problems } = await openViewer();
+  const line = Number(await selectedLine(page));
+  const text = await readFile(join(runDir, 'rollouts', 'step-000002.jsonl'), 'utf8');
+  const record = JSON.parse(text.split('\n')[line]!) as { reward: number; reward_breakdown: Record<string, number>; reward_weights: Record<string, number> };
+  const table = page.locator('[data-testid=rollout-detail] [data-testid=reward-breakdown]');
+  await table.waitFor();
+  // Every weighted term is shown with the writer's weight and weight × value (computed here from the file).
+  let sum = 0;
+  for (const [name, weight] of Object.entries(record.reward_weights)) {
+    const value = record.reward_breakdown[name] ?? 0;
+    sum += weight * value;
+    const cells = await table.locator(`tr[data-term="${name}"] td`).allInnerTexts();
+    assert.equal(Number(cells[0]), Number(value.toFixed(3)), `${name} value`);
+    assert.equal(cells[1], `× ${Number(weight.toFixed(3))}`, `${name} weight`);
+    assert.equal(cells[2], `= ${Number((weight * value).toFixed(3))}`, `${name} adds`);
+  }
+  assert.ok(Object.keys(record.reward_weights).length >= 3);
+  assert.equal(Number(await table.locator('tr.subtotal td').first().innerText()), Number(sum.toFixed(3)));
+  assert.equal(Number(await table.locator('[data-testid=reward-total]').innerText()), Number(record.reward.toFixed(3)));
+  assert.equal(await page.locator('[data-testid=rollout-detail] [data-testid=reward-mismatch]').count(), 0);
+  // accuracy_rule is a check, not a second accuracy term.
+  assert.equal(await table.locator('tr[data-term=accuracy_rule]').count(), 0);
+  const checks = page.locator('[data-testid=rollout-detail] [data-testid=reward-checks]');
+  await checks.locator('summary').click();
+  assert.match(await checks.locator('[data-check=accuracy_rule]').innerText(), /accuracy_rule \d.*\(the same as accuracy\)/);
+  await screenshot(page, 'viewer-reward-breakdown');
   assert.deepEqual(problems, []);
 });
 

@@ -60,6 +60,9 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     assert len(rollouts) == 4 and {"prompt_id", "group", "turns", "reward", "advantage", "reward_breakdown", "reward_notes"} <= set(rollouts[0])
     # The server's reasons for each reward travel into the record (a random policy gives no answer).
     assert all(any("no final answer" in note or "answer" in note for note in r["reward_notes"]) for r in rollouts), rollouts[0]["reward_notes"]
+    # The weights travel too, so the viewer can show weight × value; they are the run config's.
+    weights = json.loads((run / "config.json").read_text())["rewards"]["weights"]
+    assert all(r["reward_weights"] == {k: float(v) for k, v in weights.items()} for r in rollouts), rollouts[0]["reward_weights"]
     # The server wrote the images the rollouts name into this run's images/ folder.
     first_image = rollouts[0]["task"]["image"]
     assert (run / "images" / f"{first_image}.png").exists()

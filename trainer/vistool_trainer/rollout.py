@@ -34,6 +34,7 @@ class Rollout:
     messages: list[dict[str, Any]]
     reward: float = 0.0
     components: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
     # Why the reward is what it is (a judge failure, a disagreement, the no-tool factor), from the server.
     notes: list[str] = field(default_factory=list)
     correct: bool = False
@@ -176,6 +177,7 @@ def run_rollouts(
                 continue
             rollout.reward = float(score["reward"])
             rollout.components = {key: float(value) for key, value in (score.get("components") or {}).items()}
+            rollout.weights = {key: float(value) for key, value in (score.get("weights") or {}).items()}
             rollout.correct = bool(score.get("correct"))
             rollout.notes.extend(str(note) for note in score.get("notes") or [])
             rollout.score_metrics = {key: float(value) for key, value in (score.get("metrics") or {}).items()}
@@ -195,7 +197,7 @@ def rollout_record(rollout: Rollout, step: int) -> dict[str, Any]:
     `kept` (the viewer's kept/filtered badge reads it rather than guessing from the reward spread)."""
     record = dict(rollout.trajectory)
     record.update({"step": step, "prompt_id": rollout.prompt_id, "group": rollout.group, "reward": rollout.reward,
-                   "reward_breakdown": rollout.components, "reward_notes": rollout.notes, "correct": rollout.correct,
+                   "reward_breakdown": rollout.components, "reward_weights": rollout.weights, "reward_notes": rollout.notes, "correct": rollout.correct,
                    "advantage": rollout.advantage,
                    "kept": rollout.kept})
     return record

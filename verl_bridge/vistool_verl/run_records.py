@@ -32,7 +32,8 @@ def rollout_line(step: int, prompt_id: str, group: int, trajectory: dict[str, An
                  advantage: float, kept: bool, response_tokens: int) -> dict[str, Any]:
     record = dict(trajectory)
     record.update({"step": step, "prompt_id": prompt_id, "group": group, "reward": float(score["reward"]),
-                   "reward_breakdown": dict(score.get("components") or {}), "reward_notes": list(score.get("notes") or []),
+                   "reward_breakdown": dict(score.get("components") or {}),
+                   "reward_weights": dict(score.get("weights") or {}), "reward_notes": list(score.get("notes") or []),
                    "correct": bool(score.get("correct")), "advantage": float(advantage), "kept": bool(kept),
                    "response_tokens": int(response_tokens), "engine": "verl"})
     return record

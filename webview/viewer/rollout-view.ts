@@ -11,6 +11,7 @@ import type { ActionError } from '../../env/core/errors.js';
 import type { AssistantTurn, CallRecord, ObservationTurn, Turn } from '../../env/episodes/trajectory.js';
 import type { RolloutRecord } from '../../protocol/panel-protocol.js';
 import { formatNumber, h } from '../shared/dom.js';
+import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 import { ImageCompare } from './image-compare.js';
 import { segmentModelText } from './model-text.js';
@@ -82,19 +83,63 @@ function observationTurn(turn: ObservationTurn, context: RolloutViewContext): HT
   ];
 }
 
-function breakdown(record: RolloutRecord): HTMLElement | null {
-  const entries = Object.entries(record.reward_breakdown ?? {});
-  if (entries.length === 0) return null;
+function valueBar(value: number, max: number): HTMLElement {
+  const bar = h('span', { class: `bar ${value < 0 ? 'negative' : ''}` });
+  bar.style.width = `${Math.round((Math.abs(value) / max) * 100)}%`;
+  return bar;
+}
+
+/** Records without weights (older runs, other writers): each value alone. */
+function valuesOnly(entries: [string, number][]): HTMLElement {
   const max = Math.max(1, ...entries.map(([, v]) => Math.abs(v)));
   return h(
     'table',
     { class: 'reward-breakdown', 'data-testid': 'reward-breakdown' },
-    h('caption', null, 'reward breakdown'),
-    h('tbody', null, ...entries.map(([name, value]) => {
-      const bar = h('span', { class: `bar ${value < 0 ? 'negative' : ''}` });
-      bar.style.width = `${Math.round((Math.abs(value) / max) * 100)}%`;
-      return h('tr', null, h('th', { scope: 'row' }, name), h('td', { class: 'num' }, formatNumber(value)), h('td', { class: 'bar-cell' }, bar));
-    })),
+    h('caption', null, 'reward breakdown ', h('span', { class: 'muted' }, '(this run did not record the weights)')),
+    h('tbody', null, ...entries.map(([name, value]) => h('tr', null, h('th', { scope: 'row' }, name), h('td', { class: 'num' }, formatNumber(value)), h('td', { class: 'bar-cell' }, valueBar(value, max))))),
+  );
+}
+
+/** The reward's arithmetic: weight × value per additive term, the modifiers in order, the total; checks apart. */
+function breakdown(record: RolloutRecord): HTMLElement | null {
+  const values = record.reward_breakdown ?? {};
+  const entries = Object.entries(values);
+  if (entries.length === 0) return null;
+  const explained = explainReward(values, record.reward_weights, record.reward ?? null);
+  if (explained === null) return valuesOnly(entries);
+  const max = Math.max(1e-9, ...explained.terms.map((t) => Math.abs(t.contribution)));
+  const termRows = explained.terms.map((t) =>
+    h('tr', { 'data-term': t.name, class: t.weight === 0 ? 'muted' : '' },
+      h('th', { scope: 'row' }, t.name),
+      h('td', { class: 'num' }, formatNumber(t.value)),
+      h('td', { class: 'num muted' }, `× ${formatNumber(t.weight)}`),
+      h('td', { class: 'num' }, `= ${formatNumber(t.contribution)}`),
+      h('td', { class: 'bar-cell' }, valueBar(t.contribution, max))),
+  );
+  const sumRow = h('tr', { class: 'subtotal' }, h('th', { scope: 'row' }, 'sum'), h('td', { colspan: '3', class: 'num' }, formatNumber(explained.weightedSum)), h('td', null));
+  const stepRows = explained.steps.map((step) =>
+    h('tr', { 'data-step': step.name }, h('th', { scope: 'row' }, step.name), h('td', { colspan: '2' }, step.label), h('td', { class: 'num' }, step.after === null ? '?' : `= ${formatNumber(step.after)}`), h('td', null)),
+  );
+  const mismatch = explained.reproduces === false ? h('p', { class: 'bad', 'data-testid': 'reward-mismatch' }, 'These terms do not add up to the recorded reward: the writer used another formula.') : null;
+  const totalRow = h('tr', { class: 'total' }, h('th', { scope: 'row' }, 'reward'), h('td', { colspan: '3', class: 'num', 'data-testid': 'reward-total' }, formatNumber(explained.reward)), h('td', null));
+  const checks = explained.checks.length === 0
+    ? null
+    : h('details', { class: 'reward-checks', 'data-testid': 'reward-checks' },
+        h('summary', null, `checks (${explained.checks.length}), not added to the reward`),
+        h('ul', null, ...explained.checks.map((c) =>
+          h('li', { title: c.meaning ?? '', 'data-check': c.name },
+            h('code', null, c.name), ` ${formatNumber(c.value)}`,
+            c.agreesWithAccuracy === undefined ? null : h('span', { class: 'muted' }, c.agreesWithAccuracy ? ' (the same as accuracy)' : ' (differs from accuracy: a judge or a format rule changed it)'),
+            c.meaning === null ? null : h('span', { class: 'muted' }, ` — ${c.meaning}`)))));
+  return h(
+    'div',
+    { class: 'reward-explained' },
+    h('table', { class: 'reward-breakdown', 'data-testid': 'reward-breakdown' },
+      h('caption', null, 'reward breakdown'),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'term'), h('th', { scope: 'col' }, 'value'), h('th', { scope: 'col' }, 'weight'), h('th', { scope: 'col' }, 'adds'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'share')))),
+      h('tbody', null, ...termRows, sumRow, ...stepRows, totalRow)),
+    mismatch,
+    checks,
   );
 }
 
