@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, stepThrough } from '../../webview/viewer/groups.js';
+import { filterChoices, filterGroups, GROUP_ORDERS, groupRollouts, histogram, isGroupOrder, navigationOrder, NO_FILTER, sortGroups, stepThrough } from '../../webview/viewer/groups.js';
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 
 function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
@@ -74,4 +74,30 @@ test('j/k walk the displayed order and stop at the ends; an unknown current line
   assert.equal(stepThrough(order, 4, -1), 4);
   assert.equal(stepThrough(order, 99, 1), 4);
   assert.equal(stepThrough([], null, 1), null);
+});
+
+test('groups sort by mean reward either way or by reward spread, stably, unscored groups last', () => {
+  const groups = groupRollouts([
+    rollout(0, 'a', 0, 0.5), rollout(1, 'a', 1, 0.5), // mean 0.5, spread 0
+    rollout(2, 'b', 0, 1.0), rollout(3, 'b', 1, 0.0), // mean 0.5, spread 1
+    rollout(4, 'c', 0, null), // unscored
+    rollout(5, 'd', 0, 0.9), rollout(6, 'd', 1, 0.7), // mean 0.8, spread 0.2
+  ]);
+  const ids = (order: Parameters<typeof sortGroups>[1]) => sortGroups(groups, order).map((g) => g.promptId);
+  assert.deepEqual(ids('file'), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(ids('reward-desc'), ['d', 'a', 'b', 'c'], 'ties keep file order');
+  assert.deepEqual(ids('reward-asc'), ['a', 'b', 'd', 'c']);
+  assert.deepEqual(ids('spread-desc'), ['b', 'd', 'a', 'c']);
+  assert.ok(GROUP_ORDERS.every(([order]) => isGroupOrder(order)));
+  assert.equal(isGroupOrder('by-vibes'), false);
+});
+
+test('a histogram bins values over their range, the maximum in the last bin, nulls counted apart', () => {
+  // Range 0..1 in 4 bins of 0.25: [0, .25) [.25, .5) [.5, .75) [.75, 1].
+  const h = histogram([0, 0.1, 0.25, 0.5, 0.74, 0.75, 1, null, 1], 4);
+  assert.deepEqual(h.edges, [0, 0.25, 0.5, 0.75, 1]);
+  assert.deepEqual(h.counts, [2, 1, 2, 3]);
+  assert.equal(h.missing, 1);
+  assert.deepEqual(histogram([1.2, 1.2, 1.2]), { edges: [1.2, 1.2], counts: [3], missing: 0 });
+  assert.deepEqual(histogram([null]), { edges: [], counts: [], missing: 1 });
 });

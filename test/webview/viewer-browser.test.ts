@@ -148,6 +148,46 @@ test('the reward breakdown shows each term’s weight and what it adds, and they
   assert.deepEqual(problems, []);
 });
 
+test('groups sort by mean reward or spread (j/k follow), the step slider opens a step, and the step’s histograms count its rollouts', async () => {
+  const { page, problems } = await openViewer();
+  const lines = (await readFile(join(runDir, 'rollouts', 'step-000002.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { prompt_id: string; reward: number; advantage: number });
+  // The expected orders, from the file: mean reward per prompt, and the reward spread.
+  const byPrompt = new Map<string, number[]>();
+  for (const r of lines) byPrompt.set(r.prompt_id, [...(byPrompt.get(r.prompt_id) ?? []), r.reward]);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const prompts = [...byPrompt.keys()];
+  const expected = {
+    'reward-desc': [...prompts].sort((a, b) => mean(byPrompt.get(b)!) - mean(byPrompt.get(a)!)),
+    'reward-asc': [...prompts].sort((a, b) => mean(byPrompt.get(a)!) - mean(byPrompt.get(b)!)),
+    'spread-desc': [...prompts].sort((a, b) => (Math.max(...byPrompt.get(b)!) - Math.min(...byPrompt.get(b)!)) - (Math.max(...byPrompt.get(a)!) - Math.min(...byPrompt.get(a)!))),
+  };
+  assert.notDeepEqual(expected['reward-desc'], expected['reward-asc'], 'the fixture tells the orders apart');
+  for (const [order, prompts] of Object.entries(expected)) {
+    await page.locator('[data-testid=group-order]').selectOption(order);
+    await page.waitForFunction((first) => document.querySelector('[data-testid=group]')?.getAttribute('data-prompt') === first, prompts[0]);
+    assert.deepEqual(await page.locator('[data-testid=group]').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-prompt'))), prompts, order);
+    // j walks the list as shown: from the first group's last row to the second group's first.
+    await page.locator('[data-testid=group]').first().locator('[data-testid=rollout-row]').last().click();
+    await page.keyboard.press('j');
+    const next = await page.locator('[data-testid=group]').nth(1).locator('[data-testid=rollout-row]').first().getAttribute('data-line');
+    await page.waitForFunction((line) => document.querySelector('[aria-selected=true]')?.getAttribute('data-line') === line, next);
+  }
+  // Histograms of the whole step: every rollout counted once, in reward and in advantage.
+  const counts = async (name: string) => (await page.locator(`[data-testid=histogram-${name}]`).getAttribute('data-counts'))!.split(',').map(Number);
+  assert.equal((await counts('reward')).reduce((a, b) => a + b, 0), lines.length);
+  assert.equal((await counts('advantage')).reduce((a, b) => a + b, 0), lines.length);
+  const rewards = lines.map((r) => r.reward);
+  assert.equal((await counts('reward')).at(-1), rewards.filter((r) => r === Math.max(...rewards)).length, 'the top bin holds the best rewards');
+  await screenshot(page, 'viewer-sorted-histograms');
+  // The slider moves over the step files and opens the one it is released on.
+  const slider = page.locator('[data-testid=step-slider]');
+  assert.equal(await slider.inputValue(), '1');
+  await slider.fill('0');
+  await page.waitForFunction(() => (document.querySelector('[data-testid=step-select]') as HTMLSelectElement | null)?.value === '1');
+  assert.equal(await page.locator('.step-slider-value').innerText(), 'step 1');
+  assert.deepEqual(problems, []);
+});
+
 test('compare shows two rollouts of a group side by side', async () => {
   const { page, problems } = await openViewer();
   await page.locator('[data-testid=compare-toggle]').click();

@@ -131,3 +131,62 @@ export function stepThrough(order: number[], current: number | null, delta: numb
   if (at === -1) return order[0] ?? null;
   return order[Math.max(0, Math.min(order.length - 1, at + delta))] ?? null;
 }
+
+/** How the list orders prompt groups; rollouts inside a group stay best reward first. */
+export type GroupOrder = 'file' | 'reward-desc' | 'reward-asc' | 'spread-desc';
+
+export const GROUP_ORDERS: readonly [GroupOrder, string][] = [
+  ['file', 'file order'],
+  ['reward-desc', 'mean reward, high first'],
+  ['reward-asc', 'mean reward, low first'],
+  // The reward spread is where GRPO's advantage signal is: a flat group teaches nothing.
+  ['spread-desc', 'reward spread, widest first'],
+];
+
+export function isGroupOrder(value: unknown): value is GroupOrder {
+  return GROUP_ORDERS.some(([order]) => order === value);
+}
+
+function spread(group: PromptGroup): number | null {
+  return group.rewardMin === null || group.rewardMax === null ? null : group.rewardMax - group.rewardMin;
+}
+
+/** A stable sort by the chosen key; groups without a reward go last, in file order. */
+export function sortGroups(groups: PromptGroup[], order: GroupOrder): PromptGroup[] {
+  if (order === 'file') return groups;
+  const key = (g: PromptGroup): number | null => (order === 'spread-desc' ? spread(g) : g.rewardMean);
+  const sign = order === 'reward-asc' ? 1 : -1;
+  return groups
+    .map((group, index) => ({ group, index, value: key(group) }))
+    .sort((a, b) => {
+      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
+      return sign * (a.value - b.value) || a.index - b.index;
+    })
+    .map((entry) => entry.group);
+}
+
+export interface Histogram {
+  /** bins + 1 edges, from the lowest value to the highest. */
+  edges: number[];
+  counts: number[];
+  /** Values that were null (unscored rollouts), not binned. */
+  missing: number;
+}
+
+/**
+ * Equal-width bins over [min, max], the last one closed so the maximum is counted. All values
+ * equal make one bin: a width-zero range has nothing to split.
+ */
+export function histogram(values: readonly (number | null)[], bins = 10): Histogram {
+  const present = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  const missing = values.length - present.length;
+  if (present.length === 0) return { edges: [], counts: [], missing };
+  const lo = Math.min(...present);
+  const hi = Math.max(...present);
+  if (hi - lo < 1e-12) return { edges: [lo, hi], counts: [present.length], missing };
+  const width = (hi - lo) / bins;
+  const edges = Array.from({ length: bins + 1 }, (_, i) => (i === bins ? hi : lo + i * width));
+  const counts = new Array<number>(bins).fill(0);
+  for (const v of present) counts[Math.min(bins - 1, Math.floor((v - lo) / width))]! += 1;
+  return { edges, counts, missing };
+}

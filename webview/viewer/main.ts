@@ -21,9 +21,10 @@ import {
   type StepIndex,
 } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
-import { hasFields, isNumberInRange, isRecord, isString } from '../../protocol/guards.js';
+import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
-import { filterChoices, filterGroups, groupRollouts, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, stepThrough } from './groups.js';
+import { filterChoices, filterGroups, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
+import { StepHistograms } from './step-histograms.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 
@@ -36,6 +37,8 @@ interface ViewerState {
   turn: number;
   filter: RolloutFilter;
   zoom: number;
+  /** Absent in states saved before the list could be sorted. */
+  order?: GroupOrder;
 }
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
@@ -50,6 +53,7 @@ function isViewerState(value: unknown): value is ViewerState {
     turn: (v) => typeof v === 'number',
     filter: (v) => hasFields(v, { outcome: isString, tools: isString, search: isString }) && isRecord(v),
     zoom: (v) => isNumberInRange(v, 0.25, 4),
+    order: optional(isGroupOrder),
   });
 }
 
@@ -81,6 +85,7 @@ class Viewer {
   private readonly list = h('nav', { class: 'group-list', 'aria-label': 'Prompt groups', 'data-testid': 'group-list' });
   private readonly detail = h('main', { class: 'rollout-detail', 'data-testid': 'rollout-detail' });
   private readonly status = h('div', { class: 'viewer-status muted', role: 'status' });
+  private readonly histograms = new StepHistograms();
   private loadToken = 0;
   /** Groups drawn in the list; a step with thousands of prompts grows it page by page instead of building every row at once. */
   private listLimit = LIST_PAGE;
@@ -93,7 +98,7 @@ class Viewer {
   }
 
   async start(): Promise<void> {
-    replaceChildren(this.root, panelHeader('Rollout viewer', this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, this.list, this.detail));
+    replaceChildren(this.root, panelHeader('Rollout viewer', this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.histograms.element, this.list), this.detail));
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;
@@ -124,6 +129,7 @@ class Viewer {
       this.status.textContent = this.runs.length === 0 ? 'No runs are open.' : 'This run has no rollout files yet (rollouts/step-NNNNNN.jsonl).';
       replaceChildren(this.list);
       replaceChildren(this.detail);
+      this.histograms.show([]);
       return;
     }
     const token = ++this.loadToken;
@@ -138,13 +144,19 @@ class Viewer {
     if (index.step !== this.index?.step) this.listLimit = LIST_PAGE;
     this.index = index;
     this.groups = groupRollouts(index.rollouts);
+    this.histograms.show(index.rollouts);
     this.renderControls();
     this.renderList();
   }
 
   /** The groups that pass the filters, up to the list's current length. */
   private visibleGroups(): PromptGroup[] {
-    return filterGroups(this.groups, this.state.filter).slice(0, this.listLimit);
+    return this.matchingGroups().slice(0, this.listLimit);
+  }
+
+  /** The groups that pass the filters, in the chosen order (the list and j/k walk the same one). */
+  private matchingGroups(): PromptGroup[] {
+    return sortGroups(filterGroups(this.groups, this.state.filter), this.state.order ?? 'file');
   }
 
   private renderControls(): void {
@@ -179,13 +191,23 @@ class Viewer {
       void this.showSelection();
     });
     const stepIndex = this.steps.findIndex((s) => s.step === this.state.step);
+    const slider = this.steps.length > 1 ? this.stepSlider(stepIndex) : null;
+    const order = select('sort', 'group-order', GROUP_ORDERS.map(([o, text]) => [o, text]), this.state.order ?? 'file', (v) => {
+      this.state.order = isGroupOrder(v) ? v : 'file';
+      this.listLimit = LIST_PAGE;
+      this.save();
+      this.renderList();
+      void this.showSelection();
+    });
     replaceChildren(
       this.controls,
       runOptions.length > 1 ? select('run', 'run-select', runOptions, this.state.runId ?? '', (v) => void this.openRun(v)) : null,
       button('', () => void this.openStep(this.steps[stepIndex - 1]?.step ?? this.state.step), { icon: 'chevron-left', secondary: true, title: 'Previous step' }),
       select('step', 'step-select', stepOptions, String(this.state.step ?? ''), (v) => void this.openStep(Number(v))),
       button('', () => void this.openStep(this.steps[stepIndex + 1]?.step ?? this.state.step), { icon: 'chevron-right', secondary: true, title: 'Next step' }),
+      slider,
       search,
+      order,
       select('outcome', 'filter-outcome', [['all', 'all'], ['correct', 'correct'], ['incorrect', 'incorrect']], filter.outcome, (v) => setFilter({ outcome: v as RolloutFilter['outcome'] })),
       select('tools', 'filter-tools', [['all', 'all'], ['tools', 'used tools'], ['none', 'no tools']], filter.tools, (v) => setFilter({ tools: v as RolloutFilter['tools'] })),
       select('error', 'filter-error', [['', 'any'], ['none', 'no errors'], ...choices.errorClasses.map((c): [string, string] => [c, c])], filter.errorClass ?? '', (v) => setFilter({ errorClass: v === '' ? null : v })),
@@ -196,8 +218,23 @@ class Viewer {
     );
   }
 
+  /** A range over the step files (not step numbers: steps may be sparse); it opens the step on release. */
+  private stepSlider(stepIndex: number): HTMLElement {
+    const slider = h('input', { type: 'range', min: '0', max: String(this.steps.length - 1), step: '1', 'aria-label': 'step', 'data-testid': 'step-slider' }) as HTMLInputElement;
+    slider.value = String(Math.max(0, stepIndex));
+    const label = h('output', { class: 'step-slider-value' }, `step ${this.state.step ?? '–'}`);
+    const stepAt = () => this.steps[Number(slider.value)]?.step ?? null;
+    slider.addEventListener('input', () => {
+      label.textContent = `step ${stepAt() ?? '–'}`;
+      slider.setAttribute('aria-valuetext', label.textContent);
+    });
+    slider.addEventListener('change', () => void this.openStep(stepAt()));
+    slider.setAttribute('aria-valuetext', label.textContent ?? '');
+    return h('label', { class: 'control step-slider' }, slider, label);
+  }
+
   private renderList(): void {
-    const matching = filterGroups(this.groups, this.state.filter);
+    const matching = this.matchingGroups();
     const groups = matching.slice(0, this.listLimit);
     const total = this.index?.rollouts.length ?? 0;
     const shownCount = matching.reduce((n, g) => n + g.rollouts.length, 0);

@@ -1,0 +1,79 @@
+/**
+ * The step's reward and advantage distributions as two small bar charts (Chart.js), above the
+ * list. A researcher sees at once whether a step's rewards are spread (signal for GRPO) or piled
+ * on one value (groups dynamic sampling drops), and how wide the advantages run.
+ *
+ * The counts are also on the element (`data-counts`), so tests and screen readers do not depend
+ * on canvas pixels; the chart's own aria-label spells them out.
+ */
+import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
+import type { RolloutSummary } from '../../protocol/panel-protocol.js';
+import { formatNumber, h } from '../shared/dom.js';
+import { themeColours, watchTheme } from '../shared/theme.js';
+import { histogram, type Histogram } from './groups.js';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
+
+const BINS = 10;
+
+function binLabels(hist: Histogram): string[] {
+  return hist.counts.map((_, i) => `${formatNumber(hist.edges[i] ?? 0, 2)}–${formatNumber(hist.edges[i + 1] ?? 0, 2)}`);
+}
+
+function describe(name: string, hist: Histogram): string {
+  if (hist.counts.length === 0) return `${name}: none recorded`;
+  const parts = binLabels(hist).map((label, i) => `${label}: ${hist.counts[i]}`);
+  return `${name} histogram, ${parts.join('; ')}${hist.missing ? `; ${hist.missing} without a value` : ''}`;
+}
+
+export class StepHistograms {
+  readonly element = h('section', { class: 'step-histograms', 'aria-label': 'This step’s distributions', 'data-testid': 'step-histograms' });
+  private charts: Chart<'bar'>[] = [];
+  private rollouts: readonly RolloutSummary[] = [];
+
+  constructor() {
+    watchTheme(() => this.show(this.rollouts));
+  }
+
+  show(rollouts: readonly RolloutSummary[]): void {
+    this.rollouts = rollouts;
+    for (const chart of this.charts) chart.destroy();
+    this.charts = [];
+    this.element.replaceChildren();
+    if (rollouts.length === 0) return;
+    const theme = themeColours();
+    for (const [name, values, color] of [
+      ['reward', rollouts.map((r) => r.reward), theme.series[0]],
+      ['advantage', rollouts.map((r) => r.advantage), theme.series[1]],
+    ] as const) {
+      const hist = histogram(values, BINS);
+      const canvas = h('canvas', { role: 'img', 'aria-label': describe(name, hist) }) as HTMLCanvasElement;
+      const figure = h(
+        'figure',
+        { class: 'step-histogram', 'data-testid': `histogram-${name}`, 'data-counts': hist.counts.join(','), 'data-missing': hist.missing },
+        h('figcaption', null, name, hist.missing ? h('span', { class: 'muted' }, ` · ${hist.missing} without a value`) : null),
+        h('div', { class: 'step-histogram-canvas' }, canvas),
+      );
+      this.element.append(figure);
+      if (hist.counts.length === 0) {
+        figure.append(h('p', { class: 'muted' }, 'none recorded in this step'));
+        continue;
+      }
+      this.charts.push(
+        new Chart(canvas, {
+          type: 'bar',
+          data: { labels: binLabels(hist), datasets: [{ label: name, data: hist.counts, backgroundColor: color, barPercentage: 1, categoryPercentage: 0.95 }] },
+          options: {
+            animation: false,
+            maintainAspectRatio: false,
+            plugins: { legend: { display: false }, tooltip: { callbacks: { title: (items) => `${name} ${items[0]?.label ?? ''}`, label: (item) => `${item.formattedValue} rollouts` } } },
+            scales: {
+              x: { ticks: { color: theme.muted, maxRotation: 0, autoSkip: true, maxTicksLimit: 4 }, grid: { display: false } },
+              y: { beginAtZero: true, ticks: { color: theme.muted, precision: 0 }, grid: { color: theme.grid } },
+            },
+          },
+        }),
+      );
+    }
+  }
+}
