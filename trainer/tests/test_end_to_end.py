@@ -53,7 +53,9 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
                 "turns/mean", "actor/entropy", "actor/pg_clipfrac", "actor/pg_clipfrac_lower", "actor/ppo_kl", "actor/kl", "actor/grad_norm", "sampling/kept_groups",
                 "timing/gen_s", "timing/env_s", "timing/train_s",
                 # the server's judge counters, from the score responses (the judge is on in this run's rewards)
-                "judge/requests", "judge/failures", "judge/cache_hits"):
+                "judge/requests", "judge/failures", "judge/cache_hits",
+                # which calls fail and why, counted per step (tool_metrics.py)
+                "errors/E1", "errors/E4"):
         assert key in rl[0], key
     assert [m["label"] for m in metrics if m["stage"] == "eval"] == ["before", "after_sft", "after_rl"]
     rollouts = read_json_lines(run / "rollouts" / "step-000004.jsonl")

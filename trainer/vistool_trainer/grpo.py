@@ -25,6 +25,7 @@ from .loss_aggregation import masked_mean
 from .policy import Policy, score_tokens
 from .policy_loss import clipped_policy_loss
 from .rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
+from .tool_metrics import COUNT_PREFIXES, tool_use_counts
 from .training_engine import TrainingEngine
 
 
@@ -121,7 +122,9 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
         pairs = [(part[2][key], weight) for part, weight in zip(parts, weights) if key in part[2] and weight > 0]
         if not pairs:
             continue
-        if key.startswith("judge/"):  # cumulative per-server counters: the run's total
+        if key.startswith(COUNT_PREFIXES):  # this step's counts on each rank add up
+            merged[key] = sum(value for value, _ in pairs)
+        elif key.startswith("judge/"):  # cumulative per-server counters: the run's total
             merged[key] = sum(value for value, _ in pairs) if key != "judge/latency_ms" else max(value for value, _ in pairs)
         else:
             merged[key] = sum(value * weight for value, weight in pairs) / sum(weight for _, weight in pairs)
@@ -295,4 +298,5 @@ def rollout_metrics(rollouts: list[Rollout]) -> dict[str, float]:
     # Server-side counters (judge/requests, judge/failures, ...) are cumulative: the newest wins.
     for rollout in rollouts:
         metrics.update(rollout.score_metrics)
+    metrics.update(tool_use_counts(r.trajectory for r in rollouts))
     return metrics

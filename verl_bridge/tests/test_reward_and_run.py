@@ -88,6 +88,9 @@ def test_the_smoke_run_writes_a_run_directory_with_grpo_advantages_and_images_th
     metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert metrics[0]["step"] == 1 and "time" in metrics[0]
     assert metrics[0]["critic/score/mean"] == np.mean([r["reward"] for r in records])
+    # The per-class error counts, as the embedded trainer logs them, add up to the records' errors.
+    errors = [e["class"] for r in records for turn in r["turns"] if turn["role"] == "assistant" for e in turn["errors"]]
+    assert {cls: metrics[0][f"errors/{cls}"] for cls in ("E1", "E2", "E3", "E4", "E5", "E6")} == {cls: float(errors.count(cls)) for cls in ("E1", "E2", "E3", "E4", "E5", "E6")}
 
 
 def test_tasks_go_to_veRL_parquet_and_back_unchanged_and_veRLs_dataset_reads_the_rows(tasks_path, micro_dir, tmp_path):

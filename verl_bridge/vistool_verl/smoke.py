@@ -30,6 +30,7 @@ from vistool_trainer.env_client import LocalEnvServer
 from vistool_trainer.environment_check import repo_root
 from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
 from vistool_trainer.rollout import load_tasks
+from vistool_trainer.tool_metrics import tool_use_counts
 from vistool_trainer.train import task_corpus
 
 from .agent_loop import VistoolAgentLoop
@@ -145,7 +146,8 @@ def write_step(run: Any, step: int, tasks: list[dict[str, Any]], group: int, row
     # vistool's own names for these (the embedded trainer's), so the dashboard's tool-collapse alarm reads them.
     extra = {"acc/mean": float(np.mean([s["acc"] for s in scores])),
              "tool/call_rate": float(np.mean([s["vistool/tool_calls"] > 0 for s in scores])),
-             "timing_s/gen": generation_s, "time/elapsed_s": time.time() - started}
+             "timing_s/gen": generation_s, "time/elapsed_s": time.time() - started,
+             **tool_use_counts(o.extra_fields["vistool_trajectory"] for o in outputs)}
     run.append_metrics(step_metrics(step, rewards, per_rollout, np.array([len(o.response_ids) for o in outputs]),
                                     np.array([len(o.prompt_ids) for o in outputs]), np.array([o.num_turns for o in outputs]), extra))
 
