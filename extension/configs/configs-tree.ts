@@ -5,6 +5,7 @@
  */
 import { basename, relative } from 'node:path';
 import * as vscode from 'vscode';
+import { markScanned } from '../view-scan-state.js';
 
 export const CONFIG_GLOB = '**/*.vistool.json';
 const EXCLUDE = '{**/node_modules/**,**/.venv/**,**/.git/**}';
@@ -35,6 +36,7 @@ export class ConfigsTreeProvider implements vscode.TreeDataProvider<vscode.Uri> 
   async getChildren(element?: vscode.Uri): Promise<vscode.Uri[]> {
     if (element) return [];
     const files = await vscode.workspace.findFiles(CONFIG_GLOB, EXCLUDE, 1000);
+    markScanned('configs');
     return files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   }
 

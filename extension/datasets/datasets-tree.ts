@@ -7,6 +7,7 @@ import { basename, dirname, relative } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands } from '../command-ids.js';
 import { datasetsExclude } from '../settings.js';
+import { markScanned } from '../view-scan-state.js';
 import { datasetDescription, type DatasetSummary, DatasetSummaries } from './dataset-summary.js';
 
 const MAX_DATASETS = 500;
@@ -19,15 +20,25 @@ export class DatasetsTreeProvider implements vscode.TreeDataProvider<DatasetSumm
   static register(context: vscode.ExtensionContext): DatasetsTreeProvider {
     const provider = new DatasetsTreeProvider();
     const watcher = vscode.workspace.createFileSystemWatcher('**/tasks.jsonl');
+    const view = vscode.window.createTreeView('vistool.datasets', { treeDataProvider: provider });
+    // Say which folders are left out (runs/** by default: run folders hold copies of their tasks).
+    const describeExclusions = () => {
+      view.description = `not searched: ${datasetsExclude().replace(/^\{|\}$/g, '').split(',').join(' ')}`;
+    };
+    describeExclusions();
     const refresh = () => provider.refresh();
     context.subscriptions.push(
       provider.changed,
-      vscode.window.createTreeView('vistool.datasets', { treeDataProvider: provider }),
+      view,
       watcher,
       watcher.onDidCreate(refresh),
       watcher.onDidChange(refresh),
       watcher.onDidDelete(refresh),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('vistool.datasetsExclude') && refresh()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration('vistool.datasetsExclude')) return;
+        describeExclusions();
+        refresh();
+      }),
     );
     return provider;
   }
@@ -39,6 +50,7 @@ export class DatasetsTreeProvider implements vscode.TreeDataProvider<DatasetSumm
   async list(): Promise<DatasetSummary[]> {
     const files = await vscode.workspace.findFiles('**/tasks.jsonl', datasetsExclude(), MAX_DATASETS);
     const summaries = await Promise.all(files.map((uri) => this.summaries.summarize(uri.fsPath).catch(() => null)));
+    markScanned('datasets');
     return summaries.filter((s): s is DatasetSummary => s !== null).sort((a, b) => a.folder.localeCompare(b.folder));
   }
 

@@ -167,11 +167,11 @@ export function registerProcessCommands(context: vscode.ExtensionContext, runs: 
       return uri ? manager.start(uri, options) : undefined;
     }),
     vscode.commands.registerCommand(Commands.stopRun, async (arg?: unknown) => {
-      const run = await pickRun(runs, arg, 'stop', (r) => r.state === 'running' || r.state === 'starting');
+      const run = await pickRun(runs, arg, 'stop', (r) => r.state === 'running' || r.state === 'starting', 'Stop needs a running run.');
       return run ? manager.stop(run.dir) : undefined;
     }),
     vscode.commands.registerCommand(Commands.resumeRun, async (arg?: unknown, options?: StartOptions) => {
-      const run = await pickRun(runs, arg, 'resume', (r) => isResumable(r.state));
+      const run = await pickRun(runs, arg, 'resume', (r) => isResumable(r.state), 'Resume needs a run that stopped, was interrupted, paused or failed.');
       return run ? manager.resume(run.dir, options) : undefined;
     }),
     vscode.commands.registerCommand(Commands.generateTasks, (options?: GenerateTasksOptions) => generateTasks(options)),

@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOverview } from './run-catalog.js';
-import { runDescription } from './run-labels.js';
+import { runsRoots } from '../settings.js';
+import { noRunMessage, runDescription } from './run-labels.js';
 import type { RunsModel } from './runs-model.js';
 
 function isOverview(value: unknown): value is RunOverview {
@@ -21,7 +22,8 @@ export function runDirFromArgument(arg: unknown): string | undefined {
   return undefined;
 }
 
-export async function pickRun(model: RunsModel, arg: unknown, purpose: string, filter: (run: RunOverview) => boolean = () => true): Promise<RunOverview | undefined> {
+/** `needs` says which runs `filter` accepts, for the message when none does (e.g. "Resume needs a stopped, paused or failed run."). */
+export async function pickRun(model: RunsModel, arg: unknown, purpose: string, filter: (run: RunOverview) => boolean = () => true, needs?: string): Promise<RunOverview | undefined> {
   const dir = runDirFromArgument(arg);
   if (dir !== undefined) {
     let run = model.find(dir);
@@ -33,9 +35,10 @@ export async function pickRun(model: RunsModel, arg: unknown, purpose: string, f
     if (!run) void vscode.window.showErrorMessage(`vistool: ${dir} is not a run directory (it has no run.json, config.json or metrics.jsonl).`);
     return run;
   }
-  const candidates = (await model.refresh()).filter(filter);
+  const all = await model.refresh();
+  const candidates = all.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(`vistool: no run to ${purpose}.`);
+    void vscode.window.showInformationMessage(noRunMessage(purpose, all, runsRoots(), needs));
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];

@@ -45,7 +45,8 @@ export function runTooltip(run: RunOverview): string {
   if (run.accuracy !== null) lines.push(`acc/mean ${fixed(run.accuracy, 4)}`);
   if (run.toolCallRate !== null) lines.push(`tool/call_rate ${fixed(run.toolCallRate, 3)}`);
   if (run.sftLoss !== null) lines.push(`sft/loss ${fixed(run.sftLoss, 4)}`);
-  if (run.pid !== null) lines.push(`pid ${run.pid}`);
+  // run.json keeps the last pid after the trainer exits; it only means something while it runs.
+  if (run.pid !== null && (run.state === 'running' || run.state === 'starting')) lines.push(`pid ${run.pid}`);
   if (run.error) lines.push(`error: ${run.error}`);
   if (run.state === 'stopped' && run.status === 'running') lines.push('The trainer process is gone without writing a final status (killed, or the machine restarted). Resume continues from the newest checkpoint.');
   lines.push(...run.problems);
@@ -60,4 +61,18 @@ export function statusBarText(run: RunOverview): string {
   else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
   if (run.stage !== 'sft' && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
   return parts.join(' · ');
+}
+
+/**
+ * Why a command found no run to act on: none at all (and where it looked), or none in a state the
+ * command accepts (each run's state listed, and what the command needs).
+ */
+export function noRunMessage(purpose: string, runs: readonly RunOverview[], roots: readonly string[], needs?: string): string {
+  if (runs.length === 0) {
+    const where = roots.length === 0 ? 'no workspace folder is open' : `none under ${roots.join(', ')} (a run is a folder with run.json, config.json or metrics.jsonl; the vistool.runsFolder setting names where to look)`;
+    return `vistool: no run to ${purpose}: ${where}.`;
+  }
+  const shown = runs.slice(0, 4).map((run) => `${run.name} is ${run.state}`).join(', ');
+  const more = runs.length > 4 ? ` and ${runs.length - 4} more` : '';
+  return `vistool: no run to ${purpose}: ${shown}${more}.${needs ? ` ${needs}` : ''}`;
 }

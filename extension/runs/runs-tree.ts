@@ -8,6 +8,7 @@ import { Commands } from '../command-ids.js';
 import type { RunOverview } from './run-catalog.js';
 import { runDescription, runTooltip, STATE_ICONS } from './run-labels.js';
 import type { RunsModel } from './runs-model.js';
+import { markScanned } from '../view-scan-state.js';
 
 const STATE_COLORS: Partial<Record<RunOverview['state'], string>> = {
   failed: 'testing.iconFailed',
@@ -28,8 +29,16 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunOverview> {
 
   private constructor(private readonly model: RunsModel) {}
 
-  getChildren(element?: RunOverview): RunOverview[] {
-    return element ? [] : [...this.model.current];
+  private scanned = false;
+
+  async getChildren(element?: RunOverview): Promise<RunOverview[]> {
+    if (element) return [];
+    if (!this.scanned) {
+      await this.model.refresh();
+      this.scanned = true;
+      markScanned('runs');
+    }
+    return [...this.model.current];
   }
 
   getTreeItem(run: RunOverview): vscode.TreeItem {

@@ -16,6 +16,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
     views: Record<string, { id: string }[]>;
     viewsContainers: { activitybar: { id: string; icon: string }[] };
     menus: Record<string, { command: string; when?: string }[]>;
+    viewsWelcome: { view: string; contents: string; when?: string }[];
     jsonValidation: { fileMatch: string; url: string }[];
     configuration: { properties: Record<string, { default: unknown }> };
   };
@@ -60,4 +61,20 @@ test('it activates on run configs, run folders and restored panels, and its entr
   assert.ok(manifest.activationEvents.includes('workspaceContains:**/*.vistool.json'));
   for (const panel of ['dashboard', 'viewer', 'playground']) assert.ok(manifest.activationEvents.includes(`onWebviewPanel:vistool.${panel}`), panel);
   assert.equal(manifest.main, './dist/extension.js');
+});
+
+test('a view says it is looking until its first scan is done, and only then that it found nothing', () => {
+  const source = (file: string) => readFileSync(join(root, 'extension', file), 'utf8');
+  const markers: Record<string, string> = { 'vistool.runs': 'runs/runs-tree.ts', 'vistool.datasets': 'datasets/datasets-tree.ts', 'vistool.configs': 'configs/configs-tree.ts' };
+  for (const [view, file] of Object.entries(markers)) {
+    const entries = manifest.contributes.viewsWelcome.filter((w) => w.view === view);
+    const key = `vistool.${view.slice('vistool.'.length)}Scanned`;
+    assert.deepEqual(entries.map((w) => w.when), [`!${key}`, key], view);
+    assert.match(entries[0]!.contents, /^Looking for /);
+    assert.match(entries[1]!.contents, /^No /);
+    // The view's provider sets that key once its scan has returned.
+    assert.match(source(file), new RegExp(`markScanned\\('${view.slice('vistool.'.length)}'\\)`), file);
+  }
+  // The key's spelling in the helper the providers call.
+  assert.match(source('view-scan-state.ts'), /return `vistool\.\$\{view\}Scanned`;/);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RunOverview } from '../../extension/runs/run-catalog.js';
-import { runDescription, runTooltip, statusBarText } from '../../extension/runs/run-labels.js';
+import { noRunMessage, runDescription, runTooltip, statusBarText } from '../../extension/runs/run-labels.js';
 import { isResumable, runStateFrom } from '../../extension/runs/run-state.js';
 
 const base: RunOverview = {
@@ -40,4 +40,19 @@ test('run.json status and pid liveness give the state shown', () => {
   assert.equal(runStateFrom(null, null), 'unknown');
   assert.equal(runStateFrom('banana', true), 'unknown');
   assert.deepEqual(['running', 'finished', 'failed', 'stopped', 'interrupted', 'paused'].map((s) => isResumable(runStateFrom(s, false))), [true, false, true, true, true, true]);
+});
+
+test('the pid shows while the trainer runs, not after it has exited', () => {
+  assert.match(runTooltip(base), /^pid 42$/m);
+  assert.doesNotMatch(runTooltip({ ...base, state: 'finished', status: 'finished' }), /pid/);
+  assert.doesNotMatch(runTooltip({ ...base, state: 'stopped', status: 'running' }), /pid/);
+});
+
+test('"no run to resume" says why: where it looked, or what each run is and what the command needs', () => {
+  assert.equal(noRunMessage('resume', [], ['/ws/runs']), 'vistool: no run to resume: none under /ws/runs (a run is a folder with run.json, config.json or metrics.jsonl; the vistool.runsFolder setting names where to look).');
+  assert.equal(noRunMessage('resume', [], []), 'vistool: no run to resume: no workspace folder is open.');
+  const runs = [{ ...base, name: 'micro-cpu', state: 'finished' as const }, { ...base, name: 'demo', state: 'running' as const }];
+  assert.equal(noRunMessage('resume', runs, ['/ws/runs'], 'Resume needs a run that stopped, was interrupted, paused or failed.'), 'vistool: no run to resume: micro-cpu is finished, demo is running. Resume needs a run that stopped, was interrupted, paused or failed.');
+  const many = Array.from({ length: 6 }, (_, i) => ({ ...base, name: `r${i}`, state: 'finished' as const }));
+  assert.match(noRunMessage('stop', many, ['/ws/runs']), /r3 is finished and 2 more\.$/);
 });
