@@ -10,10 +10,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PanelBackend } from '../view/panel-backend.js';
 import { ViewServer } from '../view/view-server.js';
+import { openInBrowser } from './open-browser.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root DIR ...]
-             [--theme light|dark] [--assets DIR]
+             [--theme light|dark] [--assets DIR] [--open]
 
   RUN_DIR        run directories to show (config.json, run.json, metrics.jsonl, rollouts/, images/);
                  several runs are overlaid on the dashboard. A folder of runs (such as the
@@ -22,6 +23,7 @@ const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root 
   --root DIR     the playground may also open images under DIR by path (repeatable)
   --theme T      default theme of the pages (light or dark; ?theme= in the URL overrides)
   --assets DIR   where the built panel bundles are (default: dist/webview beside the CLI)
+  --open         open the runs' index page in the browser ($BROWSER, else xdg-open / open / start)
 
 Prints one JSON line {"event":"listening","url":...} with the token in the URL, then serves
 until interrupted. Only this machine can connect, and only with the token.`;
@@ -67,6 +69,7 @@ export const viewCommand: CliCommand = {
         root: { type: 'string', multiple: true },
         theme: { type: 'string', default: 'light' },
         assets: { type: 'string' },
+        open: { type: 'boolean', default: false },
       },
       strict: true,
     });
@@ -89,7 +92,11 @@ export const viewCommand: CliCommand = {
     process.stdout.write(
       JSON.stringify({ event: 'listening', url: `${base}/${query}`, dashboard: `${base}/dashboard${query}`, viewer: `${base}/viewer${query}`, playground: `${base}/playground${query}`, pid: process.pid }) + '\n',
     );
-    process.stderr.write(`vistool view: open ${base}/dashboard${query}\n`);
+    process.stderr.write(`vistool view: open ${base}/${query} (the index of the runs: dashboard, rollout viewer, playground)\n`);
+    if (values.open) {
+      const problem = await openInBrowser(`${base}/${query}`);
+      if (problem !== null) process.stderr.write(`vistool view: ${problem}\n`);
+    }
     await new Promise<void>((resolvePromise) => {
       const shutdown = () => {
         backend.stop();
