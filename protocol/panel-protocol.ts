@@ -112,6 +112,9 @@ export function isNotificationMessage(message: unknown): message is Notification
 // Data carried by the messages
 
 export type PanelKind = 'dashboard' | 'viewer' | 'playground';
+
+/** Each panel's name, the same in its header, its browser page title and its editor tab. */
+export const PANEL_TITLES: Readonly<Record<PanelKind, string>> = { dashboard: 'Training dashboard', viewer: 'Rollout viewer', playground: 'Tool playground' };
 export const PANEL_KINDS: readonly PanelKind[] = ['dashboard', 'viewer', 'playground'];
 
 /**

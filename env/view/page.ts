@@ -7,11 +7,11 @@
  * which defines the `--vscode-*` variables a VS Code webview would get from the editor.
  */
 import { randomBytes } from 'node:crypto';
-import type { PageConfig, PanelKind, RunSummary } from '../../protocol/panel-protocol.js';
+import { type PageConfig, PANEL_TITLES, type PanelKind, type RunSummary } from '../../protocol/panel-protocol.js';
 
 export type Theme = 'light' | 'dark';
 
-const TITLES: Record<PanelKind, string> = { dashboard: 'Training dashboard', viewer: 'Rollout viewer', playground: 'Tool playground' };
+const TITLES = PANEL_TITLES;
 
 export function newNonce(): string {
   return randomBytes(18).toString('base64url');

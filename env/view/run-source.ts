@@ -7,7 +7,8 @@
  * Read-only: never writes, renames or deletes anything in the run directory.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
+import { runName } from './run-name.js';
 import type { EvalResult, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
 import { isProcessAlive } from '../core/process-liveness.js';
@@ -38,7 +39,6 @@ export class RunSource {
   constructor(
     readonly id: string,
     readonly dir: string,
-    readonly name: string = basename(dir),
   ) {
     this.metrics = new MetricsStore(join(dir, 'metrics.jsonl'));
   }
@@ -79,7 +79,7 @@ export class RunSource {
     const numberField = (key: string) => (typeof run[key] === 'number' && Number.isFinite(run[key]) ? (run[key] as number) : null);
     return {
       id: this.id,
-      name: this.name,
+      name: runName(this.dir),
       path: this.dir,
       // The Runs view's word for a run whose process is gone without a final status.
       status: this.gone ? 'stopped' : typeof run.status === 'string' ? run.status : null,
@@ -117,7 +117,7 @@ export class RunSource {
     let index = this.indexes.get(step);
     if (!index) {
       const file = (this.steps.find((s) => s.step === step) ?? (await this.stepFiles()).find((s) => s.step === step))?.file;
-      if (!file) throw new Error(`run '${this.name}' has no rollouts for step ${step} (looked in ${join(this.dir, 'rollouts')})`);
+      if (!file) throw new Error(`run '${runName(this.dir)}' has no rollouts for step ${step} (looked in ${join(this.dir, 'rollouts')})`);
       index = new StepFileIndex(join(this.dir, file), step);
       this.indexes.set(step, index);
     }

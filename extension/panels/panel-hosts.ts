@@ -16,11 +16,12 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { PanelBackend } from '../../env/view/panel-backend.js';
 import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
-import { type NotificationMessage, type PanelKind, ReadyCommand, RunsChangedNotification, SaveFileCommand } from '../../protocol/panel-protocol.js';
+import { runName } from '../../env/view/run-name.js';
+import { type NotificationMessage, PANEL_TITLES, type PanelKind, ReadyCommand, RunsChangedNotification, SaveFileCommand } from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
-const TITLES: Readonly<Record<PanelKind, string>> = { dashboard: 'Dashboard', viewer: 'Rollouts', playground: 'Tool Playground' };
+const TITLES = PANEL_TITLES;
 const STATE_KEY = 'vistool.panels';
 
 interface OpenPanel {
@@ -102,9 +103,10 @@ export class PanelHosts implements vscode.Disposable {
     }
   }
 
+  /** One form for every panel, as the browser pages' titles: `vistool · Dashboard · demo-tools, demo-text`. */
   private title(kind: PanelKind, runDirs: string[]): string {
-    if (kind === 'playground' || runDirs.length === 0) return `vistool ${TITLES[kind]}`;
-    return `${TITLES[kind]}: ${runDirs.map((d) => basename(d)).join(', ')}`;
+    if (kind === 'playground' || runDirs.length === 0) return `vistool · ${TITLES[kind]}`;
+    return `vistool · ${TITLES[kind]} · ${runDirs.map((d) => runName(d)).join(', ')}`;
   }
 
   private resourceRoots(runDirs: string[]): vscode.Uri[] {

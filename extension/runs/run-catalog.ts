@@ -8,6 +8,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { configNameOf, runName } from '../../env/view/run-name.js';
 import { PROCESS_GONE, RunSource } from '../../env/view/run-source.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
@@ -17,7 +18,10 @@ import { readJsonObject } from './read-json.js';
 export interface RunOverview {
   /** Absolute path of the run directory: the run's identity. */
   dir: string;
+  /** The folder's name (env/view/run-name.ts). */
   name: string;
+  /** The run config's name (run.json), when it differs from the folder's. */
+  configName: string | null;
   state: RunState;
   /** run.json `status` as written, null without run.json. */
   status: string | null;
@@ -115,11 +119,12 @@ export class RunCatalog {
     const lastIndex = tail.steps.length - 1;
     const lastIsRl = lastIndex >= 0 && (tail.columns['rl/step']?.[lastIndex] ?? null) !== null;
     const lastIsSft = lastIndex >= 0 && (tail.columns['sft/step']?.[lastIndex] ?? null) !== null;
-    const name = typeof run.name === 'string' && run.name !== '' ? run.name : basename(dir);
+    const name = runName(dir);
     const recorded = typeof run.status === 'string' ? run.status : null;
     return {
       dir,
       name,
+      configName: configNameOf(dir, run),
       // run.json's own word: the state below turns a dead pid's "running" into stopped itself.
       state: runStateFrom(recorded, alive),
       status: recorded,

@@ -40,6 +40,7 @@ export function runDescription(run: RunOverview): string {
 /** Plain-text tooltip lines (the tree renders them as Markdown-free text). */
 export function runTooltip(run: RunOverview): string {
   const lines = [`${run.name} — ${run.state}${run.status && run.status !== run.state ? ` (run.json says ${run.status})` : ''}`, run.dir];
+  if (run.configName !== null) lines.push(`config ${run.configName}`);
   if (run.step !== null) lines.push(`step ${run.step}${run.stage ? ` (${run.stage})` : ''}`);
   if (run.reward !== null) lines.push(`reward/mean ${fixed(run.reward, 4)}`);
   if (run.accuracy !== null) lines.push(`acc/mean ${fixed(run.accuracy, 4)}`);

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { appendFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { RunSource } from '../../env/view/run-source.js';
+import { runName } from '../../env/view/run-name.js';
+import { runTooltip } from '../../extension/runs/run-labels.js';
 import { test } from 'node:test';
 import { findRunDirectories, RunCatalog } from '../../extension/runs/run-catalog.js';
 import { deadPid, evalRow, liveProcess, rlRow, sftRow, tempDir, writeRun } from './run-dirs.js';
@@ -79,4 +82,21 @@ test('a run directory outside the runs folder is listed once it is added', async
   assert.deepEqual(await catalog.refresh(), []);
   catalog.addRunDirectory(dir);
   assert.deepEqual((await catalog.refresh()).map((r) => r.dir), [dir]);
+});
+
+test('a run has one name everywhere, its folder’s, in the Runs view, the panels and the tab titles; the config’s name is shown beside it', async () => {
+  const root = await tempDir('names');
+  const named = await writeRun(root, { name: 'demo', status: 'finished' });
+  // The trainer writes the config's name into run.json; the folder can be called something else.
+  await writeFile(join(named, 'run.json'), JSON.stringify({ status: 'finished', name: 'micro-cpu' }));
+  const plain = await writeRun(root, { name: 'plain', metrics: [sftRow(1, 2)] });
+  const overviews = await new RunCatalog([root]).refresh();
+  assert.deepEqual(overviews.map((r) => [r.name, r.configName]).sort(), [['demo', 'micro-cpu'], ['plain', null]]);
+  assert.match(runTooltip(overviews.find((r) => r.name === 'demo')!), /^config micro-cpu$/m);
+  for (const dir of [named, plain]) {
+    const source = new RunSource('id', dir);
+    await source.refresh();
+    assert.equal(source.summary().name, overviews.find((r) => r.dir === dir)?.name, 'the panels call it what the Runs view does');
+    assert.equal(runName(dir), basename(dir));
+  }
 });

@@ -5,7 +5,7 @@
  * curves. Data comes only from the host (metrics/rows); only UI choices are persisted.
  */
 import type { PanelHost } from '../host.js';
-import { type MetricTable, MetricRowsRequest, ReadyCommand, type RunSummary, RunsChangedNotification, RunsListRequest, type EvalResult } from '../../protocol/panel-protocol.js';
+import { type MetricTable, MetricRowsRequest, PANEL_TITLES, ReadyCommand, type RunSummary, RunsChangedNotification, RunsListRequest, type EvalResult } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isStringArray } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
@@ -75,7 +75,7 @@ class Dashboard {
       this.render();
     });
     const header = panelHeader(
-      'Training dashboard',
+      PANEL_TITLES.dashboard,
       this.host,
       this.runToggles,
       h('label', { class: 'control' }, 'x ', this.xAxisSelect),

@@ -7,6 +7,7 @@
  */
 import type { PanelHost } from '../host.js';
 import {
+  PANEL_TITLES,
   type CallFormat,
   FormatCallRequest,
   type PlaygroundCall,
@@ -73,7 +74,7 @@ class Playground {
   async start(): Promise<void> {
     const openButton = button('Open', () => void this.open(), { icon: 'folder-opened', testid: 'open-button' });
     const header = panelHeader(
-      'Tool playground',
+      PANEL_TITLES.playground,
       this.host,
       h('label', { class: 'control' }, 'image ', this.imageInput),
       h('label', { class: 'control' }, 'metadata ', this.metaInput),

@@ -9,6 +9,7 @@
  */
 import type { PanelHost } from '../host.js';
 import {
+  PANEL_TITLES,
   ReadyCommand,
   type RolloutRecord,
   RolloutIndexRequest,
@@ -98,7 +99,7 @@ class Viewer {
   }
 
   async start(): Promise<void> {
-    replaceChildren(this.root, panelHeader('Rollout viewer', this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.histograms.element, this.list), this.detail));
+    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.histograms.element, this.list), this.detail));
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;

@@ -190,7 +190,7 @@ suite('vistool in a real VS Code', () => {
     const image = vscode.Uri.file(join(workspaceDir(), 'data', 'sample', first.image));
     const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openPlayground', image);
     assert.ok(panel);
-    assert.equal(panel.title, 'vistool Tool Playground');
+    assert.equal(panel.title, 'vistool · Tool playground');
     await until('the playground to load and report ready', 60_000, () => api.panels.isReady('playground'));
   });
 });
