@@ -7,8 +7,10 @@
  * Opening by path is confined to the allowed roots (resolveInsideRoot); uploads are decoded by
  * sharp and bounded in bytes and pixels. Nothing the panel sends is executed.
  */
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { decodeImage, encodePng, ImageTooLargeError, type RgbImage } from '../core/image.js';
 import { resolveInsideRoot } from '../core/paths.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
@@ -170,6 +172,42 @@ export class PlaygroundSessions {
         return { text: await readFile(real, 'utf8'), source: `sidecar file ${candidate}` };
       } catch {
         continue;
+      }
+    }
+    return this.findTaskRecord(imagePath);
+  }
+
+  /**
+   * The task record that names this image, in the tasks.jsonl of the task folder it sits in
+   * (`data gen` and `data convert` write DIR/tasks.jsonl beside DIR/images/, and runs keep their
+   * tasks so): its `meta` is the image's metadata, so no separate JSON is needed.
+   */
+  private async findTaskRecord(imagePath: string): Promise<{ text: string; source: string } | null> {
+    const real = await realpath(imagePath);
+    for (const folder of [dirname(imagePath), dirname(dirname(imagePath))]) {
+      let tasks: string;
+      try {
+        tasks = await this.allowedPath(join(folder, 'tasks.jsonl'));
+      } catch {
+        continue;
+      }
+      const lines = createInterface({ input: createReadStream(tasks, { encoding: 'utf8' }), crlfDelay: Infinity });
+      try {
+        for await (const line of lines) {
+          // A cheap test before parsing: the record must mention the file's name.
+          if (!line.includes(basename(imagePath))) continue;
+          let record: unknown;
+          try {
+            record = JSON.parse(line);
+          } catch {
+            continue;
+          }
+          if (!isRecord(record) || typeof record.image !== 'string' || !isRecord(record.meta)) continue;
+          const named = await realpath(resolve(dirname(tasks), record.image)).catch(() => null);
+          if (named === real) return { text: JSON.stringify(record), source: `task ${String(record.id ?? '?')} in ${relative(folder, tasks) || 'tasks.jsonl'}` };
+        }
+      } finally {
+        lines.close();
       }
     }
     return null;

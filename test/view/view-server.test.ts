@@ -255,6 +255,19 @@ test('the playground opens images by path only inside allowed roots, and finds a
   await assert.rejects(call('playground/apply', { session: 'never-opened', call: { name: 'zoom_in', arguments: {} } }), /no image is open/);
 });
 
+test('an image opened by path inside a task folder takes its metadata from the task record in tasks.jsonl', async () => {
+  const folder = join(root, 'shared', 'tasks-folder');
+  await mkdir(join(folder, 'images'), { recursive: true });
+  const fixture = await tableFixture();
+  await writeFile(join(folder, 'images', 'train-table-000007.png'), fixture.png);
+  await writeFile(join(folder, 'images', 'other.png'), fixture.png);
+  const record = (id: string, image: string, meta: object) => JSON.stringify({ id, image, question: 'q', answer: '1', kind: 'table', difficulty: 1, source: 'synthetic', meta });
+  await writeFile(join(folder, 'tasks.jsonl'), [record('train-table-000006', 'images/other.png', {}), record('train-table-000007', 'images/train-table-000007.png', fixture.meta)].join('\n') + '\n');
+  const opened = await call<PlaygroundSnapshot>('playground/open', { session: 'task-session', image: { path: join(folder, 'images', 'train-table-000007.png') } });
+  assert.equal(opened.metadataSource, 'task train-table-000007 in tasks.jsonl');
+  assert.deepEqual(opened.labels.columns, ['Rider', 'Country', 'Wins', 'Team', 'Year']);
+});
+
 test('the same page shell serves a VS Code webview: nonce and CSP in a meta tag, webview URIs, no browser theme', async () => {
   const { panelPage, contentSecurityPolicy } = await import('../../env/view/page.js');
   const csp = contentSecurityPolicy('n0nce', 'https://file+.vscode-resource.vscode-cdn.net');

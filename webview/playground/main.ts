@@ -25,6 +25,7 @@ import { button, copyText, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isString } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { ImageCompare } from '../viewer/image-compare.js';
+import { displayZoom } from './display-zoom.js';
 import { type ArgumentForm, argumentForm } from './schema-form.js';
 
 interface PlaygroundState {
@@ -82,6 +83,10 @@ class Playground {
       openButton,
     );
     this.imageInput.addEventListener('change', () => void this.open());
+    // Metadata chosen after the image opens it again with the bands (it was opened with OCR grounding, or none).
+    this.metaInput.addEventListener('change', () => {
+      if (this.imageInput.files?.[0] || this.pathInput.value.trim() !== '') void this.open();
+    });
     this.toolSelect.addEventListener('change', () => {
       this.state.tool = this.toolSelect.value;
       this.save();
@@ -137,7 +142,7 @@ class Playground {
         ...(metaFile ? { metadata: { name: metaFile.name, text: await metaFile.text() } } : {}),
       });
       this.show(snapshot);
-      this.say(`Opened ${snapshot.name}${snapshot.metadataSource ? ` with metadata (${snapshot.metadataSource})` : ' without metadata: only the geometry tools apply'}.`, 'info');
+      this.say(`Opened ${snapshot.name}${snapshot.metadataSource ? ` with metadata from ${snapshot.metadataSource}` : ' without metadata: only the geometry tools apply'}.`, 'info');
     } catch (err) {
       this.say((err as Error).message, 'error');
     }
@@ -200,8 +205,18 @@ class Playground {
     }
     this.stage.dataset.images = String(snapshot.images.length);
     const compare = new ImageCompare(previous?.src ?? current.src, previous ? current.src : null, { before: previous ? `image ${snapshot.images.length - 1}` : 'image 1', after: `image ${snapshot.images.length}` });
-    compare.setZoom(1);
-    replaceChildren(this.stage, h('div', { class: 'stage-title' }, h('strong', null, snapshot.name ?? ''), h('span', { class: 'muted' }, ` · ${current.width}×${current.height} · ${snapshot.calls.length} call(s)`)), compare.element);
+    const zoom = displayZoom(current.width, current.height);
+    compare.setZoom(zoom);
+    this.stage.dataset.zoom = String(zoom);
+    this.stage.classList.toggle('pixelated', zoom > 1);
+    replaceChildren(
+      this.stage,
+      h('div', { class: 'stage-title' },
+        h('strong', null, snapshot.name ?? ''),
+        h('span', { class: 'muted' }, ` · ${current.width}×${current.height}${zoom > 1 ? ` shown at ${zoom * 100}%` : ''} · ${snapshot.calls.length} call(s)`),
+        h('span', { class: 'muted', 'data-testid': 'metadata-source' }, ` · ${snapshot.metadataSource ? `metadata: ${snapshot.metadataSource}` : 'no metadata'}`)),
+      compare.element,
+    );
   }
 
   private renderToolChoices(): void {
