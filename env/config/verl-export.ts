@@ -13,6 +13,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { isInside } from '../core/paths.js';
+import { dataGenArguments } from './data-gen-args.js';
 import { type ConfigProblem, problem } from './problem.js';
 
 export interface VerlExportOptions {
@@ -290,8 +291,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   const shown = (absolute: string) => (inRepo(absolute) ? relative(options.repoRoot, absolute) || '.' : absolute);
   const outputDir = fromBase(config.output_dir);
   const splits = [
-    { key: 'data.train', file: data.train, parquet: 'train.parquet', generated: 'data/train', genSplit: 'train', genCount: data.generate.n_train },
-    { key: 'data.eval', file: data.eval, parquet: 'val.parquet', generated: 'data/eval', genSplit: 'test', genCount: data.generate.n_eval },
+    { key: 'data.train', file: data.train, parquet: 'train.parquet', generated: 'data/train', genSplit: 'train' as const },
+    { key: 'data.eval', file: data.eval, parquet: 'val.parquet', generated: 'data/eval', genSplit: 'test' as const },
   ];
   /**
    * Each split's task folder: the tasks.jsonl's folder (its images are relative to it), or the
@@ -464,13 +465,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   const convertFlags = [...(env.tools ? [] : ['--no-tools']), ...(systemPrompt !== null ? ['--system-prompt', systemPrompt] : [])].map(shellWord).join(' ');
   const convertCommand = (root: string, parquet: string) => `python3 -m vistool_verl data convert --to verl ${shellWord(`${root}/tasks.jsonl`)} --out ${shellWord(`${shown(options.outDir)}/${parquet}`)}${convertFlags ? ' ' + convertFlags : ''}`;
   const generateCommand = (split: (typeof roots)[number]) => {
-    const g = data.generate;
-    const words = ['data', 'gen', '--kind', String(g.kind), '--n', String(split.genCount), '--seed', String(config.seed), '--split', split.genSplit, '--difficulty', String(g.difficulty), '--image-size', String(g.image_size)];
-    if (Array.isArray(g.families)) words.push('--family', g.families.join(','));
-    if (Array.isArray(g.labels)) words.push('--labels', g.labels.join(','));
-    if (typeof g.min_top_gap === 'number' && g.min_top_gap > 0) words.push('--min-top-gap', String(g.min_top_gap));
-    if (Array.isArray(g.categories)) words.push('--categories', g.categories.join('-'));
-    if (g.shuffle_labels === true) words.push('--shuffle-labels');
+    const words = ['data', 'gen', ...dataGenArguments(data.generate as unknown as Record<string, unknown>, Number(config.seed), split.genSplit)];
     return `node bin/vistool.js ${words.map(shellWord).join(' ')} --out ${shellWord(split.shownRoot)}`;
   };
   // What to run once before run.sh (from the repository root): tasks, when the config generates them, and the parquet rows.

@@ -58,22 +58,29 @@ class Interrupted:
         self.flag = True
 
 
+def data_gen_arguments(generate: dict[str, Any], seed: int, split: str) -> list[str]:
+    """The `vistool data gen` arguments (without --out) that `data.generate` stands for. The editor's
+    Generate Tasks and the veRL export build the same list in env/config/data-gen-args.ts; a test
+    checks the two agree."""
+    arguments = ["--kind", generate["kind"], "--n", str(generate["n_train"] if split == "train" else generate["n_eval"]), "--seed", str(seed),
+                 "--split", split, "--difficulty", str(generate["difficulty"]), "--image-size", generate["image_size"]]
+    if generate.get("families"):
+        arguments += ["--family", ",".join(generate["families"])]
+    if generate.get("labels"):
+        arguments += ["--labels", ",".join(generate["labels"])]
+    if generate.get("min_top_gap"):
+        arguments += ["--min-top-gap", str(generate["min_top_gap"])]
+    if generate.get("categories"):
+        arguments += ["--categories", "-".join(str(count) for count in generate["categories"])]
+    if generate.get("shuffle_labels"):
+        arguments += ["--shuffle-labels"]
+    return arguments
+
+
 def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, write: bool = True) -> Path:
     """`vistool data gen` into `out` (kept when already there): the path of `out/tasks.jsonl`. The
     question families, fixed labels and top gap are generator options, so every task made is used."""
-    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", generate["kind"],
-               "--n", str(generate["n_train"] if split == "train" else generate["n_eval"]), "--seed", str(seed), "--split", split,
-               "--difficulty", str(generate["difficulty"]), "--image-size", generate["image_size"], "--out", str(out)]
-    if generate.get("families"):
-        command += ["--family", ",".join(generate["families"])]
-    if generate.get("labels"):
-        command += ["--labels", ",".join(generate["labels"])]
-    if generate.get("min_top_gap"):
-        command += ["--min-top-gap", str(generate["min_top_gap"])]
-    if generate.get("categories"):
-        command += ["--categories", "-".join(str(count) for count in generate["categories"])]
-    if generate.get("shuffle_labels"):
-        command += ["--shuffle-labels"]
+    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", *data_gen_arguments(generate, seed, split), "--out", str(out)]
     if write and not (out / "tasks.jsonl").exists():
         result = subprocess.run(command, capture_output=True, text=True, cwd=repo_root())
         if result.returncode != 0:

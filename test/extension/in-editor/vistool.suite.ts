@@ -184,6 +184,22 @@ suite('vistool in a real VS Code', () => {
     assert.ok(found);
   });
 
+  test('Generate Tasks like a run config makes its training and held-out tasks with its own data settings', async function () {
+    this.timeout(120_000);
+    const config = join(workspaceDir(), 'micro-tiny.vistool.json');
+    const file = await vscode.commands.executeCommand<string>('vistool.generateTasks', { config, out: 'data/like-micro-tiny' });
+    assert.equal(file, join(workspaceDir(), 'data', 'like-micro-tiny', 'train', 'tasks.jsonl'));
+    // The config asks for 8 training and 4 held-out tables at 224x112 (micro-tiny.vistool.json).
+    for (const [split, count] of [['train', 8], ['eval', 4]] as const) {
+      const lines = readFileSync(join(workspaceDir(), 'data', 'like-micro-tiny', split, 'tasks.jsonl'), 'utf8').trim().split('\n');
+      assert.equal(lines.length, count, split);
+      const first = JSON.parse(lines[0] ?? '{}') as { kind: string; image: string };
+      assert.equal(first.kind, 'table');
+      const png = readFileSync(join(workspaceDir(), 'data', 'like-micro-tiny', split, first.image));
+      assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [224, 112]);
+    }
+  });
+
   test('Open Tool Playground on a PNG opens the playground with that image', async () => {
     const tasks = join(workspaceDir(), 'data', 'sample', 'tasks.jsonl');
     const first = JSON.parse(readFileSync(tasks, 'utf8').split('\n')[0] ?? '{}') as { image: string };
