@@ -34,6 +34,19 @@ export interface ObservationTurn {
 
 export type Turn = AssistantTurn | ObservationTurn;
 
+/** One assistant turn's tokens as the trainer scored them (trainer/vistool_trainer/token_view.py). */
+export interface TokenViewTurn {
+  /** Index into the trajectory's `turns`. */
+  turn: number;
+  tokens: string[];
+  /** Log-probability of each token under the policy that sampled it, at the sampling temperature. */
+  logprob: number[];
+  /** Entropy (nats) of the next-token distribution each token was drawn from. */
+  entropy: number[];
+  /** 1 where the loss reads the token. */
+  mask: number[];
+}
+
 export interface Trajectory {
   prompt_id: string;
   task: { question: string; answer: string | string[]; kind: TaskKind; difficulty: number; image: string };
@@ -54,6 +67,8 @@ export interface Trajectory {
   reward_notes?: string[];
   /** Filled in by the trainer. */
   step?: number;
+  /** Per assistant turn the update trained on: its sampled tokens with log-prob, entropy and loss mask (docs/CONTRACTS.md). */
+  token_view?: TokenViewTurn[];
   group?: number;
   advantage?: number;
 }

@@ -62,6 +62,18 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     assert len(rollouts) == 4 and {"prompt_id", "group", "turns", "reward", "advantage", "reward_breakdown", "reward_notes"} <= set(rollouts[0])
     # The server's reasons for each reward travel into the record (a random policy gives no answer).
     assert all(any("no final answer" in note or "answer" in note for note in r["reward_notes"]) for r in rollouts), rollouts[0]["reward_notes"]
+    # Rollouts the update trained on carry their token view: the sampled tokens of each assistant turn
+    # spell its text, with a log-probability (≤ 0) and an entropy (≥ 0) per token.
+    every_step = [r for path in sorted((run / "rollouts").glob("step-*.jsonl")) for r in read_json_lines(path)]
+    viewed = [r for r in every_step if "token_view" in r]
+    assert viewed and all(r["kept"] for r in viewed), [(r["kept"], "token_view" in r) for r in every_step]
+    for record in viewed:
+        for entry in record["token_view"]:
+            turn = record["turns"][entry["turn"]]
+            assert turn["role"] == "assistant"
+            assert "".join(entry["tokens"]).removesuffix("<|im_end|>") == turn["text"]
+            assert len(entry["logprob"]) == len(entry["entropy"]) == len(entry["mask"]) == len(entry["tokens"])
+            assert all(lp <= 0 for lp in entry["logprob"]) and all(e >= 0 for e in entry["entropy"])
     # The weights travel too, so the viewer can show weight × value; they are the run config's.
     weights = json.loads((run / "config.json").read_text())["rewards"]["weights"]
     assert all(r["reward_weights"] == {k: float(v) for k, v in weights.items()} for r in rollouts), rollouts[0]["reward_weights"]

@@ -25,6 +25,7 @@ from .loss_aggregation import masked_mean
 from .policy import Policy, score_tokens
 from .policy_loss import clipped_policy_loss
 from .rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
+from .token_view import ScoredPositions, token_view
 from .tool_metrics import COUNT_PREFIXES, tool_use_counts
 from .training_engine import TrainingEngine
 
@@ -171,7 +172,11 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         return {}
     temperature = rl["temperature"]
     size = rl["micro_batch_size"]
-    old_log_probs = _sampling_log_probs(policy, segments, size, temperature)
+    old_log_probs, scored = _sampling_log_probs(policy, segments, size, temperature)
+    # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
+    for index, rollout in enumerate(rollouts):
+        mine = [scored[j] for j, owner in enumerate(owners) if owner == index]
+        rollout.token_view = token_view(rollout.messages, rollout.trajectory.get("turns") or [], mine, policy.processor.tokenizer.decode)
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
     count = len(mini_batches(global_rollouts, rl["group_size"], rl["ppo_mini_batch_size"]))
@@ -204,17 +209,24 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
 
 
 @torch.no_grad()
-def _sampling_log_probs(policy: Policy, encoded: list[Any], size: int, temperature: float) -> list[torch.Tensor]:
+def _sampling_log_probs(policy: Policy, encoded: list[Any], size: int, temperature: float) -> tuple[list[torch.Tensor], list[ScoredPositions]]:
     """Per-rollout log-probs of the sampled tokens under the policy's own model (the copy that
     sampled, before any update), each [L-1] on its loss positions: no collectives, so every rank
-    computes its own share whatever the strategy."""
+    computes its own share whatever the strategy. Also, per sequence, the token ids at those
+    positions with their log-probs and entropies, for the token view."""
     scores: list[torch.Tensor] = []
+    scored: list[ScoredPositions] = []
     for offset in range(0, len(encoded), size):
         chunk = encoded[offset:offset + size]
-        log_probs, mask, _ = score_tokens(policy.model, policy.batch(chunk), temperature=temperature)
-        # Kept as the values at the loss positions, in order: independent of how a later batch pads the rollout.
-        scores.extend(log_probs[i][mask[i].bool()].detach() for i in range(len(chunk)))
-    return scores
+        inputs = policy.batch(chunk)
+        log_probs, mask, entropy = score_tokens(policy.model, inputs, with_entropy=True, temperature=temperature)
+        next_tokens = inputs["input_ids"][:, 1:]
+        for i in range(len(chunk)):
+            on = mask[i].bool()
+            # Kept as the values at the loss positions, in order: independent of how a later batch pads the rollout.
+            scores.append(log_probs[i][on].detach())
+            scored.append(ScoredPositions(next_tokens[i][on].tolist(), log_probs[i][on].float().tolist(), entropy[i][on].float().tolist()))
+    return scores, scored
 
 
 def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:

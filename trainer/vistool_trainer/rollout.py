@@ -47,6 +47,8 @@ class Rollout:
     kept: bool = False
     # The score response's `metrics` (the server's cumulative judge/* counters), when present.
     score_metrics: dict[str, float] = field(default_factory=dict)
+    # Per assistant turn: sampled tokens, log-probs, entropies, loss mask (token_view.py); None when not trained on.
+    token_view: list[dict[str, Any]] | None = None
 
     @property
     def tool_calls(self) -> int:
@@ -200,6 +202,8 @@ def rollout_record(rollout: Rollout, step: int) -> dict[str, Any]:
                    "reward_breakdown": rollout.components, "reward_weights": rollout.weights, "reward_notes": rollout.notes, "correct": rollout.correct,
                    "advantage": rollout.advantage,
                    "kept": rollout.kept})
+    if rollout.token_view is not None:
+        record["token_view"] = rollout.token_view
     return record
 
 
