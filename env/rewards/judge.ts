@@ -15,7 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerText } from './answer.js';
-import { backoffDelay, retryAfterMs } from '../core/backoff.js';
+import { attemptChatCompletion, type ChatAttempt, type ChatWording, preview, retryWait } from '../core/chat-completion.js';
 import type { JudgeConfig } from './config.js';
 import { VerdictCache, verdictKey } from './judge-cache.js';
 import { fillPrompt, loadPromptTemplate, type PromptTemplate } from './judge-prompt.js';
@@ -46,28 +46,10 @@ export interface JudgeClientOptions {
   template?: PromptTemplate;
 }
 
-/** One HTTP attempt; `answered`: the server took the request (a reply or a status), not a refused connection. */
-type Attempt =
-  | { kind: 'reply'; text: string }
-  | { kind: 'retry'; reason: string; retryAfterMs: number | null; answered: boolean }
-  | { kind: 'fail'; reason: string; answered: boolean };
+/** An attempt whose reply is the judge's message text. */
+type JudgeAttempt = Exclude<ChatAttempt, { kind: 'reply' }> | { kind: 'reply'; text: string };
 
 type Asked = { verdict: JudgeVerdict; reachedServer: boolean };
-
-function describeNetworkError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = (err as Error & { cause?: unknown }).cause;
-  if (cause instanceof Error) {
-    const code = (cause as Error & { code?: string }).code;
-    return code ? `${code} (${cause.message})` : cause.message;
-  }
-  return err.message;
-}
-
-function preview(body: string): string {
-  const oneLine = body.replace(/\s+/gu, ' ').trim();
-  return oneLine.length > 160 ? `${oneLine.slice(0, 157)}...` : oneLine;
-}
 
 export class JudgeClient {
   readonly template: PromptTemplate;
@@ -178,7 +160,7 @@ export class JudgeClient {
     let reachedServer = false;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.semaphore.run(() =>
-        performance.now() >= deadline ? Promise.resolve<Attempt>({ kind: 'fail', reason: this.deadlineReason(), answered: false }) : this.attemptOnce(prompt, deadline),
+        performance.now() >= deadline ? Promise.resolve<JudgeAttempt>({ kind: 'fail', reason: this.deadlineReason(), answered: false }) : this.attemptOnce(prompt, deadline),
       );
       if (outcome.kind === 'reply') {
         const parsed = parseJudgeReply(outcome.text);
@@ -189,19 +171,11 @@ export class JudgeClient {
       if (attempt > this.config.max_retries) {
         return { verdict: { status: 'error', reason: `${outcome.reason}; gave up after ${attempt} attempt(s) (judge.max_retries is ${this.config.max_retries})` }, reachedServer };
       }
-      let delayMs = backoffDelay(attempt - 1, { initialMs: this.config.backoff_initial_ms, maxMs: this.config.backoff_max_ms }, this.options.random);
-      if (outcome.retryAfterMs !== null) {
-        if (outcome.retryAfterMs > this.config.retry_after_max_ms) {
-          return {
-            verdict: {
-              status: 'error',
-              reason: `${outcome.reason}; the server asked to retry after ${outcome.retryAfterMs} ms, beyond judge.retry_after_max_ms (${this.config.retry_after_max_ms})`,
-            },
-            reachedServer,
-          };
-        }
-        delayMs = outcome.retryAfterMs;
+      const wait = retryWait(attempt, outcome.retryAfterMs, { initialMs: this.config.backoff_initial_ms, maxMs: this.config.backoff_max_ms, retryAfterMaxMs: this.config.retry_after_max_ms }, this.options.random);
+      if ('tooLong' in wait) {
+        return { verdict: { status: 'error', reason: `${outcome.reason}; the server asked to retry after ${wait.tooLong} ms, beyond judge.retry_after_max_ms (${this.config.retry_after_max_ms})` }, reachedServer };
       }
+      const delayMs = wait.delayMs;
       if (performance.now() + delayMs >= deadline) {
         return { verdict: { status: 'error', reason: `${outcome.reason}; the next retry (in ${Math.round(delayMs)} ms) would pass judge.deadline_ms (${this.config.deadline_ms} ms)` }, reachedServer };
       }
@@ -211,59 +185,32 @@ export class JudgeClient {
     }
   }
 
-  private async attemptOnce(prompt: string, deadline: number): Promise<Attempt> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    const key = (this.options.env ?? process.env)[this.config.api_key_env];
-    if (key) headers.authorization = `Bearer ${key}`;
-    const body = JSON.stringify({
-      model: this.config.model,
-      messages: [{ role: 'user', content: prompt }],
-      temperature: this.config.temperature,
-      max_tokens: this.config.max_tokens,
-    });
-    const controller = new AbortController();
-    const timeoutMs = Math.max(1, Math.min(this.config.timeout_ms, deadline - performance.now()));
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+  private async attemptOnce(prompt: string, deadline: number): Promise<JudgeAttempt> {
+    const endpoint = this.endpoint;
+    const config = this.config;
+    const timeoutMs = Math.max(1, Math.min(config.timeout_ms, deadline - performance.now()));
+    const wording: ChatWording = {
+      timedOut: (ms) => `judge request to ${endpoint} timed out after ${Math.round(ms)} ms (judge.timeout_ms ${config.timeout_ms}, judge.deadline_ms ${config.deadline_ms})`,
+      unreachable: (detail) => `judge unreachable at ${endpoint}: ${detail}`,
+      busy: (status, body) => `judge answered HTTP ${status}: ${body}`,
+      refused: (status, body) => {
+        const hint = status === 401 || status === 403 ? ` (check the key in the environment variable ${config.api_key_env})` : status === 404 ? ' (check judge.base_url and judge.model)' : '';
+        return `judge answered HTTP ${status}${hint}: ${body}`;
+      },
+      notJson: (body) => `judge answered garbage: the body is not JSON: "${body}"`,
+    };
     this.counters.requests++;
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    try {
-      // The timeout covers the body too: a server that sends headers and then stalls is a timeout.
-      const response = await fetch(this.endpoint, { method: 'POST', headers, body, signal: controller.signal });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
-    } catch (err) {
-      const reason = controller.signal.aborted
-        ? `judge request to ${this.endpoint} timed out after ${Math.round(timeoutMs)} ms (judge.timeout_ms ${this.config.timeout_ms}, judge.deadline_ms ${this.config.deadline_ms})`
-        : `judge unreachable at ${this.endpoint}: ${describeNetworkError(err)}`;
-      return { kind: 'retry', reason, retryAfterMs: null, answered: controller.signal.aborted };
-    } finally {
-      clearTimeout(timer);
-    }
-    if (status === 429 || status === 408 || status >= 500) {
-      return { kind: 'retry', reason: `judge answered HTTP ${status}: ${preview(text)}`, retryAfterMs: retryAfterMs(retryAfter), answered: true };
-    }
-    if (status < 200 || status >= 300) {
-      const hint = status === 401 || status === 403 ? ` (check the key in the environment variable ${this.config.api_key_env})` : status === 404 ? ' (check judge.base_url and judge.model)' : '';
-      return { kind: 'fail', reason: `judge answered HTTP ${status}${hint}: ${preview(text)}`, answered: true };
-    }
-    return this.replyText(text);
-  }
-
-  private replyText(body: string): Attempt {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return { kind: 'fail', reason: `judge answered garbage: the body is not JSON: "${preview(body)}"`, answered: true };
-    }
-    const choices = (parsed as { choices?: unknown } | null)?.choices;
+    const outcome = await attemptChatCompletion({
+      endpoint,
+      body: { model: config.model, messages: [{ role: 'user', content: prompt }], temperature: config.temperature, max_tokens: config.max_tokens },
+      apiKey: (this.options.env ?? process.env)[config.api_key_env],
+      timeoutMs,
+      wording,
+    });
+    if (outcome.kind !== 'reply') return outcome;
+    const choices = (outcome.body as { choices?: unknown } | null)?.choices;
     const content = Array.isArray(choices) ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content : undefined;
-    if (typeof content !== 'string') {
-      return { kind: 'fail', reason: `judge answered garbage: no choices[0].message.content string in "${preview(body)}"`, answered: true };
-    }
+    if (typeof content !== 'string') return { kind: 'fail', reason: `judge answered garbage: no choices[0].message.content string in "${preview(outcome.text)}"`, answered: true };
     return { kind: 'reply', text: content };
   }
 }
