@@ -23,11 +23,13 @@ import type { CliStreams } from './data-gen.js';
 export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl'] as const;
 export type ConvertFormat = (typeof CONVERT_FORMATS)[number];
 
-const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl SRC --out DIR [--images-root DIR]
+const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl SRC --out DIR [--images-root DIR] [--templates FILE]
 
   chartqa       SRC: a question file (test_augmented.json, ...) or its split folder,
                 with png/ and annotations/ beside it
-  charxiv       SRC: CharXiv's data/reasoning_{val,test}.json; images from images/ beside data/
+  charxiv       SRC: CharXiv's data/{reasoning,descriptive}_{val,test}.json; images from images/
+                beside data/; questions templated as CharXiv's protocol does, from its
+                src/constants.py (found above data/, or --templates FILE)
   tablevqa-bench SRC: one exported split (vwtq, vwtq_syn, vtabfact, fintabnetqa) as JSON or
                 JSONL {qa_id, question, gt, image: path}; the split comes from the file name
   refocus       SRC: a chartqa_vcot *.jsonl, or an evaluation set with boxes:
@@ -39,12 +41,12 @@ const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocu
   --images-root folder that relative image paths start from (default: SRC's folder)
   --out DIR     output folder: DIR/tasks.jsonl + DIR/images/`;
 
-export async function loadFormat(format: ConvertFormat, src: string, imagesRoot: string | undefined, scratch: string): Promise<LoadResult> {
+export async function loadFormat(format: ConvertFormat, src: string, imagesRoot: string | undefined, scratch: string, templates?: string): Promise<LoadResult> {
   switch (format) {
     case 'chartqa':
       return loadChartQA(src);
     case 'charxiv':
-      return loadCharXiv(src, imagesRoot);
+      return loadCharXiv(src, imagesRoot, templates);
     case 'tablevqa-bench':
       return loadTableVqaBench(src, imagesRoot);
     case 'refocus':
@@ -64,7 +66,7 @@ export function createDataConvertCommand(io: CliStreams = { stdout: process.stdo
     summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
     usage,
     async run(argv) {
-      const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' } }, allowPositionals: true, strict: true });
+      const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' }, templates: { type: 'string' } }, allowPositionals: true, strict: true });
       const format = parsed.values.from;
       if (!format || !CONVERT_FORMATS.includes(format as ConvertFormat)) throw new UsageError(`--from must be one of ${CONVERT_FORMATS.join(', ')}; got '${format ?? ''}'`);
       const [src, ...extra] = parsed.positionals;
@@ -72,7 +74,8 @@ export function createDataConvertCommand(io: CliStreams = { stdout: process.stdo
       if (!parsed.values.out) throw new UsageError('--out is required');
       const scratch = await mkdtemp(join(tmpdir(), 'vistool-convert-'));
       try {
-        const result = await loadFormat(format as ConvertFormat, src, parsed.values['images-root'], scratch);
+        if (parsed.values.templates !== undefined && format !== 'charxiv') throw new UsageError(`--templates is for --from charxiv (CharXiv's src/constants.py); ${format} has no templates`);
+        const result = await loadFormat(format as ConvertFormat, src, parsed.values['images-root'], scratch, parsed.values.templates);
         if (result.tasks.length === 0) throw new Error(`${src}: no records found`);
         const summary = await writeConverted(parsed.values.out, result);
         for (const w of summary.warnings.slice(0, 10)) io.stderr.write(`warning: ${w.where}: ${w.reason}\n`);

@@ -7,7 +7,7 @@ import { buildTask, renderTask, type RenderedTask } from '../../env/tasks/genera
 import { checkTask } from '../../env/tasks/check.js';
 import { loadTasks } from '../../env/tasks/load.js';
 import sharp from 'sharp';
-import { loadCharXiv } from '../../env/tasks/loaders/charxiv.js';
+import { loadCharXiv, numberInstruction, subplotPrefix } from '../../env/tasks/loaders/charxiv.js';
 import { loadChartQA } from '../../env/tasks/loaders/chartqa.js';
 import { loadTableVqaBench, subsetOf } from '../../env/tasks/loaders/tablevqa-bench.js';
 import { scoreAnswer } from '../../env/rewards/answer.js';
@@ -225,7 +225,34 @@ test('vistool data convert writes DIR/tasks.jsonl and DIR/images and reports cou
   await assert.rejects(command.run(['--from', 'parquet', 'x', '--out', 'y']), /--from must be one of chartqa, charxiv, tablevqa-bench, refocus, vtool, openthinkimg, verl/);
 });
 
-test('CharXiv reasoning records: figures by id from images/ beside data/, then a tool and a score', async (t) => {
+/** A CharXiv checkout's src/constants.py in its layout (backslash continuations, triple quotes); the texts are stand-ins. */
+const CHARXIV_CONSTANTS = `# -*- coding: utf-8 -*-
+REASONING_RESP_INST = {
+    1: \\
+    """{}
+    * Answer with text written in the chart.
+    """,
+    3: \\
+    """{}
+    * Answer with a number written in the chart.
+    """,
+
+    4: \\
+    """{}
+    {}
+    """
+}
+
+DESCRIPTIVE_RESP_INST = {
+    1: \\
+    """{}what is its title?
+    * Answer 'Not Applicable' when it has none.
+    """,
+    18: '''How many subplots are there? (''' 'count them all)',  # adjacent literals join
+}
+`;
+
+test('CharXiv reasoning and descriptive records: questions templated from its constants.py, figures by id from images/ beside data/, then a tool and a score', async (t) => {
   const dir = await tempDir(t);
   const figure = await chart('vbar', 3);
   await mkdir(join(dir, 'data'));
@@ -235,15 +262,38 @@ test('CharXiv reasoning records: figures by id from images/ beside data/, then a
   await writeFile(join(dir, 'data', 'reasoning_val.json'), JSON.stringify({
     17: { figure_id: 17, query: 'How many data points have a score of less than 50?', answer: '3', inst_category: 4, qa_source: 2 },
   }));
-  const loaded = await loadCharXiv(join(dir, 'data', 'reasoning_val.json'));
-  assert.equal(loaded.tasks.length, 1);
-  const { record, sourceImage } = loaded.tasks[0]!;
+  await writeFile(join(dir, 'data', 'descriptive_val.json'), JSON.stringify({ 17: { figure_id: 17, subplot_loc: [2, 1], qids: [1, 18], answers: ['Not Applicable', '4'] } }));
+
+  // Without CharXiv's constants.py: reasoning questions are bare (and a warning says the scores are not comparable); descriptive is refused.
+  const bare = await loadCharXiv(join(dir, 'data', 'reasoning_val.json'));
+  assert.deepEqual(bare.tasks.map((x) => x.record.question), ['How many data points have a score of less than 50?']);
+  assert.match(bare.warnings.map((w) => w.reason).join('\n'), /src\/constants\.py was not found .* not comparable/);
+  await assert.rejects(loadCharXiv(join(dir, 'data', 'descriptive_val.json')), /descriptive_val\.json \[item 0\]: qids: expected CharXiv's question templates: .* pass --templates path\/to\/constants\.py/);
+
+  await mkdir(join(dir, 'src'));
+  await writeFile(join(dir, 'src', 'constants.py'), CHARXIV_CONSTANTS);
+  const reasoning = await loadCharXiv(join(dir, 'data', 'reasoning_val.json'));
+  const { record, sourceImage } = reasoning.tasks[0]!;
   assert.deepEqual([record.id, record.kind, record.family, record.answer, record.source], ['charxiv-17', 'chart', 'number-in-general', '3', 'charxiv']);
+  // Category 4 takes the question and the decimal-places instruction, as CharXiv's format() does.
+  assert.equal(record.question, 'How many data points have a score of less than 50?\n    * Your final answer must be an exact integer.\n    ');
+  assert.equal(numberInstruction('0.25'), '* Your final answer must be a number with 2 decimal places.');
   assert.equal(sourceImage, join(dir, 'images', '17.jpg'));
-  await endToEnd(dir, loaded, '3', '4');
-  // The descriptive files hold template ids, not questions: refused, with what to convert instead.
-  await writeFile(join(dir, 'data', 'descriptive_val.json'), JSON.stringify({ 17: { figure_id: 17, subplot_loc: [0], qids: [1, 2], answers: ['a', 'b'] } }));
-  await assert.rejects(loadCharXiv(join(dir, 'data', 'descriptive_val.json')), /descriptive_val\.json \[item 0\]: qids: expected a reasoning record .* convert reasoning_\*\.json instead/);
+  await endToEnd(dir, reasoning, '3', '4');
+
+  const descriptive = await loadCharXiv(join(dir, 'data', 'descriptive_val.json'));
+  assert.deepEqual(descriptive.tasks.map((x) => [x.record.id, x.record.family, x.record.answer, x.record.source]), [
+    ['charxiv-17-d0', 'descriptive-1', 'Not Applicable', 'charxiv/descriptive'],
+    ['charxiv-17-d1', 'descriptive-18', '4', 'charxiv/descriptive'],
+  ]);
+  assert.equal(descriptive.tasks[0]!.record.question, "For the subplot at row 2 and column 1, what is its title?\n    * Answer 'Not Applicable' when it has none.\n    ");
+  assert.equal(descriptive.tasks[1]!.record.question, 'How many subplots are there? (count them all)', 'layout templates take no subplot prefix');
+  assert.equal(subplotPrefix([0], { file: 'f' }), 'For the current plot, ');
+  assert.equal(subplotPrefix('the top panel', { file: 'f' }), 'For the top panel, ');
+  await endToEnd(dir, { ...descriptive, tasks: descriptive.tasks.slice(0, 1) }, 'not applicable', 'Accuracy by epoch');
+
+  await writeFile(join(dir, 'data', 'descriptive_test.json'), JSON.stringify({ 17: { figure_id: 17, subplot_loc: [1, 1], qids: [7], answers: ['x'] } }));
+  await assert.rejects(loadCharXiv(join(dir, 'data', 'descriptive_test.json')), /qids\[0\]: expected a template id of constants\.py \(1, 18\), got 7/);
   await writeFile(join(dir, 'data', 'reasoning_test.json'), JSON.stringify({ 9: { figure_id: 9, query: 'Q?', answer: '1', inst_category: 3 } }));
   await assert.rejects(loadCharXiv(join(dir, 'data', 'reasoning_test.json')), /figure_id: expected an image at .*images\/9\.jpg \(set --images-root/);
 });
