@@ -20,7 +20,7 @@
 import type { RgbImage } from '../core/image.js';
 import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata } from './metadata.js';
 import { inlineJson, toolError, toolSuccess } from './outcome.js';
-import { clipRegion } from './region.js';
+import { clipRegion, type PixelRegion } from './region.js';
 import { cropImage, resizeCubic } from './resize.js';
 import type { ToolDefinition, ToolOutcome } from './types.js';
 
@@ -30,16 +30,10 @@ export const ZOOM_DEFAULT_FACTOR = 2;
 
 const NAME = 'zoom_in';
 
-export interface ZoomPlan {
-  /** The crop in source pixels, half-open. */
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
+/** The crop in source pixels (half-open; `grown` when a side was grown to the 28 px minimum) and the output size. */
+export interface ZoomPlan extends PixelRegion {
   outWidth: number;
   outHeight: number;
-  /** True when a side was grown to the 28 px minimum. */
-  grown: boolean;
 }
 
 /** Where a zoom will crop and how big its output will be, or the reason it cannot be done. */

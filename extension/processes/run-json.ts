@@ -7,16 +7,12 @@
  *
  * Editor-free (unit-tested under plain Node).
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readJsonObject } from '../runs/read-json.js';
 
 async function readRun(dir: string): Promise<Record<string, unknown>> {
-  try {
-    const parsed: unknown = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return (await readJsonObject(join(dir, 'run.json'))) ?? {};
 }
 
 async function writeRun(dir: string, run: Record<string, unknown>): Promise<void> {
