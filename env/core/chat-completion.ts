@@ -39,7 +39,7 @@ export type ChatAttempt =
   | { kind: 'retry'; reason: string; retryAfterMs: number | null; answered: boolean }
   | { kind: 'fail'; reason: string; answered: boolean };
 
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 408 || status >= 500;
 }
 
@@ -50,7 +50,7 @@ export function preview(text: string): string {
 }
 
 /** What went wrong on the network, from fetch's error and its cause (ECONNREFUSED, ENOTFOUND, ...). */
-export function networkReason(err: unknown): string {
+function networkReason(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as Error & { cause?: unknown }).cause;
   if (cause instanceof Error) {

@@ -47,7 +47,7 @@ export async function existingImage(roots: string | string[], path: string, wher
 }
 
 /** One record as read, before its image is found: its own warnings go with it. */
-type ReadRecord = { record: Converted['record']; imagePath: string; warnings: string[] };
+type ReadRecord = { record: Converted['record']; imagePath: string; imageField: string; warnings: string[] };
 
 function questionOf(item: Record<string, unknown>, where: Where): string {
   return typeof item.query === 'string' && item.query.trim() !== '' ? item.query : needString(item, 'prompt', where, 'query');
@@ -95,7 +95,7 @@ function readVcotLine(item: Record<string, unknown>, where: Where): ReadRecord {
   if (Object.keys(bands).length === 0) warnings.push(`${source} record without ${source === 'v_bar' ? 'x' : 'y'}_values_bbox: converted without bands`);
   const meta = metadataFrom(source === 'v_bar' ? { figure_bbox: figure, x_values_bbox: x } : { figure_bbox: figure, y_values_bbox: y });
   const record = { id: `refocus-${id}`, question, answer, kind: source === 'v_bar' ? 'vbar' : 'hbar', difficulty: 0, source: 'refocus', meta } as const;
-  return { record, imagePath: imageField(item, where), warnings };
+  return { record, imagePath: imageField(item, where), imageField: 'conversations[0].images[0]', warnings };
 }
 
 /** The evaluation sets' records (ChartQA bars, TableVQA, CharXiv subfigures): keyed by id in the file. */
@@ -111,7 +111,7 @@ function readTestRecord(item: Record<string, unknown>, key: string | undefined, 
     const rows = Object.fromEntries(Object.entries(rowsWithHeader).slice(1));
     if (Object.keys(columns).length === 0 && Object.keys(rows).length === 0) warnings.push('table without column_headers or row_starters: converted without bands (OCR grounding finds them at episode start)');
     const record = { id: `refocus-tablevqa-${id}`, question: questionOf(item, where), answer, kind: 'table', difficulty: 0, source: 'refocus/tablevqa', meta: metadataFrom({ columns_bbox: columns, rows_bbox: rows }) } as const;
-    return { record, imagePath, warnings };
+    return { record, imagePath, imageField: 'figure_path', warnings };
   }
   if ('x_bboxes' in item || 'y_bboxes' in item) {
     const x = zipBands(item.x_values, item.x_bboxes, where, 'x_values', 'x_bboxes', warnings);
@@ -120,11 +120,11 @@ function readTestRecord(item: Record<string, unknown>, key: string | undefined, 
     if (kind === 'chart') warnings.push('chart without x_values or y_values: converted without bands (OCR grounding finds them at episode start)');
     const meta = metadataFrom(kind === 'vbar' ? { x_values_bbox: x } : kind === 'hbar' ? { y_values_bbox: y } : {});
     const record = { id: `refocus-chartqa-${id}`, question: questionOf(item, where), answer, kind, difficulty: 0, source: 'refocus/chartqa', meta } as const;
-    return { record, imagePath, warnings };
+    return { record, imagePath, imageField: 'figure_path', warnings };
   }
   // CharXiv subfigures: ReFocus finds the subplots with OpenCV at prompt time (one warning per file says so).
   const record = { id: `refocus-charxiv-${id}`, question: needString(item, 'prompt', where), answer, kind: 'chart', difficulty: 0, source: 'refocus/charxiv', meta: {} } as const;
-  return { record, imagePath, warnings };
+  return { record, imagePath, imageField: 'figure_path', warnings };
 }
 
 function isVcotLine(item: Record<string, unknown>): boolean {
@@ -149,8 +149,7 @@ export async function loadReFocus(src: string, imagesRoot?: string): Promise<Loa
     else {
       return fail(where, '(record)', 'a ReFocus record: a chartqa_vcot line {id, query, answer, source, x_values_bbox, ...} or an evaluation record {query|prompt, answer, figure_path} with x_bboxes / y_bboxes, column_headers / row_starters, or none (CharXiv subfigures)', Object.keys(item));
     }
-    const field = isTestRecord(item) ? 'figure_path' : 'conversations[0].images[0]';
-    const image = await existingImage(roots, read.imagePath, where, field);
+    const image = await existingImage(roots, read.imagePath, where, read.imageField);
     for (const reason of read.warnings) warnings.push({ where: at(where), reason });
     tasks.push({ record: read.record, sourceImage: image });
   }
