@@ -11,13 +11,16 @@
  *   missed one (hidden, reloading) is whole again after the next.
  * - Bulk data (metric rows, rollout indexes and records) is pulled by the panel with an
  *   explicit range or key; the summary snapshot says how much exists, so a panel can always
- *   tell what it lacks.
+ *   tell what it lacks. What a chart draws is shaped by the host (metrics/series: a bounded
+ *   number of points per line), so the answer's size does not grow with the run.
  * - Panels persist only navigation and UI state (see host.ts), never data.
  *
  * This file holds types, method names and guards only: no behaviour, no DOM, no Node.
  */
 import type { Trajectory } from '../env/episodes/trajectory.js';
-import { hasFields, isNonNegativeInteger, isRecord, isString, optional } from './guards.js';
+import { hasFields, isFiniteNumber, isNonNegativeInteger, isNumberInRange, isRecord, isString, isStringArray, optional } from './guards.js';
+import type { WallClockSource } from './metric-math.js';
+import type { FadingVerdict } from './tool-fading.js';
 
 // ---------------------------------------------------------------------------------------------
 // Envelopes
@@ -151,6 +154,11 @@ export interface RunSummary {
   evaluations: EvalResult[];
   /** Problems reading the run (unreadable run.json, lines that are not JSON), for a banner. */
   problems: string[];
+  /**
+   * Present while the host is still reading metrics.jsonl for the first time (a big file is read
+   * in slices after the host starts answering): `metricRows` counts the rows read so far.
+   */
+  metricsLoading?: { bytesRead: number; bytesTotal: number };
 }
 
 /**
@@ -164,6 +172,54 @@ export interface MetricTable {
   /** Each row's `stage` ("sft", "rl", ...; null when the line has none): the dashboard marks where it changes. */
   stages: (string | null)[];
   columns: Record<string, (number | null)[]>;
+}
+
+/** Points of a chart line as two columns, x ascending. */
+export interface SeriesPoints {
+  x: number[];
+  y: number[];
+}
+
+/** One metric of one run, shaped by the host for a chart (metrics/series). */
+export interface MetricSeries {
+  metric: string;
+  /**
+   * The values against the chosen x axis, rows without one left out: every point when they fit
+   * in `maxPoints`, else the first, the last and each bucket's lowest and highest point
+   * (env/view/downsample.ts has the exact rule).
+   */
+  raw: SeriesPoints;
+  /** The debiased EMA computed over every point, then downsampled the same way; null when smoothing is 0. */
+  smoothed: SeriesPoints | null;
+  /** Over every point of the series, whatever the range: what the chart's stats line shows. */
+  stats: { min: number; max: number; last: number; count: number } | null;
+  /** Points inside the requested range (all of them without one) before downsampling. */
+  inRange: number;
+}
+
+export interface MetricSeriesParams {
+  runId: string;
+  metrics: string[];
+  xAxis: 'step' | 'time';
+  /** EMA weight, 0 for none. */
+  smoothing: number;
+  /** Most points per line: about the chart's width in pixels. */
+  maxPoints: number;
+  /** Only x in [min, max] (a zoomed chart), plus the point on either side so the line reaches the edges. */
+  range?: { min: number; max: number };
+}
+
+export interface MetricSeriesResult {
+  runId: string;
+  /** The training rows the series were computed from. */
+  rows: number;
+  /** What x is: the step, or the wall clock from the rows' time or from timing/step_s (null: the run has neither). */
+  xSource: 'step' | WallClockSource;
+  series: MetricSeries[];
+  /** Where the run changes stage, on the chosen x axis. */
+  phases: { x: number; stage: string }[];
+  /** Whether tool use collapsed, judged on every row (protocol/tool-fading.ts); null with too few rows. */
+  toolFading: FadingVerdict | null;
 }
 
 export interface StepFileInfo {
@@ -270,9 +326,28 @@ export const SaveFileCommand = command<{ name: string; mime: string; base64: str
 
 export const RunsListRequest = request<Record<string, never>, { runs: RunSummary[] }>('runs/list', empty);
 
-export const MetricRowsRequest = request<{ runId: string; from: number }, { runId: string; from: number; total: number; table: MetricTable }>(
+/**
+ * Every row from `from` on, with every metric or only those in `columns`. A dashboard asks for
+ * metrics/series to draw; whole rows are for exports and for hosts' own summaries.
+ */
+export const MetricRowsRequest = request<{ runId: string; from: number; columns?: string[] }, { runId: string; from: number; total: number; table: MetricTable }>(
   'metrics/rows',
-  (p): p is { runId: string; from: number } => hasFields(p, { runId: isString, from: isNonNegativeInteger }),
+  (p): p is { runId: string; from: number; columns?: string[] } => hasFields(p, { runId: isString, from: isNonNegativeInteger, columns: optional(isStringArray) }),
+);
+
+/** Most points per line a panel may ask for. */
+export const MAX_SERIES_POINTS = 20_000;
+
+/** The charts' lines of one run, downsampled by the host so the answer stays small however long the run. */
+export const MetricSeriesRequest = request<MetricSeriesParams, MetricSeriesResult>('metrics/series', (p): p is MetricSeriesParams =>
+  hasFields(p, {
+    runId: isString,
+    metrics: isStringArray,
+    xAxis: (v) => v === 'step' || v === 'time',
+    smoothing: (v) => isNumberInRange(v, 0, 0.999),
+    maxPoints: (v) => isNonNegativeInteger(v) && v >= 4 && v <= MAX_SERIES_POINTS,
+    range: optional((r) => hasFields(r, { min: isFiniteNumber, max: isFiniteNumber })),
+  }),
 );
 
 export const RolloutStepsRequest = request<{ runId: string }, { runId: string; steps: StepFileInfo[] }>('rollouts/steps', (p): p is { runId: string } =>
@@ -347,6 +422,7 @@ export const PlaygroundOpenedNotification = notification<{ snapshot: PlaygroundS
 export const REQUESTS = [
   RunsListRequest,
   MetricRowsRequest,
+  MetricSeriesRequest,
   RolloutStepsRequest,
   RolloutIndexRequest,
   RolloutRecordRequest,

@@ -3,7 +3,9 @@
  * `read()` returns only the complete lines added since the last call, with their byte offsets.
  * A torn last line (a writer mid-append) is held back until its newline arrives. A file that
  * shrank or was replaced (the trainer rewrites metrics.jsonl atomically on resume) is read
- * again from the start, and the caller is told so it can drop what it had.
+ * again from the start, and the caller is told so it can drop what it had. A read can be
+ * bounded (`maxBytes`), so a 100 MB file is taken in slices with the event loop free between
+ * them instead of in one block that holds every line of it in memory at once.
  *
  * Read-only: it never writes, truncates or locks the file.
  */
@@ -22,6 +24,8 @@ export interface TailRead {
   /** True when the file was replaced or shrank: everything read before is void. */
   reset: boolean;
   lines: TailLine[];
+  /** True when the read stopped at `maxBytes` with complete lines still unread. */
+  more: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -32,6 +36,7 @@ export class JsonlTail {
   private offset = 0;
   private nextLine = 0;
   private identity: string | null = null;
+  private lastSize = 0;
 
   constructor(readonly path: string) {}
 
@@ -40,31 +45,49 @@ export class JsonlTail {
     return this.offset;
   }
 
-  async read(): Promise<TailRead> {
+  /** Size of the file at the last read (0 before the first, or when it is absent). */
+  get size(): number {
+    return this.lastSize;
+  }
+
+  /**
+   * The complete lines appended since the last call: all of them, or those within about
+   * `maxBytes` (always at least one line, however long, so a read always makes progress).
+   */
+  async read(maxBytes = Infinity): Promise<TailRead> {
     let info;
     try {
       info = await stat(this.path);
     } catch {
       const reset = this.identity !== null;
       this.restart(null);
-      return { reset, lines: [] };
+      this.lastSize = 0;
+      return { reset, lines: [], more: false };
     }
+    this.lastSize = info.size;
     const identity = `${info.dev}:${info.ino}`;
     let reset = false;
     if (this.identity !== identity || info.size < this.offset) {
       reset = this.identity !== null;
       this.restart(identity);
     }
-    if (info.size === this.offset) return { reset, lines: [] };
+    if (info.size === this.offset) return { reset, lines: [], more: false };
 
     const lines: TailLine[] = [];
+    const limit = this.offset + maxBytes;
+    const chunkSize = Math.max(1, Math.min(CHUNK, maxBytes));
+    let more = false;
     const handle = await open(this.path, 'r');
     try {
       let pending = Buffer.alloc(0);
       let pendingStart = this.offset;
       let position = this.offset;
       while (position < info.size) {
-        const size = Math.min(CHUNK, info.size - position);
+        if (position >= limit && lines.length > 0) {
+          more = true;
+          break;
+        }
+        const size = Math.min(chunkSize, info.size - position);
         const chunk = Buffer.alloc(size);
         const { bytesRead } = await handle.read(chunk, 0, size, position);
         if (bytesRead === 0) break;
@@ -85,7 +108,7 @@ export class JsonlTail {
     } finally {
       await handle.close();
     }
-    return { reset, lines };
+    return { reset, lines, more };
   }
 
   private restart(identity: string | null): void {

@@ -14,7 +14,14 @@
  * Every message is checked against its declared shape before anything runs. The backend reads
  * run directories and calls the tool engine; it never writes to a run directory and never
  * executes anything a panel or a rollout file contains.
+ *
+ * Big runs: `start()` reads only the first slice of each metrics.jsonl, so a host answers at
+ * once; the poll loop reads the rest a slice at a time with the event loop free between slices
+ * (a summary carries `metricsLoading` until it is done), and tells the panels at most every
+ * LOADING_NOTIFY_MS meanwhile. After that, a change to a run folder is noticed by fs.watch
+ * within milliseconds where the platform offers it, and by the poll otherwise.
  */
+import { type FSWatcher, watch } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { formatToolCall } from '../actions/format.js';
 import { listTools } from '../tools/registry.js';
@@ -23,6 +30,7 @@ import {
   FormatCallRequest,
   isPanelToHostMessage,
   MetricRowsRequest,
+  MetricSeriesRequest,
   type NotificationMessage,
   PlaygroundApplyRequest,
   PlaygroundOpenedNotification,
@@ -55,6 +63,15 @@ export interface PanelBackendOptions {
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
+/** What `start()` reads of each metrics.jsonl before it returns: all of a small run, a few ms of a big one. */
+const FIRST_READ_BYTES = 4 << 20;
+/** What one poll reads of a metrics.jsonl that is still loading (or that grew by a lot at once). */
+const POLL_READ_BYTES = 8 << 20;
+/** While a run is loading, panels hear of it this often, not after every slice. */
+const LOADING_NOTIFY_MS = 150;
+/** A burst of file events (one append can be several writes) becomes one poll this long after the first. */
+const WATCH_DELAY_MS = 15;
+
 export class PanelBackend {
   readonly runs: RunSource[];
   private readonly playground: PlaygroundSessions;
@@ -62,6 +79,11 @@ export class PanelBackend {
   private readonly pollMs: number;
   private readonly log: NonNullable<PanelBackendOptions['log']>;
   private timer: NodeJS.Timeout | null = null;
+  private soon: NodeJS.Timeout | null = null;
+  private watchers: FSWatcher[] = [];
+  /** Polls run one after another: a watch event during a poll waits for it. */
+  private polling: Promise<boolean> = Promise.resolve(false);
+  private lastNotified = 0;
   private stopped = false;
 
   constructor(options: PanelBackendOptions) {
@@ -79,16 +101,25 @@ export class PanelBackend {
     this.log = options.log ?? (() => {});
   }
 
-  /** Reads every run once, then watches them until `stop()`. */
+  /**
+   * Reads every run once (of a big metrics.jsonl, its first slice: the poll loop reads the rest),
+   * then watches them until `stop()`.
+   */
   async start(): Promise<void> {
-    await Promise.all(this.runs.map((run) => run.refresh()));
-    this.schedule();
+    await Promise.all(this.runs.map((run) => run.refresh({ metricsBytes: FIRST_READ_BYTES })));
+    if (this.stopped) return;
+    this.watch();
+    this.schedule(this.loading() ? 0 : this.pollMs);
   }
 
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.soon) clearTimeout(this.soon);
     this.timer = null;
+    this.soon = null;
+    for (const watcher of this.watchers) watcher.close();
+    this.watchers = [];
     this.listeners.clear();
   }
 
@@ -117,11 +148,29 @@ export class PanelBackend {
     return snapshot;
   }
 
-  /** Checks the runs now (tests and the poll loop); notifies when any changed. */
-  async poll(): Promise<boolean> {
-    const changed = (await Promise.all(this.runs.map((run) => run.refresh().catch((err: Error) => (this.log('warn', `reading ${run.dir}: ${err.message}`), false))))).some(Boolean);
-    if (changed) this.notify(this.runsSnapshot());
+  /** Checks the runs now (tests, the poll loop and file events); notifies when any changed. */
+  poll(): Promise<boolean> {
+    const next = this.polling.then(() => this.pollOnce());
+    this.polling = next.catch(() => false);
+    return next;
+  }
+
+  private async pollOnce(): Promise<boolean> {
+    const refreshed = await Promise.all(
+      this.runs.map((run) => run.refresh({ metricsBytes: POLL_READ_BYTES }).catch((err: Error) => (this.log('warn', `reading ${run.dir}: ${err.message}`), false))),
+    );
+    const changed = refreshed.some(Boolean);
+    // While a big file loads, a panel redrawing after every slice would spend the load redrawing.
+    const now = Date.now();
+    if (changed && (!this.loading() || now - this.lastNotified >= LOADING_NOTIFY_MS)) {
+      this.lastNotified = now;
+      this.notify(this.runsSnapshot());
+    }
     return changed;
+  }
+
+  private loading(): boolean {
+    return this.runs.some((run) => run.metricsPending);
   }
 
   async handle(message: unknown): Promise<ResponseMessage | null> {
@@ -148,7 +197,12 @@ export class PanelBackend {
     if (RunsListRequest.is(message)) return { runs: this.summaries() };
     if (MetricRowsRequest.is(message)) {
       const run = this.run(message.params.runId);
-      return { runId: run.id, from: message.params.from, total: run.metrics.rowCount, table: run.metrics.slice(message.params.from) };
+      return { runId: run.id, from: message.params.from, total: run.metrics.rowCount, table: run.metrics.slice(message.params.from, message.params.columns) };
+    }
+    if (MetricSeriesRequest.is(message)) {
+      const { runId, ...query } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, ...run.charts.query(query) };
     }
     if (RolloutStepsRequest.is(message)) {
       const run = this.run(message.params.runId);
@@ -196,11 +250,37 @@ export class PanelBackend {
     }
   }
 
-  private schedule(): void {
+  private schedule(delay: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      void this.poll().finally(() => this.schedule());
-    }, this.pollMs);
+      void this.poll().finally(() => this.schedule(this.loading() ? 0 : this.pollMs));
+    }, delay);
     this.timer.unref();
+  }
+
+  /**
+   * Polls soon after anything in a run folder changes (inotify and the like), so a metrics line
+   * reaches the panels in milliseconds rather than up to a poll interval later. Where watching
+   * is not possible (some network file systems, no watch handles left) the poll loop still runs.
+   */
+  private watch(): void {
+    for (const run of this.runs) {
+      try {
+        const watcher = watch(run.dir, { persistent: false }, () => this.pollSoon());
+        watcher.on('error', () => watcher.close());
+        this.watchers.push(watcher);
+      } catch {
+        // Polling covers this run.
+      }
+    }
+  }
+
+  private pollSoon(): void {
+    if (this.stopped || this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      void this.poll();
+    }, WATCH_DELAY_MS);
+    this.soon.unref();
   }
 }

@@ -2,7 +2,9 @@
  * One run directory as the panels see it: its summary (status from run.json, metric names and
  * row count, rollout steps, evaluations), its metrics in memory, and its rollout indexes.
  * `refresh()` is cheap when nothing changed (a few stat calls), so the host can poll it often
- * enough to push a new metrics line within a second of it being written.
+ * enough to push a new metrics line within a second of it being written. A big metrics.jsonl
+ * can be read a slice per refresh (`metricsBytes`), so the first refresh returns quickly and
+ * the summary says how far reading got (`metricsLoading`).
  *
  * Read-only: never writes, renames or deletes anything in the run directory.
  */
@@ -13,6 +15,7 @@ import type { EvalResult, RunSummary, StepFileInfo } from '../../protocol/panel-
 import { isRecord } from '../../protocol/guards.js';
 import { isProcessAlive } from '../core/process-liveness.js';
 import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
+import { MetricSeriesSource } from './metric-series.js';
 import { MetricsStore } from './metrics-store.js';
 import { listStepFiles, StepFileIndex } from './rollout-index.js';
 
@@ -25,8 +28,15 @@ async function stamp(path: string): Promise<string> {
   return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : '';
 }
 
+export interface RefreshOptions {
+  /** Read at most about this many bytes of metrics.jsonl (default: all that is new). */
+  metricsBytes?: number;
+}
+
 export class RunSource {
   readonly metrics: MetricsStore;
+  /** The charts' downsampled lines (metrics/series), computed from `metrics`. */
+  readonly charts: MetricSeriesSource;
   private run: Record<string, unknown> | null = null;
   private runProblem: string | null = null;
   private gone = false;
@@ -41,11 +51,17 @@ export class RunSource {
     readonly dir: string,
   ) {
     this.metrics = new MetricsStore(join(dir, 'metrics.jsonl'));
+    this.charts = new MetricSeriesSource(this.metrics);
+  }
+
+  /** Whether metrics.jsonl has bytes the last refresh left for the next. */
+  get metricsPending(): boolean {
+    return this.metrics.loading !== null;
   }
 
   /** Re-reads what changed on disk; true when the summary may differ. */
-  async refresh(): Promise<boolean> {
-    let changed = await this.metrics.refresh();
+  async refresh(options: RefreshOptions = {}): Promise<boolean> {
+    let changed = await this.metrics.refresh(options.metricsBytes);
     if (await this.changed('run.json')) {
       changed = true;
       await this.readRunJson();
@@ -77,6 +93,7 @@ export class RunSource {
   summary(): RunSummary {
     const run = this.run ?? {};
     const numberField = (key: string) => (typeof run[key] === 'number' && Number.isFinite(run[key]) ? (run[key] as number) : null);
+    const loading = this.metrics.loading;
     return {
       id: this.id,
       name: runName(this.dir),
@@ -96,6 +113,7 @@ export class RunSource {
         ...this.metrics.problems,
         ...this.evalProblems,
       ],
+      ...(loading ? { metricsLoading: loading } : {}),
     };
   }
 

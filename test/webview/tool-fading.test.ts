@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { detectToolFading, rollingMedian } from '../../webview/dashboard/tool-fading.js';
+import { detectToolFading, rollingMedian } from '../../protocol/tool-fading.js';
 
 const steps = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** A deterministic wiggle of ±amplitude, so series are not perfectly straight. */

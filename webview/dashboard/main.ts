@@ -1,19 +1,40 @@
 /**
  * The training dashboard: one chart per chosen metric with every open run overlaid, EMA
- * smoothing, x by step or wall time, live updates as metrics.jsonl grows, PNG and CSV export,
- * a warning when tool use fades, and the runs' evaluations (with and without tools) beside the
- * curves. Data comes only from the host (metrics/rows); only UI choices are persisted.
+ * smoothing, x by step or wall time, drag-to-zoom, live updates as metrics.jsonl grows, PNG and
+ * CSV export, a warning when tool use fades, and the runs' evaluations (with and without tools)
+ * beside the curves. Only UI choices are persisted; data always comes from the host.
+ *
+ * What a chart draws comes shaped by the host (metrics/series): about one point per pixel of
+ * the chart's width, with each bucket's min and max, the EMA and the stats computed over every
+ * row, and the tool-fading verdict judged on every row. So neither the answer nor the work in the
+ * page grows with the run: a 100k-line run costs what a 1k-line one does. A summary snapshot that
+ * says a run has new rows asks again, one request per run in flight at a time, so a burst of
+ * appends (or slider moves) costs one request after the one in flight, never a queue. Charts are
+ * painted by a DrawQueue: a few per frame, and only those on screen.
  */
 import type { PanelHost } from '../host.js';
-import { type MetricTable, MetricRowsRequest, PANEL_TITLES, ReadyCommand, type RunSummary, RunsChangedNotification, RunsListRequest, type EvalResult } from '../../protocol/panel-protocol.js';
+import {
+  type EvalResult,
+  type MetricSeries,
+  type MetricSeriesResult,
+  MetricRowsRequest,
+  MetricSeriesRequest,
+  MAX_SERIES_POINTS,
+  PANEL_TITLES,
+  ReadyCommand,
+  type RunSummary,
+  RunsChangedNotification,
+  RunsListRequest,
+} from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isStringArray } from '../../protocol/guards.js';
+import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
-import { MetricChart, type RunSeries } from './metric-chart.js';
-import { appendRows, emptyTable, metricPoints, phaseChanges, smooth, toCsv, wallClock, type XAxis } from './series.js';
-import { COUNTER_SETTING, detectToolFading } from './tool-fading.js';
+import { DrawQueue } from './draw-queue.js';
+import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
+import { type Point, toCsv, type XAxis } from './series.js';
 
 interface DashboardState {
   /** null: the defaults for whatever the runs log. */
@@ -34,18 +55,41 @@ function isDashboardState(value: unknown): value is DashboardState {
 
 interface RunData {
   summary: RunSummary;
-  table: MetricTable;
+  /** The last answer, by metric; the rest of it (stage changes, tool fading, x source) in `shape`. */
+  series: Map<string, MetricSeries>;
+  shape: Omit<MetricSeriesResult, 'series'> | null;
+  /** Which question `series` answers (rows, metrics, axis, smoothing, width, zooms). */
+  answered: string | null;
+  /** The x axis of `series`: after a switch, charts wait for answers on the new axis. */
+  axis: XAxis;
+  /** Bumped with every answer, so a chart redraws only when one of its runs has new data. */
+  version: number;
   fetching: boolean;
+}
+
+/** The fewest points a line is asked for, and the step the chart width is rounded to (a resize by a pixel asks nothing). */
+const MIN_POINTS = 100;
+const WIDTH_STEP = 50;
+
+function points(line: { x: number[]; y: number[] }): Point[] {
+  return line.x.map((x, i) => ({ x, y: line.y[i] as number }));
 }
 
 class Dashboard {
   private state: DashboardState;
   private readonly runs = new Map<string, RunData>();
   private readonly charts = new Map<string, MetricChart>();
+  /** What each chart last drew from, so unchanged charts are not redrawn. */
+  private readonly drawnFrom = new Map<string, string>();
+  /** Zoomed charts' x ranges; not persisted (they belong to one look at the data). */
+  private readonly zooms = new Map<string, XRange>();
+  private readonly drawQueue = new DrawQueue();
   private readonly chartGrid = h('section', { class: 'chart-grid', 'aria-label': 'Metric charts' });
   private readonly banners = h('div', { class: 'banners' });
   private readonly evalPanel = h('aside', { class: 'eval-panel', 'aria-label': 'Evaluations' });
   private readonly runToggles = h('div', { class: 'run-toggles', role: 'group', 'aria-label': 'Runs' });
+  private togglesFor = '';
+  private evaluationsFor = '';
   private readonly picker = h('div', { class: 'metric-picker', hidden: true });
   /** Kept across re-renders (a new metrics line re-renders the picker), so typing is never lost. */
   private readonly pickerSearch = h('input', { type: 'search', class: 'metric-search', placeholder: 'Search metrics', 'aria-label': 'Search metrics', 'data-testid': 'metric-search' });
@@ -66,11 +110,14 @@ class Dashboard {
     this.smoothingInput.addEventListener('input', () => {
       this.state.smoothing = Number(this.smoothingInput.value);
       this.saveState();
-      this.render();
+      this.smoothingValue.textContent = this.state.smoothing.toFixed(2);
+      this.fetchAll();
     });
     this.xAxisSelect.value = this.state.xAxis;
     this.xAxisSelect.addEventListener('change', () => {
       this.state.xAxis = this.xAxisSelect.value === 'time' ? 'time' : 'step';
+      // A range of steps means nothing on the time axis.
+      this.zooms.clear();
       this.saveState();
       this.render();
     });
@@ -81,50 +128,90 @@ class Dashboard {
       h('label', { class: 'control' }, 'x ', this.xAxisSelect),
       h('label', { class: 'control' }, 'smoothing ', this.smoothingInput, this.smoothingValue),
       button('Metrics', () => this.togglePicker(), { icon: 'list-filter', secondary: true, testid: 'metrics-button' }),
-      button('CSV', () => this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
+      button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
     );
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, this.evalPanel));
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
+      this.drawnFrom.clear();
       this.render();
     });
+    // A wider or narrower chart wants more or fewer points per line.
+    let width = this.pointsPerLine();
+    new ResizeObserver(() => {
+      const now = this.pointsPerLine();
+      if (now === width) return;
+      width = now;
+      this.fetchAll();
+    }).observe(this.chartGrid);
     this.host.onNotification(RunsChangedNotification, ({ runs }) => this.receive(runs));
     const { runs } = await this.host.request(RunsListRequest, {});
     this.receive(runs);
     this.host.command(ReadyCommand, { panel: 'dashboard' });
   }
 
-  /** A new summary snapshot: fetch whatever rows each run has that we lack. */
+  /** A new summary snapshot: ask for the lines of every run whose data moved on. */
   private receive(summaries: RunSummary[]): void {
     for (const summary of summaries) {
       const known = this.runs.get(summary.id);
       if (known) known.summary = summary;
-      else this.runs.set(summary.id, { summary, table: emptyTable(), fetching: false });
+      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, axis: this.state.xAxis, version: 0, fetching: false });
     }
     for (const id of [...this.runs.keys()]) if (!summaries.some((s) => s.id === id)) this.runs.delete(id);
-    for (const run of this.runs.values()) void this.fetchRows(run);
     this.render();
   }
 
-  private async fetchRows(run: RunData): Promise<void> {
-    if (run.fetching) return;
-    const have = run.table.steps.length;
-    if (run.summary.metricRows === have) return;
+  private fetchAll(): void {
+    for (const run of this.runs.values()) void this.fetchSeries(run);
+  }
+
+  /** The question a run's charts need answered now; equal strings need no new request. */
+  private question(run: RunData): string {
+    const zooms = this.selectedMetrics().filter((m) => this.zooms.has(m)).map((m) => [m, this.zooms.get(m)]);
+    return JSON.stringify([run.summary.metricRows, this.selectedMetrics(), this.state.xAxis, this.state.smoothing, this.pointsPerLine(), zooms]);
+  }
+
+  private async fetchSeries(run: RunData): Promise<void> {
+    if (run.fetching) return; // the request in flight asks again when it is answered
+    const question = this.question(run);
+    if (question === run.answered) return;
     run.fetching = true;
+    const { xAxis, smoothing } = this.state;
+    const metrics = this.selectedMetrics();
+    const maxPoints = this.pointsPerLine();
+    const common = { runId: run.summary.id, xAxis, smoothing, maxPoints };
     try {
-      // Fewer rows than we hold means the file was rewritten (a resumed run): start over.
-      const from = run.summary.metricRows < have ? 0 : have;
-      const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from });
-      if (from === 0) run.table = emptyTable();
-      if (reply.from === run.table.steps.length) appendRows(run.table, reply.table);
-      run.summary = { ...run.summary, metricRows: Math.max(run.summary.metricRows, reply.total) };
+      // Zoomed charts ask for their own range; the rest share one request.
+      const whole = metrics.filter((m) => !this.zooms.has(m));
+      const zoomed = metrics.filter((m) => this.zooms.has(m));
+      const [first, ...ranges] = await Promise.all([
+        this.host.request(MetricSeriesRequest, { ...common, metrics: whole }),
+        ...zoomed.map((metric) => this.host.request(MetricSeriesRequest, { ...common, metrics: [metric], range: this.zooms.get(metric) })),
+      ]);
+      if (this.runs.get(run.summary.id) !== run || !first) return;
+      const { series, ...shape } = first;
+      run.series = new Map([...series, ...ranges.flatMap((r) => r.series)].map((s) => [s.metric, s]));
+      run.shape = shape;
     } catch (err) {
       this.host.reportError(err);
+      run.series = new Map();
     } finally {
+      run.axis = xAxis;
+      run.version += 1;
+      run.answered = question;
       run.fetching = false;
     }
-    this.render();
-    if (run.summary.metricRows !== run.table.steps.length) void this.fetchRows(run);
+    this.renderCharts();
+    this.renderBanners();
+    void this.fetchSeries(run);
+  }
+
+  /** Points per line: about the charts' width in CSS pixels (the host keeps each bucket's min and max). */
+  private pointsPerLine(): number {
+    const card = this.chartGrid.querySelector<HTMLElement>('.chart-card');
+    const width = card?.clientWidth ?? 0;
+    const estimate = width > 0 ? width : 600;
+    return Math.min(MAX_SERIES_POINTS, Math.max(MIN_POINTS, Math.round(estimate / WIDTH_STEP) * WIDTH_STEP));
   }
 
   private visibleRuns(): RunData[] {
@@ -133,7 +220,7 @@ class Dashboard {
 
   private allMetricNames(): string[] {
     const names = new Set<string>();
-    for (const run of this.runs.values()) for (const name of Object.keys(run.table.columns)) names.add(name);
+    for (const run of this.runs.values()) for (const name of run.summary.metricNames) names.add(name);
     return [...names].sort();
   }
 
@@ -156,12 +243,17 @@ class Dashboard {
     this.renderCharts();
     this.renderEvaluations();
     if (!this.picker.hidden) this.renderPicker();
+    this.fetchAll();
   }
 
   private renderRunToggles(): void {
+    const runs = [...this.runs.values()].map(({ summary }) => summary);
+    const key = JSON.stringify([runs.map((s) => [s.id, s.name, s.path, s.status, s.engine]), this.state.hiddenRuns]);
+    if (key === this.togglesFor) return;
+    this.togglesFor = key;
     replaceChildren(
       this.runToggles,
-      ...[...this.runs.values()].map(({ summary }) => {
+      ...runs.map((summary) => {
         const box = h('vscode-checkbox', { 'data-run': summary.id, checked: !this.state.hiddenRuns.includes(summary.id), title: summary.path }, summary.name);
         box.addEventListener('change', () => {
           const checked = (box as HTMLElement & { checked: boolean }).checked;
@@ -179,8 +271,9 @@ class Dashboard {
 
   private renderBanners(): void {
     const banners: HTMLElement[] = [];
-    for (const run of this.visibleRuns()) {
-      const verdict = detectToolFading(run.table.steps, run.table.columns['tool/call_rate'] ?? [], run.table.columns['reward/mean'] ?? run.table.columns['critic/score/mean'] ?? []);
+    const runs = this.visibleRuns();
+    for (const run of runs) {
+      const verdict = run.shape?.toolFading;
       if (verdict?.fading) {
         banners.push(
           h('div', { class: 'banner warning', role: 'alert', 'data-testid': 'tool-fading-warning', 'data-run': run.summary.id },
@@ -192,7 +285,15 @@ class Dashboard {
           ),
         );
       }
+      const loading = run.summary.metricsLoading;
+      if (loading) {
+        const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+        banners.push(h('div', { class: 'banner info', role: 'status', 'data-testid': 'metrics-loading' }, `${run.summary.name}: reading metrics.jsonl, ${mb(loading.bytesRead)} of ${mb(loading.bytesTotal)} MB (${run.summary.metricRows} rows so far)…`));
+      }
       for (const problem of run.summary.problems) banners.push(h('div', { class: 'banner info', role: 'status' }, `${run.summary.name}: ${problem}`));
+    }
+    if (this.state.xAxis === 'time' && runs.some((r) => r.shape !== null && r.shape.rows > 0 && r.shape.xSource === null)) {
+      banners.push(h('div', { class: 'banner info' }, 'Some runs have neither a time field nor timing/step_s in metrics.jsonl, so they cannot be drawn by wall time.'));
     }
     if (this.runs.size === 0) banners.push(h('div', { class: 'banner info' }, 'No runs are open. Start `vistool view RUN_DIR` with a run directory.'));
     replaceChildren(this.banners, ...banners);
@@ -209,36 +310,65 @@ class Dashboard {
     this.charts.get(metric)?.element.scrollIntoView({ block: 'center' });
   }
 
+  private zoom(metric: string, range: XRange | null): void {
+    if (range) this.zooms.set(metric, range);
+    else this.zooms.delete(metric);
+    this.fetchAll();
+  }
+
   private renderCharts(): void {
     const metrics = this.selectedMetrics();
     for (const [metric, chart] of this.charts) {
       if (!metrics.includes(metric)) {
+        this.drawQueue.remove(chart);
         chart.destroy();
         this.charts.delete(metric);
+        this.drawnFrom.delete(metric);
+        this.zooms.delete(metric);
       }
     }
     const runs = this.visibleRuns();
-    const timeSourceMissing = this.state.xAxis === 'time' && runs.some((r) => r.table.steps.length > 0 && wallClock(r.table).source === null);
     this.chartGrid.classList.toggle('empty', metrics.length === 0);
+    // The first picture waits for every run's first answer, so runs do not pop in one by one, and
+    // after a switch of x axis the charts wait for answers on the new one.
+    const waiting = runs.some((run) => run.answered === null || run.axis !== this.state.xAxis);
     for (const metric of metrics) {
       let chart = this.charts.get(metric);
       if (!chart) {
-        chart = new MetricChart(metric, (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64));
+        chart = new MetricChart(metric, (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64), (name, range) => this.zoom(name, range));
         this.charts.set(metric, chart);
+        this.drawQueue.add(chart);
       }
       this.chartGrid.append(chart.element); // keeps the chosen order
-      const series: RunSeries[] = runs.map((run) => {
-        const raw = metricPoints(run.table, metric, this.state.xAxis);
-        return { runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id), raw, smoothed: this.state.smoothing > 0 ? smooth(raw, this.state.smoothing) : null,
-          phases: phaseChanges(run.table, this.state.xAxis) };
+      chart.describe(this.state.xAxis);
+      if (waiting) continue;
+      // Only runs whose answer covers this chart (a metric just chosen waits for its data).
+      const ready = runs.filter((run) => run.series.has(metric));
+      const from = JSON.stringify([ready.map((r) => [r.summary.id, r.version, this.colourOf(r.summary.id)]), this.state.xAxis, this.zooms.get(metric) ?? null]);
+      if (this.drawnFrom.get(metric) === from) continue;
+      this.drawnFrom.set(metric, from);
+      const series: RunSeries[] = ready.map((run) => {
+        const data = run.series.get(metric);
+        return {
+          runId: run.summary.id,
+          name: run.summary.name,
+          colour: this.colourOf(run.summary.id),
+          raw: data ? points(data.raw) : [],
+          smoothed: data?.smoothed ? points(data.smoothed) : null,
+          stats: data?.stats ?? null,
+          phases: run.shape?.phases ?? [],
+        };
       });
-      chart.update(series, this.state.xAxis);
+      chart.update(series, this.state.xAxis, this.zooms.get(metric) ?? null);
+      this.drawQueue.markDirty(chart);
     }
-    if (timeSourceMissing) this.banners.append(h('div', { class: 'banner info' }, 'Some runs have neither a time field nor timing/step_s in metrics.jsonl, so they cannot be drawn by wall time.'));
   }
 
   private renderEvaluations(): void {
     const runs = this.visibleRuns().filter((r) => r.summary.evaluations.length > 0);
+    const key = JSON.stringify(runs.map((r) => [r.summary.name, r.summary.evaluations]));
+    if (key === this.evaluationsFor) return;
+    this.evaluationsFor = key;
     if (runs.length === 0) {
       replaceChildren(this.evalPanel, h('h2', null, 'Evaluations'), h('p', { class: 'muted' }, 'No evaluations yet. The trainer writes them before and after training (eval lines in metrics.jsonl, run.json "evaluations", results.json or eval/*.json).'));
       return;
@@ -286,12 +416,24 @@ class Dashboard {
     });
   }
 
-  private exportCsv(): void {
-    const csv = toCsv(this.visibleRuns().map((r) => ({ name: r.summary.name, table: r.table })), this.selectedMetrics());
-    const bytes = new TextEncoder().encode(csv);
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    this.host.saveFile('metrics.csv', 'text/csv', btoa(binary));
+  /** Every row of the shown metrics, fetched for the export only (the charts never hold them). */
+  private async exportCsv(): Promise<void> {
+    const metrics = this.selectedMetrics();
+    try {
+      const tables = await Promise.all(
+        this.visibleRuns().map(async (run) => {
+          // timing/step_s comes too: without a time field the wall clock is summed from it.
+          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...metrics, 'timing/step_s'] });
+          return { name: run.summary.name, table: reply.table };
+        }),
+      );
+      const bytes = new TextEncoder().encode(toCsv(tables, metrics));
+      let binary = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      this.host.saveFile('metrics.csv', 'text/csv', btoa(binary));
+    } catch (err) {
+      this.host.reportError(err);
+    }
   }
 
   private saveState(): void {

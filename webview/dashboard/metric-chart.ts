@@ -1,12 +1,19 @@
 /**
  * One metric's line chart (Chart.js): a line per run, optional EMA smoothing with the raw values
- * drawn faintly behind, min/max/last in the tooltip, LTTB decimation so 100k points draw fast,
- * and a PNG export painted on the theme's background. The card records how many raw points each
- * run has in `data-points`, which the tests read.
+ * drawn faintly behind, min/max/last in the tooltip, drag across the plot to zoom into a range of
+ * x (double-click or the reset button to zoom out), tick labels in one notation per axis, and a
+ * PNG export painted on the theme's background.
+ *
+ * The lines arrive downsampled by the host (metrics/series: about one point per pixel, each
+ * bucket's min and max kept), so Chart.js's own decimation is not used: it would decimate again
+ * what is already at the chart's resolution, and LTTB would drop the spikes the host kept.
+ * `update()` only records what to draw; the canvas is painted by `draw()`, which the dashboard's
+ * DrawQueue calls when the chart is on screen. The card records how many points each run has in
+ * all (`data-points`), how many the canvas drew (`data-drawn`) and the stage changes
+ * (`data-phases`), which the tests read.
  */
 import {
   Chart,
-  Decimation,
   Legend,
   LinearScale,
   LineController,
@@ -19,18 +26,42 @@ import {
 } from 'chart.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
-import { formatDuration, type Point, seriesStats, type SeriesStats, type XAxis } from './series.js';
+import { formatDurationTicks, formatTicks } from './axis-ticks.js';
+import { attachDragZoom } from './drag-zoom.js';
+import type { Drawable } from './draw-queue.js';
+import { formatDuration, type Point, type SeriesStats, type XAxis } from './series.js';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip, Decimation);
+Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip);
 
 export interface RunSeries {
   runId: string;
   name: string;
   colour: string;
+  /** The points to draw (downsampled by the host). */
   raw: Point[];
   smoothed: Point[] | null;
+  /** Over every point of the run's series, not only those drawn. */
+  stats: SeriesStats | null;
   /** Where the run moved to another stage (SFT → RL), drawn as a dashed line in the run's colour. */
   phases: { x: number; stage: string }[];
+}
+
+export interface XRange {
+  min: number;
+  max: number;
+}
+
+/** Labels for a whole axis at once (Chart.js asks tick by tick; the notation must be shared). */
+function tickLabeller(format: (values: number[]) => string[]): (value: number | string, index: number, ticks: { value: number }[]) => string {
+  let last: { value: number }[] | null = null;
+  let labels: string[] = [];
+  return (value, index, ticks) => {
+    if (ticks !== last) {
+      last = ticks;
+      labels = format(ticks.map((t) => t.value));
+    }
+    return labels[index] ?? String(value);
+  };
 }
 
 interface TaggedDataset extends ChartDataset<'line', Point[]> {
@@ -92,39 +123,75 @@ function withAlpha(colour: string, alpha: number): string {
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
 }
 
-export class MetricChart {
+export class MetricChart implements Drawable {
   readonly element: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private readonly statsLine: HTMLElement;
+  private readonly resetZoom: HTMLElement;
   private chart: Chart<'line', Point[]> | null = null;
   private stats = new Map<string, SeriesStats>();
   private xAxis: XAxis = 'step';
   private yRange: { min: number; max: number } | null = null;
   private marks: PhaseMark[] = [];
+  private pending: { series: RunSeries[]; xAxis: XAxis; zoom: XRange | null } | null = null;
+  private zoom: XRange | null = null;
 
+  /**
+   * `onZoom` hears a range the user dragged out (null: zoom out); the dashboard fetches that
+   * range at full resolution and calls `update` with it.
+   */
   constructor(
     readonly metric: string,
     private readonly onExportPng: (metric: string, base64: string) => void,
+    private readonly onZoom: (metric: string, range: XRange | null) => void,
   ) {
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${metric} by step` });
     this.statsLine = h('div', { class: 'chart-stats muted' });
+    this.resetZoom = button('Reset zoom', () => this.onZoom(this.metric, null), { icon: 'zoom-out', secondary: true, title: `Show all of ${metric} again`, testid: 'reset-zoom' });
+    this.resetZoom.hidden = true;
+    const box = h('div', { class: 'chart-box', title: 'Drag across the chart to zoom into a range; double-click to zoom out' }, this.canvas);
     this.element = h(
       'figure',
       { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card' },
-      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' })),
-      h('div', { class: 'chart-box' }, this.canvas),
+      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), h('span', { class: 'chart-actions' }, this.resetZoom, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }))),
+      box,
       this.statsLine,
     );
+    attachDragZoom(box, {
+      onSelect: (left, right) => {
+        const x = this.chart?.scales.x;
+        if (!x) return;
+        const min = x.getValueForPixel(left);
+        const max = x.getValueForPixel(right);
+        if (min !== undefined && max !== undefined && Number.isFinite(min) && Number.isFinite(max) && max > min) this.onZoom(this.metric, { min, max });
+      },
+      onReset: () => this.zoom && this.onZoom(this.metric, null),
+    });
   }
 
-  update(series: RunSeries[], xAxis: XAxis): void {
-    this.xAxis = xAxis;
-    this.stats = new Map(series.flatMap((s) => {
-      const stats = seriesStats(s.raw);
-      return stats ? [[s.runId, stats] as const] : [];
-    }));
-    this.element.dataset.points = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.raw.length])));
+  /** Names the chart by the chosen x axis at once (its lines follow when the host answers). */
+  describe(xAxis: XAxis): void {
     this.canvas.setAttribute('aria-label', `${this.metric} by ${xAxis === 'step' ? 'step' : 'wall time'}`);
+  }
+
+  /** Records what to draw; the canvas changes at the next draw(). */
+  update(series: RunSeries[], xAxis: XAxis, zoom: XRange | null = null): void {
+    this.pending = { series, xAxis, zoom };
+  }
+
+  /** Paints what the last update() gave (nothing when it gave nothing new). */
+  draw(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = null;
+    const { series, xAxis, zoom } = pending;
+    this.xAxis = xAxis;
+    this.zoom = zoom;
+    this.resetZoom.hidden = zoom === null;
+    this.element.dataset.zoom = zoom ? JSON.stringify(zoom) : '';
+    this.stats = new Map(series.flatMap((s) => (s.stats ? [[s.runId, s.stats] as const] : [])));
+    this.element.dataset.points = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.stats?.count ?? 0])));
+    this.describe(xAxis);
     this.statsLine.replaceChildren(
       ...series.map((s) => {
         const stats = this.stats.get(s.runId);
@@ -157,12 +224,16 @@ export class MetricChart {
     if (!this.chart) this.create(datasets);
     else {
       this.chart.data.datasets = datasets;
+      this.applyXRange();
       this.applyTheme();
       this.chart.update('none');
     }
-    // After an update the decimation plugin has swapped each dataset's data for the points it draws.
-    const drawn = this.chart?.data.datasets.map((d) => d.data.length) ?? [];
-    this.element.dataset.drawn = String(Math.max(0, ...drawn));
+    this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
+  }
+
+  /** The chart's plot width in CSS pixels (0 before its first draw): how many points a line needs. */
+  get plotWidth(): number {
+    return this.chart ? Math.round(this.chart.chartArea.right - this.chart.chartArea.left) : 0;
   }
 
   /**
@@ -181,6 +252,13 @@ export class MetricChart {
       y.min = this.yRange?.min;
       y.max = this.yRange?.max;
     }
+  }
+
+  private applyXRange(): void {
+    const x = this.chart?.options.scales?.x;
+    if (!x) return;
+    x.min = this.zoom?.min;
+    x.max = this.zoom?.max;
   }
 
   /** Re-reads the theme colours (the body class changed). */
@@ -209,11 +287,15 @@ export class MetricChart {
         maintainAspectRatio: false,
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
         scales: {
-          x: { type: 'linear', ticks: { maxTicksLimit: 8, callback: (value) => this.formatX(Number(value)) } },
-          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, ticks: { maxTicksLimit: 6, callback: (value) => formatNumber(Number(value), 4) } },
+          x: {
+            type: 'linear',
+            min: this.zoom?.min,
+            max: this.zoom?.max,
+            ticks: { maxTicksLimit: 8, callback: tickLabeller((values) => (this.xAxis === 'time' ? formatDurationTicks(values) : formatTicks(values))) },
+          },
+          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, ticks: { maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
-          decimation: { enabled: true, algorithm: 'lttb', samples: 600, threshold: 1200 },
           legend: { display: true, labels: { boxWidth: 10, filter: (item, data) => !(data.datasets[item.datasetIndex ?? 0] as TaggedDataset | undefined)?.isRaw } },
           tooltip: {
             filter: (item) => !(item.dataset as TaggedDataset).isRaw || !this.hasSmoothed(),
@@ -237,8 +319,9 @@ export class MetricChart {
     return (this.chart?.data.datasets as TaggedDataset[] | undefined)?.some((d) => d.isRaw) ?? false;
   }
 
+  /** One x value for a tooltip: the step as a whole number, or the elapsed time. */
   private formatX(value: number): string {
-    return this.xAxis === 'time' ? formatDuration(value) : formatNumber(value, 0);
+    return this.xAxis === 'time' ? formatDuration(value) : String(Math.round(value));
   }
 
   private applyTheme(): void {

@@ -1,8 +1,10 @@
 /**
  * Data shaping for the dashboard, pure and DOM-free so it is tested without a browser: growing a
  * run's metric table as rows arrive, the x axis (step or wall time), EMA smoothing, min/max/last,
- * and CSV export. Nothing here touches Chart.js.
+ * and CSV export. Nothing here touches Chart.js. The charts' series come from the host already
+ * shaped (metrics/series); what both compute goes through protocol/metric-math.ts.
  */
+import { debiasedEma, stageChanges, wallClockSeconds } from '../../protocol/metric-math.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 
 export interface Point {
@@ -36,32 +38,16 @@ export function appendRows(table: MetricTable, addition: MetricTable): void {
  * trainer writes). `source` says which; null when the run has neither.
  */
 export function wallClock(table: MetricTable): { seconds: (number | null)[]; source: 'time' | 'timing/step_s' | null } {
-  const first = table.times.find((t): t is number => t !== null);
-  if (first !== undefined) return { seconds: table.times.map((t) => (t === null ? null : t - first)), source: 'time' };
-  const stepSeconds = table.columns['timing/step_s'];
-  if (stepSeconds && stepSeconds.some((v) => v !== null)) {
-    let total = 0;
-    return { seconds: stepSeconds.map((v) => (total += v ?? 0)), source: 'timing/step_s' };
-  }
-  return { seconds: table.steps.map(() => null), source: null };
+  const { seconds, source } = wallClockSeconds(table.times, table.columns['timing/step_s'], table.steps.length);
+  return { seconds: Array.from(seconds, (s) => (Number.isNaN(s) ? null : s)), source };
+}
+
+/** Where a run moves from one stage to the next (SFT → RL): the x of the first row of each new stage. */
+export function phaseChanges(table: MetricTable, xAxis: XAxis): { x: number; stage: string }[] {
+  return stageChanges(table.stages, xAxis === 'step' ? table.steps : wallClock(table).seconds);
 }
 
 /** The points of one metric against the chosen x axis, rows without a value left out, sorted by x. */
-/** Where a run moves from one stage to the next (SFT → RL): the x of the first row of each new stage. */
-export function phaseChanges(table: MetricTable, xAxis: XAxis): { x: number; stage: string }[] {
-  const xs = xAxis === 'step' ? table.steps : wallClock(table).seconds;
-  const changes: { x: number; stage: string }[] = [];
-  let previous: string | null = null;
-  for (let i = 0; i < table.stages.length; i++) {
-    const stage = table.stages[i] ?? null;
-    if (stage === null) continue;
-    const x = xs[i];
-    if (previous !== null && stage !== previous && x !== null && x !== undefined) changes.push({ x, stage });
-    previous = stage;
-  }
-  return changes;
-}
-
 export function metricPoints(table: MetricTable, metric: string, xAxis: XAxis): Point[] {
   const values = table.columns[metric];
   if (!values) return [];
@@ -87,14 +73,8 @@ export function metricPoints(table: MetricTable, metric: string, xAxis: XAxis): 
  */
 export function smooth(points: Point[], weight: number): Point[] {
   if (!(weight > 0)) return points;
-  const w = Math.min(weight, 0.999);
-  let last = 0;
-  let debias = 0;
-  return points.map((p) => {
-    last = last * w + (1 - w) * p.y;
-    debias = debias * w + (1 - w);
-    return { x: p.x, y: last / debias };
-  });
+  const ys = debiasedEma(points.map((p) => p.y), weight);
+  return points.map((p, i) => ({ x: p.x, y: ys[i] as number }));
 }
 
 export interface SeriesStats {

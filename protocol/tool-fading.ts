@@ -15,6 +15,11 @@
  * `reward/mean`'s levels at the peak and now are reported beside it, to tell reward hacking (the
  * reward rose as the calls stopped) from a run that is failing as a whole. With fewer than two
  * windows of rows there is no verdict. Pure: no DOM, no Chart.js.
+ *
+ * It lives in protocol/ because the host computes it (over every row of a run, which a panel no
+ * longer receives) and the dashboard shows it. Columns may be arrays with null for a missing
+ * value or the host's typed columns with NaN; both read alike. A 100k-row run takes a few
+ * milliseconds: the window slides over a sorted copy instead of sorting every window afresh.
  */
 
 export interface FadingOptions {
@@ -41,16 +46,46 @@ export interface FadingVerdict {
   rewardNow: number | null;
 }
 
+function medianOfSorted(sorted: ArrayLike<number>, length: number): number {
+  const middle = length >> 1;
+  return length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return medianOfSorted([...values].sort((a, b) => a - b), values.length);
+}
+
+/** The first index of `sorted[0, length)` whose value is not below `value`. */
+function lowerBound(sorted: Float64Array, length: number, value: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The median of each `window` rows ending at row i, for i ≥ window − 1 (index i − window + 1 in the result). */
-export function rollingMedian(values: number[], window: number): number[] {
+export function rollingMedian(values: ArrayLike<number>, window: number): number[] {
   const levels: number[] = [];
-  for (let end = window; end <= values.length; end++) levels.push(median(values.slice(end - window, end)));
+  if (window < 1 || values.length < window) return levels;
+  // The window's values kept sorted: each step removes the row that leaves and inserts the one that enters.
+  const sorted = new Float64Array(window);
+  for (let i = 0; i < window; i++) sorted[i] = values[i] as number;
+  sorted.sort();
+  levels.push(medianOfSorted(sorted, window));
+  for (let end = window + 1; end <= values.length; end++) {
+    const leaving = values[end - window - 1] as number;
+    const entering = values[end - 1] as number;
+    const at = lowerBound(sorted, window, leaving);
+    sorted.copyWithin(at, at + 1, window);
+    const to = lowerBound(sorted, window - 1, entering);
+    sorted.copyWithin(to + 1, to, window - 1);
+    sorted[to] = entering;
+    levels.push(medianOfSorted(sorted, window));
+  }
   return levels;
 }
 
@@ -59,34 +94,49 @@ function levelOf(values: (number | null)[], from: number, to: number): number | 
   return present.length > 0 ? median(present) : null;
 }
 
+/** A value that is there: a finite number (null, undefined and NaN all mean the row lacks it). */
+function present(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
 /**
  * `steps`, `callRate` and `reward` are parallel columns (null where a row lacks the value), as in
  * a MetricTable. Returns null when there are too few rows for a verdict.
  */
-export function detectToolFading(steps: number[], callRate: (number | null)[], reward: (number | null)[], options: FadingOptions = DEFAULT_FADING): FadingVerdict | null {
-  const rows: { step: number; c: number; r: number | null }[] = [];
+export function detectToolFading(steps: ArrayLike<number>, callRate: ArrayLike<number | null>, reward: ArrayLike<number | null>, options: FadingOptions = DEFAULT_FADING): FadingVerdict | null {
+  // The rows that have a call rate, as parallel columns (objects per row cost more than the median).
+  const rowSteps: number[] = [];
+  const rates: number[] = [];
+  const rewards: (number | null)[] = [];
+  let sorted = true;
   for (let i = 0; i < steps.length; i++) {
     const c = callRate[i];
-    const r = reward[i];
     const step = steps[i];
-    if (typeof c === 'number' && typeof step === 'number') rows.push({ step, c, r: typeof r === 'number' ? r : null });
+    if (!present(c) || typeof step !== 'number') continue;
+    if (rowSteps.length > 0 && step < (rowSteps[rowSteps.length - 1] as number)) sorted = false;
+    const r = reward[i];
+    rowSteps.push(step);
+    rates.push(c);
+    rewards.push(present(r) ? r : null);
   }
-  rows.sort((a, b) => a.step - b.step);
+  // Rows come in step order unless a resume rewrote steps; then they are put in step order (stably).
+  if (!sorted) {
+    const order = rowSteps.map((_, i) => i).sort((a, b) => (rowSteps[a] as number) - (rowSteps[b] as number));
+    const [s, c, r] = [order.map((i) => rowSteps[i] as number), order.map((i) => rates[i] as number), order.map((i) => rewards[i] ?? null)];
+    for (let i = 0; i < s.length; i++) [rowSteps[i], rates[i], rewards[i]] = [s[i] as number, c[i] as number, r[i] ?? null];
+  }
   const { window } = options;
-  if (rows.length < 2 * window) return null;
-  const levels = rollingMedian(rows.map((row) => row.c), window);
+  const last = rowSteps.length;
+  if (last < 2 * window) return null;
+  const levels = rollingMedian(rates, window);
   // Peaks are looked for in windows that end before the current window starts.
-  const candidates = levels.slice(0, levels.length - window);
+  const candidates = levels.length - window;
   let peakIndex = 0;
-  candidates.forEach((level, i) => {
-    if (level > (candidates[peakIndex] as number)) peakIndex = i;
-  });
-  const rewards = rows.map((row) => row.r);
-  const last = rows.length;
+  for (let i = 1; i < candidates; i++) if ((levels[i] as number) > (levels[peakIndex] as number)) peakIndex = i;
   const verdict = {
-    peakSteps: [rows[peakIndex]!.step, rows[peakIndex + window - 1]!.step] as [number, number],
-    currentSteps: [rows[last - window]!.step, rows[last - 1]!.step] as [number, number],
-    callRatePeak: candidates[peakIndex] as number,
+    peakSteps: [rowSteps[peakIndex] as number, rowSteps[peakIndex + window - 1] as number] as [number, number],
+    currentSteps: [rowSteps[last - window] as number, rowSteps[last - 1] as number] as [number, number],
+    callRatePeak: levels[peakIndex] as number,
     callRateNow: levels[levels.length - 1] as number,
     rewardAtPeak: levelOf(rewards, peakIndex, peakIndex + window),
     rewardNow: levelOf(rewards, last - window, last),
