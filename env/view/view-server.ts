@@ -5,9 +5,11 @@
  *
  * Every request is checked: the Host header must name this loopback server (no DNS rebinding),
  * and the token must come as `?token=`, `Authorization: Bearer`, or the cookie set when a page
- * was opened with the token. Files are resolved inside their root (symlinks out are refused) and
- * served with types that never execute (HTML and SVG from a run are sent as downloads). Every
- * response carries a strict Content-Security-Policy. It never writes to a run directory.
+ * was opened with the token. Files are resolved inside their root and served with types that
+ * never execute (HTML and SVG from a run are sent as downloads). Bundles: symlinks out are
+ * refused. Run files: `..` and links out are refused, except images under a folder of the run
+ * that is itself a link to a directory (a shared images/ folder; run-files.ts has the rule).
+ * Every response carries a strict Content-Security-Policy. It never writes to a run directory.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -16,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { PathError, resolveInsideRoot } from '../core/paths.js';
 import { PANEL_KINDS, type PanelKind } from '../../protocol/panel-protocol.js';
+import { resolveRunFile } from './run-files.js';
 import { HttpError, readJsonBody } from '../server/http-util.js';
 import { contentSecurityPolicy, indexPage, newNonce, panelPage, type Theme } from './page.js';
 import type { PanelBackend } from './panel-backend.js';
@@ -171,7 +174,7 @@ export class ViewServer {
   private async sendFile(res: ServerResponse, root: string, relative: string, fromRun: boolean): Promise<void> {
     let real: string;
     try {
-      real = await resolveInsideRoot(root, root, relative);
+      real = fromRun ? await resolveRunFile(root, relative) : await resolveInsideRoot(root, root, relative);
     } catch (err) {
       if (err instanceof PathError) throw new HttpError(/outside/.test(err.message) ? 403 : 404, err.message);
       throw err;

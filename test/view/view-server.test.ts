@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { appendFile, mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeImage } from '../../env/core/image.js';
@@ -108,7 +108,9 @@ test('panel pages carry a strict CSP: no remote or inline code, and the only scr
   assert.equal(page.headers['x-content-type-options'], 'nosniff');
 });
 
-test('run files are served byte for byte; paths that leave the run, by .. or by symlink, are refused', async () => {
+// A file link out of the run is refused, whatever it is named; the one way out is a linked folder
+// serving images (the next test): a link to a file is not a folder someone set up for images.
+test('run files are served byte for byte; paths that leave the run, by .. or by a link to a file outside, are refused', async () => {
   const rollouts = await readFile(join(runDir, 'rollouts', 'step-000001.jsonl'), 'utf8');
   const image = (JSON.parse(rollouts.split('\n')[0] ?? '{}') as { task: { image: string } }).task.image;
   const png = await get(`/files/run-a/images/${image}.png?token=${token}`);
@@ -121,6 +123,40 @@ test('run files are served byte for byte; paths that leave the run, by .. or by 
   assert.equal(escaped.status, 403);
   assert.match(escaped.body.toString(), /symbolic link/);
   assert.equal((await get(`/files/no-such-run/config.json?token=${token}`)).status, 404);
+});
+
+test('an images folder that is a link to a directory elsewhere serves its images; .. still escapes nothing, and only images pass the link', async () => {
+  // The layout a user sets up to keep images on a big disk: runs/x/images -> /data/shared-images.
+  const linkedRun = await writeRunDirectory(join(root, 'run-linked'), { rolloutSteps: [1], metricRows: 1 });
+  const shared = join(root, 'shared-images');
+  await rename(join(linkedRun, 'images'), shared);
+  await symlink(shared, join(linkedRun, 'images'), 'dir');
+  await writeFile(join(shared, 'notes.txt'), 'not an image');
+  await symlink('/etc/hostname', join(shared, 'hostname.png'));
+  const linkedBackend = new PanelBackend({ runs: [linkedRun] });
+  await linkedBackend.start();
+  const linkedServer = new ViewServer({ backend: linkedBackend, assetsDir: join(root, 'assets'), token });
+  const linkedBase = await linkedServer.start();
+  const fetchFile = async (path: string) => {
+    const response = await fetch(`${linkedBase}/files/run-linked/${path}?token=${token}`);
+    return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+  };
+  try {
+    const png = (await readdir(shared)).find((name) => /^[0-9a-f]+\.png$/.test(name));
+    assert.ok(png, 'the run\'s images were moved behind the link');
+    const served = await fetchFile(`images/${png}`);
+    assert.equal(served.status, 200);
+    assert.deepEqual(served.body, await readFile(join(shared, png)));
+    // Through the link, only images: other files, and a .png name that is a link to something else, are refused.
+    assert.equal((await fetchFile('images/notes.txt')).status, 403);
+    assert.equal((await fetchFile('images/hostname.png')).status, 403);
+    // `..` is judged on the path as written, before any link: it cannot climb out through images/.
+    assert.equal((await fetchFile('images/..%2F..%2F..%2Fetc%2Fpasswd')).status, 403);
+    assert.equal((await fetchFile(`images/..%2F..%2Fshared-images%2F${png}`)).status, 403);
+  } finally {
+    linkedBackend.stop();
+    await linkedServer.stop();
+  }
 });
 
 test('HTML and SVG inside a run directory are sent as downloads, never rendered as pages', async () => {
