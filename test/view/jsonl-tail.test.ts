@@ -71,3 +71,35 @@ test('metrics rows become columns; eval lines become evaluations; bad lines are 
   assert.match(store.problems[0] ?? '', /1 line\(s\) are not JSON objects.*line 3/);
   assert.equal(await store.refresh(), false);
 });
+
+test('a bounded read returns the complete lines within the bound and says more is left; the next read goes on from there', async () => {
+  const lines = Array.from({ length: 10 }, (_, i) => `{"i":${i}}`); // 7 bytes and a newline each
+  const path = await tempFile('m.jsonl', lines.join('\n') + '\n');
+  const tail = new JsonlTail(path);
+  const first = await tail.read(20);
+  // Reading stops once 20 bytes are taken; the line the bound cut through is read whole next time.
+  assert.deepEqual(first.lines.map((l) => l.text), lines.slice(0, 2));
+  assert.equal(first.more, true);
+  const rest = await tail.read();
+  assert.deepEqual(rest.lines.map((l) => [l.line, l.offset, l.text]), lines.slice(2).map((text, i) => [i + 2, (i + 2) * 8, text]));
+  assert.equal(rest.more, false);
+  // A line longer than the bound still comes, alone: a bounded read always makes progress.
+  await appendFile(path, `{"long":"${'x'.repeat(100)}"}\n{"i":10}\n`);
+  assert.deepEqual((await tail.read(4)).lines.map((l) => l.line), [10]);
+});
+
+test('the metrics store reads about maxBytes per refresh and says how far it got until it reaches the end', async () => {
+  const lines = Array.from({ length: 100 }, (_, i) => JSON.stringify({ step: i + 1, 'reward/mean': i / 100 }));
+  const path = await tempFile('metrics.jsonl', lines.join('\n') + '\n');
+  const bytes = Buffer.byteLength(lines.join('\n') + '\n');
+  const store = new MetricsStore(path);
+  assert.equal(await store.refresh(500), true);
+  const partial = store.rowCount;
+  assert.ok(partial > 0 && partial < 100, `${partial} rows after one slice`);
+  assert.deepEqual(store.loading, { bytesRead: Buffer.byteLength(lines.slice(0, partial).join('\n') + '\n'), bytesTotal: bytes });
+  assert.equal(await store.refresh(), true);
+  assert.equal(store.rowCount, 100);
+  assert.equal(store.loading, null);
+  assert.deepEqual(store.slice(98), { steps: [99, 100], times: [null, null], stages: [null, null], columns: { 'reward/mean': [0.98, 0.99] } });
+  assert.deepEqual(Array.from(store.column('reward/mean') ?? []), lines.map((_, i) => i / 100));
+});

@@ -172,14 +172,42 @@ test('the dark theme gives the page and the charts dark colours', async () => {
   assert.deepEqual(problems, []);
 });
 
-test('a long run is decimated with LTTB before drawing: 5000 points per line are drawn as at most 600', async () => {
+// Drawing used to receive every row and decimate in the page (LTTB, at most 600 points); the host
+// now sends a line about one point per pixel of the chart (each bucket's min and max), so what
+// is drawn is bounded by the chart's width, and a zoomed range comes at full resolution.
+test('a long run arrives downsampled by the host: 5000 points per line are drawn as about one per pixel, a zoomed range in full, and appends still arrive', async () => {
   const long = await writeRunDirectory(join(root, 'long-run'), { metricRows: 5000 });
   const longView = await startView([long]);
   try {
     const { page, problems } = await openPage(browser, longView.url('dashboard'));
+    const card = page.locator('[data-metric="reward/mean"]');
     await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('5000'));
-    const drawn = Number(await page.locator('[data-metric="reward/mean"]').getAttribute('data-drawn'));
-    assert.ok(drawn > 0 && drawn <= 600, `drawn ${drawn} points`);
+    const width = await card.evaluate((c) => c.clientWidth);
+    const drawn = Number(await card.getAttribute('data-drawn'));
+    assert.ok(drawn > 0 && drawn <= 600 && drawn <= width + 50, `drawn ${drawn} points on a ${width} px chart`);
+
+    // Drag across a few percent of the plot: those steps come back one point each.
+    const box = await card.locator('.chart-box').boundingBox();
+    assert.ok(box);
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.4, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.43, y, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction(() => (document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-zoom') ?? '') !== '');
+    const zoom = JSON.parse((await card.getAttribute('data-zoom')) ?? '{}') as { min: number; max: number };
+    // Steps are 1…5000, one per line: those in the range, and one beyond each edge.
+    const inRange = Math.floor(zoom.max) - Math.ceil(zoom.min) + 1;
+    assert.ok(inRange > 10 && inRange < 400, `zoomed to ${JSON.stringify(zoom)}`);
+    assert.equal(Number(await card.getAttribute('data-drawn')), inRange + 2);
+    assert.equal(await card.locator('[data-testid=reset-zoom]').isVisible(), true);
+    await card.locator('[data-testid=reset-zoom]').click();
+    await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-zoom') === '');
+    assert.equal(Number(await card.getAttribute('data-drawn')), drawn);
+
+    await appendMetrics(long, 5001, 3);
+    await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('5003'));
+    assert.match(await card.locator('.chart-stats').innerText(), /n=5003/);
     assert.deepEqual(problems, []);
   } finally {
     await longView.stop();
