@@ -12,7 +12,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Episode } from '../../env/episodes/episode.js';
 import { ImageStore } from '../../env/episodes/image-store.js';
-import type { Trajectory } from '../../env/episodes/trajectory.js';
+import type { TokenViewTurn, Trajectory } from '../../env/episodes/trajectory.js';
 import { TrajectoryScorer } from '../../env/rewards/trajectory-scorer.js';
 import type { TaskRecord } from '../../env/tasks/record.js';
 import { resolveMetadata } from '../../env/tools/metadata.js';
@@ -94,6 +94,27 @@ export interface RunOptions {
   trend?: 'healthy' | 'fading';
   evaluations?: boolean;
   status?: string;
+  /** Give each rollout a token view as the trainer writes one (trainer/vistool_trainer/token_view.py), with made-up numbers. */
+  tokenViews?: boolean;
+}
+
+/**
+ * A token view in the trainer's layout for a trajectory's assistant turns: the text split into
+ * word, space and punctuation tokens plus the end-of-turn token, with deterministic numbers, and
+ * the last turn's end token outside the loss (so the view's strike-through has something to show).
+ */
+export function fixtureTokenView(trajectory: Trajectory): TokenViewTurn[] {
+  const assistant = trajectory.turns.map((turn, index) => ({ turn, index })).filter(({ turn }) => turn.role === 'assistant');
+  return assistant.map(({ turn, index }, k) => {
+    const tokens = [...(turn.text.match(/\s+|\w+|[^\w\s]/g) ?? []), '<|im_end|>'];
+    return {
+      turn: index,
+      tokens,
+      logprob: tokens.map((_, i) => -Number(((i % 7) * 0.4).toFixed(4))),
+      entropy: tokens.map((_, i) => Number(((i % 5) * 0.3).toFixed(4))),
+      mask: tokens.map((_, i) => (k === assistant.length - 1 && i === tokens.length - 1 ? 0 : 1)),
+    };
+  });
 }
 
 /** One metrics line as the trainer writes it (plus a `time`, which the trainer may add). */
@@ -145,7 +166,7 @@ export async function writeRunDirectory(dir: string, options: RunOptions = {}): 
     for (const group of options.groups ?? [TABLE_GROUP, FLAT_GROUP]) {
       const played = await Promise.all(group.map((script) => playEpisode(script, store, scorer, options.question)));
       const advantages = groupAdvantages(played.map((t) => t.reward ?? 0));
-      played.forEach((t, i) => lines.push(JSON.stringify({ ...t, step, group: i, advantage: advantages[i] })));
+      played.forEach((t, i) => lines.push(JSON.stringify({ ...t, step, group: i, advantage: advantages[i], ...(options.tokenViews ? { token_view: fixtureTokenView(t) } : {}) })));
     }
     await writeFile(join(dir, 'rollouts', `step-${String(step).padStart(6, '0')}.jsonl`), lines.join('\n') + '\n');
   }

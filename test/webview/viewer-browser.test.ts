@@ -18,7 +18,7 @@ before(async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-viewer-browser-'));
   runDir = join(root, 'run-a');
   const [run, hostile] = await Promise.all([
-    writeRunDirectory(join(root, 'run-a'), { rolloutSteps: [1, 2], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 5 }),
+    writeRunDirectory(join(root, 'run-a'), { rolloutSteps: [1, 2], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 5, tokenViews: true }),
     writeRunDirectory(join(root, HOSTILE_RUN), { rolloutSteps: [1], groups: [HOSTILE_GROUP], question: `Which rider? ${HOSTILE_TEXT}`, metricRows: 3 }),
     ensureBundles(),
   ]);
@@ -185,6 +185,35 @@ test('groups sort by mean reward or spread (j/k follow), the step slider opens a
   await slider.fill('0');
   await page.waitForFunction(() => (document.querySelector('[data-testid=step-select]') as HTMLSelectElement | null)?.value === '1');
   assert.equal(await page.locator('.step-slider-value').innerText(), 'step 1');
+  assert.deepEqual(problems, []);
+});
+
+test('the token view shows each scored token of a turn with its log-prob, entropy and loss mask, shaded by surprise or entropy', async () => {
+  const { page, problems } = await openViewer();
+  const line = Number(await selectedLine(page));
+  const text = await readFile(join(runDir, 'rollouts', 'step-000002.jsonl'), 'utf8');
+  const record = JSON.parse(text.split('\n')[line]!) as { turns: { role: string; text: string }[]; token_view: { turn: number; tokens: string[]; logprob: number[]; entropy: number[]; mask: number[] }[] };
+  const last = record.token_view.at(-1)!;
+  const view = page.locator(`[data-testid=rollout-detail] [data-testid=turn][data-turn="${last.turn}"] [data-testid=token-view]`);
+  await view.locator('summary').click();
+  const tokens = view.locator('[data-testid=token]');
+  assert.equal(await tokens.count(), last.tokens.length);
+  const shown = await tokens.evaluateAll((spans) => spans.map((s) => ({ lp: Number(s.getAttribute('data-logprob')), entropy: Number(s.getAttribute('data-entropy')), mask: Number(s.getAttribute('data-mask')), strength: Number((s as HTMLElement).style.getPropertyValue('--strength')), struck: getComputedStyle(s).textDecorationLine, title: s.getAttribute('title') })));
+  assert.deepEqual(shown.map((s) => [s.lp, s.entropy, s.mask]), last.tokens.map((_, i) => [last.logprob[i], last.entropy[i], last.mask[i]]));
+  // Shaded by surprise: 1 − p, from the file's log-probs.
+  assert.deepEqual(shown.map((s) => s.strength), last.logprob.map((lp) => Math.round((1 - Math.exp(lp)) * 100) / 100));
+  // The token outside the loss is struck through, and its hover says so.
+  const outside = last.mask.indexOf(0);
+  assert.ok(outside >= 0);
+  assert.equal(shown[outside]!.struck, 'line-through');
+  assert.match(shown[outside]!.title ?? '', /not in the loss/);
+  assert.match(shown[0]!.title ?? '', new RegExp(`log p ${Number(last.logprob[0]!.toFixed(3))}.*entropy ${Number(last.entropy[0]!.toFixed(3))}.*in the loss`));
+  // By entropy: each against the turn's largest.
+  await view.locator('[data-testid=token-shading]').selectOption('entropy');
+  const top = Math.max(...last.entropy);
+  const byEntropy = await tokens.evaluateAll((spans) => spans.map((s) => Number((s as HTMLElement).style.getPropertyValue('--strength'))));
+  assert.deepEqual(byEntropy, last.entropy.map((e) => Math.round((e / top) * 100) / 100));
+  await screenshot(page, 'viewer-token-view');
   assert.deepEqual(problems, []);
 });
 

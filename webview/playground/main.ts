@@ -95,7 +95,7 @@ class Playground {
     replaceChildren(
       this.root,
       header,
-      h('div', { class: 'playground-body' },
+      h('div', { class: 'playground-body', role: 'main' },
         h('aside', { class: 'playground-side' },
           h('label', { class: 'control tool-choice' }, 'tool ', this.toolSelect),
           this.toolPanel,

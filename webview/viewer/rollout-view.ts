@@ -8,13 +8,14 @@
  * into the page as text through `h`, never as markup: a rollout cannot inject HTML or script.
  */
 import type { ActionError } from '../../env/core/errors.js';
-import type { AssistantTurn, CallRecord, ObservationTurn, Turn } from '../../env/episodes/trajectory.js';
+import type { AssistantTurn, CallRecord, ObservationTurn, TokenViewTurn, Turn } from '../../env/episodes/trajectory.js';
 import type { RolloutRecord } from '../../protocol/panel-protocol.js';
 import { formatNumber, h } from '../shared/dom.js';
 import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 import { ImageCompare } from './image-compare.js';
 import { segmentModelText } from './model-text.js';
+import { tokenView } from './token-view.js';
 
 export interface RolloutViewContext {
   imageUrl(ref: string): string;
@@ -66,9 +67,10 @@ function callView(call: CallRecord, index: number, context: RolloutViewContext, 
   return h('div', { class: `call ${call.ok ? 'ok' : 'failed'}`, 'data-testid': 'call' }, ...parts);
 }
 
-function assistantTurn(turn: AssistantTurn, context: RolloutViewContext, compares: ImageCompare[]): HTMLElement[] {
+function assistantTurn(turn: AssistantTurn, context: RolloutViewContext, compares: ImageCompare[], tokens: TokenViewTurn | undefined): HTMLElement[] {
   return [
     modelText(turn.text),
+    tokens ? tokenView(tokens) : null,
     ...turn.calls.map((call, i) => callView(call, i, context, compares)),
     // Parse errors (no call was recognised) live only in `errors`; tool errors are shown with their call.
     ...turn.errors.filter((e) => !turn.calls.some((c) => c.error && c.error.message === e.message)).map(errorLine),
@@ -166,7 +168,7 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       'section',
       { class: `turn turn-${turn.role}`, 'data-testid': 'turn', 'data-turn': index, tabindex: '-1' },
       h('header', { class: 'turn-head' }, h('span', { class: 'turn-index' }, `turn ${index + 1}`), h('span', { class: 'turn-role' }, turn.role)),
-      ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares) : observationTurn(turn, context)),
+      ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares, record.token_view?.find((t) => t.turn === index)) : observationTurn(turn, context)),
     ),
   );
   const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, h('div', { class: 'rollout-top' }, taskImage, breakdown(record)), h('div', { class: 'turns' }, ...turns));
