@@ -9,6 +9,7 @@ import { benchGrounding } from './grounding.js';
 import { benchServer, benchSoak } from './server.js';
 import { benchTasks } from './tasks.js';
 import { benchTools } from './tools.js';
+import { benchView } from './view.js';
 
 interface Benchmark {
   name: string;
@@ -21,6 +22,7 @@ const benchmarks: Benchmark[] = [
   { name: 'tasks', run: benchTasks },
   { name: 'grounding', run: benchGrounding },
   { name: 'fuzz', run: benchFuzz },
+  { name: 'view', run: benchView },
   { name: 'soak', run: benchSoak },
 ];
 

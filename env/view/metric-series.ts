@@ -6,7 +6,9 @@
  * itself; at 100k rows that was a 42 MB answer and seconds of work in the page per redraw.
  *
  * What is the same for every metric of one state of the data (the x column, the stage changes,
- * the tool-fading verdict) is kept until the store's rows change.
+ * the tool-fading verdict) is kept until the store's rows change. Each metric's points by step
+ * are kept too and only grow when rows are appended, so a live update or a slider move costs
+ * the EMA and the downsampling, not a pass that gathers every row again.
  */
 import { debiasedEma, stageChanges, wallClockSeconds } from '../../protocol/metric-math.js';
 import type { MetricSeries, MetricSeriesParams, MetricSeriesResult, SeriesPoints } from '../../protocol/panel-protocol.js';
@@ -15,6 +17,16 @@ import { minMaxIndices } from './downsample.js';
 import type { MetricsStore } from './metrics-store.js';
 
 type Axis = MetricSeriesParams['xAxis'];
+
+/** A metric's rows that have both an x and a value, in x order, as of `rows` rows of the store. */
+interface Gathered {
+  rows: number;
+  count: number;
+  px: Float64Array;
+  py: Float64Array;
+  min: number;
+  max: number;
+}
 
 interface AxisData {
   xs: Float64Array;
@@ -39,9 +51,43 @@ function pick(xs: Float64Array, ys: ArrayLike<number>, indices: number[]): Serie
   return { x: indices.map((i) => xs[i] as number), y: indices.map((i) => ys[i] as number) };
 }
 
+function withRoom(values: Float64Array, count: number, needed: number): Float64Array {
+  if (values.length >= needed) return values;
+  const bigger = new Float64Array(Math.max(needed, values.length * 2));
+  bigger.set(values.subarray(0, count));
+  return bigger;
+}
+
+/**
+ * Adds rows [gathered.rows, xs.length) to `gathered`; false when a new row's x is below the last
+ * one's (a rewritten step), which only a fresh, sorted gathering handles.
+ */
+function extend(gathered: Gathered, xs: Float64Array, values: Float64Array): boolean {
+  const rows = values.length;
+  let { count, px, py, min, max } = gathered;
+  px = withRoom(px, count, rows);
+  py = withRoom(py, count, rows);
+  for (let i = gathered.rows; i < rows; i++) {
+    const x = xs[i] as number;
+    const y = values[i] as number;
+    if (Number.isNaN(x) || Number.isNaN(y)) continue;
+    if (count > 0 && x < (px[count - 1] as number)) return false;
+    px[count] = x;
+    py[count] = y;
+    count += 1;
+    if (y < min) min = y;
+    if (y > max) max = y;
+  }
+  Object.assign(gathered, { rows, count, px, py, min, max });
+  return true;
+}
+
 export class MetricSeriesSource {
   private stamp = '';
+  private generation = -1;
   private axes = new Map<Axis, AxisData>();
+  private readonly gathered = new Map<string, Gathered>();
+  private readonly rawLines = new Map<string, SeriesPoints>();
   private fading: FadingVerdict | null | undefined;
 
   constructor(private readonly store: MetricsStore) {}
@@ -59,37 +105,11 @@ export class MetricSeriesSource {
   }
 
   private series(metric: string, xs: Float64Array, params: Omit<MetricSeriesParams, 'runId'>): MetricSeries {
-    const values = this.store.column(metric);
-    const empty: MetricSeries = { metric, raw: { x: [], y: [] }, smoothed: params.smoothing > 0 ? { x: [], y: [] } : null, stats: null, inRange: 0 };
-    if (!values) return empty;
-    // The rows that have both an x and the value, in x order (a resumed run may have rewritten steps).
-    let px = new Float64Array(values.length);
-    let py = new Float64Array(values.length);
-    let count = 0;
-    let sorted = true;
-    for (let i = 0; i < values.length; i++) {
-      const x = xs[i] as number;
-      const y = values[i] as number;
-      if (Number.isNaN(x) || Number.isNaN(y)) continue;
-      if (count > 0 && x < (px[count - 1] as number)) sorted = false;
-      px[count] = x;
-      py[count] = y;
-      count += 1;
-    }
-    if (count === 0) return empty;
-    px = px.subarray(0, count);
-    py = py.subarray(0, count);
-    if (!sorted) {
-      const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => (px[a] as number) - (px[b] as number));
-      px = Float64Array.from(order, (i) => px[i] as number);
-      py = Float64Array.from(order, (i) => py[i] as number);
-    }
-    let min = Infinity;
-    let max = -Infinity;
-    for (const y of py) {
-      if (y < min) min = y;
-      if (y > max) max = y;
-    }
+    const gathered = this.gather(metric, params.xAxis, xs);
+    if (!gathered || gathered.count === 0) return { metric, raw: { x: [], y: [] }, smoothed: params.smoothing > 0 ? { x: [], y: [] } : null, stats: null, inRange: 0 };
+    const { count, min, max } = gathered;
+    const px = gathered.px.subarray(0, count);
+    const py = gathered.py.subarray(0, count);
     let from = 0;
     let to = count;
     if (params.range) {
@@ -98,18 +118,52 @@ export class MetricSeriesSource {
     }
     const inRange = to - from;
     // One point beyond each edge, so a zoomed line runs to the sides of the chart.
-    if (params.range && inRange >= 0) {
+    if (params.range) {
       from = Math.max(0, from - 1);
       to = Math.min(count, to + 1);
     }
     const smoothedValues = params.smoothing > 0 ? debiasedEma(py, params.smoothing) : null;
+    // A slider move asks for the same raw line again: it is kept until the rows change.
+    const rawKey = `${params.xAxis}\u0000${metric}\u0000${params.maxPoints}\u0000${from}:${to}`;
+    let raw = this.rawLines.get(rawKey);
+    if (!raw) {
+      raw = pick(px, py, minMaxIndices(px, py, from, to, params.maxPoints));
+      this.rawLines.set(rawKey, raw);
+    }
     return {
       metric,
-      raw: pick(px, py, minMaxIndices(px, py, from, to, params.maxPoints)),
+      raw,
       smoothed: smoothedValues ? pick(px, smoothedValues, minMaxIndices(px, smoothedValues, from, to, params.maxPoints)) : null,
       stats: { min, max, last: py[count - 1] as number, count },
       inRange,
     };
+  }
+
+  /** The metric's points in x order, grown from the last call when rows were only appended. */
+  private gather(metric: string, xAxis: Axis, xs: Float64Array): Gathered | null {
+    const values = this.store.column(metric);
+    if (!values) return null;
+    const key = `${xAxis}\u0000${metric}`;
+    const known = this.gathered.get(key);
+    if (known && known.rows === values.length) return known;
+    if (known && extend(known, xs, values)) return known;
+    const fresh: Gathered = { rows: 0, count: 0, px: new Float64Array(0), py: new Float64Array(0), min: Infinity, max: -Infinity };
+    if (!extend(fresh, xs, values)) {
+      // Out of order: every point, stably sorted by x.
+      const order: number[] = [];
+      for (let i = 0; i < values.length; i++) if (!Number.isNaN(xs[i] as number) && !Number.isNaN(values[i] as number)) order.push(i);
+      order.sort((a, b) => (xs[a] as number) - (xs[b] as number));
+      fresh.px = Float64Array.from(order, (i) => xs[i] as number);
+      fresh.py = Float64Array.from(order, (i) => values[i] as number);
+      fresh.count = order.length;
+      fresh.rows = values.length;
+      for (const y of fresh.py) [fresh.min, fresh.max] = [Math.min(fresh.min, y), Math.max(fresh.max, y)];
+      // Later rows cannot be appended to a series that was out of order; it is gathered afresh.
+      this.gathered.delete(key);
+      return fresh;
+    }
+    this.gathered.set(key, fresh);
+    return fresh;
   }
 
   private axis(xAxis: Axis): AxisData {
@@ -139,6 +193,14 @@ export class MetricSeriesSource {
     if (stamp === this.stamp) return;
     this.stamp = stamp;
     this.axes.clear();
+    this.rawLines.clear();
     this.fading = undefined;
+    // Appended rows leave the step axis's earlier points as they were; wall time is measured from
+    // the first timed row, which a rewrite or a first `time` field can move, so it starts over.
+    for (const key of this.gathered.keys()) if (!key.startsWith('step\u0000')) this.gathered.delete(key);
+    if (this.store.generation !== this.generation) {
+      this.generation = this.store.generation;
+      this.gathered.clear();
+    }
   }
 }

@@ -68,7 +68,7 @@ const FIRST_READ_BYTES = 4 << 20;
 /** What one poll reads of a metrics.jsonl that is still loading (or that grew by a lot at once). */
 const POLL_READ_BYTES = 8 << 20;
 /** While a run is loading, panels hear of it this often, not after every slice. */
-const LOADING_NOTIFY_MS = 150;
+const LOADING_NOTIFY_MS = 300;
 /** A burst of file events (one append can be several writes) becomes one poll this long after the first. */
 const WATCH_DELAY_MS = 15;
 

@@ -1,9 +1,9 @@
 /**
- * When the dashboard's charts redraw: a few per animation frame, those on screen (or about to
- * be) first, so new data never blocks the page for long however many charts are chosen, and what
- * the user looks at changes first. Charts scrolled away follow in later frames: a chart's card
- * always tells what its canvas shows. The latest data wins: a chart marked dirty twice before a
- * frame draws once.
+ * When the dashboard's charts redraw: those on screen (or about to be) a few per animation
+ * frame, so new data never blocks the page for long however many charts are chosen; those
+ * scrolled away when the page is idle (at the latest a second later), so a chart's card always
+ * comes to tell what its canvas shows without competing with what the user looks at. The latest
+ * data wins: a chart marked dirty twice before it is drawn draws once.
  */
 
 export interface Drawable {
@@ -13,12 +13,15 @@ export interface Drawable {
 
 /** Time drawing may take per frame before the rest waits for the next one. */
 const FRAME_BUDGET_MS = 12;
+/** How long a chart off screen may wait for an idle moment. */
+const IDLE_TIMEOUT_MS = 1000;
 
 export class DrawQueue {
   private readonly dirty = new Set<Drawable>();
   private readonly onScreen = new WeakSet<Element>();
   private readonly observer: IntersectionObserver;
   private frame: number | null = null;
+  private idle: number | null = null;
 
   constructor() {
     // A margin of a few hundred pixels draws charts just before they scroll into view.
@@ -49,19 +52,31 @@ export class DrawQueue {
   }
 
   private kick(): void {
-    if (this.frame !== null || this.dirty.size === 0) return;
-    this.frame = requestAnimationFrame(() => this.flush());
+    const waiting = [...this.dirty];
+    if (this.frame === null && waiting.some((item) => this.onScreen.has(item.element))) this.frame = requestAnimationFrame(() => this.flush());
+    if (this.idle === null && waiting.some((item) => !this.onScreen.has(item.element))) this.idle = requestIdleCallback((deadline) => this.flushIdle(deadline), { timeout: IDLE_TIMEOUT_MS });
   }
 
   private flush(): void {
     this.frame = null;
     const started = performance.now();
-    const waiting = [...this.dirty];
-    const order = [...waiting.filter((item) => this.onScreen.has(item.element)), ...waiting.filter((item) => !this.onScreen.has(item.element))];
-    for (const item of order) {
+    for (const item of [...this.dirty]) {
+      if (!this.onScreen.has(item.element)) continue;
       this.dirty.delete(item);
       item.draw();
       if (performance.now() - started > FRAME_BUDGET_MS) break;
+    }
+    this.kick();
+  }
+
+  private flushIdle(deadline: IdleDeadline): void {
+    this.idle = null;
+    for (const item of [...this.dirty]) {
+      if (this.onScreen.has(item.element)) continue;
+      this.dirty.delete(item);
+      item.draw();
+      // One chart per idle callback when the wait ran out: the page was busy, it must stay responsive.
+      if (deadline.didTimeout || deadline.timeRemaining() <= 0) break;
     }
     this.kick();
   }

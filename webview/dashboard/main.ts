@@ -89,6 +89,8 @@ class Dashboard {
   private readonly evalPanel = h('aside', { class: 'eval-panel', 'aria-label': 'Evaluations' });
   private readonly runToggles = h('div', { class: 'run-toggles', role: 'group', 'aria-label': 'Runs' });
   private togglesFor = '';
+  private palette: string[] | null = null;
+  private linePoints = 600;
   private evaluationsFor = '';
   private readonly picker = h('div', { class: 'metric-picker', hidden: true });
   /** Kept across re-renders (a new metrics line re-renders the picker), so typing is never lost. */
@@ -133,16 +135,16 @@ class Dashboard {
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, this.evalPanel));
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
+      this.palette = null;
+      this.togglesFor = '';
       this.drawnFrom.clear();
       this.render();
     });
     // A wider or narrower chart wants more or fewer points per line.
-    let width = this.pointsPerLine();
     new ResizeObserver(() => {
-      const now = this.pointsPerLine();
-      if (now === width) return;
-      width = now;
-      this.fetchAll();
+      const before = this.linePoints;
+      this.measureLinePoints();
+      if (this.linePoints !== before) this.fetchAll();
     }).observe(this.chartGrid);
     this.host.onNotification(RunsChangedNotification, ({ runs }) => this.receive(runs));
     const { runs } = await this.host.request(RunsListRequest, {});
@@ -168,7 +170,7 @@ class Dashboard {
   /** The question a run's charts need answered now; equal strings need no new request. */
   private question(run: RunData): string {
     const zooms = this.selectedMetrics().filter((m) => this.zooms.has(m)).map((m) => [m, this.zooms.get(m)]);
-    return JSON.stringify([run.summary.metricRows, this.selectedMetrics(), this.state.xAxis, this.state.smoothing, this.pointsPerLine(), zooms]);
+    return JSON.stringify([run.summary.metricRows, this.selectedMetrics(), this.state.xAxis, this.state.smoothing, this.linePoints, zooms]);
   }
 
   private async fetchSeries(run: RunData): Promise<void> {
@@ -178,7 +180,7 @@ class Dashboard {
     run.fetching = true;
     const { xAxis, smoothing } = this.state;
     const metrics = this.selectedMetrics();
-    const maxPoints = this.pointsPerLine();
+    const maxPoints = this.linePoints;
     const common = { runId: run.summary.id, xAxis, smoothing, maxPoints };
     try {
       // Zoomed charts ask for their own range; the rest share one request.
@@ -206,12 +208,16 @@ class Dashboard {
     void this.fetchSeries(run);
   }
 
-  /** Points per line: about the charts' width in CSS pixels (the host keeps each bucket's min and max). */
-  private pointsPerLine(): number {
+  /**
+   * Points per line: about the charts' width in CSS pixels (the host keeps each bucket's min and
+   * max). Measured when the grid resizes or gets its first chart, not per question: reading a
+   * width makes the browser lay the page out.
+   */
+  private measureLinePoints(): void {
     const card = this.chartGrid.querySelector<HTMLElement>('.chart-card');
     const width = card?.clientWidth ?? 0;
     const estimate = width > 0 ? width : 600;
-    return Math.min(MAX_SERIES_POINTS, Math.max(MIN_POINTS, Math.round(estimate / WIDTH_STEP) * WIDTH_STEP));
+    this.linePoints = Math.min(MAX_SERIES_POINTS, Math.max(MIN_POINTS, Math.round(estimate / WIDTH_STEP) * WIDTH_STEP));
   }
 
   private visibleRuns(): RunData[] {
@@ -231,7 +237,9 @@ class Dashboard {
   }
 
   private colourOf(runId: string): string {
-    const series = themeColours().series;
+    // The theme's colours are read once per theme: each read asks the browser for computed styles.
+    this.palette ??= themeColours().series;
+    const series = this.palette;
     const index = [...this.runs.keys()].indexOf(runId);
     return series[index % series.length] ?? '#1a85ff';
   }
@@ -332,14 +340,16 @@ class Dashboard {
     // The first picture waits for every run's first answer, so runs do not pop in one by one, and
     // after a switch of x axis the charts wait for answers on the new one.
     const waiting = runs.some((run) => run.answered === null || run.axis !== this.state.xAxis);
-    for (const metric of metrics) {
+    const hadCharts = this.charts.size > 0;
+    for (const [position, metric] of metrics.entries()) {
       let chart = this.charts.get(metric);
       if (!chart) {
         chart = new MetricChart(metric, (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64), (name, range) => this.zoom(name, range));
         this.charts.set(metric, chart);
         this.drawQueue.add(chart);
       }
-      this.chartGrid.append(chart.element); // keeps the chosen order
+      // In the chosen order; a card already in place is not moved (moving one reconnects its buttons).
+      if (this.chartGrid.children[position] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[position] ?? null);
       chart.describe(this.state.xAxis);
       if (waiting) continue;
       // Only runs whose answer covers this chart (a metric just chosen waits for its data).
@@ -362,6 +372,7 @@ class Dashboard {
       chart.update(series, this.state.xAxis, this.zooms.get(metric) ?? null);
       this.drawQueue.markDirty(chart);
     }
+    if (!hadCharts && this.charts.size > 0) this.measureLinePoints();
   }
 
   private renderEvaluations(): void {

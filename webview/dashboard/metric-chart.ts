@@ -9,8 +9,8 @@
  * what is already at the chart's resolution, and LTTB would drop the spikes the host kept.
  * `update()` only records what to draw; the canvas is painted by `draw()`, which the dashboard's
  * DrawQueue calls when the chart is on screen. The card records how many points each run has in
- * all (`data-points`), how many the canvas drew (`data-drawn`) and the stage changes
- * (`data-phases`), which the tests read.
+ * all (`data-points`), how many the canvas drew (`data-drawn`), how often it was painted
+ * (`data-draws`) and the stage changes (`data-phases`), which the tests and the bench read.
  */
 import {
   Chart,
@@ -135,6 +135,7 @@ export class MetricChart implements Drawable {
   private marks: PhaseMark[] = [];
   private pending: { series: RunSeries[]; xAxis: XAxis; zoom: XRange | null } | null = null;
   private zoom: XRange | null = null;
+  private draws = 0;
 
   /**
    * `onZoom` hears a range the user dragged out (null: zoom out); the dashboard fetches that
@@ -229,6 +230,8 @@ export class MetricChart implements Drawable {
       this.chart.update('none');
     }
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
+    this.draws += 1;
+    this.element.dataset.draws = String(this.draws);
   }
 
   /** The chart's plot width in CSS pixels (0 before its first draw): how many points a line needs. */
@@ -275,6 +278,10 @@ export class MetricChart implements Drawable {
   }
 
   private create(datasets: TaggedDataset[]): void {
+    // The theme's colours go in with the options: the constructor draws once, and a second
+    // update only for the colours would double the most expensive draw of the chart.
+    const colours = themeColours();
+    const axisColours = { ticks: { color: colours.muted }, grid: { color: colours.grid } };
     this.chart = new Chart<'line', Point[]>(this.canvas, {
       type: 'line',
       data: { datasets },
@@ -291,12 +298,13 @@ export class MetricChart implements Drawable {
             type: 'linear',
             min: this.zoom?.min,
             max: this.zoom?.max,
-            ticks: { maxTicksLimit: 8, callback: tickLabeller((values) => (this.xAxis === 'time' ? formatDurationTicks(values) : formatTicks(values))) },
+            grid: axisColours.grid,
+            ticks: { ...axisColours.ticks, maxTicksLimit: 8, callback: tickLabeller((values) => (this.xAxis === 'time' ? formatDurationTicks(values) : formatTicks(values))) },
           },
-          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, ticks: { maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
+          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: axisColours.grid, ticks: { ...axisColours.ticks, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
-          legend: { display: true, labels: { boxWidth: 10, filter: (item, data) => !(data.datasets[item.datasetIndex ?? 0] as TaggedDataset | undefined)?.isRaw } },
+          legend: { display: true, labels: { color: colours.foreground, boxWidth: 10, filter: (item, data) => !(data.datasets[item.datasetIndex ?? 0] as TaggedDataset | undefined)?.isRaw } },
           tooltip: {
             filter: (item) => !(item.dataset as TaggedDataset).isRaw || !this.hasSmoothed(),
             callbacks: {
@@ -311,8 +319,6 @@ export class MetricChart implements Drawable {
         },
       },
     });
-    this.applyTheme();
-    this.chart.update('none');
   }
 
   private hasSmoothed(): boolean {
