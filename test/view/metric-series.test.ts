@@ -167,3 +167,11 @@ test('a big metrics.jsonl is read after the host starts answering, a slice at a 
     local.stop();
   }
 });
+
+test('a series request with malformed params is refused before anything runs', async () => {
+  for (const params of [{ maxPoints: 2 }, { maxPoints: 1e9 }, { smoothing: 1 }, { xAxis: 'epoch' }, { range: { min: 'a', max: 2 } }, { metrics: 'x/y' }]) {
+    const reply = await backend.handle({ kind: 'request', id: 'bad', method: 'metrics/series', params: { runId: 'long', metrics: ['x/y'], xAxis: 'step', smoothing: 0, maxPoints: 100, ...params } });
+    assert.equal(reply?.ok, false, JSON.stringify(params));
+    assert.match(reply && !reply.ok ? reply.error.message : '', /malformed params for request 'metrics\/series'/);
+  }
+});

@@ -214,6 +214,32 @@ test('a long run arrives downsampled by the host: 5000 points per line are drawn
   }
 });
 
+test('a notification without new rows redraws no chart; an appended line redraws each chart once', async () => {
+  const quiet = await writeRunDirectory(join(root, 'quiet-run'), { metricRows: 30, status: 'running' });
+  const quietView = await startView([quiet]);
+  try {
+    const { page, problems } = await openPage(browser, quietView.url('dashboard'));
+    const cards = page.locator('[data-testid=chart-card]');
+    await page.waitForFunction(() => {
+      const all = [...document.querySelectorAll('[data-testid=chart-card]')];
+      return all.length > 0 && all.every((c) => c.getAttribute('data-points') === '{"quiet-run":30}');
+    });
+    const draws = () => cards.evaluateAll((all) => all.map((c) => Number(c.getAttribute('data-draws'))));
+    const before = await draws();
+    // run.json changes: the panels get a new snapshot (the status badge shows it), the rows do not.
+    const runJson = JSON.parse(await readFile(join(quiet, 'run.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(join(quiet, 'run.json'), JSON.stringify({ ...runJson, status: 'finished' }));
+    await page.waitForFunction(() => document.querySelector('.run-toggles')?.textContent?.includes('finished'));
+    assert.deepEqual(await draws(), before);
+    await appendMetrics(quiet, 31, 1);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=chart-card]')].every((c) => c.getAttribute('data-points') === '{"quiet-run":31}'));
+    assert.deepEqual(await draws(), before.map((n) => n + 1));
+    assert.deepEqual(problems, []);
+  } finally {
+    await quietView.stop();
+  }
+});
+
 test('the playground opens a PNG with its metadata, applies a tool from the generated form, and the image changes', async () => {
   const fixture = await tableFixture();
   await writeFile(join(root, 'table.png'), fixture.png);
