@@ -163,8 +163,9 @@ class Dashboard {
     this.render();
   }
 
+  /** Asks for the lines of every shown run whose data moved on (a hidden run asks when it is shown again). */
   private fetchAll(): void {
-    for (const run of this.runs.values()) void this.fetchSeries(run);
+    for (const run of this.visibleRuns()) void this.fetchSeries(run);
   }
 
   /** The question a run's charts need answered now; equal strings need no new request. */
@@ -174,7 +175,7 @@ class Dashboard {
   }
 
   private async fetchSeries(run: RunData): Promise<void> {
-    if (run.fetching) return; // the request in flight asks again when it is answered
+    if (run.fetching || this.state.hiddenRuns.includes(run.summary.id)) return; // the request in flight asks again when it is answered
     const question = this.question(run);
     if (question === run.answered) return;
     run.fetching = true;
