@@ -1,11 +1,12 @@
 /**
  * Puts a label where layout wants its ink: "ink box left edge at x, top at y", centred, right
- * aligned, or rotated and centred on a tick. Returns the SVG writer and the estimated ink box
+ * aligned, or rotated and centred on a tick. Returns the text run to draw and the estimated ink box
  * (slack included), which layout uses for spacing and which the checker later verifies on
  * pixels. Vertical extent is the line's (all labels in a row share a baseline), horizontal
  * extent is the string's.
  */
 import type { BBox } from '../tools/metadata.js';
+import type { Paint, TextRun } from './scene.js';
 import { text } from './svg.js';
 import { INK_SLACK_PX, lineInk, measureText, type FontWeight } from './text-metrics.js';
 
@@ -27,7 +28,12 @@ export interface Placement {
 export interface PlacedText {
   content: string;
   box: BBox;
-  draw(fill: string): string;
+  /** The label as it is drawn in the image. */
+  run(fill: string): TextRun;
+  /** A mark's paint that is this label alone. */
+  paint(fill: string): Paint;
+  /** The same label as an SVG <text> (for measuring what librsvg makes of the estimate). */
+  svg(fill: string): string;
 }
 
 /** The estimated ink box of a label with its pen origin at (0, 0), rotation applied. */
@@ -68,9 +74,12 @@ export function placeText(content: string, style: TextStyle, at: Placement): Pla
   const originX = left - ext.x1;
   const originY = top - ext.y1;
   const options = { fontSize: style.fontSize, weight: style.weight ?? 'normal', rotate: style.rotate ? -style.rotate : 0 };
+  const run = (fill: string): TextRun => ({ content, ...options, x: originX, y: originY, fill });
   return {
     content,
     box: { x1: left, y1: top, x2: left + width, y2: top + height },
-    draw: (fill: string) => text(originX, originY, content, fill, options),
+    run,
+    paint: (fill: string) => ({ shapes: [], text: [run(fill)] }),
+    svg: (fill: string) => text(originX, originY, content, fill, options),
   };
 }

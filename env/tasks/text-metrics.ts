@@ -36,6 +36,11 @@ function glyph(c: string, weight: FontWeight): GlyphMetrics {
   return table[c] ?? WIDEST[weight];
 }
 
+/** How far the pen moves after `c` at `fontSize` px: what lays glyphs out when text is drawn. */
+export function glyphAdvance(c: string, fontSize: number, weight: FontWeight = 'normal'): number {
+  return glyph(c, weight)[0] * (fontSize / 1000);
+}
+
 /** The advance and ink box of `text` at `fontSize` px, before slack. */
 export function measureText(text: string, fontSize: number, weight: FontWeight = 'normal'): TextExtent {
   const scale = fontSize / 1000;

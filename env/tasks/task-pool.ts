@@ -1,0 +1,90 @@
+/**
+ * Where `generateDataset` makes its tasks: in this thread, or in worker threads, one per core
+ * by default. Rendering is split between JavaScript (layout, glyphs, checks) and sharp's own
+ * threads; a thread keeps two tasks in flight so one task's JavaScript runs while another's
+ * pixels are rasterised or encoded. Which thread makes a task never changes it: a task is a
+ * pure function of its plan, and the writer puts lines in index order.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { makeTask, type MadeTask, type TaskPlan } from './make-task.js';
+import type { TaskReply, TaskRequest } from './task-worker.js';
+
+/** Tasks a thread holds at once. */
+export const IN_FLIGHT_PER_THREAD = 2;
+
+export interface TaskRunner {
+  /** How many tasks it can usefully hold at once. */
+  readonly capacity: number;
+  run(index: number, plan: TaskPlan): Promise<MadeTask>;
+  close(): Promise<void>;
+}
+
+export function inThreadRunner(maxAttempts: number): TaskRunner {
+  return { capacity: IN_FLIGHT_PER_THREAD, run: (_index, plan) => makeTask(plan, maxAttempts), close: async () => {} };
+}
+
+const BUNDLED = join(__dirname, 'task-worker.js');
+const SOURCE = join(__dirname, 'task-worker.ts');
+
+/** Whether a worker can be started here (a bundle built without the worker's file cannot). */
+export function workersAvailable(): boolean {
+  return existsSync(BUNDLED) || existsSync(SOURCE);
+}
+
+/** The worker: the script beside the bundle in dist/, or — from source under tsx (the tests) — the TypeScript file through tsx's require hook, which workers do not inherit. */
+function startWorker(): Worker {
+  if (existsSync(BUNDLED)) return new Worker(BUNDLED);
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(SOURCE)});`, { eval: true });
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, { resolve: (made: MadeTask) => void; reject: (err: Error) => void }>;
+}
+
+export class WorkerPool implements TaskRunner {
+  readonly capacity: number;
+  private readonly slots: Slot[];
+
+  constructor(size: number, private readonly maxAttempts: number) {
+    this.capacity = size * IN_FLIGHT_PER_THREAD;
+    this.slots = Array.from({ length: size }, () => this.spawn());
+  }
+
+  run(index: number, plan: TaskPlan): Promise<MadeTask> {
+    const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
+    return new Promise((resolve, reject) => {
+      slot.pending.set(index, { resolve, reject });
+      slot.worker.postMessage({ index, plan, maxAttempts: this.maxAttempts } satisfies TaskRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const slot: Slot = { worker: startWorker(), pending: new Map() };
+    slot.worker.on('message', (reply: TaskReply) => {
+      const waiting = slot.pending.get(reply.index);
+      slot.pending.delete(reply.index);
+      if (!waiting) return;
+      if ('error' in reply) waiting.reject(new Error(`task ${reply.index} failed in a worker: ${reply.error}`));
+      else {
+        const { outcome } = reply.made;
+        // A transferred Buffer arrives as a plain Uint8Array over the same memory.
+        if ('png' in outcome) outcome.png = Buffer.from(outcome.png.buffer, outcome.png.byteOffset, outcome.png.byteLength);
+        waiting.resolve(reply.made);
+      }
+    });
+    const fail = (err: Error) => {
+      for (const waiting of slot.pending.values()) waiting.reject(err);
+      slot.pending.clear();
+    };
+    slot.worker.on('error', fail);
+    slot.worker.on('exit', (code) => fail(new Error(`a data-gen worker exited (code ${code}) with tasks in hand`)));
+    return slot;
+  }
+}
