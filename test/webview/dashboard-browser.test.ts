@@ -221,7 +221,7 @@ test('a notification without new rows redraws no chart; an appended line redraws
     const { page, problems } = await openPage(browser, quietView.url('dashboard'));
     const cards = page.locator('[data-testid=chart-card]');
     await page.waitForFunction(() => {
-      const all = [...document.querySelectorAll('[data-testid=chart-card]')];
+      const all = Array.from(document.querySelectorAll('[data-testid=chart-card]'));
       return all.length > 0 && all.every((c) => c.getAttribute('data-points') === '{"quiet-run":30}');
     });
     const draws = () => cards.evaluateAll((all) => all.map((c) => Number(c.getAttribute('data-draws'))));
@@ -232,7 +232,7 @@ test('a notification without new rows redraws no chart; an appended line redraws
     await page.waitForFunction(() => document.querySelector('.run-toggles')?.textContent?.includes('finished'));
     assert.deepEqual(await draws(), before);
     await appendMetrics(quiet, 31, 1);
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=chart-card]')].every((c) => c.getAttribute('data-points') === '{"quiet-run":31}'));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=chart-card]')).every((c) => c.getAttribute('data-points') === '{"quiet-run":31}'));
     assert.deepEqual(await draws(), before.map((n) => n + 1));
     assert.deepEqual(problems, []);
   } finally {

@@ -8,7 +8,8 @@
 
 export interface Drawable {
   readonly element: Element;
-  draw(): void;
+  /** False when it did part of the work and wants another turn for the rest. */
+  draw(): boolean;
 }
 
 /** Time drawing may take per frame before the rest waits for the next one. */
@@ -63,7 +64,7 @@ export class DrawQueue {
     for (const item of [...this.dirty]) {
       if (!this.onScreen.has(item.element)) continue;
       this.dirty.delete(item);
-      item.draw();
+      if (!item.draw()) this.dirty.add(item);
       if (performance.now() - started > FRAME_BUDGET_MS) break;
     }
     this.kick();
@@ -74,7 +75,7 @@ export class DrawQueue {
     for (const item of [...this.dirty]) {
       if (this.onScreen.has(item.element)) continue;
       this.dirty.delete(item);
-      item.draw();
+      if (!item.draw()) this.dirty.add(item);
       // One chart per idle callback when the wait ran out: the page was busy, it must stay responsive.
       if (deadline.didTimeout || deadline.timeRemaining() <= 0) break;
     }

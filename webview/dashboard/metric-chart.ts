@@ -180,10 +180,18 @@ export class MetricChart implements Drawable {
     this.pending = { series, xAxis, zoom };
   }
 
-  /** Paints what the last update() gave (nothing when it gave nothing new). */
-  draw(): void {
+  /**
+   * Paints what the last update() gave (nothing when it gave nothing new). The first call only
+   * creates the chart, empty, and returns false: Chart.js's first chart is its most expensive
+   * (its code compiles as it runs), and the data then follows in a task of its own.
+   */
+  draw(): boolean {
     const pending = this.pending;
-    if (!pending) return;
+    if (!pending) return true;
+    if (!this.chart) {
+      this.create([]);
+      return false;
+    }
     this.pending = null;
     const { series, xAxis, zoom } = pending;
     this.xAxis = xAxis;
@@ -222,8 +230,7 @@ export class MetricChart implements Drawable {
       });
       if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
     }
-    if (!this.chart) this.create(datasets);
-    else {
+    if (this.chart) {
       this.chart.data.datasets = datasets;
       this.applyXRange();
       this.applyTheme();
@@ -232,6 +239,7 @@ export class MetricChart implements Drawable {
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
     this.draws += 1;
     this.element.dataset.draws = String(this.draws);
+    return true;
   }
 
   /** The chart's plot width in CSS pixels (0 before its first draw): how many points a line needs. */
