@@ -321,6 +321,11 @@ export const SaveFileCommand = command<{ name: string; mime: string; base64: str
   hasFields(p, { name: isString, mime: isString, base64: isString }),
 );
 
+/** Open an image file (with its metadata) in the tool playground: the VS Code host opens or reveals that panel. */
+export const ShowInPlaygroundCommand = command<{ path: string; metadata: PlaygroundMetadata | null }>('playground/show', (p): p is { path: string; metadata: PlaygroundMetadata | null } =>
+  hasFields(p, { path: isString, metadata: (m) => m === null || isPlaygroundMetadata(m) }),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Requests (panel → host → panel)
 
@@ -363,6 +368,15 @@ export const RolloutRecordRequest = request<{ runId: string; step: number; line:
   (p): p is { runId: string; step: number; line: number } => hasFields(p, { runId: isString, step: isNonNegativeInteger, line: isNonNegativeInteger }),
 );
 
+/**
+ * A rollout image's file on disk (`images/REF.png` in the run), and, for the task's own image, the
+ * task record with its bands (looked up by prompt id in the run's task files), for the playground.
+ */
+export const RunImageRequest = request<{ runId: string; ref: string; promptId: string | null }, { path: string; metadata: PlaygroundMetadata | null }>(
+  'runs/image',
+  (p): p is { runId: string; ref: string; promptId: string | null } => hasFields(p, { runId: isString, ref: isString, promptId: (v) => v === null || isString(v) }),
+);
+
 export const ToolsListRequest = request<Record<string, never>, { tools: ToolInfo[] }>('tools/list', empty);
 
 /** An image to open: uploaded bytes (base64) with a file name, or a path on the host inside an allowed root. */
@@ -371,16 +385,28 @@ export type PlaygroundSource = { name: string; base64: string } | { path: string
 export interface PlaygroundOpenParams {
   session: string;
   image: PlaygroundSource;
-  /** Metadata JSON text (uploaded); without it the host looks for a sidecar `<image>.json` beside a path. */
-  metadata?: { name: string; text: string };
+  /**
+   * Metadata JSON text (uploaded, or a task record the host found); without it the host looks for
+   * a sidecar `<image>.json` or the task folder's tasks.jsonl beside a path. `source` says where
+   * it came from, for the status line (default: "uploaded NAME").
+   */
+  metadata?: PlaygroundMetadata;
 }
+
+export interface PlaygroundMetadata {
+  name: string;
+  text: string;
+  source?: string;
+}
+
+const isPlaygroundMetadata = (m: unknown): m is PlaygroundMetadata => hasFields(m, { name: isString, text: isString, source: optional(isString) });
 
 function isSource(value: unknown): value is PlaygroundSource {
   return hasFields(value, { name: isString, base64: isString }) || hasFields(value, { path: isString });
 }
 
 export const PlaygroundOpenRequest = request<PlaygroundOpenParams, PlaygroundSnapshot>('playground/open', (p): p is PlaygroundOpenParams =>
-  hasFields(p, { session: isString, image: isSource, metadata: optional((m) => hasFields(m, { name: isString, text: isString })) }),
+  hasFields(p, { session: isString, image: isSource, metadata: optional(isPlaygroundMetadata) }),
 );
 
 function isCall(value: unknown): value is PlaygroundCall {
@@ -426,6 +452,7 @@ export const REQUESTS = [
   RolloutStepsRequest,
   RolloutIndexRequest,
   RolloutRecordRequest,
+  RunImageRequest,
   ToolsListRequest,
   PlaygroundOpenRequest,
   PlaygroundApplyRequest,
@@ -434,7 +461,7 @@ export const REQUESTS = [
   FormatCallRequest,
 ] as const;
 
-export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand] as const;
+export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand] as const;
 
 /** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
 export interface PageConfig {

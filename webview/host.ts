@@ -24,6 +24,9 @@ import {
   type RequestType,
   SaveFileCommand,
   type PageConfig,
+  type PlaygroundMetadata,
+  PlaygroundOpenRequest,
+  ShowInPlaygroundCommand,
 } from '../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../protocol/guards.js';
 
@@ -56,6 +59,12 @@ export interface Transport {
   resourceUrl(runId: string, relativePath: string): string;
   /** True when the panel itself can save a file (browser downloads); false: ask the host. */
   readonly savesLocally: boolean;
+}
+
+function newSessionId(): string {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 interface VsCodeApi {
@@ -185,6 +194,7 @@ export class PanelHost {
   constructor(
     private readonly transport: Transport,
     readonly panel: PanelKind,
+    private readonly config?: PageConfig,
   ) {
     transport.onMessage((message) => this.receive(message));
   }
@@ -229,6 +239,22 @@ export class PanelHost {
     return this.transport.resourceUrl(runId, relativePath);
   }
 
+  /**
+   * Opens an image file in the tool playground. VS Code: the host opens or reveals its playground
+   * panel. Browser: the image opens in a new playground session on the server, and the playground
+   * page opens in a new tab on that session.
+   */
+  async showInPlayground(path: string, metadata: PlaygroundMetadata | null): Promise<void> {
+    if (this.transport.kind === 'vscode') {
+      this.command(ShowInPlaygroundCommand, { path, metadata });
+      return;
+    }
+    const session = newSessionId();
+    await this.request(PlaygroundOpenRequest, { session, image: { path }, ...(metadata ? { metadata } : {}) });
+    const token = this.config?.token;
+    window.open(`playground?${token ? `token=${encodeURIComponent(token)}&` : ''}session=${session}`, '_blank', 'noopener');
+  }
+
   /** Saves an export: a browser download here, a save dialog in VS Code. */
   saveFile(name: string, mime: string, base64: string): void {
     if (!this.transport.savesLocally) {
@@ -266,7 +292,7 @@ export class PanelHost {
 export function connectHost(doc: Document = document): PanelHost {
   const config = readPageConfig(doc);
   const transport = config.transport === 'vscode' ? new VsCodeTransport(config) : new BrowserTransport(config);
-  const host = new PanelHost(transport, config.panel);
+  const host = new PanelHost(transport, config.panel, config);
   window.addEventListener('error', (event) => host.reportError(event.error ?? event.message));
   window.addEventListener('unhandledrejection', (event) => host.reportError(event.reason));
   return host;

@@ -21,8 +21,8 @@
  * LOADING_NOTIFY_MS meanwhile. After that, a change to a run folder is noticed by fs.watch
  * within milliseconds where the platform offers it, and by the poll otherwise.
  */
-import { type FSWatcher, watch } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { existsSync, type FSWatcher, watch } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { formatToolCall } from '../actions/format.js';
 import { listTools } from '../tools/registry.js';
 import {
@@ -33,6 +33,7 @@ import {
   MetricSeriesRequest,
   type NotificationMessage,
   PlaygroundApplyRequest,
+  type PlaygroundMetadata,
   PlaygroundOpenedNotification,
   PlaygroundOpenRequest,
   type PlaygroundSnapshot,
@@ -43,15 +44,18 @@ import {
   type ResponseMessage,
   RolloutIndexRequest,
   RolloutRecordRequest,
+  RunImageRequest,
   RolloutStepsRequest,
   RunsChangedNotification,
   RunsListRequest,
   SaveFileCommand,
+  ShowInPlaygroundCommand,
   ToolsListRequest,
   type RunSummary,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from './run-source.js';
+import { findTaskRecord } from './run-task-record.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -142,8 +146,8 @@ export class PanelBackend {
    * explorer item) and tells the panels; the playground adopts `session`. The path must lie inside
    * a run directory or one of the allowed roots.
    */
-  async openInPlayground(path: string, session = 'host-playground'): Promise<PlaygroundSnapshot> {
-    const snapshot = await this.playground.open({ session, image: { path } });
+  async openInPlayground(path: string, session = 'host-playground', metadata?: PlaygroundMetadata): Promise<PlaygroundSnapshot> {
+    const snapshot = await this.playground.open({ session, image: { path }, ...(metadata ? { metadata } : {}) });
     this.notify({ kind: 'notification', method: PlaygroundOpenedNotification.method, params: { snapshot } });
     return snapshot;
   }
@@ -190,6 +194,7 @@ export class PanelBackend {
     if (ReadyCommand.is(message)) this.notify(this.runsSnapshot());
     else if (ErrorCommand.is(message)) this.log('error', `panel ${message.params.panel}: ${message.params.message}`);
     else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
+    else if (ShowInPlaygroundCommand.is(message)) this.log('warn', `playground/show (${message.params.path}) is for the VS Code host; a browser opens the playground page itself`);
     else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
   }
 
@@ -217,6 +222,7 @@ export class PanelBackend {
       const run = this.run(runId);
       return { runId: run.id, step, line, record: await (await run.stepIndex(step)).record(line) };
     }
+    if (RunImageRequest.is(message)) return this.runImage(message.params);
     if (ToolsListRequest.is(message)) {
       return { tools: listTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) };
     }
@@ -232,6 +238,18 @@ export class PanelBackend {
     const method = (message as { method: string }).method;
     const known = REQUESTS.find((r) => r.method === method);
     throw new Error(known ? `malformed params for request '${method}'` : `unknown request '${method}'; known requests: ${REQUESTS.map((r) => r.method).join(', ')}`);
+  }
+
+  /** A rollout image's file, and the task record's metadata when it is the task's own image. */
+  private async runImage({ runId, ref, promptId }: { runId: string; ref: string; promptId: string | null }): Promise<{ path: string; metadata: PlaygroundMetadata | null }> {
+    const run = this.run(runId);
+    // Image refs are content hashes: anything else could name a file outside images/.
+    if (!/^[0-9a-f]{8,128}$/i.test(ref)) throw new Error(`'${ref}' is not an image ref (a content hash)`);
+    const path = join(run.dir, 'images', `${ref}.png`);
+    if (!existsSync(path)) throw new Error(`run '${run.id}' has no image ${ref} (looked for ${path})`);
+    if (promptId === null) return { path, metadata: null };
+    const found = await findTaskRecord(run.dir, promptId);
+    return { path, metadata: found ? { name: `${promptId}.json`, text: found.line, source: `task ${promptId} in ${found.file}` } : null };
   }
 
   private run(id: string): RunSource {

@@ -84,7 +84,7 @@ export class PlaygroundSessions {
       }
       throw new PlaygroundError(`${name} could not be decoded as an image (${(err as Error).message}); open a PNG or JPEG`);
     }
-    const given = params.metadata ? { text: params.metadata.text, source: `uploaded ${params.metadata.name}` } : sidecar;
+    const given = params.metadata ? { text: params.metadata.text, source: params.metadata.source ?? `uploaded ${params.metadata.name}` } : sidecar;
     let meta: PixelMetadata = { unit: 'pixels' };
     if (given) {
       let document: unknown;

@@ -17,7 +17,7 @@ import * as vscode from 'vscode';
 import type { PanelBackend } from '../../env/view/panel-backend.js';
 import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
 import { runName } from '../../env/view/run-name.js';
-import { type NotificationMessage, PANEL_TITLES, type PanelKind, ReadyCommand, RunsChangedNotification, SaveFileCommand } from '../../protocol/panel-protocol.js';
+import { type NotificationMessage, PANEL_TITLES, type PanelKind, type PlaygroundMetadata, ReadyCommand, RunsChangedNotification, SaveFileCommand, ShowInPlaygroundCommand } from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
@@ -91,13 +91,13 @@ export class PanelHosts implements vscode.Disposable {
     return panel;
   }
 
-  /** Opens an image (a path on disk) in the playground, with its sidecar metadata when there is one. */
-  async openInPlayground(imagePath: string): Promise<void> {
+  /** Opens an image (a path on disk) in the playground, with the metadata given or its sidecar metadata when there is one. */
+  async openInPlayground(imagePath: string, metadata?: PlaygroundMetadata): Promise<void> {
     await this.show('playground', []);
     const entry = this.open.get('playground');
     if (!entry) return;
     try {
-      await entry.backend.openInPlayground(imagePath);
+      await entry.backend.openInPlayground(imagePath, undefined, metadata);
     } catch (err) {
       void vscode.window.showErrorMessage(`vistool: cannot open ${imagePath} in the playground: ${(err as Error).message}`);
     }
@@ -185,6 +185,10 @@ export class PanelHosts implements vscode.Disposable {
   private async receive(entry: OpenPanel, message: unknown): Promise<void> {
     if (SaveFileCommand.is(message)) {
       await this.save(message.params);
+      return;
+    }
+    if (ShowInPlaygroundCommand.is(message)) {
+      await this.openInPlayground(message.params.path, message.params.metadata ?? undefined);
       return;
     }
     if (ReadyCommand.is(message)) {

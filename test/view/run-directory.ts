@@ -161,6 +161,12 @@ export async function writeRunDirectory(dir: string, options: RunOptions = {}): 
   }
   const store = new ImageStore(join(dir, 'images'));
   const scorer = new TrajectoryScorer({});
+  // The run's task file, as the trainer leaves generated tasks in data/train (the records carry the bands).
+  if ((options.rolloutSteps ?? []).length > 0) {
+    await mkdir(join(dir, 'data', 'train'), { recursive: true });
+    const tasks = [await taskFor('table', await tableFixture(), options.question), await taskFor('vbar', await verticalBarsFixture(), options.question)];
+    await writeFile(join(dir, 'data', 'train', 'tasks.jsonl'), tasks.map((task) => JSON.stringify(task)).join('\n') + '\n');
+  }
   for (const step of options.rolloutSteps ?? []) {
     const lines: string[] = [];
     for (const group of options.groups ?? [TABLE_GROUP, FLAT_GROUP]) {

@@ -304,6 +304,19 @@ test('an image opened by path inside a task folder takes its metadata from the t
   assert.deepEqual(opened.labels.columns, ['Rider', 'Country', 'Wins', 'Team', 'Year']);
 });
 
+test('a rollout image resolves to its file in the run, the task image with its task record; a ref that is not a content hash is refused', async () => {
+  const line = (await readFile(join(runDir, 'rollouts', 'step-000001.jsonl'), 'utf8')).split('\n')[0]!;
+  const record = JSON.parse(line) as { prompt_id: string; task: { image: string } };
+  const found = await call<{ path: string; metadata: { name: string; text: string; source: string } | null }>('runs/image', { runId: 'run-a', ref: record.task.image, promptId: record.prompt_id });
+  assert.equal(found.path, join(runDir, 'images', `${record.task.image}.png`));
+  assert.equal((JSON.parse(found.metadata!.text) as { id: string }).id, record.prompt_id);
+  assert.match(found.metadata!.source, new RegExp(`^task ${record.prompt_id} in .*data/train/tasks\\.jsonl$`));
+  const bare = await call<{ metadata: unknown }>('runs/image', { runId: 'run-a', ref: record.task.image, promptId: null });
+  assert.equal(bare.metadata, null);
+  await assert.rejects(call('runs/image', { runId: 'run-a', ref: '../../config', promptId: null }), /'\.\.\/\.\.\/config' is not an image ref/);
+  await assert.rejects(call('runs/image', { runId: 'run-a', ref: 'deadbeefdeadbeef', promptId: null }), /run 'run-a' has no image deadbeefdeadbeef/);
+});
+
 test('the same page shell serves a VS Code webview: nonce and CSP in a meta tag, webview URIs, no browser theme', async () => {
   const { panelPage, contentSecurityPolicy } = await import('../../env/view/page.js');
   const csp = contentSecurityPolicy('n0nce', 'https://file+.vscode-resource.vscode-cdn.net');

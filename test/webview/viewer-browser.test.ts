@@ -217,6 +217,27 @@ test('the token view shows each scored token of a turn with its log-prob, entrop
   assert.deepEqual(problems, []);
 });
 
+test('a rollout image opens in the tool playground in a new tab: the task image with its task record’s bands, an edited one on its own', async () => {
+  const { page, problems } = await openViewer();
+  const detail = page.locator('[data-testid=rollout-detail]');
+  const [popup] = await Promise.all([page.context().waitForEvent('page'), detail.locator('.task-image [data-testid=open-in-playground]').click()]);
+  await popup.locator('[data-testid=stage] img').first().waitFor();
+  assert.match(await popup.locator('[data-testid=metadata-source]').innerText(), /metadata: task fixture-table in .*data\/train\/tasks\.jsonl/);
+  // The record's columns, not OCR's guesses: the form offers exactly the table's headers.
+  await popup.locator('[data-testid=tool-select]').selectOption('focus_on_columns_with_mask');
+  const offered = await popup.locator('.tool-panel input[type=checkbox]').evaluateAll((boxes) => boxes.map((b) => b.parentElement?.textContent?.trim()));
+  assert.deepEqual(offered, ['Rider', 'Country', 'Wins', 'Team', 'Year']);
+  // The image shown is the rollout's task image, byte for byte.
+  const shown = await popup.locator('[data-testid=stage] img').first().evaluate((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]);
+  assert.deepEqual(shown, [460, 220]);
+  await popup.close();
+  const [edited] = await Promise.all([page.context().waitForEvent('page'), detail.locator('[data-testid=call] [data-testid=open-in-playground]').first().click()]);
+  await edited.locator('[data-testid=stage] img').first().waitFor();
+  assert.doesNotMatch(await edited.locator('[data-testid=metadata-source]').innerText(), /task fixture-table/);
+  await edited.close();
+  assert.deepEqual(problems, []);
+});
+
 test('compare shows two rollouts of a group side by side', async () => {
   const { page, problems } = await openViewer();
   await page.locator('[data-testid=compare-toggle]').click();

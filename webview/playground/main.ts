@@ -70,6 +70,9 @@ class Playground {
     private readonly root: HTMLElement,
   ) {
     this.state = host.getState(isPlaygroundState) ?? { session: newSession(), tool: null };
+    // A page opened for an image the viewer sent here (browser host): that session, not this tab's last.
+    const given = new URLSearchParams(location.search).get('session');
+    if (given !== null && /^[0-9a-f]{8,64}$/.test(given)) this.state.session = given;
   }
 
   async start(): Promise<void> {

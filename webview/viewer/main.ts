@@ -15,6 +15,7 @@ import {
   RolloutIndexRequest,
   RolloutRecordRequest,
   RolloutStepsRequest,
+  RunImageRequest,
   type RunSummary,
   RunsChangedNotification,
   RunsListRequest,
@@ -337,11 +338,26 @@ class Viewer {
     const records = await Promise.all(lines.map((line) => this.record(line)));
     if (token !== this.loadToken) return;
     const runId = this.state.runId ?? '';
-    this.shown = records.map((record) => renderRollout(record, { imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`), zoom: this.state.zoom }));
+    this.shown = records.map((record) =>
+      renderRollout(record, {
+        imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`),
+        zoom: this.state.zoom,
+        openInPlayground: (ref, taskImage) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null),
+      }),
+    );
     this.detail.classList.toggle('comparing', this.shown.length > 1);
     replaceChildren(this.detail, ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
     this.focusTurn(this.state.turn, false);
+  }
+
+  private async openInPlayground(runId: string, ref: string, promptId: string | null): Promise<void> {
+    try {
+      const { path, metadata } = await this.host.request(RunImageRequest, { runId, ref, promptId });
+      await this.host.showInPlayground(path, metadata);
+    } catch (err) {
+      this.status.textContent = `Could not open the image in the playground: ${(err as Error).message}`;
+    }
   }
 
   private focusTurn(turn: number, scroll: boolean): void {

@@ -10,7 +10,7 @@
 import type { ActionError } from '../../env/core/errors.js';
 import type { AssistantTurn, CallRecord, ObservationTurn, TokenViewTurn, Turn } from '../../env/episodes/trajectory.js';
 import type { RolloutRecord } from '../../protocol/panel-protocol.js';
-import { formatNumber, h } from '../shared/dom.js';
+import { button, formatNumber, h } from '../shared/dom.js';
 import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 import { ImageCompare } from './image-compare.js';
@@ -20,6 +20,12 @@ import { tokenView } from './token-view.js';
 export interface RolloutViewContext {
   imageUrl(ref: string): string;
   zoom: number;
+  /** Opens a rollout image in the tool playground (`taskImage`: the task's own, whose bands the task record has). */
+  openInPlayground(ref: string, taskImage: boolean): void;
+}
+
+function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement {
+  return button(label, () => context.openInPlayground(ref, taskImage), { icon: 'beaker', secondary: true, testid: 'open-in-playground', title: 'Open this image in the tool playground, to try tools on it' });
 }
 
 export interface RenderedRollout {
@@ -63,6 +69,7 @@ function callView(call: CallRecord, index: number, context: RolloutViewContext, 
     compare.setZoom(context.zoom);
     compares.push(compare);
     parts.push(compare.element);
+    if (call.ok && call.image_out) parts.push(h('div', { class: 'call-actions' }, playgroundButton(call.image_out, false, 'After in playground', context)));
   }
   return h('div', { class: `call ${call.ok ? 'ok' : 'failed'}`, 'data-testid': 'call' }, ...parts);
 }
@@ -162,7 +169,7 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       h('span', { 'data-testid': 'rollout-tool-use' }, h('span', { class: 'muted' }, 'tools '), toolUseWords(countToolUse(record.turns))),
     ),
   );
-  const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }));
+  const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }), playgroundButton(record.task.image, true, 'Open in playground', context));
   const turns = record.turns.map((turn: Turn, index: number) =>
     h(
       'section',
