@@ -63,8 +63,8 @@ export class DrawQueue {
     const started = performance.now();
     for (const item of [...this.dirty]) {
       if (!this.onScreen.has(item.element)) continue;
-      this.dirty.delete(item);
-      if (!item.draw()) this.dirty.add(item);
+      // A chart that wants another turn keeps its place in the queue (first on the page, first drawn).
+      if (item.draw()) this.dirty.delete(item);
       if (performance.now() - started > FRAME_BUDGET_MS) break;
     }
     this.kick();
@@ -74,8 +74,7 @@ export class DrawQueue {
     this.idle = null;
     for (const item of [...this.dirty]) {
       if (this.onScreen.has(item.element)) continue;
-      this.dirty.delete(item);
-      if (!item.draw()) this.dirty.add(item);
+      if (item.draw()) this.dirty.delete(item);
       // One chart per idle callback when the wait ran out: the page was busy, it must stay responsive.
       if (deadline.didTimeout || deadline.timeRemaining() <= 0) break;
     }
