@@ -217,26 +217,6 @@ export async function benchView(): Promise<void> {
     console.log(`  dashboard, opened as the server starts: first chart ${ms(firstDrawMs)}, every row drawn ${ms(completeMs)} after opening (${verdict(completeMs, GOAL_MS)}); longest task ${ms(loadTask)} (${verdict(loadTask, GOAL_TASK_MS)})`);
     console.log(`  dashboard, opened on the loaded server: every row drawn ${ms(warmMs)} after opening (${verdict(warmMs, GOAL_MS)}); longest task ${ms(warmTask)} (${verdict(warmTask, GOAL_TASK_MS)})`);
 
-    // What one chart update costs on the wire, new against the old full send.
-    const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric') ?? ''));
-    const maxPoints = await page.locator('[data-testid=chart-card]').first().evaluate((c) => Math.round(c.clientWidth / 50) * 50);
-    const series = await ipc(served, 'metrics/series', { runId: 'big-run', metrics, xAxis: 'step', smoothing: 0.6, maxPoints });
-    const full = await ipc(served, 'metrics/rows', { runId: 'big-run', from: 0 });
-    console.log(`  one answer for ${metrics.length} charts: metrics/series ${mb(series.bytes)} in ${ms(series.ms)}; old full send (metrics/rows from 0) ${mb(full.bytes)} in ${ms(full.ms)}: ${ratio(full.bytes, series.bytes)} smaller, ${ratio(full.ms, series.ms)} faster`);
-
-    // The old page parsed the full send in one task before it drew anything.
-    const parseStart = await pageNow(page);
-    const parseMs = await page.evaluate(async ({ base, token }) => {
-      const started = performance.now();
-      const response = await fetch(`${base}/api/ipc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ kind: 'request', id: 'old', method: 'metrics/rows', params: { runId: 'big-run', from: 0 } }) });
-      const reply = (await response.json()) as { result: { table: unknown } };
-      (window as unknown as { __fullRows: unknown }).__fullRows = reply.result.table;
-      return performance.now() - started;
-    }, { base: served.base, token: served.token });
-    const parseTask = await longestTask(page, parseStart);
-    console.log(`  old page: fetching and parsing the full send alone took ${ms(parseMs)}, longest task ${ms(parseTask)}; new, on the loaded server: every row drawn in ${ms(warmMs)}: ${ratio(parseMs, warmMs)} sooner, longest task ${ms(warmTask)}`);
-    const oldWork = median(await Promise.all([0, 1, 2].map(() => oldRedrawWork(page, metrics))));
-
     // Slider: each move is timed from its input event to the reward chart's next paint.
     const sliderStart = await pageNow(page);
     const moves: number[] = [];
@@ -250,7 +230,6 @@ export async function benchView(): Promise<void> {
       moves.push((await markTime(page, `paint ${next}`)) - moved);
     }
     const sliderTask = await longestTask(page, sliderStart);
-    console.log(`  slider: a move is on screen after ${ms(median(moves))} (median of ${SLIDER_MOVES}, max ${ms(Math.max(...moves))}), longest task ${ms(sliderTask)}; old page work per move (lower bound) ${ms(oldWork)}: ${ratio(oldWork, Math.max(sliderTask, 1))} less blocking`);
 
     // Live: appends a quarter of a second apart, each timed from the write to its point on the chart.
     const liveStart = await pageNow(page);
@@ -264,9 +243,30 @@ export async function benchView(): Promise<void> {
     }
     const liveTask = await longestTask(page, liveStart);
     const redraws = (await draws(page)) - drawsBefore;
-    console.log(`  live: an append is on screen after ${ms(median(latencies))} median, ${ms(Math.max(...latencies))} max (${verdict(Math.max(...latencies), GOAL_MS)}); ${APPENDS} appends, ${redraws} redraws of the chart; longest task ${ms(liveTask)}; old page work per update (lower bound) ${ms(oldWork)}: ${ratio(oldWork, Math.max(liveTask, 1))} less blocking`);
     const afterLive = await memory(served.pid);
-    console.log(`  server memory: ${loaded.rss.toFixed(0)} MiB held once loaded, peak ${loaded.peak.toFixed(0)} MiB while loading; ${afterLive.rss.toFixed(0)} MiB after the live appends, peak ${afterLive.peak.toFixed(0)} MiB once the old full send above had been answered`);
+
+    // The baselines: the old full send, on the wire and parsed in the page, and the old page's work per redraw.
+    const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric') ?? ''));
+    const maxPoints = await page.locator('[data-testid=chart-card]').first().evaluate((c) => Math.round(c.clientWidth / 50) * 50);
+    const series = await ipc(served, 'metrics/series', { runId: 'big-run', metrics, xAxis: 'step', smoothing: 0.6, maxPoints });
+    const full = await ipc(served, 'metrics/rows', { runId: 'big-run', from: 0 });
+    const parseStart = await pageNow(page);
+    const parseMs = await page.evaluate(async ({ base, token }) => {
+      const started = performance.now();
+      const response = await fetch(`${base}/api/ipc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ kind: 'request', id: 'old', method: 'metrics/rows', params: { runId: 'big-run', from: 0 } }) });
+      const reply = (await response.json()) as { result: { table: unknown } };
+      (window as unknown as { __fullRows: unknown }).__fullRows = reply.result.table;
+      return performance.now() - started;
+    }, { base: served.base, token: served.token });
+    const parseTask = await longestTask(page, parseStart);
+    const oldWork = median(await Promise.all([0, 1, 2].map(() => oldRedrawWork(page, metrics))));
+    const afterFullSend = await memory(served.pid);
+
+    console.log(`  one answer for ${metrics.length} charts: metrics/series ${mb(series.bytes)} in ${ms(series.ms)}; old full send (metrics/rows from 0) ${mb(full.bytes)} in ${ms(full.ms)}: ${ratio(full.bytes, series.bytes)} smaller, ${ratio(full.ms, series.ms)} faster`);
+    console.log(`  old page: fetching and parsing the full send alone took ${ms(parseMs)}, longest task ${ms(parseTask)}; new, on the loaded server: every row drawn in ${ms(warmMs)}: ${ratio(parseMs, warmMs)} sooner, longest task ${ms(warmTask)}`);
+    console.log(`  slider: a move is on screen after ${ms(median(moves))} (median of ${SLIDER_MOVES}, max ${ms(Math.max(...moves))}), longest task ${ms(sliderTask)}; old page work per move (lower bound) ${ms(oldWork)}: ${ratio(oldWork, Math.max(sliderTask, 1))} less blocking`);
+    console.log(`  live: an append is on screen after ${ms(median(latencies))} median, ${ms(Math.max(...latencies))} max (${verdict(Math.max(...latencies), GOAL_MS)}); ${APPENDS} appends, ${redraws} redraws of the chart; longest task ${ms(liveTask)}; old page work per update (lower bound) ${ms(oldWork)}: ${ratio(oldWork, Math.max(liveTask, 1))} less blocking`);
+    console.log(`  server memory: ${loaded.rss.toFixed(0)} MiB held once loaded (peak ${loaded.peak.toFixed(0)} MiB), ${afterLive.rss.toFixed(0)} MiB after the slider and the appends (peak ${afterLive.peak.toFixed(0)} MiB); answering the old full send twice took it to a peak of ${afterFullSend.peak.toFixed(0)} MiB`);
     await page.context().close();
 
     // The viewer on a fresh server (the metrics still load behind it), against the old order.
