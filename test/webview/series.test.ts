@@ -1,36 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendRows, emptyTable, formatDuration, metricPoints, phaseChanges, seriesStats, smooth, toCsv, wallClock } from '../../webview/dashboard/series.js';
+import { formatDuration, toCsv, wallClock } from '../../webview/dashboard/series.js';
+import { debiasedEma, stageChanges } from '../../protocol/metric-math.js';
 import { defaultMetrics } from '../../webview/dashboard/default-metrics.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 
+/** A metric table from rows, a column per metric any row has (null where a row lacks it). */
 function table(rows: Record<string, number | null>[], times?: (number | null)[]): MetricTable {
-  const t = emptyTable();
-  for (const [i, row] of rows.entries()) {
-    const columns: Record<string, (number | null)[]> = {};
-    for (const [k, v] of Object.entries(row)) if (k !== 'step') columns[k] = [v];
-    appendRows(t, { steps: [row.step ?? i], times: [times?.[i] ?? null], stages: [null], columns });
-  }
-  return t;
+  const names = [...new Set(rows.flatMap((row) => Object.keys(row).filter((k) => k !== 'step')))];
+  return {
+    steps: rows.map((row, i) => row.step ?? i),
+    times: rows.map((_, i) => times?.[i] ?? null),
+    stages: rows.map(() => null),
+    columns: Object.fromEntries(names.map((name) => [name, rows.map((row) => row[name] ?? null)])),
+  };
 }
-
-test('appending rows pads metrics that one side lacks with null, keeping columns aligned with steps', () => {
-  const t = table([{ step: 1, a: 1 }, { step: 2, b: 5 }, { step: 3, a: 3, b: 6 }]);
-  assert.deepEqual(t.steps, [1, 2, 3]);
-  assert.deepEqual(t.columns.a, [1, null, 3]);
-  assert.deepEqual(t.columns.b, [null, 5, 6]);
-});
-
-test('points skip rows without the metric and come out sorted by x even when steps were rewritten', () => {
-  const t = table([{ step: 3, a: 30 }, { step: 1, a: 10 }, { step: 2, a: null }, { step: 4, a: 40 }]);
-  assert.deepEqual(metricPoints(t, 'a', 'step'), [{ x: 1, y: 10 }, { x: 3, y: 30 }, { x: 4, y: 40 }]);
-  assert.deepEqual(metricPoints(t, 'missing', 'step'), []);
-});
 
 test('wall time comes from the rows\' time field, relative to the first row', () => {
   const t = table([{ step: 1, a: 1 }, { step: 2, a: 2 }], [1000, 1012.5]);
   assert.deepEqual(wallClock(t), { seconds: [0, 12.5], source: 'time' });
-  assert.deepEqual(metricPoints(t, 'a', 'time'), [{ x: 0, y: 1 }, { x: 12.5, y: 2 }]);
 });
 
 test('without a time field, wall time is the running sum of timing/step_s, as the trainer logs it', () => {
@@ -39,19 +27,12 @@ test('without a time field, wall time is the running sum of timing/step_s, as th
   assert.equal(wallClock(table([{ step: 1, a: 1 }])).source, null);
 });
 
-test('EMA smoothing is debiased (starts at the first value) and weight 0 leaves points untouched', () => {
-  const points = [{ x: 0, y: 10 }, { x: 1, y: 0 }, { x: 2, y: 0 }];
-  const smoothed = smooth(points, 0.5);
-  assert.equal(smoothed[0]?.y, 10);
+test('EMA smoothing is debiased (starts at the first value)', () => {
+  const smoothed = debiasedEma([10, 0, 0], 0.5);
+  assert.equal(smoothed[0], 10);
   // s1 = 0.5*5 + 0.5*0 = 2.5 over debias 0.75 → 3.333...
-  assert.ok(Math.abs((smoothed[1]?.y ?? 0) - 10 / 3) < 1e-12);
-  assert.ok((smoothed[2]?.y ?? 99) < (smoothed[1]?.y ?? 0));
-  assert.equal(smooth(points, 0), points);
-});
-
-test('stats report min, max, last and count of the raw series', () => {
-  assert.deepEqual(seriesStats([{ x: 1, y: 3 }, { x: 2, y: -1 }, { x: 3, y: 2 }]), { min: -1, max: 3, last: 2, count: 3 });
-  assert.equal(seriesStats([]), null);
+  assert.ok(Math.abs((smoothed[1] ?? 0) - 10 / 3) < 1e-12);
+  assert.ok((smoothed[2] ?? 99) < (smoothed[1] ?? 0));
 });
 
 test('CSV has one row per run and step, quotes awkward run names, and leaves missing metrics empty', () => {
@@ -80,14 +61,11 @@ test("a veRL run's defaults lead with its score, then accuracy, tool calls, leng
 });
 
 test('a run moving from SFT to RL is marked where RL starts, by step and by wall time; rows without a stage change nothing', () => {
-  const t = emptyTable();
-  const rows: [number, number, string | null][] = [[1, 100, 'sft'], [2, 110, 'sft'], [3, 120, null], [4, 130, 'rl'], [5, 140, 'rl']];
-  for (const [step, time, stage] of rows) appendRows(t, { steps: [step], times: [time], stages: [stage], columns: { 'x/y': [step] } });
-  assert.deepEqual(phaseChanges(t, 'step'), [{ x: 4, stage: 'rl' }]);
-  assert.deepEqual(phaseChanges(t, 'time'), [{ x: 30, stage: 'rl' }]); // 130 s is 30 s after the first row
-  const rlOnly = emptyTable();
-  appendRows(rlOnly, { steps: [1, 2], times: [null, null], stages: ['rl', 'rl'], columns: {} });
-  assert.deepEqual(phaseChanges(rlOnly, 'step'), []);
+  const stages = ['sft', 'sft', null, 'rl', 'rl'];
+  assert.deepEqual(stageChanges(stages, [1, 2, 3, 4, 5]), [{ x: 4, stage: 'rl' }]);
+  const t = table([1, 2, 3, 4, 5].map((step) => ({ step, 'x/y': step })), [100, 110, 120, 130, 140]);
+  assert.deepEqual(stageChanges(stages, wallClock(t).seconds), [{ x: 30, stage: 'rl' }]); // 130 s is 30 s after the first row
+  assert.deepEqual(stageChanges(['rl', 'rl'], [1, 2]), []);
 });
 
 test('durations read as m:ss under an hour and h:mm:ss above', () => {

@@ -1,10 +1,11 @@
 /**
- * Data shaping for the dashboard, pure and DOM-free so it is tested without a browser: growing a
- * run's metric table as rows arrive, the x axis (step or wall time), EMA smoothing, min/max/last,
- * and CSV export. Nothing here touches Chart.js. The charts' series come from the host already
- * shaped (metrics/series); what both compute goes through protocol/metric-math.ts.
+ * Data shaping for the dashboard, pure and DOM-free so it is tested without a browser: the wall
+ * clock of a run's rows, the CSV export and the duration format. Nothing here touches Chart.js.
+ * The charts' series (points, EMA, stats, stage changes) come from the host already shaped
+ * (metrics/series, env/view/metric-series.ts); what both compute goes through
+ * protocol/metric-math.ts.
  */
-import { debiasedEma, stageChanges, wallClockSeconds } from '../../protocol/metric-math.js';
+import { wallClockSeconds } from '../../protocol/metric-math.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 
 export interface Point {
@@ -13,24 +14,6 @@ export interface Point {
 }
 
 export type XAxis = 'step' | 'time';
-
-export function emptyTable(): MetricTable {
-  return { steps: [], times: [], stages: [], columns: {} };
-}
-
-/** Appends `addition` (rows that follow `table`'s last row) in place; columns new to either side are padded with null. */
-export function appendRows(table: MetricTable, addition: MetricTable): void {
-  const before = table.steps.length;
-  const added = addition.steps.length;
-  table.steps.push(...addition.steps);
-  table.times.push(...addition.times);
-  table.stages.push(...addition.stages);
-  for (const [name, values] of Object.entries(addition.columns)) {
-    const column = (table.columns[name] ??= new Array<number | null>(before).fill(null));
-    column.push(...values);
-  }
-  for (const column of Object.values(table.columns)) while (column.length < before + added) column.push(null);
-}
 
 /**
  * Elapsed wall time of each row in seconds since the run's first row: from the rows' own
@@ -42,58 +25,11 @@ export function wallClock(table: MetricTable): { seconds: (number | null)[]; sou
   return { seconds: Array.from(seconds, (s) => (Number.isNaN(s) ? null : s)), source };
 }
 
-/** Where a run moves from one stage to the next (SFT → RL): the x of the first row of each new stage. */
-export function phaseChanges(table: MetricTable, xAxis: XAxis): { x: number; stage: string }[] {
-  return stageChanges(table.stages, xAxis === 'step' ? table.steps : wallClock(table).seconds);
-}
-
-/** The points of one metric against the chosen x axis, rows without a value left out, sorted by x. */
-export function metricPoints(table: MetricTable, metric: string, xAxis: XAxis): Point[] {
-  const values = table.columns[metric];
-  if (!values) return [];
-  const xs = xAxis === 'step' ? table.steps : wallClock(table).seconds;
-  const points: Point[] = [];
-  let sorted = true;
-  for (let i = 0; i < values.length; i++) {
-    const y = values[i];
-    const x = xs[i];
-    if (y === null || y === undefined || x === null || x === undefined) continue;
-    const last = points[points.length - 1];
-    if (last && x < last.x) sorted = false;
-    points.push({ x, y });
-  }
-  // The decimation plugin needs points in x order; a resumed run may have rewritten steps.
-  if (!sorted) points.sort((a, b) => a.x - b.x);
-  return points;
-}
-
-/**
- * Exponential moving average with TensorBoard's debiasing, so the curve does not start at zero:
- * s_t = w·s_{t−1} + (1−w)·y_t, shown as s_t / (1 − w^t). `weight` 0 returns the points unchanged.
- */
-export function smooth(points: Point[], weight: number): Point[] {
-  if (!(weight > 0)) return points;
-  const ys = debiasedEma(points.map((p) => p.y), weight);
-  return points.map((p, i) => ({ x: p.x, y: ys[i] as number }));
-}
-
 export interface SeriesStats {
   min: number;
   max: number;
   last: number;
   count: number;
-}
-
-export function seriesStats(points: Point[]): SeriesStats | null {
-  const lastPoint = points[points.length - 1];
-  if (!lastPoint) return null;
-  let min = Infinity;
-  let max = -Infinity;
-  for (const p of points) {
-    if (p.y < min) min = p.y;
-    if (p.y > max) max = p.y;
-  }
-  return { min, max, last: lastPoint.y, count: points.length };
 }
 
 function csvField(value: string | number | null): string {
