@@ -5,17 +5,21 @@
  * ratios against the one-thread path measured in the same run. Goal: ≥ 200 tasks/s for tables
  * and mixed sets at difficulty 1–5 on their default canvases, on this 2-core machine.
  *
- * On a shared machine a wall-clock rate depends on everyone else, so each headline figure is
- * the median of several runs with their spread, and the load average is printed; CPU ms per
- * task barely depends on the others, and cores × 1000 / (CPU ms per task) is the rate the cores
- * would give with nothing else running (the ceiling).
+ * Each end-to-end run is a fresh process, as `data gen` is: its threads start with empty glyph
+ * caches (under tsx here, so a worker also compiles the sources as it starts; the bundled CLI's
+ * workers do not). On a shared machine a wall-clock rate depends on everyone else, so each
+ * headline figure is the median of several runs with their spread, and the load average is
+ * printed; CPU ms per task depends less on the others, and cores × 1000 / (CPU ms per task) is
+ * the rate the cores would give with nothing else running (the ceiling).
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodePng } from '../env/core/image.js';
 import { checkTask } from '../env/tasks/check.js';
-import { generateDataset, threadCount, type DatasetOptions } from '../env/tasks/dataset.js';
+import { threadCount, type DatasetOptions } from '../env/tasks/dataset.js';
 import type { Difficulty } from '../env/tasks/difficulty.js';
 import { buildTask, GENERATED_KINDS, TASK_PNG_LEVEL, type TaskSpec } from '../env/tasks/generate.js';
 import { cachedGlyphCount } from '../env/tasks/glyph-cache.js';
@@ -24,6 +28,7 @@ import type { GeneratedKind } from '../env/tasks/record.js';
 import { recordLine } from '../env/tasks/record-line.js';
 
 const REPEATS = Number(process.env.VISTOOL_BENCH_REPEATS ?? '3');
+const run = promisify(execFile);
 
 interface Run {
   rate: number;
@@ -36,13 +41,22 @@ function cpuNow(): number {
   return (u.user + u.system) / 1000;
 }
 
+/**
+ * One `data gen` run in a fresh process, as a user runs it: its threads start with empty glyph
+ * caches, and every one of them is counted (CPU from just before generating to just after).
+ */
 async function throughput(root: string, options: Omit<DatasetOptions, 'split' | 'seed'>, seed = 1234): Promise<Run> {
   const out = join(root, `set-${Math.random().toString(36).slice(2)}`);
-  const before = cpuNow();
-  const summary = await generateDataset(out, { ...options, seed, split: 'train' });
-  const cpuMs = cpuNow() - before;
+  const script = `
+    const { generateDataset } = require(${JSON.stringify(join(__dirname, '..', 'env', 'tasks', 'dataset.ts'))});
+    const before = process.cpuUsage();
+    generateDataset(${JSON.stringify(out)}, ${JSON.stringify({ ...options, seed, split: 'train' })}).then((summary) => {
+      const cpu = process.cpuUsage(before);
+      process.stdout.write(JSON.stringify({ rate: summary.tasksPerSecond, cpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, summary.generated), dropped: summary.dropped }));
+    });`;
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '-e', script]);
   await rm(out, { recursive: true, force: true });
-  return { rate: summary.tasksPerSecond, cpuMs: cpuMs / Math.max(1, summary.generated), dropped: summary.dropped };
+  return JSON.parse(stdout) as Run;
 }
 
 function median(values: number[]): number {

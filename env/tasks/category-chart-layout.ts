@@ -16,6 +16,7 @@ import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelExtent, labelWidth, placeText, type TextStyle } from './place-text.js';
 import { circlesPaint, rectShape, rectsPaint, type Layer, type Scene, type Shape } from './scene.js';
 import { polyline } from './svg.js';
+import { derivedFontSize } from './text-metrics.js';
 
 export interface ChartColours {
   text: string;
@@ -84,7 +85,7 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
 
   let top = frame.top;
   if (series.length > 1) {
-    const legend = legendBlock(series, colours.series, fs * 0.9, margin, W - 2 * margin, top, colours.text);
+    const legend = legendBlock(series, colours.series, derivedFontSize(fs * 0.9), margin, W - 2 * margin, top, colours.text);
     if (!legend) return `the legend does not fit ${W - 2 * margin} px`;
     layers.push(...legend.layers);
     top += legend.height;

@@ -6,7 +6,7 @@
 import { MIN_FONT_SIZE } from './difficulty.js';
 import { placeText, labelWidth, type TextStyle } from './place-text.js';
 import { mergePaints, rectsPaint, type Layer } from './scene.js';
-import { lineInk } from './text-metrics.js';
+import { derivedFontSize, lineInk } from './text-metrics.js';
 
 export interface AxisTicks {
   step: number;
@@ -101,11 +101,12 @@ export interface ChartFrame {
 export function chartFrame(title: string | null | undefined, width: number, height: number, fontSize: number, textColour: string): ChartFrame {
   const tiny = width < 260 || height < 200;
   const margin = tiny ? 3 : Math.max(4, Math.round(fontSize * 0.6));
-  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, fontSize * 0.85) };
+  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, derivedFontSize(fontSize * 0.85)) };
   const layers: Layer[] = [];
   let top = margin;
-  if (title && !tiny && titleFits(title, fontSize * 1.2, width - 2 * margin)) {
-    const t = titleBlock(title, fontSize * 1.2, width, top, textColour);
+  const titleSize = derivedFontSize(fontSize * 1.2);
+  if (title && !tiny && titleFits(title, titleSize, width - 2 * margin)) {
+    const t = titleBlock(title, titleSize, width, top, textColour);
     layers.push(...t.layers);
     top += t.height;
   }

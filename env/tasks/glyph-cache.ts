@@ -51,9 +51,23 @@ export function glyphRaster(id: string): GlyphRaster | null {
   return raster;
 }
 
-/** How many glyph rasters this process holds (for the benchmark). */
+/** How many glyph rasters this thread holds (for the benchmark). */
 export function cachedGlyphCount(): number {
   return rasters.size;
+}
+
+export type GlyphEntry = [id: string, raster: GlyphRaster | null];
+
+const listeners: ((drawn: GlyphEntry[]) => void)[] = [];
+
+/** Calls `listener` with the glyphs this thread draws from now on (to share them with other threads). */
+export function onGlyphsDrawn(listener: (drawn: GlyphEntry[]) => void): void {
+  listeners.push(listener);
+}
+
+/** Glyphs another thread drew: the same rasters this one would draw, so taking them changes no pixel. */
+export function addGlyphs(entries: readonly GlyphEntry[]): void {
+  for (const [id, raster] of entries) if (!rasters.has(id)) rasters.set(id, raster);
 }
 
 interface Cell {
@@ -111,14 +125,19 @@ async function drawGlyphs(missing: Map<string, GlyphKey>, cellEm: number): Promi
       return `<svg x="${c.x}" y="${c.y}" width="${2 * c.half}" height="${2 * c.half}">${text(origin + key.phaseX / PHASES, origin + key.phaseY / PHASES, key.char, '#000000', { fontSize: key.fontSize, weight: key.weight, rotate: key.rotate })}</svg>`;
     }).join('');
     const atlas = await rasteriseOpaque(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>${body}</svg>`);
+    const drawn: GlyphEntry[] = [];
     for (const cell of cells) {
       const raster = readCell(atlas.data, width, cell);
       if (raster === 'edge') {
         const scale = (pending.get(cell.id)?.scale ?? 1) * 2;
         if (scale > 64) throw new Error(`glyph ${cell.id} still reaches the edge of a ${2 * cell.half} px cell`);
         retry.set(cell.id, { key: cell.key, scale });
-      } else rasters.set(cell.id, raster);
+      } else {
+        rasters.set(cell.id, raster);
+        drawn.push([cell.id, raster]);
+      }
     }
+    for (const listener of listeners) listener(drawn);
     pending = retry;
   }
 }

@@ -46,6 +46,22 @@ export class InkLedger {
     if (y > (t[o + 3] as number)) t[o + 3] = y;
   }
 
+  /** Claims every pixel of a box (half-open, inside the canvas): a bar, a swatch. */
+  claimBox(box: BBox, mark: number): void {
+    if (box.x2 <= box.x1 || box.y2 <= box.y1) return;
+    for (let y = box.y1; y < box.y2; y++) {
+      const start = y * this.width + box.x1;
+      const end = start + (box.x2 - box.x1);
+      let clear = true;
+      for (let p = start; p < end && clear; p++) clear = this.ids[p] === NO_INK;
+      // The usual case, a row nothing else has inked, is one fill; otherwise pixel by pixel.
+      if (clear) this.ids.fill(mark, start, end);
+      else for (let x = box.x1; x < box.x2; x++) this.claim(x, y, mark);
+    }
+    this.claim(box.x1, box.y1, mark);
+    this.claim(box.x2 - 1, box.y2 - 1, mark);
+  }
+
   firstConflict(): { x: number; y: number } | null {
     return this.first === Infinity ? null : { x: this.first % this.width, y: Math.floor(this.first / this.width) };
   }

@@ -172,9 +172,7 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
     }
     image = { width, height, data: rendered.data.subarray(0, width * height * 3) };
   }
-  for (const { mark, box } of exact) {
-    for (let y = box.y1; y < box.y2; y++) for (let x = box.x1; x < box.x2; x++) ledger.claim(x, y, mark);
-  }
+  for (const { mark, box } of exact) ledger.claimBox(box, mark);
   for (const t of texts) paintGlyphs(image, t.fill, t.glyphs, ledger, t.mark);
   return {
     image,

@@ -12,7 +12,7 @@ import { MIN_FONT_SIZE } from './difficulty.js';
 import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelWidth, placeText, type TextStyle } from './place-text.js';
 import { rectShape, type Layer, type Scene } from './scene.js';
-import { lineInk } from './text-metrics.js';
+import { derivedFontSize, lineInk } from './text-metrics.js';
 
 export interface TableColours {
   text: string;
@@ -76,7 +76,7 @@ function measure(input: TableLayoutInput, fs: number, tight: boolean): Metrics {
     return Math.ceil(widest + 2 * padX);
   });
   const groupH = input.style === 'header' ? rowH : 0;
-  const titleStyle: TextStyle = { fontSize: fs * 1.15, weight: 'bold' };
+  const titleStyle: TextStyle = { fontSize: derivedFontSize(fs * 1.15), weight: 'bold' };
   const titleInk = lineInk(titleStyle.fontSize);
   const titleH = input.title ? Math.ceil(titleInk.bottom - titleInk.top) + Math.max(3, Math.round(fs * 0.5)) : 0;
   const titleW = input.title ? Math.ceil(labelWidth(input.title, titleStyle)) : 0;
@@ -150,7 +150,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
   }
 
   if (input.title) {
-    const t = placeText(input.title, { fontSize: m.fs * 1.15, weight: 'bold' }, { x: left + Math.floor((contentW - m.titleW) / 2), y: top, h: 'left', v: 'top' });
+    const t = placeText(input.title, { fontSize: derivedFontSize(m.fs * 1.15), weight: 'bold' }, { x: left + Math.floor((contentW - m.titleW) / 2), y: top, h: 'left', v: 'top' });
     layers.push({ name: `title "${input.title}"`, owners: {}, draw: (fill) => t.paint(fill ?? colours.text) });
   }
   if (style === 'header') {

@@ -3,13 +3,14 @@
  * by default. Rendering is split between JavaScript (layout, glyphs, checks) and sharp's own
  * threads; a thread keeps two tasks in flight so one task's JavaScript runs while another's
  * pixels are rasterised or encoded. Which thread makes a task never changes it: a task is a
- * pure function of its plan, and the writer puts lines in index order.
+ * pure function of its plan, and the writer puts lines in index order. Workers pass each other
+ * the glyph rasters they draw (task-worker.ts), which are the same whoever draws them.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { makeTask, type MadeTask, type TaskPlan } from './make-task.js';
-import type { TaskReply, TaskRequest } from './task-worker.js';
+import type { GlyphShare, TaskReply, TaskRequest } from './task-worker.js';
 
 /** Tasks a thread holds at once. */
 export const IN_FLIGHT_PER_THREAD = 2;
@@ -67,7 +68,11 @@ export class WorkerPool implements TaskRunner {
 
   private spawn(): Slot {
     const slot: Slot = { worker: startWorker(), pending: new Map() };
-    slot.worker.on('message', (reply: TaskReply) => {
+    slot.worker.on('message', (reply: TaskReply | GlyphShare) => {
+      if ('glyphs' in reply) {
+        for (const other of this.slots) if (other !== slot) other.worker.postMessage(reply);
+        return;
+      }
       const waiting = slot.pending.get(reply.index);
       slot.pending.delete(reply.index);
       if (!waiting) return;

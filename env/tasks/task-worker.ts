@@ -1,8 +1,10 @@
 /**
  * A worker thread of `generateDataset` (task-pool.ts): makes the tasks it is sent, one message
  * per task, and answers with the task's line and PNG (the PNG's memory transferred, not copied).
+ * The glyphs it draws go to the other workers through the pool, so each is drawn once.
  */
 import { parentPort } from 'node:worker_threads';
+import { addGlyphs, onGlyphsDrawn, type GlyphEntry } from './glyph-cache.js';
 import { makeTask, type MadeTask, type TaskPlan } from './make-task.js';
 
 export interface TaskRequest {
@@ -13,9 +15,20 @@ export interface TaskRequest {
 
 export type TaskReply = { index: number; made: MadeTask } | { index: number; error: string };
 
+/** Glyphs drawn by one thread, for the others (both ways through the pool). */
+export interface GlyphShare {
+  glyphs: GlyphEntry[];
+}
+
 const port = parentPort;
 if (!port) throw new Error('task-worker.ts runs as a worker thread (task-pool.ts starts it)');
-port.on('message', (request: TaskRequest) => {
+onGlyphsDrawn((glyphs) => port.postMessage({ glyphs } satisfies GlyphShare));
+port.on('message', (message: TaskRequest | GlyphShare) => {
+  if ('glyphs' in message) {
+    addGlyphs(message.glyphs);
+    return;
+  }
+  const request = message;
   makeTask(request.plan, request.maxAttempts).then(
     (made) => {
       const reply: TaskReply = { index: request.index, made };

@@ -70,6 +70,14 @@ export function inkWidth(text: string, fontSize: number, weight: FontWeight = 'n
 }
 
 /**
+ * A font size derived from another by a factor (a title 1.2× the labels), on the half-pixel grid
+ * the layouts' own sizes step on: glyph rasters are drawn once per size, so few sizes draw few.
+ */
+export function derivedFontSize(px: number): number {
+  return Math.round(px * 2) / 2;
+}
+
+/**
  * Vertical ink range that any label at this size stays within, relative to the baseline: the
  * union over capitals, digits, ascenders, descenders and accents in the glyph table.
  */
