@@ -6,16 +6,14 @@
  * pixel it inks, which is how the label map knows who painted what.
  */
 import type { RgbImage } from '../core/image.js';
-import { glyphId, glyphRaster, PHASES, type GlyphKey } from './glyph-cache.js';
+import { faceOf, glyphCode, PHASES, type GlyphRef } from './glyph-cache.js';
 import { parseHexColour } from './hex-colour.js';
 import type { InkLedger } from './ink-ledger.js';
 import type { TextRun } from './scene.js';
 import { glyphAdvance } from './text-metrics.js';
 
-export interface PlacedGlyph {
-  key: GlyphKey;
-  id: string;
-  /** The origin's pixel; the sub-pixel rest is in the key's phases. */
+export interface PlacedGlyph extends GlyphRef {
+  /** The origin's pixel; the sub-pixel rest is in the phases. */
   x: number;
   y: number;
 }
@@ -26,6 +24,7 @@ export function placeGlyphs(run: TextRun): PlacedGlyph[] {
   const cos = run.rotate === 0 ? 1 : Math.cos(angle);
   const sin = run.rotate === 0 ? 0 : Math.sin(angle);
   const placed: PlacedGlyph[] = [];
+  const face = faceOf(run.fontSize, run.weight, run.rotate);
   let pen = 0;
   for (const char of run.content) {
     if (char.trim() !== '') {
@@ -33,8 +32,9 @@ export function placeGlyphs(run: TextRun): PlacedGlyph[] {
       const qy = Math.round((run.y + pen * sin) * PHASES);
       const x = Math.floor(qx / PHASES);
       const y = Math.floor(qy / PHASES);
-      const key: GlyphKey = { char, fontSize: run.fontSize, weight: run.weight, rotate: run.rotate, phaseX: qx - x * PHASES, phaseY: qy - y * PHASES };
-      placed.push({ key, id: glyphId(key), x, y });
+      const phaseX = qx - x * PHASES;
+      const phaseY = qy - y * PHASES;
+      placed.push({ char, fontSize: run.fontSize, weight: run.weight, rotate: run.rotate, phaseX, phaseY, face, code: glyphCode(char, phaseX, phaseY), x, y });
     }
     pen += glyphAdvance(char, run.fontSize, run.weight);
   }
@@ -55,7 +55,8 @@ export function paintGlyphs(image: RgbImage, fill: string, glyphs: readonly Plac
   const [r, g, b] = parseHexColour(fill);
   const { width, height, data } = image;
   for (const glyph of glyphs) {
-    const raster = glyphRaster(glyph.id);
+    const raster = glyph.face.rasters.get(glyph.code);
+    if (raster === undefined) throw new Error(`glyph '${glyph.char}' of ${glyph.face.id} was painted before it was loaded`);
     if (!raster) continue;
     const left = glyph.x + raster.left;
     const top = glyph.y + raster.top;

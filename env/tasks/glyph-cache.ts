@@ -38,25 +38,70 @@ export interface GlyphRaster {
   coverage: Uint8Array;
 }
 
-const rasters = new Map<string, GlyphRaster | null>();
+/** One font at one size, weight and angle, and the rasters of its glyphs drawn so far. */
+export class Face {
+  readonly id: string;
+  /** By glyphCode(char, phaseX, phaseY): numbers, so the hot path hashes no strings. */
+  readonly rasters = new Map<number, GlyphRaster | null>();
+
+  constructor(readonly fontSize: number, readonly weight: FontWeight, readonly rotate: number) {
+    this.id = faceId(fontSize, weight, rotate);
+  }
+}
+
+const faces = new Map<string, Face>();
+let rasterCount = 0;
+
+function faceId(fontSize: number, weight: FontWeight, rotate: number): string {
+  return `${weight === 'bold' ? 'b' : 'r'}${fontSize}/${rotate}`;
+}
+
+export function faceOf(fontSize: number, weight: FontWeight, rotate: number): Face {
+  const id = faceId(fontSize, weight, rotate);
+  let face = faces.get(id);
+  if (!face) faces.set(id, (face = new Face(fontSize, weight, rotate)));
+  return face;
+}
+
+export function glyphCode(char: string, phaseX: number, phaseY: number): number {
+  return (char.codePointAt(0) as number) * PHASES * PHASES + phaseX * PHASES + phaseY;
+}
+
+/** A glyph key with its face and code already looked up (draw-text.ts places glyphs so). */
+export interface GlyphRef extends GlyphKey {
+  face: Face;
+  code: number;
+}
+
+function refOf(key: GlyphKey): GlyphRef {
+  if ('face' in key && 'code' in key) return key as GlyphRef;
+  return { ...key, face: faceOf(key.fontSize, key.weight, key.rotate), code: glyphCode(key.char, key.phaseX, key.phaseY) };
+}
 
 export function glyphId(key: GlyphKey): string {
-  return `${key.weight === 'bold' ? 'b' : 'r'}${key.fontSize}/${key.rotate}/${key.phaseX}${key.phaseY}/${key.char}`;
+  return `${faceId(key.fontSize, key.weight, key.rotate)}/${key.phaseX}${key.phaseY}/${key.char}`;
 }
 
 /** A loaded glyph: null when it has no ink (a space). Throws if `loadGlyphs` has not drawn it. */
-export function glyphRaster(id: string): GlyphRaster | null {
-  const raster = rasters.get(id);
-  if (raster === undefined) throw new Error(`glyph ${id} was never loaded`);
+export function glyphRaster(key: GlyphKey): GlyphRaster | null {
+  const ref = refOf(key);
+  const raster = ref.face.rasters.get(ref.code);
+  if (raster === undefined) throw new Error(`glyph ${glyphId(key)} was never loaded`);
   return raster;
 }
 
 /** How many glyph rasters this thread holds (for the benchmark). */
 export function cachedGlyphCount(): number {
-  return rasters.size;
+  return rasterCount;
 }
 
-export type GlyphEntry = [id: string, raster: GlyphRaster | null];
+function store(ref: GlyphRef, raster: GlyphRaster | null): void {
+  if (ref.face.rasters.has(ref.code)) return;
+  ref.face.rasters.set(ref.code, raster);
+  rasterCount++;
+}
+
+export type GlyphEntry = [key: GlyphKey, raster: GlyphRaster | null];
 
 const listeners: ((drawn: GlyphEntry[]) => void)[] = [];
 
@@ -67,12 +112,12 @@ export function onGlyphsDrawn(listener: (drawn: GlyphEntry[]) => void): void {
 
 /** Glyphs another thread drew: the same rasters this one would draw, so taking them changes no pixel. */
 export function addGlyphs(entries: readonly GlyphEntry[]): void {
-  for (const [id, raster] of entries) if (!rasters.has(id)) rasters.set(id, raster);
+  for (const [key, raster] of entries) store(refOf(key), raster);
 }
 
 interface Cell {
   id: string;
-  key: GlyphKey;
+  key: GlyphRef;
   /** Half the cell's side: the origin sits at the centre. */
   half: number;
   x: number;
@@ -93,17 +138,19 @@ const CELL_EM = 1.7;
  */
 export async function loadGlyphs(keys: Iterable<GlyphKey>, options: { cellEm?: number } = {}): Promise<void> {
   const waits = new Set<Promise<void>>();
-  const missing = new Map<string, GlyphKey>();
+  let missing: Map<string, GlyphRef> | null = null;
   for (const key of keys) {
-    const id = glyphId(key);
-    if (rasters.has(id) || missing.has(id)) continue;
+    const ref = refOf(key);
+    if (ref.face.rasters.has(ref.code)) continue;
+    const id = glyphId(ref);
+    if (missing?.has(id)) continue;
     const inFlight = loading.get(id);
     if (inFlight) waits.add(inFlight);
-    else missing.set(id, key);
+    else (missing ??= new Map()).set(id, ref);
   }
-  if (missing.size > 0) {
+  if (missing) {
     const drawing = drawGlyphs(missing, options.cellEm ?? CELL_EM).finally(() => {
-      for (const id of missing.keys()) loading.delete(id);
+      for (const id of (missing as Map<string, GlyphRef>).keys()) loading.delete(id);
     });
     for (const id of missing.keys()) loading.set(id, drawing);
     waits.add(drawing);
@@ -111,10 +158,10 @@ export async function loadGlyphs(keys: Iterable<GlyphKey>, options: { cellEm?: n
   await Promise.all(waits);
 }
 
-async function drawGlyphs(missing: Map<string, GlyphKey>, cellEm: number): Promise<void> {
+async function drawGlyphs(missing: Map<string, GlyphRef>, cellEm: number): Promise<void> {
   let pending = new Map([...missing].map(([id, key]) => [id, { key, scale: 1 }]));
   while (pending.size > 0) {
-    const retry = new Map<string, { key: GlyphKey; scale: number }>();
+    const retry = new Map<string, { key: GlyphRef; scale: number }>();
     const cells = packCells([...pending].map(([id, { key, scale }]) => ({ id, key, half: Math.ceil(key.fontSize * cellEm * scale) + 2 })));
     const width = Math.max(...cells.map((c) => c.x + 2 * c.half));
     const height = Math.max(...cells.map((c) => c.y + 2 * c.half));
@@ -133,8 +180,9 @@ async function drawGlyphs(missing: Map<string, GlyphKey>, cellEm: number): Promi
         if (scale > 64) throw new Error(`glyph ${cell.id} still reaches the edge of a ${2 * cell.half} px cell`);
         retry.set(cell.id, { key: cell.key, scale });
       } else {
-        rasters.set(cell.id, raster);
-        drawn.push([cell.id, raster]);
+        store(cell.key, raster);
+        const { char, fontSize, weight, rotate, phaseX, phaseY } = cell.key;
+        drawn.push([{ char, fontSize, weight, rotate, phaseX, phaseY }, raster]);
       }
     }
     for (const listener of listeners) listener(drawn);

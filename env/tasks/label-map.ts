@@ -16,7 +16,7 @@
 import type { BBox } from '../tools/metadata.js';
 import type { RgbImage } from '../core/image.js';
 import { paintGlyphs, placeGlyphs, type PlacedGlyph } from './draw-text.js';
-import { loadGlyphs } from './glyph-cache.js';
+import { loadGlyphs, type GlyphKey } from './glyph-cache.js';
 import { InkLedger } from './ink-ledger.js';
 import { fillRects, isPixelRect, rectPixels } from './fill-rects.js';
 import { isMark, rasteriseOpaque, rectShape, shapeSvg, type Mark, type Paint, type Rect, type Scene, type Shape } from './scene.js';
@@ -152,7 +152,7 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
       }
     });
   }
-  const glyphs = loadGlyphs(texts.flatMap((t) => t.glyphs.map((g) => g.key)));
+  const glyphs = loadGlyphs(texts.flatMap((t) => t.glyphs));
   const ledger = new InkLedger(width, height, marks.length);
   let image: RgbImage;
   if (shapes.every((s) => 'rect' in s && isPixelRect(s.rect))) {
@@ -182,6 +182,11 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
 
 function rectBounds(r: Rect): BBox {
   return { x1: r.x, y1: r.y, x2: r.x + r.width, y2: r.y + r.height };
+}
+
+/** Every glyph the scene's labels draw (to draw the missing ones ahead, for several scenes at once). */
+export function sceneGlyphs(scene: Scene): GlyphKey[] {
+  return scene.layers.filter(isMark).flatMap((m) => m.draw(null).text.flatMap((run) => placeGlyphs(run)));
 }
 
 /** The label map alone (for checking a stored task whose image is already on disk). */

@@ -4,7 +4,7 @@
  * `maxAttempts` times, then dropped. The same in the main thread and in a worker (task-worker.ts).
  */
 import { checkTask } from './check.js';
-import { buildTask, renderTask, type TaskSpec } from './generate.js';
+import { buildTask, renderTask, type BuiltTask, type TaskSpec } from './generate.js';
 import { recordLine } from './record-line.js';
 
 export type TaskPlan = Omit<TaskSpec, 'attempt'>;
@@ -26,11 +26,24 @@ function failureKey(err: unknown): string {
 /** Errors that mean "this roll cannot be drawn or asked" (re-roll); anything else is a bug and is thrown. */
 const REROLLED = new Set(['LayoutError', 'LabelPoolError', 'IllPosedQuestion']);
 
-export async function makeTask(plan: TaskPlan, maxAttempts: number): Promise<MadeTask> {
+/** The first attempt of a plan, built ahead (task-queue.ts), or what building it threw. */
+export type FirstAttempt = { built: BuiltTask } | { error: unknown };
+
+export function buildFirstAttempt(plan: TaskPlan): FirstAttempt {
+  try {
+    return { built: buildTask({ ...plan, attempt: 0 }) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+export async function makeTask(plan: TaskPlan, maxAttempts: number, first?: FirstAttempt): Promise<MadeTask> {
   const failures: string[] = [];
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     try {
-      const built = buildTask({ ...plan, attempt });
+      const ahead = attempt === 0 ? first : undefined;
+      if (ahead && 'error' in ahead) throw ahead.error;
+      const built = ahead ? ahead.built : buildTask({ ...plan, attempt });
       const rendered = await renderTask(built);
       const report = await checkTask(built.record, { rendered });
       if (report.ok) return { outcome: { line: recordLine(built.record), png: rendered.png, id: built.record.id, attempts: attempt + 1 }, failures };

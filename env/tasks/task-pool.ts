@@ -1,19 +1,18 @@
 /**
  * Where `generateDataset` makes its tasks: in this thread, or in worker threads, one per core
- * by default. Rendering is split between JavaScript (layout, glyphs, checks) and sharp's own
- * threads; a thread keeps two tasks in flight so one task's JavaScript runs while another's
- * pixels are rasterised or encoded. Which thread makes a task never changes it: a task is a
- * pure function of its plan, and the writer puts lines in index order. Workers pass each other
- * the glyph rasters they draw (task-worker.ts), which are the same whoever draws them.
+ * by default, each with its queue (task-queue.ts). Which thread makes a task never changes it:
+ * a task is a pure function of its plan, and the writer puts lines in index order. Workers pass
+ * each other the glyph rasters they draw (task-worker.ts), which are the same whoever draws them.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { makeTask, type MadeTask, type TaskPlan } from './make-task.js';
+import type { MadeTask, TaskPlan } from './make-task.js';
+import { BATCH, TaskQueue } from './task-queue.js';
 import type { GlyphShare, TaskReply, TaskRequest } from './task-worker.js';
 
-/** Tasks a thread holds at once. */
-export const IN_FLIGHT_PER_THREAD = 2;
+/** Tasks a thread holds: a batch being made and the next one waiting. */
+const QUEUED_PER_THREAD = 2 * BATCH;
 
 export interface TaskRunner {
   /** How many tasks it can usefully hold at once. */
@@ -23,7 +22,8 @@ export interface TaskRunner {
 }
 
 export function inThreadRunner(maxAttempts: number): TaskRunner {
-  return { capacity: IN_FLIGHT_PER_THREAD, run: (_index, plan) => makeTask(plan, maxAttempts), close: async () => {} };
+  const queue = new TaskQueue(maxAttempts);
+  return { capacity: QUEUED_PER_THREAD, run: (_index, plan) => queue.make(plan), close: async () => {} };
 }
 
 const BUNDLED = join(__dirname, 'task-worker.js');
@@ -50,7 +50,7 @@ export class WorkerPool implements TaskRunner {
   private readonly slots: Slot[];
 
   constructor(size: number, private readonly maxAttempts: number) {
-    this.capacity = size * IN_FLIGHT_PER_THREAD;
+    this.capacity = size * QUEUED_PER_THREAD;
     this.slots = Array.from({ length: size }, () => this.spawn());
   }
 

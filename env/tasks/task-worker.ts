@@ -5,7 +5,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { addGlyphs, onGlyphsDrawn, type GlyphEntry } from './glyph-cache.js';
-import { makeTask, type MadeTask, type TaskPlan } from './make-task.js';
+import type { MadeTask, TaskPlan } from './make-task.js';
+import { TaskQueue } from './task-queue.js';
 
 export interface TaskRequest {
   index: number;
@@ -23,13 +24,15 @@ export interface GlyphShare {
 const port = parentPort;
 if (!port) throw new Error('task-worker.ts runs as a worker thread (task-pool.ts starts it)');
 onGlyphsDrawn((glyphs) => port.postMessage({ glyphs } satisfies GlyphShare));
+let queue: TaskQueue | undefined;
 port.on('message', (message: TaskRequest | GlyphShare) => {
   if ('glyphs' in message) {
     addGlyphs(message.glyphs);
     return;
   }
   const request = message;
-  makeTask(request.plan, request.maxAttempts).then(
+  queue ??= new TaskQueue(request.maxAttempts);
+  queue.make(request.plan).then(
     (made) => {
       const reply: TaskReply = { index: request.index, made };
       const transfer = 'png' in made.outcome && made.outcome.png.byteLength === made.outcome.png.buffer.byteLength ? [made.outcome.png.buffer as ArrayBuffer] : [];

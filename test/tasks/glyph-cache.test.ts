@@ -22,7 +22,7 @@ async function drawnAlone(key: GlyphKey): Promise<Uint8Array> {
 /** The cached raster placed with its origin at ORIGIN, as coverage on the same canvas. */
 function fromCache(key: GlyphKey): Uint8Array {
   const out = new Uint8Array(SIDE * SIDE);
-  const raster = glyphRaster(glyphId(key));
+  const raster = glyphRaster(key);
   if (!raster) return out;
   for (let y = 0; y < raster.height; y++) {
     for (let x = 0; x < raster.width; x++) out[(ORIGIN + raster.top + y) * SIDE + ORIGIN + raster.left + x] = raster.coverage[y * raster.width + x] as number;
@@ -49,8 +49,8 @@ test('a space has no raster, and the same glyph drawn in another batch is the sa
   const key: GlyphKey = { char: 'k', fontSize: 15.5, weight: 'normal', rotate: 0, phaseX: 2, phaseY: 1 };
   const space: GlyphKey = { ...key, char: ' ' };
   await loadGlyphs([key, space, { ...key, char: 'x' }, { ...key, char: 'y', phaseX: 0 }]);
-  assert.equal(glyphRaster(glyphId(space)), null);
-  const first = glyphRaster(glyphId(key));
+  assert.equal(glyphRaster(space), null);
+  const first = glyphRaster(key);
   const alone: GlyphKey = { ...key, fontSize: 15.5, weight: 'bold' };
   await loadGlyphs([alone]);
   assert.deepEqual(fromCache(key), await drawnAlone(key));
@@ -68,5 +68,5 @@ test('a glyph whose ink reaches the edge of its cell is drawn again in a larger 
 });
 
 test('asking for a glyph that was never loaded is an error, not a blank', () => {
-  assert.throws(() => glyphRaster(glyphId({ char: 'z', fontSize: 99.25, weight: 'normal', rotate: 0, phaseX: 0, phaseY: 0 })), /never loaded/);
+  assert.throws(() => glyphRaster({ char: 'z', fontSize: 99.25, weight: 'normal', rotate: 0, phaseX: 0, phaseY: 0 }), /never loaded/);
 });
