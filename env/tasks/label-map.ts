@@ -78,6 +78,19 @@ function packCells(cells: Omit<Cell, 'x' | 'y'>[], width: number, top: number): 
   return { cells: placed, height: y + rowH - top };
 }
 
+/** A mark drawn in its own colours, its text laid out glyph by glyph: once per mark, however often asked. */
+const coloured = new WeakMap<Mark, { paint: Paint; runs: { fill: string; glyphs: PlacedGlyph[] }[] }>();
+
+function inColour(mark: Mark): { paint: Paint; runs: { fill: string; glyphs: PlacedGlyph[] }[] } {
+  let drawn = coloured.get(mark);
+  if (!drawn) {
+    const paint = mark.draw(null);
+    drawn = { paint, runs: paint.text.map((run) => ({ fill: run.fill, glyphs: placeGlyphs(run) })) };
+    coloured.set(mark, drawn);
+  }
+  return drawn;
+}
+
 /** A cell as a nested <svg>: a viewport that clips the mark to its region. */
 function cellSvg(cell: Cell): string {
   const { region } = cell;
@@ -139,9 +152,9 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
       continue;
     }
     const id = marks.push(layer) - 1;
-    const paint: Paint = layer.draw(null);
+    const { paint, runs } = inColour(layer);
     shapes.push(...paint.shapes);
-    for (const run of paint.text) texts.push({ mark: id, fill: run.fill, glyphs: placeGlyphs(run) });
+    for (const run of runs) texts.push({ mark: id, ...run });
     const alone = paint.shapes.length > 0 ? layer.draw('#000000').shapes : [];
     paint.shapes.forEach((shape, k) => {
       if ('rect' in shape && isPixelRect(shape.rect)) exact.push({ mark: id, box: rectPixels(shape.rect, width, height) });
@@ -186,7 +199,7 @@ function rectBounds(r: Rect): BBox {
 
 /** Every glyph the scene's labels draw (to draw the missing ones ahead, for several scenes at once). */
 export function sceneGlyphs(scene: Scene): GlyphKey[] {
-  return scene.layers.filter(isMark).flatMap((m) => m.draw(null).text.flatMap((run) => placeGlyphs(run)));
+  return scene.layers.filter(isMark).flatMap((m) => inColour(m).runs.flatMap((run) => run.glyphs));
 }
 
 /** The label map alone (for checking a stored task whose image is already on disk). */
