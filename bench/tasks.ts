@@ -154,7 +154,7 @@ export async function benchTasks(): Promise<void> {
     }
     for (const [kind, rate] of Object.entries(goal)) write(`  goal ≥ 200 tasks/s, ${kind}, default threads: measured ${rate.toFixed(1)} — ${rate >= 200 ? 'met' : 'not met'}`);
 
-    write(`\nby kind and difficulty: end to end, default threads (one per core, fewer for a small set), default canvas unless noted, one run each; tasks/s | CPU ms/task:`);
+    write(`\nby kind and difficulty: end to end, default threads (one per core but one, fewer for a small set), default canvas unless noted, one run each; tasks/s | CPU ms/task:`);
     const plan: [string, [Difficulty, Difficulty], [number, number] | null, number][] = [
       ['d1 224×112', [1, 1], [224, 112], 300],
       ['d1', [1, 1], null, 200],

@@ -37,8 +37,9 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N 
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
   --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
                   the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
-  --concurrency   threads making tasks (default: one per core, fewer for a small set;
-                  1 makes every task in the command's own thread); the output is the same
+  --concurrency   threads making tasks (default: one per core but one, since sharp works on
+                  threads of its own beside each; fewer for a small set; 1 makes every task in
+                  the command's own thread); the output is the same whatever the number
   --max-attempts  re-rolls per task before it is dropped (default 4)
   --out DIR       output folder (created; a previous data set there is replaced atomically)`;
 

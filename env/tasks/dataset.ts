@@ -28,7 +28,7 @@ export interface DatasetOptions {
   imageSize: [number, number] | null;
   /** Tries per task before it is dropped (default 4). */
   maxAttempts?: number;
-  /** Threads making tasks (default: one per core, fewer for a small set; 1: this thread only). */
+  /** Threads making tasks (default: one per core but one, fewer for a small set; 1: this thread only). */
   concurrency?: number;
   /** Ask only these question families (absent: all). */
   families?: readonly QuestionFamily[];
@@ -76,13 +76,18 @@ export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split'
   };
 }
 
-/** Below this many tasks per thread, starting a worker costs more than it saves. */
-const TASKS_PER_WORKER = 32;
+/** Below this many tasks per thread, starting a worker (and warming its glyph cache) costs more than it saves. */
+const TASKS_PER_WORKER = 100;
 
-/** Threads to make tasks on: `concurrency` when given, else one per core (fewer for a small set). */
+/**
+ * Threads to make tasks on: `concurrency` when given, else one per core but one, fewer for a
+ * small set. A thread's tasks keep more than its own core busy — sharp rasterises and encodes on
+ * libuv's threads beside it (about 1.5 cores in all on the 2-core machine) — and there a second
+ * thread made every task a third costlier for no gain (bench/tasks.ts measures both).
+ */
 export function threadCount(options: Pick<DatasetOptions, 'n' | 'concurrency'>): number {
   if (!workersAvailable()) return 1;
-  const wanted = options.concurrency ?? Math.min(availableParallelism(), Math.ceil(options.n / TASKS_PER_WORKER));
+  const wanted = options.concurrency ?? Math.min(availableParallelism() - 1, Math.ceil(options.n / TASKS_PER_WORKER));
   return Math.max(1, Math.min(wanted, options.n));
 }
 
@@ -95,16 +100,21 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
   await writeDirAtomically(out, async (tmp) => {
     const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
-    // Lines are written in index order whatever order the tasks finish in.
+    // Lines are written in index order whatever order the tasks finish in, by one writer at a
+    // time (many lanes waiting on one stream's 'drain' would each add a listener).
     const pending = new Map<number, string | null>();
     let nextToWrite = 0;
-    const flush = async () => {
-      while (pending.has(nextToWrite)) {
-        const line = pending.get(nextToWrite);
-        pending.delete(nextToWrite);
-        nextToWrite++;
-        if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
-      }
+    let writing: Promise<void> = Promise.resolve();
+    const flush = () => {
+      writing = writing.then(async () => {
+        while (pending.has(nextToWrite)) {
+          const line = pending.get(nextToWrite);
+          pending.delete(nextToWrite);
+          nextToWrite++;
+          if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
+        }
+      });
+      return writing;
     };
     const runner: TaskRunner = threads > 1 ? new WorkerPool(threads, maxAttempts) : inThreadRunner(maxAttempts);
     let nextIndex = 0;

@@ -1,9 +1,10 @@
 /**
  * Glyph rasters: each character at each size, weight, angle and quarter-pixel position, drawn
  * once by sharp (librsvg + pango, DejaVu Sans, the path the metrics table was derived on) and
- * kept as coverage for the rest of the process. librsvg draws text as paths, a few hundredths
- * of a millisecond per glyph, every time; a dense table has thousands of glyphs and was most of
- * a task's time. Reused rasters make text cost what copying its pixels costs.
+ * kept as coverage by the thread (and passed to the other workers, task-worker.ts). librsvg
+ * draws text as paths, a few hundredths of a millisecond per glyph, every time; a dense table
+ * has thousands of glyphs and was most of a task's time. Reused rasters make text cost what
+ * copying its pixels costs.
  *
  * Exactness: librsvg draws a glyph translated by whole pixels into exactly the same pixels
  * (tested), so a raster drawn at origin (cx + fx, cy + fy) in an atlas cell is the glyph at any
@@ -185,7 +186,7 @@ async function drawGlyphs(missing: Map<string, GlyphRef>, cellEm: number): Promi
         drawn.push([{ char, fontSize, weight, rotate, phaseX, phaseY }, raster]);
       }
     }
-    for (const listener of listeners) listener(drawn);
+    if (drawn.length > 0) for (const listener of listeners) listener(drawn);
     pending = retry;
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Where `generateDataset` makes its tasks: in this thread, or in worker threads, one per core
- * by default, each with its queue (task-queue.ts). Which thread makes a task never changes it:
+ * Where `generateDataset` makes its tasks: in this thread, or in worker threads (dataset.ts
+ * decides how many), each with its queue (task-queue.ts). Which thread makes a task never changes it:
  * a task is a pure function of its plan, and the writer puts lines in index order. Workers pass
  * each other the glyph rasters they draw (task-worker.ts), which are the same whoever draws them.
  */
