@@ -37,9 +37,7 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N 
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
   --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
                   the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
-  --concurrency   threads making tasks (default: one per core but one, since sharp works on
-                  threads of its own beside each; fewer for a small set; 1 makes every task in
-                  the command's own thread); the output is the same whatever the number
+  --concurrency   tasks in flight at once (default 4)
   --max-attempts  re-rolls per task before it is dropped (default 4)
   --out DIR       output folder (created; a previous data set there is replaced atomically)`;
 
@@ -152,7 +150,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
         split: split as Split,
         difficulty: parseDifficulty(values.difficulty),
         imageSize: parseImageSize(values['image-size']),
-        ...(values.concurrency === undefined ? {} : { concurrency: integer(values.concurrency, 'concurrency', 1, 64) }),
+        concurrency: values.concurrency === undefined ? 4 : integer(values.concurrency, 'concurrency', 1, 64),
         maxAttempts: values['max-attempts'] === undefined ? 4 : integer(values['max-attempts'], 'max-attempts', 1, 100),
       };
       const families = parseFamilies(values.family);
@@ -184,10 +182,10 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
       }
       const summary = await generateDataset(values.out, options, progressReporter(io.stderr, options.n));
       io.stderr.write(
-        `data gen: ${summary.generated} generated (${summary.repaired} repaired), ${summary.dropped} dropped in ${summary.seconds.toFixed(1)} s — ${summary.tasksPerSecond.toFixed(1)} tasks/s on ${summary.threads} thread${summary.threads === 1 ? '' : 's'} → ${summary.out}\n`,
+        `data gen: ${summary.generated} generated (${summary.repaired} repaired), ${summary.dropped} dropped in ${summary.seconds.toFixed(1)} s — ${summary.tasksPerSecond.toFixed(1)} tasks/s → ${summary.out}\n`,
       );
       for (const [reason, count] of Object.entries(summary.failures).sort((a, b) => b[1] - a[1]).slice(0, 5)) io.stderr.write(`  ${count}× ${reason}\n`);
-      io.stdout.write(`${JSON.stringify({ out: summary.out, generated: summary.generated, repaired: summary.repaired, dropped: summary.dropped, seconds: Number(summary.seconds.toFixed(3)), tasks_per_second: Number(summary.tasksPerSecond.toFixed(2)), threads: summary.threads, failures: summary.failures })}\n`);
+      io.stdout.write(`${JSON.stringify({ out: summary.out, generated: summary.generated, repaired: summary.repaired, dropped: summary.dropped, seconds: Number(summary.seconds.toFixed(3)), tasks_per_second: Number(summary.tasksPerSecond.toFixed(2)), failures: summary.failures })}\n`);
       return summary.generated > 0 ? 0 : 1;
     },
   };

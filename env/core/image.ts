@@ -46,20 +46,14 @@ export async function decodeImage(input: string | Buffer, options: { maxPixels?:
   return { width: info.width, height: info.height, data };
 }
 
-export interface PngOptions {
-  /** zlib level (default 3). The generator writes its tasks at 1 (env/tasks/generate.ts). */
-  compressionLevel?: number;
-}
-
 /**
- * PNG bytes for an image. Fixed encoder settings make the bytes a pure function of the pixels
- * (and the level), which is what content addressing and the determinism tests rely on. zlib
- * level 3, not 6: the encode is most of a tool step, and level 3 is ~1.6× faster for files
- * 7–11% larger (bench/tools.ts).
+ * PNG bytes for an image. Fixed encoder settings make the bytes a pure function of the pixels,
+ * which is what content addressing and the determinism tests rely on. zlib level 3, not 6: the
+ * encode is most of a tool step, and level 3 is ~1.6× faster for files 7–11% larger (bench/tools.ts).
  */
-export async function encodePng(image: RgbImage, options: PngOptions = {}): Promise<Buffer> {
+export async function encodePng(image: RgbImage): Promise<Buffer> {
   return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
-    .png({ compressionLevel: options.compressionLevel ?? 3, adaptiveFiltering: false, palette: false })
+    .png({ compressionLevel: 3, adaptiveFiltering: false, palette: false })
     .toBuffer();
 }
 

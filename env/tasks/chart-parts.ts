@@ -5,8 +5,9 @@
  */
 import { MIN_FONT_SIZE } from './difficulty.js';
 import { placeText, labelWidth, type TextStyle } from './place-text.js';
-import { mergePaints, rectsPaint, type Layer } from './scene.js';
-import { derivedFontSize, lineInk } from './text-metrics.js';
+import type { Layer } from './scene.js';
+import { rect } from './svg.js';
+import { lineInk } from './text-metrics.js';
 
 export interface AxisTicks {
   step: number;
@@ -45,7 +46,7 @@ export interface Block {
 export function titleBlock(title: string, fontSize: number, width: number, top: number, colour: string): Block {
   const style: TextStyle = { fontSize, weight: 'bold' };
   const t = placeText(title, style, { x: width / 2, y: top, h: 'center', v: 'top' });
-  return { layers: [{ name: `title "${title}"`, owners: {}, draw: (fill) => t.paint(fill ?? colour) }], height: lineHeight(fontSize) + Math.round(fontSize * 0.5) };
+  return { layers: [{ name: `title "${title}"`, owners: {}, draw: (fill) => t.draw(fill ?? colour) }], height: lineHeight(fontSize) + Math.round(fontSize * 0.5) };
 }
 
 export function titleFits(title: string, fontSize: number, width: number): boolean {
@@ -81,7 +82,7 @@ export function legendBlock(series: readonly string[], colours: readonly string[
       const sy = Math.round(y + (rowH - swatch) / 2);
       const sx = x;
       const t = placeText(e.name, style, { x: x + swatch + gap, y, h: 'left', v: 'top' });
-      layers.push({ name: `legend "${e.name}"`, owners: {}, draw: (fill) => mergePaints(rectsPaint([{ x: sx, y: sy, width: swatch, height: swatch, fill: fill ?? colour }]), t.paint(fill ?? textColour)) });
+      layers.push({ name: `legend "${e.name}"`, owners: {}, draw: (fill) => rect(sx, sy, swatch, swatch, fill ?? colour) + t.draw(fill ?? textColour) });
       x += e.width + spacing;
     }
   });
@@ -101,12 +102,11 @@ export interface ChartFrame {
 export function chartFrame(title: string | null | undefined, width: number, height: number, fontSize: number, textColour: string): ChartFrame {
   const tiny = width < 260 || height < 200;
   const margin = tiny ? 3 : Math.max(4, Math.round(fontSize * 0.6));
-  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, derivedFontSize(fontSize * 0.85)) };
+  const valueStyle: TextStyle = { fontSize: Math.max(MIN_FONT_SIZE, fontSize * 0.85) };
   const layers: Layer[] = [];
   let top = margin;
-  const titleSize = derivedFontSize(fontSize * 1.2);
-  if (title && !tiny && titleFits(title, titleSize, width - 2 * margin)) {
-    const t = titleBlock(title, titleSize, width, top, textColour);
+  if (title && !tiny && titleFits(title, fontSize * 1.2, width - 2 * margin)) {
+    const t = titleBlock(title, fontSize * 1.2, width, top, textColour);
     layers.push(...t.layers);
     top += t.height;
   }

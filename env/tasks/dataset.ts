@@ -1,22 +1,21 @@
 /**
  * Generates a whole data set: DIR/tasks.jsonl (one record per line, in index order) and
- * DIR/images/<id>.png. Every task is checked on its pixels as it is made (make-task.ts), on
- * worker threads when the set is big enough to pay for them (task-pool.ts); a task that cannot
- * be drawn, asked or checked is re-rolled (a repair) and at last dropped, and both are counted.
- * Output is written to a temporary sibling folder and renamed into place at the end, so a
- * reader never sees half a data set.
+ * DIR/images/<id>.png. Every task is checked on its pixels as it is made; a task that cannot be
+ * drawn, asked or checked is re-rolled from a derived seed (a repair) up to `maxAttempts` times,
+ * then dropped, and both are counted. Output is written to a temporary sibling folder and
+ * renamed into place at the end, so a reader never sees half a data set.
  */
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { writeDirAtomically } from './atomic-dir.js';
+import { checkTask } from './check.js';
 import { isDifficulty, type Difficulty } from './difficulty.js';
-import { GENERATED_KINDS, type TaskSpec } from './generate.js';
+import { buildTask, GENERATED_KINDS, renderTask, type TaskSpec } from './generate.js';
 import { taskStream, type Split } from './prng.js';
 import type { GeneratedKind, QuestionFamily } from './record.js';
-import { inThreadRunner, WorkerPool, workersAvailable, type TaskRunner } from './task-pool.js';
+import { recordLine } from './record-line.js';
 
 export interface DatasetOptions {
   kind: GeneratedKind | 'mixed';
@@ -28,7 +27,7 @@ export interface DatasetOptions {
   imageSize: [number, number] | null;
   /** Tries per task before it is dropped (default 4). */
   maxAttempts?: number;
-  /** Threads making tasks (default: one per core but one, fewer for a small set; 1: this thread only). */
+  /** Tasks in flight at once (default 4: sharp renders on its own threads). */
   concurrency?: number;
   /** Ask only these question families (absent: all). */
   families?: readonly QuestionFamily[];
@@ -51,8 +50,6 @@ export interface DatasetProgress {
 }
 
 export interface DatasetSummary extends DatasetProgress {
-  /** Threads that made the tasks. */
-  threads: number;
   seconds: number;
   tasksPerSecond: number;
   /** Why attempts failed, counted (a repaired task counts its failed attempts here too). */
@@ -76,54 +73,59 @@ export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split'
   };
 }
 
-/** Below this many tasks per thread, starting a worker (and warming its glyph cache) costs more than it saves. */
-const TASKS_PER_WORKER = 100;
+function failureKey(err: unknown): string {
+  const name = err instanceof Error ? err.name : 'Error';
+  const message = err instanceof Error ? err.message : String(err);
+  return `${name}: ${message.replace(/\d+(\.\d+)?/g, 'N').slice(0, 160)}`;
+}
 
-/**
- * Threads to make tasks on: `concurrency` when given, else one per core but one, fewer for a
- * small set. A thread's tasks keep more than its own core busy — sharp rasterises and encodes on
- * libuv's threads beside it (about 1.5 cores in all on the 2-core machine) — and there a second
- * thread made every task a third costlier for no gain (bench/tasks.ts measures both).
- */
-export function threadCount(options: Pick<DatasetOptions, 'n' | 'concurrency'>): number {
-  if (!workersAvailable()) return 1;
-  const wanted = options.concurrency ?? Math.min(availableParallelism() - 1, Math.ceil(options.n / TASKS_PER_WORKER));
-  return Math.max(1, Math.min(wanted, options.n));
+type Outcome = { line: string; png: Buffer; id: string; attempts: number } | { dropped: true; attempts: number };
+
+async function makeOne(plan: Omit<TaskSpec, 'attempt'>, maxAttempts: number, failures: Map<string, number>): Promise<Outcome> {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    let reason: string;
+    try {
+      const built = buildTask({ ...plan, attempt });
+      const rendered = await renderTask(built);
+      const report = await checkTask(built.record, { rendered });
+      if (report.ok) return { line: recordLine(built.record), png: rendered.png, id: built.record.id, attempts: attempt + 1 };
+      reason = `check: ${report.issues[0]?.check}: ${(report.issues[0]?.message ?? '').replace(/\d+(\.\d+)?/g, 'N').slice(0, 160)}`;
+    } catch (err) {
+      const name = err instanceof Error ? err.name : '';
+      if (name !== 'LayoutError' && name !== 'LabelPoolError' && name !== 'IllPosedQuestion') throw err;
+      reason = failureKey(err);
+    }
+    failures.set(reason, (failures.get(reason) ?? 0) + 1);
+  }
+  return { dropped: true, attempts: maxAttempts };
 }
 
 export async function generateDataset(outDir: string, options: DatasetOptions, onProgress?: (p: DatasetProgress) => void): Promise<DatasetSummary> {
   const out = resolve(outDir);
   const maxAttempts = options.maxAttempts ?? 4;
-  const threads = threadCount(options);
+  const concurrency = Math.max(1, options.concurrency ?? 4);
   const started = process.hrtime.bigint();
   const failures = new Map<string, number>();
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
   await writeDirAtomically(out, async (tmp) => {
     const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
-    // Lines are written in index order whatever order the tasks finish in, by one writer at a
-    // time (many lanes waiting on one stream's 'drain' would each add a listener).
+    // Lines are written in index order whatever order the tasks finish in.
     const pending = new Map<number, string | null>();
     let nextToWrite = 0;
-    let writing: Promise<void> = Promise.resolve();
-    const flush = () => {
-      writing = writing.then(async () => {
-        while (pending.has(nextToWrite)) {
-          const line = pending.get(nextToWrite);
-          pending.delete(nextToWrite);
-          nextToWrite++;
-          if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
-        }
-      });
-      return writing;
+    const flush = async () => {
+      while (pending.has(nextToWrite)) {
+        const line = pending.get(nextToWrite);
+        pending.delete(nextToWrite);
+        nextToWrite++;
+        if (line !== null && line !== undefined && !jsonl.write(line)) await once(jsonl, 'drain');
+      }
     };
-    const runner: TaskRunner = threads > 1 ? new WorkerPool(threads, maxAttempts) : inThreadRunner(maxAttempts);
     let nextIndex = 0;
     let abort: Error | null = null;
-    const lane = async () => {
+    const worker = async () => {
       while (nextIndex < options.n && !abort) {
         const index = nextIndex++;
-        const { outcome, failures: failed } = await runner.run(index, planTask(options, index));
-        for (const reason of failed) failures.set(reason, (failures.get(reason) ?? 0) + 1);
+        const outcome = await makeOne(planTask(options, index), maxAttempts, failures);
         if ('dropped' in outcome) {
           progress.dropped++;
           pending.set(index, null);
@@ -143,17 +145,15 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
       }
     };
     try {
-      await Promise.all(Array.from({ length: Math.min(runner.capacity, options.n) }, lane));
+      await Promise.all(Array.from({ length: Math.min(concurrency, options.n) }, worker));
       if (abort) throw abort;
     } catch (err) {
       jsonl.destroy();
       throw err;
-    } finally {
-      await runner.close();
     }
     jsonl.end();
     await once(jsonl, 'finish');
   });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { ...progress, threads, seconds, tasksPerSecond: progress.generated / seconds, failures: Object.fromEntries(failures), out };
+  return { ...progress, seconds, tasksPerSecond: progress.generated / seconds, failures: Object.fromEntries(failures), out };
 }

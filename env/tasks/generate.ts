@@ -21,7 +21,7 @@ import { layoutTable } from './table-layout.js';
 import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 
 /** Bump when a change to the generator changes its output for the same spec. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 2;
 
 export const GENERATED_KINDS: readonly GeneratedKind[] = ['table', 'vbar', 'hbar', 'grouped', 'line'];
 
@@ -296,15 +296,9 @@ export interface RenderedTask extends BuiltTask {
   labelMap: LabelMap;
 }
 
-/**
- * zlib level of task PNGs: 1 encodes a large table ~1.8× faster than the tools' 3, for files
- * 15–25% larger: the encode was the biggest cost of a task once text was cheap.
- */
-export const TASK_PNG_LEVEL = 1;
-
 export async function renderTask(task: BuiltTask): Promise<RenderedTask> {
   const { image, labelMap } = await renderWithLabelMap(task.scene);
-  return { ...task, image, labelMap, png: await encodePng(image, { compressionLevel: TASK_PNG_LEVEL }) };
+  return { ...task, image, labelMap, png: await encodePng(image) };
 }
 
 /** The spec a stored record was generated from, or null if it is not a generated task. */

@@ -1,12 +1,11 @@
 /**
  * Puts a label where layout wants its ink: "ink box left edge at x, top at y", centred, right
- * aligned, or rotated and centred on a tick. Returns the text run to draw and the estimated ink box
+ * aligned, or rotated and centred on a tick. Returns the SVG writer and the estimated ink box
  * (slack included), which layout uses for spacing and which the checker later verifies on
  * pixels. Vertical extent is the line's (all labels in a row share a baseline), horizontal
  * extent is the string's.
  */
 import type { BBox } from '../tools/metadata.js';
-import type { Paint, TextRun } from './scene.js';
 import { text } from './svg.js';
 import { INK_SLACK_PX, lineInk, measureText, type FontWeight } from './text-metrics.js';
 
@@ -28,12 +27,7 @@ export interface Placement {
 export interface PlacedText {
   content: string;
   box: BBox;
-  /** The label as it is drawn in the image. */
-  run(fill: string): TextRun;
-  /** A mark's paint that is this label alone. */
-  paint(fill: string): Paint;
-  /** The same label as an SVG <text> (for measuring what librsvg makes of the estimate). */
-  svg(fill: string): string;
+  draw(fill: string): string;
 }
 
 /** The estimated ink box of a label with its pen origin at (0, 0), rotation applied. */
@@ -65,30 +59,18 @@ export function labelHeight(content: string, style: TextStyle): number {
   return b.y2 - b.y1;
 }
 
-function snap(value: number, anchor: 'start' | 'end' | 'centre'): number {
-  return anchor === 'start' ? Math.ceil(value) : anchor === 'end' ? Math.floor(value) : Math.round(value);
-}
-
 export function placeText(content: string, style: TextStyle, at: Placement): PlacedText {
   const ext = labelExtent(content, style);
   const width = ext.x2 - ext.x1;
   const height = ext.y2 - ext.y1;
   const left = at.h === 'left' ? at.x : at.h === 'right' ? at.x - width : at.x - width / 2;
   const top = at.v === 'top' ? at.y : at.v === 'bottom' ? at.y - height : at.y - height / 2;
-  // A flat label's baseline (an upright one's, its x) sits on a whole pixel, as hinted text
-  // does: its glyphs then need one vertical position in the glyph cache instead of four. It
-  // moves away from the edge it is anchored to (a top-aligned label down), never past it, and
-  // the box moves with it, so the estimate is still where the label is drawn.
-  const angle = style.rotate ?? 0;
-  const originX = Math.abs(angle) === 90 ? snap(left - ext.x1, at.h === 'left' ? 'start' : at.h === 'right' ? 'end' : 'centre') : left - ext.x1;
-  const originY = angle === 0 ? snap(top - ext.y1, at.v === 'top' ? 'start' : at.v === 'bottom' ? 'end' : 'centre') : top - ext.y1;
-  const options = { fontSize: style.fontSize, weight: style.weight ?? 'normal', rotate: angle ? -angle : 0 };
-  const run = (fill: string): TextRun => ({ content, ...options, x: originX, y: originY, fill });
+  const originX = left - ext.x1;
+  const originY = top - ext.y1;
+  const options = { fontSize: style.fontSize, weight: style.weight ?? 'normal', rotate: style.rotate ? -style.rotate : 0 };
   return {
     content,
-    box: { x1: originX + ext.x1, y1: originY + ext.y1, x2: originX + ext.x2, y2: originY + ext.y2 },
-    run,
-    paint: (fill: string) => ({ shapes: [], text: [run(fill)] }),
-    svg: (fill: string) => text(originX, originY, content, fill, options),
+    box: { x1: left, y1: top, x2: left + width, y2: top + height },
+    draw: (fill: string) => text(originX, originY, content, fill, options),
   };
 }

@@ -11,8 +11,9 @@ import type { TableStyle } from './difficulty.js';
 import { MIN_FONT_SIZE } from './difficulty.js';
 import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelWidth, placeText, type TextStyle } from './place-text.js';
-import { rectShape, type Layer, type Scene } from './scene.js';
-import { derivedFontSize, lineInk } from './text-metrics.js';
+import type { Layer, Scene } from './scene.js';
+import { rect } from './svg.js';
+import { lineInk } from './text-metrics.js';
 
 export interface TableColours {
   text: string;
@@ -76,7 +77,7 @@ function measure(input: TableLayoutInput, fs: number, tight: boolean): Metrics {
     return Math.ceil(widest + 2 * padX);
   });
   const groupH = input.style === 'header' ? rowH : 0;
-  const titleStyle: TextStyle = { fontSize: derivedFontSize(fs * 1.15), weight: 'bold' };
+  const titleStyle: TextStyle = { fontSize: fs * 1.15, weight: 'bold' };
   const titleInk = lineInk(titleStyle.fontSize);
   const titleH = input.title ? Math.ceil(titleInk.bottom - titleInk.top) + Math.max(3, Math.round(fs * 0.5)) : 0;
   const titleW = input.title ? Math.ceil(labelWidth(input.title, titleStyle)) : 0;
@@ -125,33 +126,33 @@ export function layoutTable(input: TableLayoutInput): Scene {
   const headerText = style === 'header' ? colours.headerText : colours.text;
 
   // Backgrounds and rules first; text (the marks) on top.
-  if (style === 'grid') layers.push(rectShape(x0, headerTop, tableW, m.rowH, colours.headerFill));
-  if (style === 'header') layers.push(rectShape(x0, headerTop, tableW, m.rowH, colours.headerFill));
-  if (style === 'zebra') for (let r = 1; r < data.rows.length; r += 2) layers.push(rectShape(x0, rowTop(r), tableW, m.rowH, colours.stripe));
+  if (style === 'grid') layers.push(rect(x0, headerTop, tableW, m.rowH, colours.headerFill));
+  if (style === 'header') layers.push(rect(x0, headerTop, tableW, m.rowH, colours.headerFill));
+  if (style === 'zebra') for (let r = 1; r < data.rows.length; r += 2) layers.push(rect(x0, rowTop(r), tableW, m.rowH, colours.stripe));
   if (style === 'plain') {
-    layers.push(rectShape(x0, headerTop, tableW, 2, colours.line));
-    layers.push(rectShape(x0, rowTop(0) - 1, tableW, 1, colours.line));
-    layers.push(rectShape(x0, tableBottom - 2, tableW, 2, colours.line));
+    layers.push(rect(x0, headerTop, tableW, 2, colours.line));
+    layers.push(rect(x0, rowTop(0) - 1, tableW, 1, colours.line));
+    layers.push(rect(x0, tableBottom - 2, tableW, 2, colours.line));
   }
-  if (style === 'zebra') layers.push(rectShape(x0, rowTop(0) - 1, tableW, 1, colours.line));
+  if (style === 'zebra') layers.push(rect(x0, rowTop(0) - 1, tableW, 1, colours.line));
   if (style === 'header') {
-    for (let r = 1; r < data.rows.length; r++) layers.push(rectShape(x0, rowTop(r), tableW, 1, colours.stripe));
-    layers.push(rectShape(x0, tableBottom - 1, tableW, 1, colours.line));
+    for (let r = 1; r < data.rows.length; r++) layers.push(rect(x0, rowTop(r), tableW, 1, colours.stripe));
+    layers.push(rect(x0, tableBottom - 1, tableW, 1, colours.line));
   }
   if (style === 'grid') {
     for (let c = 0; c <= data.columns.length; c++) {
       const x = c === data.columns.length ? tableRight - 1 : (colX[c] as number);
-      layers.push(rectShape(x, headerTop, 1, tableBottom - headerTop, colours.line));
+      layers.push(rect(x, headerTop, 1, tableBottom - headerTop, colours.line));
     }
     for (let r = 0; r <= data.rows.length + 1; r++) {
       const y = r === data.rows.length + 1 ? tableBottom - 1 : headerTop + r * m.rowH;
-      layers.push(rectShape(x0, y, tableW, 1, colours.line));
+      layers.push(rect(x0, y, tableW, 1, colours.line));
     }
   }
 
   if (input.title) {
-    const t = placeText(input.title, { fontSize: derivedFontSize(m.fs * 1.15), weight: 'bold' }, { x: left + Math.floor((contentW - m.titleW) / 2), y: top, h: 'left', v: 'top' });
-    layers.push({ name: `title "${input.title}"`, owners: {}, draw: (fill) => t.paint(fill ?? colours.text) });
+    const t = placeText(input.title, { fontSize: m.fs * 1.15, weight: 'bold' }, { x: left + Math.floor((contentW - m.titleW) / 2), y: top, h: 'left', v: 'top' });
+    layers.push({ name: `title "${input.title}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
   }
   if (style === 'header') {
     const groupTop = top + m.titleH;
@@ -159,12 +160,12 @@ export function layoutTable(input: TableLayoutInput): Scene {
       const gx1 = colX[g.from] as number;
       const gx2 = colX[g.to + 1] as number;
       if (g.label === '') continue;
-      layers.push(rectShape(gx1 + 1, groupTop, gx2 - gx1 - 2, m.rowH - 1, colours.groupFill));
+      layers.push(rect(gx1 + 1, groupTop, gx2 - gx1 - 2, m.rowH - 1, colours.groupFill));
       // A narrow group gets the short form of its label, or none.
       const label = [g.label, SHORT_GROUP_LABEL[g.label] ?? ''].find((l) => l !== '' && labelWidth(l, head) + 2 * m.padX <= gx2 - gx1);
       if (label === undefined) continue;
       const t = placeText(label, head, { x: (gx1 + gx2) / 2, y: groupTop + m.padY, h: 'center', v: 'top' });
-      layers.push({ name: `group header "${label}"`, owners: {}, draw: (fill) => t.paint(fill ?? colours.text) });
+      layers.push({ name: `group header "${label}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
     }
   }
 
@@ -181,7 +182,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
     headerCells.push({ x1, y1: headerTop, x2, y2: headerTop + m.rowH });
     const right = column.kind === 'number';
     const t = placeText(column.name, head, { x: right ? x2 - m.padX : x1 + m.padX, y: headerTop + m.padY, h: right ? 'right' : 'left', v: 'top' });
-    layers.push({ name: `header "${column.name}"`, owners: { columns: column.name }, draw: (fill) => t.paint(fill ?? headerText) });
+    layers.push({ name: `header "${column.name}"`, owners: { columns: column.name }, draw: (fill) => t.draw(fill ?? headerText) });
   });
   cells.push(headerCells);
   data.rows.forEach((row, r) => {
@@ -196,7 +197,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
       const right = column.kind === 'number';
       const content = displayCell(data, r, c);
       const t = placeText(content, body, { x: right ? x2 - m.padX : x1 + m.padX, y: y1 + m.padY, h: right ? 'right' : 'left', v: 'top' });
-      layers.push({ name: `cell (${key}, ${column.name})`, owners: { columns: column.name, rows: key }, draw: (fill) => t.paint(fill ?? colours.text) });
+      layers.push({ name: `cell (${key}, ${column.name})`, owners: { columns: column.name, rows: key }, draw: (fill) => t.draw(fill ?? colours.text) });
     });
     cells.push(rowCells);
   });

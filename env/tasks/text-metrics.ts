@@ -36,11 +36,6 @@ function glyph(c: string, weight: FontWeight): GlyphMetrics {
   return table[c] ?? WIDEST[weight];
 }
 
-/** How far the pen moves after `c` at `fontSize` px: what lays glyphs out when text is drawn. */
-export function glyphAdvance(c: string, fontSize: number, weight: FontWeight = 'normal'): number {
-  return glyph(c, weight)[0] * (fontSize / 1000);
-}
-
 /** The advance and ink box of `text` at `fontSize` px, before slack. */
 export function measureText(text: string, fontSize: number, weight: FontWeight = 'normal'): TextExtent {
   const scale = fontSize / 1000;
@@ -67,14 +62,6 @@ export function measureText(text: string, fontSize: number, weight: FontWeight =
 export function inkWidth(text: string, fontSize: number, weight: FontWeight = 'normal'): number {
   const e = measureText(text, fontSize, weight);
   return e.right - e.left + 2 * INK_SLACK_PX;
-}
-
-/**
- * A font size derived from another by a factor (a title 1.2× the labels), on the half-pixel grid
- * the layouts' own sizes step on: glyph rasters are drawn once per size, so few sizes draw few.
- */
-export function derivedFontSize(px: number): number {
-  return Math.round(px * 2) / 2;
 }
 
 /**

@@ -85,9 +85,9 @@ test('overlapping labels and labels cut off at the edge are caught on the label 
     height: 90,
     background: '#ffffff',
     layers: [
-      { name: 'label A', owners: {}, draw: (f) => a.paint(f ?? '#000000') },
-      { name: 'label B', owners: {}, draw: (f) => b.paint(f ?? '#000000') },
-      { name: 'label C', owners: {}, draw: (f) => c.paint(f ?? '#000000') },
+      { name: 'label A', owners: {}, draw: (f) => a.draw(f ?? '#000') },
+      { name: 'label B', owners: {}, draw: (f) => b.draw(f ?? '#000') },
+      { name: 'label C', owners: {}, draw: (f) => c.draw(f ?? '#000') },
     ],
     meta: { unit: 'pixels', source: 'generator' },
   };
