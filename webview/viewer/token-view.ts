@@ -10,7 +10,7 @@ import { formatNumber, h } from '../shared/dom.js';
 export type TokenShading = 'logprob' | 'entropy';
 
 /** 0 (plain) to 1 (strongest): 1 − p for log-probs; entropy against the largest in the turn. */
-export function tokenStrengths(entry: TokenViewTurn, shading: TokenShading): number[] {
+function tokenStrengths(entry: TokenViewTurn, shading: TokenShading): number[] {
   if (shading === 'logprob') return entry.logprob.map((lp) => 1 - Math.exp(lp));
   const top = Math.max(1e-9, ...entry.entropy);
   return entry.entropy.map((e) => e / top);
