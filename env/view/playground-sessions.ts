@@ -7,10 +7,8 @@
  * Opening by path is confined to the allowed roots (resolveInsideRoot); uploads are decoded by
  * sharp and bounded in bytes and pixels. Nothing the panel sends is executed.
  */
-import { createReadStream } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { decodeImage, encodePng, ImageTooLargeError, type RgbImage } from '../core/image.js';
 import { resolveInsideRoot } from '../core/paths.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
@@ -19,6 +17,7 @@ import { availableToolNames, runToolCallAsync } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
+import { findInTaskFile } from './run-task-record.js';
 
 interface Layer {
   image: RgbImage;
@@ -191,24 +190,10 @@ export class PlaygroundSessions {
       } catch {
         continue;
       }
-      const lines = createInterface({ input: createReadStream(tasks, { encoding: 'utf8' }), crlfDelay: Infinity });
-      try {
-        for await (const line of lines) {
-          // A cheap test before parsing: the record must mention the file's name.
-          if (!line.includes(basename(imagePath))) continue;
-          let record: unknown;
-          try {
-            record = JSON.parse(line);
-          } catch {
-            continue;
-          }
-          if (!isRecord(record) || typeof record.image !== 'string' || !isRecord(record.meta)) continue;
-          const named = await realpath(resolve(dirname(tasks), record.image)).catch(() => null);
-          if (named === real) return { text: JSON.stringify(record), source: `task ${String(record.id ?? '?')} in ${relative(folder, tasks) || 'tasks.jsonl'}` };
-        }
-      } finally {
-        lines.close();
-      }
+      const found = await findInTaskFile(tasks, basename(imagePath), async (record) =>
+        typeof record.image === 'string' && (await realpath(resolve(dirname(tasks), record.image)).catch(() => null)) === real,
+      );
+      if (found) return { text: found.line, source: `task ${String(found.record.id ?? '?')} in ${relative(folder, tasks) || 'tasks.jsonl'}` };
     }
     return null;
   }

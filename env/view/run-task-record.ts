@@ -25,31 +25,42 @@ async function taskFiles(runDir: string): Promise<string[]> {
   return [...new Set(files)];
 }
 
+/**
+ * The first task record in a tasks.jsonl that `accept` takes, with its line; null when the file
+ * is missing or holds none. Lines that do not contain `needle` (a cheap test: the id or file name
+ * the record must mention) are not parsed, so a 400K-task file is a stream, not a parse.
+ */
+export async function findInTaskFile(file: string, needle: string, accept: (record: Record<string, unknown>) => boolean | Promise<boolean>): Promise<{ record: Record<string, unknown>; line: string } | null> {
+  const stream = createReadStream(file, { encoding: 'utf8' });
+  const opened = await new Promise<boolean>((done) => {
+    stream.once('open', () => done(true));
+    stream.once('error', () => done(false));
+  });
+  if (!opened) return null;
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      if (!line.includes(needle)) continue;
+      let record: unknown;
+      try {
+        record = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (isRecord(record) && isRecord(record.meta) && (await accept(record))) return { record, line };
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  return null;
+}
+
 /** The record's JSON line and the file it came from, or null when no task file holds that id. */
 export async function findTaskRecord(runDir: string, promptId: string): Promise<{ line: string; file: string } | null> {
-  const needle = JSON.stringify(promptId);
   for (const file of await taskFiles(runDir)) {
-    const stream = createReadStream(file, { encoding: 'utf8' });
-    const opened = await new Promise<boolean>((done) => {
-      stream.once('open', () => done(true));
-      stream.once('error', () => done(false));
-    });
-    if (!opened) continue;
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
-    try {
-      for await (const line of lines) {
-        if (!line.includes(needle)) continue;
-        try {
-          const record: unknown = JSON.parse(line);
-          if (isRecord(record) && record.id === promptId && isRecord(record.meta)) return { line, file };
-        } catch {
-          continue;
-        }
-      }
-    } finally {
-      lines.close();
-      stream.destroy();
-    }
+    const found = await findInTaskFile(file, JSON.stringify(promptId), (record) => record.id === promptId);
+    if (found) return { line: found.line, file };
   }
   return null;
 }

@@ -1,6 +1,12 @@
 """The token view is matched back to the sampled turns by token id, or not recorded at all."""
 
-from vistool_trainer.token_view import ScoredPositions, token_view
+from vistool_trainer.token_view import ScoredPositions, token_view as token_ids_view, with_token_text
+
+
+def token_view(messages, turns, scored, decode):
+    """The view as the record carries it: matched by id, then given its text."""
+    view = token_ids_view(messages, turns, scored)
+    return None if view is None else with_token_text(view, decode)
 
 MESSAGES = [
     {"role": "system", "content": []},

@@ -176,7 +176,7 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
     for index, rollout in enumerate(rollouts):
         mine = [scored[j] for j, owner in enumerate(owners) if owner == index]
-        rollout.token_view = token_view(rollout.messages, rollout.trajectory.get("turns") or [], mine, policy.processor.tokenizer.decode)
+        rollout.token_view = token_view(rollout.messages, rollout.trajectory.get("turns") or [], mine)
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
     count = len(mini_batches(global_rollouts, rl["group_size"], rl["ppo_mini_batch_size"]))

@@ -11,11 +11,12 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .conversation_encoding import load_image_part
 from .env_client import EnvClient
 from .policy import Policy
+from .token_view import with_token_text
 
 
 @dataclass
@@ -194,7 +195,7 @@ def run_rollouts(
     return rollouts
 
 
-def rollout_record(rollout: Rollout, step: int) -> dict[str, Any]:
+def rollout_record(rollout: Rollout, step: int, decode: Callable[[int], str] | None = None) -> dict[str, Any]:
     """The rollout-file line (docs/CONTRACTS.md): the server's trajectory plus step/group/advantage and
     `kept` (the viewer's kept/filtered badge reads it rather than guessing from the reward spread)."""
     record = dict(rollout.trajectory)
@@ -202,8 +203,8 @@ def rollout_record(rollout: Rollout, step: int) -> dict[str, Any]:
                    "reward_breakdown": rollout.components, "reward_weights": rollout.weights, "reward_notes": rollout.notes, "correct": rollout.correct,
                    "advantage": rollout.advantage,
                    "kept": rollout.kept})
-    if rollout.token_view is not None:
-        record["token_view"] = rollout.token_view
+    if rollout.token_view is not None and decode is not None:
+        record["token_view"] = with_token_text(rollout.token_view, decode)
     return record
 
 

@@ -26,10 +26,12 @@ class ScoredPositions:
     entropies: list[float]
 
 
-def token_view(messages: Sequence[dict[str, Any]], trajectory_turns: Sequence[dict[str, Any]], scored: Sequence[ScoredPositions],
-               decode: Callable[[int], str]) -> list[dict[str, Any]] | None:
-    """One entry per assistant turn ({turn, tokens, logprob, entropy, mask}), `turn` indexing the
-    trajectory's turns; None when the scored positions do not spell the sampled turns."""
+def token_view(messages: Sequence[dict[str, Any]], trajectory_turns: Sequence[dict[str, Any]], scored: Sequence[ScoredPositions]
+               ) -> list[dict[str, Any]] | None:
+    """One entry per assistant turn ({turn, token_ids, logprob, entropy, mask}), `turn` indexing the
+    trajectory's turns; None when the scored positions do not spell the sampled turns. Token text
+    is left to `with_token_text`, for the few records written: decoding every rollout's tokens
+    every step would cost a tokenizer call per token on the update's path."""
     ids = [token for part in scored for token in part.token_ids]
     log_probs = [value for part in scored for value in part.log_probs]
     entropies = [value for part in scored for value in part.entropies]
@@ -43,9 +45,15 @@ def token_view(messages: Sequence[dict[str, Any]], trajectory_turns: Sequence[di
         if ids[at:at + len(turn_ids)] != list(turn_ids):
             return None
         span = slice(at, at + len(turn_ids))
-        view.append({"turn": turn_index, "tokens": [decode(token) for token in turn_ids],
+        view.append({"turn": turn_index, "token_ids": list(turn_ids),
                      "logprob": [round(value, DIGITS) for value in log_probs[span]],
                      "entropy": [round(value, DIGITS) for value in entropies[span]],
                      "mask": [1] * len(turn_ids)})
         at += len(turn_ids)
     return view if at == len(ids) else None
+
+
+def with_token_text(view: Sequence[dict[str, Any]], decode: Callable[[int], str]) -> list[dict[str, Any]]:
+    """The record's form of a token view: each entry's token ids as their text (`tokens`)."""
+    return [{"turn": entry["turn"], "tokens": [decode(token) for token in entry["token_ids"]],
+             **{key: entry[key] for key in ("logprob", "entropy", "mask")}} for entry in view]

@@ -390,7 +390,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             run.append_metrics(record)
             limit = config["logging"]["rollouts_per_step"]
             share = -(-limit // dist.world)
-            records = [rollout_record(rollout, state["global_step"]) for rollout in result.generated[:share]]
+            records = [rollout_record(rollout, state["global_step"], policy.processor.tokenizer.decode) for rollout in result.generated[:share]]
             records = [record for rank_records in dist.gather(records) for record in rank_records][:limit]
             for rollout_line in records:
                 run.append_rollout(state["global_step"], rollout_line)

@@ -19,9 +19,9 @@
  * OCR grounding finds bands when an episode starts. `family` keeps CharXiv's answer category
  * (reasoning) or the template id (descriptive).
  */
-import { access, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { at, ConvertError, fail, needObject, readAnswer, readItems, type Converted, type LoadResult, type Where } from './common.js';
+import { at, ConvertError, exists, fail, needObject, readAnswer, readItems, type Converted, type LoadResult, type Where } from './common.js';
 import { formatPositional, PythonLiteralError, readPythonStringTable } from './python-literals.js';
 
 const CATEGORY_FAMILY: Readonly<Record<number, string>> = { 1: 'text-in-chart', 2: 'text-in-general', 3: 'number-in-chart', 4: 'number-in-general' };
@@ -32,10 +32,6 @@ interface Templates {
   file: string;
   descriptive: Map<number, string>;
   reasoning: Map<number, string>;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
 }
 
 async function imagesFolder(file: string, imagesRoot: string | undefined): Promise<string> {

@@ -5,7 +5,7 @@
  * (DIR/tasks.jsonl + DIR/images/, images copied, atomically). Loaders never guess silently: a
  * record they cannot use is either an error or a counted, reported skip.
  */
-import { readFile, copyFile } from 'node:fs/promises';
+import { access, readFile, copyFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename, extname, join } from 'node:path';
@@ -274,6 +274,10 @@ export function readAnswer(value: unknown, where: Where, field: string): string 
   }
   if (stripped === '') fail(where, field, 'a non-empty answer', value);
   return stripped;
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
 }
 
 export function imagePathOf(root: string, path: string): string {

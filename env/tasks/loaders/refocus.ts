@@ -20,10 +20,9 @@
  * default root is tried at the source file's folder and the two above it (`data/x.json` holds
  * `data/...` paths); `--images-root` names it outright.
  */
-import { access } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { BBox } from '../../tools/metadata.js';
-import { at, fail, imagePathOf, isObject, metadataFrom, needObject, needString, readAnswer, readBands, readBox, readItems, type Converted, type LoadResult, type Where } from './common.js';
+import { at, exists, fail, imagePathOf, isObject, metadataFrom, needObject, needString, readAnswer, readBands, readBox, readItems, type Converted, type LoadResult, type Where } from './common.js';
 
 export function imageField(item: Record<string, unknown>, where: Where): string {
   const conversations = item.conversations;
@@ -32,10 +31,6 @@ export function imageField(item: Record<string, unknown>, where: Where): string 
   if (typeof item.figure_path === 'string') return item.figure_path;
   if (typeof item.image === 'string') return item.image;
   return fail(where, 'conversations[0].images[0]', 'the image path (or images[0], figure_path, image)', undefined);
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
 }
 
 /** The image at `path` under the first root that has it; the error names every place tried. */
