@@ -11,7 +11,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImageStore } from '../env/episodes/image-store.js';
 import { TrajectoryScorer } from '../env/rewards/trajectory-scorer.js';
-import { FLAT_GROUP, groupAdvantages, playEpisode, TABLE_GROUP } from '../test/view/run-directory.js';
+import { FLAT_GROUP, groupAdvantages, playEpisode, TABLE_GROUP } from '../test/runs/run-directory.js';
 
 export interface LargeRunOptions {
   metricLines: number;

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Browser, Page } from 'playwright-core';
-import { MetricsStore } from '../env/view/metrics-store.js';
+import { MetricsStore } from '../env/runs/metrics-store.js';
 import { ensureBundles, launchBrowser } from '../test/webview/browser-harness.js';
 import { largeMetricLine, writeLargeRun } from './large-run.js';
 

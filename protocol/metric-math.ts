@@ -1,7 +1,7 @@
 /**
  * The arithmetic on metric columns that the host and the dashboard must do alike: the wall-clock
  * x axis, TensorBoard's debiased EMA, and where a run changes stage. The host computes a chart's
- * series from every row of a run (env/view/metric-series.ts) and the dashboard exports the rows
+ * series from every row of a run (env/runs/metric-series.ts) and the dashboard exports the rows
  * as CSV (webview/dashboard/series.ts); both call these, so a curve and its CSV never disagree.
  *
  * Columns are arrays with null for a missing value (a MetricTable) or the host's typed columns

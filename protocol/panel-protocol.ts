@@ -123,7 +123,7 @@ export const PANEL_KINDS: readonly PanelKind[] = ['dashboard', 'viewer', 'playgr
 /**
  * An evaluation of a checkpoint. Read from, in order of preference: `metrics.jsonl` lines with
  * `"stage": "eval"`, `run.json` `evaluations` ({label: metrics}), `results.json`, and
- * `eval/*.json` (see env/view/evaluations.ts for the accepted shapes). Metric names follow the
+ * `eval/*.json` (see env/runs/evaluations.ts for the accepted shapes). Metric names follow the
  * trainer: `eval/acc_tools`, `eval/acc_no_tools`, `eval/tool_call_rate`, ...
  */
 export interface EvalResult {
@@ -186,7 +186,7 @@ export interface MetricSeries {
   /**
    * The values against the chosen x axis, rows without one left out: every point when they fit
    * in `maxPoints`, else the first, the last and each bucket's lowest and highest point
-   * (env/view/downsample.ts has the exact rule).
+   * (env/runs/downsample.ts has the exact rule).
    */
   raw: SeriesPoints;
   /** The debiased EMA computed over every point, then downsampled the same way; null when smoothing is 0. */

@@ -1,7 +1,7 @@
 /**
  * `results.json`: an eval's summary as one document — what was evaluated (policy, tasks,
  * arms), whether every task has a result, the per-arm breakdowns, and an `evaluations` map in
- * the shape the dashboard reads (env/view/evaluations.ts: `{"evaluations": {label: {step,
+ * the shape the dashboard reads (env/runs/evaluations.ts: `{"evaluations": {label: {step,
  * metrics}}}`), so `vistool view DIR` shows the eval beside training runs.
  * The shape is documented in README.md in this folder. Written whole, through a temp file.
  */

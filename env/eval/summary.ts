@@ -115,7 +115,7 @@ export function summarize(results: readonly TaskResult[]): Partial<Record<Arm, A
 }
 
 /**
- * The flat metrics the dashboard's evaluation table reads (env/view/evaluations.ts), named as
+ * The flat metrics the dashboard's evaluation table reads (env/runs/evaluations.ts), named as
  * the trainer names them: eval/acc_tools, eval/acc_no_tools, eval/tool_call_rate, eval/n, ...
  * Only finite numbers: a metric with no data is left out rather than written as null.
  */

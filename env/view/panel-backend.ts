@@ -54,8 +54,8 @@ import {
   type RunSummary,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
-import { RunSource } from './run-source.js';
-import { findTaskRecord } from './run-task-record.js';
+import { RunSource } from '../runs/run-source.js';
+import { findTaskRecord } from '../runs/run-task-record.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */

@@ -17,7 +17,7 @@ import { availableToolNames, runToolCallAsync } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
-import { findInTaskFile } from './run-task-record.js';
+import { findInTaskFile } from '../runs/run-task-record.js';
 
 interface Layer {
   image: RgbImage;

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { PathError, resolveInsideRoot } from '../core/paths.js';
 import { PANEL_KINDS, type PanelKind } from '../../protocol/panel-protocol.js';
-import { resolveRunFile } from './run-files.js';
+import { resolveRunFile } from '../runs/run-files.js';
 import { HttpError, readJsonBody } from '../server/http-util.js';
 import { contentSecurityPolicy, indexPage, newNonce, panelPage, type Theme } from './page.js';
 import type { PanelBackend } from './panel-backend.js';

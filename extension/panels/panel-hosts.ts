@@ -16,7 +16,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { PanelBackend } from '../../env/view/panel-backend.js';
 import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
-import { runName } from '../../env/view/run-name.js';
+import { runName } from '../../env/runs/run-name.js';
 import { type NotificationMessage, PANEL_TITLES, type PanelKind, type PlaygroundMetadata, ReadyCommand, RunsChangedNotification, SaveFileCommand, ShowInPlaygroundCommand } from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
 

@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { JsonlTail } from '../../env/view/jsonl-tail.js';
+import { JsonlTail } from '../../env/runs/jsonl-tail.js';
 import { TRAINER_COMMAND_MARK } from '../runs/run-state.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { closeRunJson, markRunStarting } from './run-json.js';

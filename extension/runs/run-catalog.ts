@@ -8,8 +8,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { configNameOf, runName } from '../../env/view/run-name.js';
-import { PROCESS_GONE, RunSource } from '../../env/view/run-source.js';
+import { configNameOf, runName } from '../../env/runs/run-name.js';
+import { PROCESS_GONE, RunSource } from '../../env/runs/run-source.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { type RunState, runStateFrom, TRAINER_COMMAND_MARK } from './run-state.js';
@@ -18,7 +18,7 @@ import { readJsonObject } from './read-json.js';
 export interface RunOverview {
   /** Absolute path of the run directory: the run's identity. */
   dir: string;
-  /** The folder's name (env/view/run-name.ts). */
+  /** The folder's name (env/runs/run-name.ts). */
   name: string;
   /** The run config's name (run.json), when it differs from the folder's. */
   configName: string | null;

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserCommand } from '../../env/cli/open-browser.js';
-import { writeRunDirectory, TABLE_GROUP } from '../view/run-directory.js';
+import { writeRunDirectory, TABLE_GROUP } from '../runs/run-directory.js';
 
 test('the opener: $BROWSER when set, else the platform’s own', () => {
   const url = 'http://127.0.0.1:1/?token=t';

@@ -17,7 +17,7 @@ import { compareEvals } from '../../env/eval/compare.js';
 import { defaultPython, repositoryRoot } from '../../env/eval/checkpoint-eval.js';
 import type { ResultsDocument } from '../../env/eval/results-document.js';
 import { generateDataset } from '../../env/tasks/dataset.js';
-import { evalResultsFromDocument } from '../../env/view/evaluations.js';
+import { evalResultsFromDocument } from '../../env/runs/evaluations.js';
 
 const python = defaultPython();
 const missing = !existsSync(python)

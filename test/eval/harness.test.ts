@@ -8,8 +8,8 @@ import { OpenAIChatPolicy } from '../../env/eval/chat-policy.js';
 import { runChatEval, type ChatEvalOptions } from '../../env/eval/run-eval.js';
 import type { CompletedResult, TaskResult } from '../../env/eval/task-result.js';
 import type { AssistantTurn, Trajectory } from '../../env/episodes/trajectory.js';
-import { evalResultsFromDocument } from '../../env/view/evaluations.js';
-import { RunSource } from '../../env/view/run-source.js';
+import { evalResultsFromDocument } from '../../env/runs/evaluations.js';
+import { RunSource } from '../../env/runs/run-source.js';
 import { groupRollouts } from '../../webview/viewer/groups.js';
 import { startScriptedChatServer, type ChatScript, type ScriptedChatServer } from './scripted-chat-server.js';
 import { answeringModel, generateTasks, taskOf, type GeneratedTasks } from './scripted-model.js';
@@ -85,7 +85,7 @@ test('hermes tool calls: --tools both plays every task in two arms through the e
   assert.equal(noTools.tool_call_rate, 0);
   assert.equal(noTools.turns_mean, 1);
   assert.equal(document.complete, true);
-  // The dashboard reads the same file (env/view/evaluations.ts) and finds both arms.
+  // The dashboard reads the same file (env/runs/evaluations.ts) and finds both arms.
   const [evaluation] = evalResultsFromDocument(JSON.parse(await readFile(join(out, 'results.json'), 'utf8')), 'results.json', null);
   assert.equal(evaluation?.label, 'scripted');
   assert.equal(evaluation?.metrics['eval/acc_tools'], 1);

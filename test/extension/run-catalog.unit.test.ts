@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { RunSource } from '../../env/view/run-source.js';
-import { runName } from '../../env/view/run-name.js';
+import { RunSource } from '../../env/runs/run-source.js';
+import { runName } from '../../env/runs/run-name.js';
 import { runTooltip } from '../../extension/runs/run-labels.js';
 import { test } from 'node:test';
 import { findRunDirectories, RunCatalog } from '../../extension/runs/run-catalog.js';

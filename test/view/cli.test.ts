@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { expandRunDirectories, viewCommand } from '../../env/cli/view.js';
 import { UsageError } from '../../env/cli/command.js';
-import { writeRunDirectory } from './run-directory.js';
+import { writeRunDirectory } from '../runs/run-directory.js';
 
 test('vistool view prints a loopback URL with a token, serves with it, refuses without it, and stops on SIGTERM', async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-view-cli-'));

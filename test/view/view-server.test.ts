@@ -9,7 +9,7 @@ import { PanelBackend } from '../../env/view/panel-backend.js';
 import { ViewServer } from '../../env/view/view-server.js';
 import type { PlaygroundSnapshot, StepIndex } from '../../protocol/panel-protocol.js';
 import { pixelAt, tableFixture } from '../fixtures/render.js';
-import { appendMetrics, writeRunDirectory } from './run-directory.js';
+import { appendMetrics, writeRunDirectory } from '../runs/run-directory.js';
 
 const token = 'view-test-token-0123456789abcdef';
 let root: string;

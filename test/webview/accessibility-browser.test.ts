@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { tableFixture } from '../fixtures/render.js';
-import { FLAT_GROUP, TABLE_GROUP, writeRunDirectory } from '../view/run-directory.js';
+import { FLAT_GROUP, TABLE_GROUP, writeRunDirectory } from '../runs/run-directory.js';
 import { ARTEFACTS, ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession, type WatchedPage } from './browser-harness.js';
 
 type Theme = 'light' | 'dark';

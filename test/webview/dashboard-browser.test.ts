@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { decodeImage } from '../../env/core/image.js';
 import { tableFixture } from '../fixtures/render.js';
-import { appendMetrics, writeRunDirectory } from '../view/run-directory.js';
+import { appendMetrics, writeRunDirectory } from '../runs/run-directory.js';
 import { ensureBundles, launchBrowser, openPage, pixelsNear, screenshot, startView, type ViewSession } from './browser-harness.js';
 
 let browser: Browser;

@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { writeRunDirectory } from '../view/run-directory.js';
+import { writeRunDirectory } from '../runs/run-directory.js';
 import { ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession } from './browser-harness.js';
 
 let browser: Browser;

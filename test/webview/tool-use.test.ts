@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
-import { summarizeRollout } from '../../env/view/rollout-summary.js';
+import { summarizeRollout } from '../../env/runs/rollout-summary.js';
 
 // A rollout with a malformed first message (E1, no call), then an unknown tool (a failed call
 // whose error is also in the turn's errors), then a call that ran, then the answer.

@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { FLAT_GROUP, HOSTILE_GROUP, HOSTILE_TEXT, TABLE_GROUP, writeRunDirectory } from '../view/run-directory.js';
+import { FLAT_GROUP, HOSTILE_GROUP, HOSTILE_TEXT, TABLE_GROUP, writeRunDirectory } from '../runs/run-directory.js';
 import { ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession } from './browser-harness.js';
 
 let browser: Browser;

@@ -2,7 +2,7 @@
  * Data shaping for the dashboard, pure and DOM-free so it is tested without a browser: the wall
  * clock of a run's rows, the CSV export and the duration format. Nothing here touches Chart.js.
  * The charts' series (points, EMA, stats, stage changes) come from the host already shaped
- * (metrics/series, env/view/metric-series.ts); what both compute goes through
+ * (metrics/series, env/runs/metric-series.ts); what both compute goes through
  * protocol/metric-math.ts.
  */
 import { wallClockSeconds } from '../../protocol/metric-math.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunSource } from '../../env/view/run-source.js';
+import { RunSource } from '../../env/runs/run-source.js';
 
 test('a run whose process was killed with SIGKILL reads as stopped, with the reason, though run.json still says running', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'vistool-liveness-'));

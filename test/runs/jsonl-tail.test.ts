@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JsonlTail } from '../../env/view/jsonl-tail.js';
-import { MetricsStore } from '../../env/view/metrics-store.js';
+import { JsonlTail } from '../../env/runs/jsonl-tail.js';
+import { MetricsStore } from '../../env/runs/metrics-store.js';
 
 async function tempFile(name: string, content: string): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), 'vistool-tail-')), name);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evalResultsFromDocument, evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from '../../env/view/evaluations.js';
+import { evalResultsFromDocument, evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from '../../env/runs/evaluations.js';
 
 test('results.json may be a label map, an {evaluations} object or a list; only numbers are kept', () => {
   assert.deepEqual(evalResultsFromDocument({ before: { 'eval/acc_tools': 0.2, note: 'x' } }, 'results.json', null), [{ label: 'before', step: null, source: 'results.json', metrics: { 'eval/acc_tools': 0.2 } }]);
