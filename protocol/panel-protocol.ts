@@ -326,6 +326,19 @@ export const ShowInPlaygroundCommand = command<{ path: string; metadata: Playgro
   hasFields(p, { path: isString, metadata: (m) => m === null || isPlaygroundMetadata(m) }),
 );
 
+export interface ShowInViewerParams {
+  /** The run's id in the sending panel, and its directory (a VS Code host opens the viewer on the directory: ids are per panel). */
+  runId: string;
+  path: string;
+  /** A step that has a rollouts file (the dashboard picks the nearest to the clicked point). */
+  step: number;
+}
+
+/** Open the rollout viewer on a run at a step (a dashboard chart point): the VS Code host opens or reveals that panel; a browser opens the viewer page itself (`viewer?run=ID&step=N`). */
+export const ShowInViewerCommand = command<ShowInViewerParams>('viewer/show', (p): p is ShowInViewerParams =>
+  hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger }),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Requests (panel → host → panel)
 
@@ -375,6 +388,21 @@ export const RolloutRecordRequest = request<{ runId: string; step: number; line:
 export const RunImageRequest = request<{ runId: string; ref: string; promptId: string | null }, { path: string; metadata: PlaygroundMetadata | null }>(
   'runs/image',
   (p): p is { runId: string; ref: string; promptId: string | null } => hasFields(p, { runId: isString, ref: isString, promptId: (v) => v === null || isString(v) }),
+);
+
+/** A run's config.json as read by the host (env/runs/run-config.ts): the object, or null with why there is none. */
+export interface RunConfigEntry {
+  runId: string;
+  config: Record<string, unknown> | null;
+  problem: string | null;
+}
+
+/** Most runs one runs/configs request may name. */
+export const MAX_CONFIG_RUNS = 64;
+
+/** The configs of the runs a dashboard compares, for its config diff. */
+export const RunConfigsRequest = request<{ runIds: string[] }, { configs: RunConfigEntry[] }>('runs/configs', (p): p is { runIds: string[] } =>
+  hasFields(p, { runIds: (v) => isStringArray(v) && v.length >= 1 && v.length <= MAX_CONFIG_RUNS }),
 );
 
 export const ToolsListRequest = request<Record<string, never>, { tools: ToolInfo[] }>('tools/list', empty);
@@ -453,6 +481,7 @@ export const REQUESTS = [
   RolloutIndexRequest,
   RolloutRecordRequest,
   RunImageRequest,
+  RunConfigsRequest,
   ToolsListRequest,
   PlaygroundOpenRequest,
   PlaygroundApplyRequest,
@@ -461,7 +490,7 @@ export const REQUESTS = [
   FormatCallRequest,
 ] as const;
 
-export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand] as const;
+export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand] as const;
 
 /** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
 export interface PageConfig {
@@ -471,4 +500,6 @@ export interface PageConfig {
   token?: string;
   /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */
   resourceBases?: Record<string, string>;
+  /** VS Code host: what the viewer opens first (a dashboard's click on a chart point); a browser page has it in its URL (`?run=ID&step=N`). */
+  viewerAt?: { runId: string; step: number };
 }

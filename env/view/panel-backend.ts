@@ -45,17 +45,20 @@ import {
   RolloutIndexRequest,
   RolloutRecordRequest,
   RunImageRequest,
+  RunConfigsRequest,
   RolloutStepsRequest,
   RunsChangedNotification,
   RunsListRequest,
   SaveFileCommand,
   ShowInPlaygroundCommand,
+  ShowInViewerCommand,
   ToolsListRequest,
   type RunSummary,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from '../runs/run-source.js';
 import { findTaskRecord } from '../runs/run-task-record.js';
+import { readRunConfig } from '../runs/run-config.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -195,6 +198,7 @@ export class PanelBackend {
     else if (ErrorCommand.is(message)) this.log('error', `panel ${message.params.panel}: ${message.params.message}`);
     else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
     else if (ShowInPlaygroundCommand.is(message)) this.log('warn', `playground/show (${message.params.path}) is for the VS Code host; a browser opens the playground page itself`);
+    else if (ShowInViewerCommand.is(message)) this.log('warn', `viewer/show (${message.params.path}, step ${message.params.step}) is for the VS Code host; a browser opens the viewer page itself`);
     else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
   }
 
@@ -223,6 +227,10 @@ export class PanelBackend {
       return { runId: run.id, step, line, record: await (await run.stepIndex(step)).record(line) };
     }
     if (RunImageRequest.is(message)) return this.runImage(message.params);
+    if (RunConfigsRequest.is(message)) {
+      const runs = message.params.runIds.map((id) => this.run(id));
+      return { configs: await Promise.all(runs.map(async (run) => ({ runId: run.id, ...(await readRunConfig(run.dir)) }))) };
+    }
     if (ToolsListRequest.is(message)) {
       return { tools: listTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) };
     }

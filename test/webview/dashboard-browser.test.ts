@@ -1,12 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { decodeImage } from '../../env/core/image.js';
 import { tableFixture } from '../fixtures/render.js';
-import { appendMetrics, writeRunDirectory } from '../runs/run-directory.js';
+import { appendMetrics, HOSTILE_TEXT, metricRow, writeRunDirectory } from '../runs/run-directory.js';
 import { ensureBundles, launchBrowser, openPage, pixelsNear, screenshot, startView, type ViewSession } from './browser-harness.js';
 
 let browser: Browser;
@@ -282,4 +282,134 @@ test('in the playground a wrong label comes back as the engine\'s E4 error, and 
   assert.equal(await page.locator('[data-testid=stage]').getAttribute('data-images'), '1');
   assert.deepEqual(problems, []);
   assert.deepEqual(view.panelErrors, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Comparing two runs that log per-tool and per-error counts, with different configs.
+
+/** Counts as trainer/vistool_trainer/rollouts/tool_metrics.py logs them, made up per step. */
+function countsRow(step: number): Record<string, number> {
+  return {
+    'tools/focus_on_columns_with_mask/calls': 3 + (step % 4),
+    'tools/focus_on_columns_with_mask/failed': step % 2,
+    'tools/zoom_in/calls': 1,
+    'tools/zoom_in/failed': step % 3 === 0 ? 1 : 0,
+    ...Object.fromEntries(['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].map((c, i) => [`errors/${c}`, i === 3 ? step % 2 : 0])),
+  };
+}
+
+async function writeCompareRun(name: string, rows: number, config: Record<string, unknown>): Promise<string> {
+  const dir = await writeRunDirectory(join(root, 'compare', name), { metricRows: 0, status: 'finished' });
+  await appendFile(join(dir, 'metrics.jsonl'), Array.from({ length: rows }, (_, i) => JSON.stringify({ ...metricRow(i + 1, 'healthy'), ...countsRow(i + 1) }) + '\n').join(''));
+  await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+  return dir;
+}
+
+const CONFIG_C = { name: 'arm-tools', seed: 7, rl: { group_size: 4, lr: 1e-6, steps: 30 }, rewards: { tool: { no_tool_factor: 0.5 } }, data: { train: ['tasks/a.jsonl'] }, notes: 'plain' };
+const CONFIG_D = { name: 'arm-text', seed: 7, rl: { group_size: 8, lr: 1e-6, steps: 30 }, rewards: { tool: { no_tool_factor: 1 } }, data: { train: ['tasks/a.jsonl', 'tasks/b.jsonl'] }, notes: HOSTILE_TEXT, sft: { steps: 5 } };
+
+async function compareView(): Promise<ViewSession> {
+  const [c, d] = await Promise.all([writeCompareRun('run-c', 30, CONFIG_C), writeCompareRun('run-d', 20, CONFIG_D)]);
+  return startView([c, d]);
+}
+
+test('the default layout shows the per-tool and per-error-class counts as one group after the call and error rates', async () => {
+  const compare = await compareView();
+  try {
+    const { page, problems } = await openPage(browser, compare.url('dashboard'));
+    await page.waitForFunction(() => document.querySelector('[data-metric="errors/E6"]')?.getAttribute('data-points')?.includes('"run-d":20'));
+    const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
+    assert.deepEqual(metrics, ['reward/mean', 'acc/mean', 'tool/call_rate',
+      'tools/focus_on_columns_with_mask/calls', 'tools/focus_on_columns_with_mask/failed', 'tools/zoom_in/calls', 'tools/zoom_in/failed',
+      'errors/E1', 'errors/E2', 'errors/E3', 'errors/E4', 'errors/E5', 'errors/E6',
+      'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
+    // Counts are drawn from the rows: run-c's E4 alternates 1, 0 over 30 steps (15 ones), so its max is 1 and its last (step 30) 0.
+    assert.match(await page.locator('[data-metric="errors/E4"] .chart-stats').innerText(), /run-c: last 0 · min 0 · max 1 · n=30/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await compare.stop();
+  }
+});
+
+test('comparing runs shows the config keys that differ, a column per run, with model text shown as text', async () => {
+  const compare = await compareView();
+  try {
+    const { page, problems } = await openPage(browser, compare.url('dashboard'));
+    const table = page.locator('[data-testid=config-diff-table]');
+    await table.waitFor();
+    const header = await table.locator('thead th').allInnerTexts();
+    assert.deepEqual(header, ['key', 'run-c', 'run-d']);
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (cell) => cell.textContent)));
+    // Worked out by hand from CONFIG_C and CONFIG_D: seed and rl.lr/rl.steps are equal, so they are not listed.
+    assert.deepEqual(rows, [
+      ['name', '"arm-tools"', '"arm-text"'],
+      ['rl.group_size', '4', '8'],
+      ['rewards.tool.no_tool_factor', '0.5', '1'],
+      ['data.train', '["tasks/a.jsonl"]', '["tasks/a.jsonl","tasks/b.jsonl"]'],
+      ['notes', '"plain"', JSON.stringify(HOSTILE_TEXT)],
+      ['sft.steps', '—', '5'],
+    ]);
+    // The hostile note stayed text: no element it names was made, and nothing it would run ran.
+    assert.equal(await page.locator('[data-testid=config-diff] img, [data-testid=config-diff] script, [data-testid=config-diff] svg, [data-testid=config-diff] iframe, [data-testid=config-diff] a').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss), undefined);
+    // One run shown: nothing to compare, the diff goes away; both again: it comes back.
+    await page.locator('vscode-checkbox[data-run="run-d"]').click();
+    await page.locator('[data-testid=config-diff]').waitFor({ state: 'hidden' });
+    await page.locator('vscode-checkbox[data-run="run-d"]').click();
+    await table.waitFor();
+    assert.equal(await table.locator('tbody tr').count(), 6);
+    await screenshot(page, 'dashboard-config-diff', true);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(compare.panelErrors, []);
+  } finally {
+    await compare.stop();
+  }
+});
+
+test('with smoothing on, the raw series is drawn faintly behind the smoothed line, and "show raw" hides and shows it', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  const card = page.locator('[data-metric="reward/mean"]');
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"run-b"'));
+  type Drawn = { run: string; kind: string; points: number; visible: boolean };
+  const datasets = async () => JSON.parse((await card.getAttribute('data-datasets')) ?? '[]') as Drawn[];
+  const runA = async () => (await datasets()).filter((d) => d.run === 'run-a').map(({ kind, visible }) => ({ kind, visible }));
+  // The default smoothing is 0.6: run-a has its raw 60 points and the smoothed line, both visible.
+  assert.equal(await page.locator('.smoothing-value').innerText(), '0.60');
+  assert.deepEqual(await runA(), [{ kind: 'raw', visible: true }, { kind: 'smoothed', visible: true }]);
+  assert.equal((await datasets()).find((d) => d.run === 'run-a' && d.kind === 'raw')?.points, 60);
+  // The canvas is kept in the page; after the toggle, the pixels that changed are where the raw lines were.
+  const keepPixels = () => page.locator('[data-metric="reward/mean"] canvas').evaluate((canvas: HTMLCanvasElement) => {
+    (window as unknown as { __kept: Uint8ClampedArray }).__kept = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray();
+  });
+  const changedPixels = () => page.locator('[data-metric="reward/mean"] canvas').evaluate((canvas: HTMLCanvasElement) => {
+    const before = (window as unknown as { __kept: Uint8ClampedArray }).__kept;
+    const now = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray();
+    let changed = 0;
+    for (let i = 0; i < now.length; i += 4) if (Math.abs((now[i] ?? 0) - (before[i] ?? 0)) + Math.abs((now[i + 1] ?? 0) - (before[i + 1] ?? 0)) + Math.abs((now[i + 2] ?? 0) - (before[i + 2] ?? 0)) > 24) changed += 1;
+    return changed;
+  });
+  await keepPixels();
+  const toggle = page.locator('[data-testid=show-raw]');
+  await toggle.click();
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-datasets')?.includes('"kind":"raw","points":60,"visible":false'));
+  assert.deepEqual(await runA(), [{ kind: 'raw', visible: false }, { kind: 'smoothed', visible: true }]);
+  const changed = await changedPixels();
+  process.stdout.write(`# hiding the raw lines changed ${changed} pixels of the reward chart\n`);
+  assert.ok(changed > 150, `hiding the raw lines changed ${changed} pixels`);
+  // The choice survives a reload, and turning it back on draws the raw line again.
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-datasets')?.includes('"visible":false'));
+  assert.equal(await toggle.evaluate((box) => (box as HTMLElement & { checked: boolean }).checked), false);
+  await toggle.click();
+  await page.waitForFunction(() => !document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-datasets')?.includes('"visible":false'));
+  assert.deepEqual(await runA(), [{ kind: 'raw', visible: true }, { kind: 'smoothed', visible: true }]);
+  // Without smoothing the raw values are the line, and the toggle is off duty.
+  await page.locator('[data-testid=smoothing]').evaluate((input: HTMLInputElement) => {
+    input.value = '0';
+    input.dispatchEvent(new Event('input'));
+  });
+  await page.waitForFunction(() => !document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-datasets')?.includes('smoothed'));
+  assert.deepEqual(await runA(), [{ kind: 'line', visible: true }]);
+  assert.equal(await toggle.evaluate((box) => (box as HTMLElement & { disabled: boolean }).disabled), true);
+  assert.deepEqual(problems, []);
 });

@@ -53,6 +53,17 @@ test('default metrics read as the training story: reward, accuracy, tool calls a
   assert.deepEqual(defaultMetrics(['b/x', 'a/y']), ['a/y', 'b/x']);
 });
 
+test('the per-tool and per-error-class counts join the defaults as one group after the call and error rates', () => {
+  // Names as trainer/vistool_trainer/rollouts/tool_metrics.py writes them, shuffled.
+  const available = ['errors/E3', 'tools/zoom_in/failed', 'reward/mean', 'errors/E1', 'tools/focus_on_columns_with_mask/calls', 'errors/E6', 'tool/error_rate',
+    'errors/E2', 'tools/zoom_in/calls', 'errors/E5', 'tools/focus_on_columns_with_mask/failed', 'errors/E4', 'tool/call_rate', 'acc/mean', 'sft/loss', 'errors/other'];
+  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'acc/mean', 'tool/call_rate', 'tool/error_rate',
+    'tools/focus_on_columns_with_mask/calls', 'tools/focus_on_columns_with_mask/failed', 'tools/zoom_in/calls', 'tools/zoom_in/failed',
+    'errors/E1', 'errors/E2', 'errors/E3', 'errors/E4', 'errors/E5', 'errors/E6', 'sft/loss']);
+  // A run without them is unchanged.
+  assert.deepEqual(defaultMetrics(['reward/mean', 'sft/loss']), ['reward/mean', 'sft/loss']);
+});
+
 test("a veRL run's defaults lead with its score, then accuracy, tool calls, lengths, turns and timings", () => {
   // The names vistool's veRL integration writes (verl_bridge/vistool_verl/run_records.py).
   const available = ['critic/score/mean', 'critic/score/max', 'critic/advantages/mean', 'acc/mean', 'tool/call_rate',

@@ -22,15 +22,18 @@ import {
   MAX_SERIES_POINTS,
   PANEL_TITLES,
   ReadyCommand,
+  type RunConfigEntry,
+  RunConfigsRequest,
   type RunSummary,
   RunsChangedNotification,
   RunsListRequest,
 } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
-import { hasFields, isNumberInRange, isStringArray } from '../../protocol/guards.js';
+import { hasFields, isNumberInRange, isStringArray, optional } from '../../protocol/guards.js';
 import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
+import { configDiff } from './config-diff.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
@@ -42,6 +45,8 @@ interface DashboardState {
   hiddenRuns: string[];
   smoothing: number;
   xAxis: XAxis;
+  /** Whether the raw values are drawn faintly behind a smoothed line (absent in state saved before the toggle: shown). */
+  showRaw?: boolean;
 }
 
 function isDashboardState(value: unknown): value is DashboardState {
@@ -50,6 +55,7 @@ function isDashboardState(value: unknown): value is DashboardState {
     hiddenRuns: isStringArray,
     smoothing: (v) => isNumberInRange(v, 0, 0.99),
     xAxis: (v) => v === 'step' || v === 'time',
+    showRaw: optional((v) => typeof v === 'boolean'),
   });
 }
 
@@ -92,11 +98,15 @@ class Dashboard {
   private palette: string[] | null = null;
   private linePoints = 600;
   private evaluationsFor = '';
+  private readonly configPanel = h('section', { class: 'config-diff', 'aria-label': 'Config differences', 'data-testid': 'config-diff', hidden: true });
+  /** Which runs the config diff was last asked for; the configs are read once per set of compared runs. */
+  private configsFor = '';
   private readonly picker = h('div', { class: 'metric-picker', hidden: true });
   /** Kept across re-renders (a new metrics line re-renders the picker), so typing is never lost. */
   private readonly pickerSearch = h('input', { type: 'search', class: 'metric-search', placeholder: 'Search metrics', 'aria-label': 'Search metrics', 'data-testid': 'metric-search' });
   private readonly smoothingValue = h('output', { class: 'smoothing-value' });
   private readonly smoothingInput = h('input', { type: 'range', min: '0', max: '0.99', step: '0.01', 'aria-label': 'EMA smoothing', 'data-testid': 'smoothing' });
+  private readonly showRawBox = h('vscode-checkbox', { 'data-testid': 'show-raw', title: 'Draw the raw values faintly behind the smoothed line' }, 'show raw');
   private readonly xAxisSelect = h('select', { 'aria-label': 'x axis', 'data-testid': 'x-axis' }, h('option', { value: 'step' }, 'step'), h('option', { value: 'time' }, 'wall time'));
 
   constructor(
@@ -113,7 +123,15 @@ class Dashboard {
       this.state.smoothing = Number(this.smoothingInput.value);
       this.saveState();
       this.smoothingValue.textContent = this.state.smoothing.toFixed(2);
+      this.renderShowRaw();
       this.fetchAll();
+    });
+    this.renderShowRaw();
+    this.showRawBox.addEventListener('change', () => {
+      this.state.showRaw = (this.showRawBox as HTMLElement & { checked: boolean }).checked;
+      this.saveState();
+      // Both lines are in every answer already: only the drawing changes.
+      this.renderCharts();
     });
     this.xAxisSelect.value = this.state.xAxis;
     this.xAxisSelect.addEventListener('change', () => {
@@ -129,10 +147,11 @@ class Dashboard {
       this.runToggles,
       h('label', { class: 'control' }, 'x ', this.xAxisSelect),
       h('label', { class: 'control' }, 'smoothing ', this.smoothingInput, this.smoothingValue),
+      this.showRawBox,
       button('Metrics', () => this.togglePicker(), { icon: 'list-filter', secondary: true, testid: 'metrics-button' }),
       button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
     );
-    replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, this.evalPanel));
+    replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
       this.palette = null;
@@ -245,12 +264,21 @@ class Dashboard {
     return series[index % series.length] ?? '#1a85ff';
   }
 
+  /** The toggle says whether raw values are drawn; without smoothing the raw values are the line, so it is off duty. */
+  private renderShowRaw(): void {
+    const box = this.showRawBox as HTMLElement & { checked: boolean; disabled: boolean };
+    box.checked = this.state.showRaw !== false;
+    box.disabled = this.state.smoothing === 0;
+  }
+
   private render(): void {
     this.smoothingValue.textContent = this.state.smoothing.toFixed(2);
+    this.renderShowRaw();
     this.renderRunToggles();
     this.renderBanners();
     this.renderCharts();
     this.renderEvaluations();
+    void this.renderConfigDiff();
     if (!this.picker.hidden) this.renderPicker();
     this.fetchAll();
   }
@@ -355,7 +383,8 @@ class Dashboard {
       if (waiting) continue;
       // Only runs whose answer covers this chart (a metric just chosen waits for its data).
       const ready = runs.filter((run) => run.series.has(metric));
-      const from = JSON.stringify([ready.map((r) => [r.summary.id, r.version, this.colourOf(r.summary.id)]), this.state.xAxis, this.zooms.get(metric) ?? null]);
+      const showRaw = this.state.showRaw !== false;
+      const from = JSON.stringify([ready.map((r) => [r.summary.id, r.version, this.colourOf(r.summary.id)]), this.state.xAxis, this.zooms.get(metric) ?? null, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
       const series: RunSeries[] = ready.map((run) => {
@@ -370,7 +399,7 @@ class Dashboard {
           phases: run.shape?.phases ?? [],
         };
       });
-      chart.update(series, this.state.xAxis, this.zooms.get(metric) ?? null);
+      chart.update(series, this.state.xAxis, this.zooms.get(metric) ?? null, showRaw);
       this.drawQueue.markDirty(chart);
     }
     if (!hadCharts && this.charts.size > 0) this.measureLinePoints();
@@ -386,6 +415,29 @@ class Dashboard {
       return;
     }
     replaceChildren(this.evalPanel, h('h2', null, 'Evaluations'), ...runs.map((run) => evaluationTable(run.summary.name, run.summary.evaluations)));
+  }
+
+  /** When two or more runs are shown: the run-config keys whose values differ, a column per run. */
+  private async renderConfigDiff(): Promise<void> {
+    const runs = this.visibleRuns().map((r) => r.summary);
+    const key = JSON.stringify(runs.map((r) => [r.id, r.name, r.startedAt]));
+    if (key === this.configsFor) return;
+    this.configsFor = key;
+    if (runs.length < 2) {
+      this.configPanel.hidden = true;
+      replaceChildren(this.configPanel);
+      return;
+    }
+    let configs: RunConfigEntry[];
+    try {
+      configs = (await this.host.request(RunConfigsRequest, { runIds: runs.map((r) => r.id) })).configs;
+    } catch (err) {
+      this.host.reportError(err);
+      return;
+    }
+    if (this.configsFor !== key) return; // the shown runs changed while this was asked
+    replaceChildren(this.configPanel, ...configDiffView(runs, configs));
+    this.configPanel.hidden = false;
   }
 
   private togglePicker(): void {
@@ -451,6 +503,30 @@ class Dashboard {
   private saveState(): void {
     this.host.setState(this.state);
   }
+}
+
+/** The config diff's heading, table and notes; every value goes in as text (configs hold user and model text). */
+function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElement[] {
+  const byId = new Map(configs.map((c) => [c.runId, c]));
+  const withConfig = runs.filter((r) => byId.get(r.id)?.config);
+  const missing = runs.filter((r) => !byId.get(r.id)?.config).map((r) => h('p', { class: 'muted', 'data-testid': 'config-missing' }, `${r.name}: ${byId.get(r.id)?.problem ?? 'no config'}`));
+  const heading = h('h2', null, 'Config differences');
+  if (withConfig.length < 2) return [heading, ...missing, h('p', { class: 'muted' }, 'Fewer than two of the shown runs have a config.json to compare.')];
+  const rows = configDiff(withConfig.map((r) => byId.get(r.id)?.config ?? {}));
+  if (rows.length === 0) return [heading, h('p', { class: 'muted', 'data-testid': 'config-same' }, `The ${withConfig.length} runs' configs are the same.`), ...missing];
+  const table = h(
+    'table',
+    { 'data-testid': 'config-diff-table' },
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'key'), ...withConfig.map((r) => h('th', { scope: 'col', title: r.path }, r.name)))),
+    h(
+      'tbody',
+      null,
+      ...rows.map((row) =>
+        h('tr', { 'data-key': row.key }, h('th', { scope: 'row', class: 'config-key' }, row.key), ...row.values.map((v) => (v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—') : h('td', { class: 'config-value' }, v)))),
+      ),
+    ),
+  );
+  return [heading, h('p', { class: 'muted' }, `${rows.length} key${rows.length === 1 ? '' : 's'} differ (from each run's config.json)`), table, ...missing];
 }
 
 const EVAL_COLUMNS: { key: string; title: string }[] = [

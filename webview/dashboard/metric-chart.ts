@@ -66,7 +66,10 @@ function tickLabeller(format: (values: number[]) => string[]): (value: number | 
 
 interface TaggedDataset extends ChartDataset<'line', Point[]> {
   runId: string;
+  /** The raw values behind a smoothed line. */
   isRaw: boolean;
+  /** raw: behind a smoothed line; smoothed: the EMA; line: the raw values without smoothing. */
+  kind: 'raw' | 'smoothed' | 'line';
 }
 
 /** Fills the canvas with the theme background before drawing, so an exported PNG is readable. */
@@ -133,7 +136,7 @@ export class MetricChart implements Drawable {
   private xAxis: XAxis = 'step';
   private yRange: { min: number; max: number } | null = null;
   private marks: PhaseMark[] = [];
-  private pending: { series: RunSeries[]; xAxis: XAxis; zoom: XRange | null } | null = null;
+  private pending: { series: RunSeries[]; xAxis: XAxis; zoom: XRange | null; showRaw: boolean } | null = null;
   private zoom: XRange | null = null;
   private draws = 0;
 
@@ -176,8 +179,8 @@ export class MetricChart implements Drawable {
   }
 
   /** Records what to draw; the canvas changes at the next draw(). */
-  update(series: RunSeries[], xAxis: XAxis, zoom: XRange | null = null): void {
-    this.pending = { series, xAxis, zoom };
+  update(series: RunSeries[], xAxis: XAxis, zoom: XRange | null = null, showRaw = true): void {
+    this.pending = { series, xAxis, zoom, showRaw };
   }
 
   /**
@@ -193,7 +196,7 @@ export class MetricChart implements Drawable {
       return false;
     }
     this.pending = null;
-    const { series, xAxis, zoom } = pending;
+    const { series, xAxis, zoom, showRaw } = pending;
     this.xAxis = xAxis;
     this.zoom = zoom;
     this.resetZoom.hidden = zoom === null;
@@ -219,6 +222,7 @@ export class MetricChart implements Drawable {
         label: smoothedOn ? `${s.name} (raw)` : s.name,
         runId: s.runId,
         isRaw: smoothedOn,
+        kind: smoothedOn ? 'raw' : 'line',
         data: s.raw,
         borderColor: smoothedOn ? withAlpha(s.colour, 0.25) : s.colour,
         backgroundColor: s.colour,
@@ -227,8 +231,10 @@ export class MetricChart implements Drawable {
         pointRadius: s.raw.length === 1 ? 3 : 0,
         pointHoverRadius: 3,
         indexAxis: 'x',
+        // Hidden, not left out: the toggle brings it back without asking the host again.
+        hidden: smoothedOn && !showRaw,
       });
-      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
+      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
     }
     if (this.chart) {
       this.chart.data.datasets = datasets;
@@ -237,6 +243,8 @@ export class MetricChart implements Drawable {
       this.chart.update('none');
     }
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
+    // What the canvas shows, line by line: each run's smoothed and raw datasets and whether each is visible.
+    this.element.dataset.datasets = JSON.stringify(datasets.map((d, i) => ({ run: d.runId, kind: d.kind, points: d.data.length, visible: this.chart?.isDatasetVisible(i) ?? !d.hidden })));
     this.draws += 1;
     this.element.dataset.draws = String(this.draws);
     return true;

@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { configDiff, flattenConfig } from '../../webview/dashboard/config-diff.js';
+
+test('the config diff lists only the key paths whose values differ, with each run\'s value as JSON and null where a run lacks the key', () => {
+  const a = { name: 'tools', seed: 1, rl: { group_size: 4, lr: 1e-6, clip: { low: 0.2, high: 0.28 } }, data: { train: ['a.jsonl'] }, eval: { every_steps: 0 } };
+  const b = { name: 'text', seed: 1, rl: { group_size: 8, lr: 1e-6, clip: { high: 0.28, low: 0.2 } }, data: { train: ['a.jsonl', 'b.jsonl'] }, eval: { every_steps: 0 }, sft: { steps: 10 } };
+  assert.deepEqual(configDiff([a, b]), [
+    { key: 'name', values: ['"tools"', '"text"'] },
+    { key: 'rl.group_size', values: ['4', '8'] },
+    { key: 'data.train', values: ['["a.jsonl"]', '["a.jsonl","b.jsonl"]'] },
+    { key: 'sft.steps', values: [null, '10'] },
+  ]);
+});
+
+test('three runs: a key differs when any run differs; an explicit null differs from an absent key; equal object values in another key order are equal', () => {
+  const rows = configDiff([
+    { judge: null, tools: { names: ['zoom_in'] }, opts: { b: 1, a: [{ y: 2, x: 1 }] } },
+    { judge: null, tools: { names: ['zoom_in'] }, opts: { a: [{ x: 1, y: 2 }], b: 1 } },
+    { tools: { names: ['zoom_in'] }, opts: { a: [{ x: 1, y: 2 }], b: 2 } },
+  ]);
+  assert.deepEqual(rows, [
+    { key: 'judge', values: ['null', 'null', null] },
+    { key: 'opts.b', values: ['1', '1', '2'] },
+  ]);
+});
+
+test('identical configs have no diff; keys with dots are bracketed; an empty object is a value', () => {
+  assert.deepEqual(configDiff([{ a: { b: 1 } }, { a: { b: 1 } }]), []);
+  assert.deepEqual([...flattenConfig({ 'x.y': 1, m: { 'k.z': 'v', e: {} } })], [['["x.y"]', '1'], ['m["k.z"]', '"v"'], ['m.e', '{}']]);
+});

@@ -1,0 +1,58 @@
+/**
+ * Which run-config keys differ between compared runs: the dashboard's config diff. Pure and
+ * DOM-free (tested without a browser). Configs are flattened to key paths (`rl.group_size`):
+ * objects are walked, while arrays and scalars are leaves compared as whole values, so a changed
+ * list of tasks is one row, not one per index. A key missing from a run's config is `null` in
+ * that run's column, which differs from any value it has elsewhere (an explicit JSON null included).
+ */
+
+export interface ConfigDiffRow {
+  /** Dotted key path; a key that holds a dot itself is written in brackets (`a["b.c"]`). */
+  key: string;
+  /** One entry per config, in order: the value as canonical JSON text (object keys sorted), or null where the key is absent. */
+  values: (string | null)[];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON text with every object's keys sorted, so equal values compare equal however they were written. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function joinKey(prefix: string, key: string): string {
+  if (key === '' || key.includes('.') || key.includes('[')) return `${prefix}[${JSON.stringify(key)}]`;
+  return prefix === '' ? key : `${prefix}.${key}`;
+}
+
+/** Every leaf of a config by key path, in the config's own order; an empty object is a leaf. */
+export function flattenConfig(config: Record<string, unknown>, prefix = '', out = new Map<string, string>()): Map<string, string> {
+  for (const [key, value] of Object.entries(config)) {
+    const path = joinKey(prefix, key);
+    if (isPlainObject(value) && Object.keys(value).length > 0) flattenConfig(value, path, out);
+    else out.set(path, canonicalJson(value));
+  }
+  return out;
+}
+
+/** The keys whose values are not the same in every config, in order of first appearance (first config first). */
+export function configDiff(configs: Record<string, unknown>[]): ConfigDiffRow[] {
+  const flat = configs.map((c) => flattenConfig(c));
+  const keys = new Set<string>();
+  for (const f of flat) for (const key of f.keys()) keys.add(key);
+  const rows: ConfigDiffRow[] = [];
+  for (const key of keys) {
+    const values = flat.map((f) => f.get(key) ?? null);
+    if (values.some((v) => v !== values[0])) rows.push({ key, values });
+  }
+  return rows;
+}
