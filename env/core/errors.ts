@@ -4,19 +4,14 @@
  * caused them: say what was wrong and what would have been valid, so it can recover next turn.
  */
 
+import type { ActionError, ErrorClass } from '../../protocol/rollout-record.js';
 import { ERROR_CLASS_LEGEND } from '../../protocol/tool-use.js';
 
-export type ErrorClass = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6';
+/** The shapes are the rollout record's (schemas/rollout-record.schema.json), where errors are kept. */
+export type { ActionError, ErrorClass };
 
 /** What each class means (the legend lives with the panel protocol: the viewer shows it too). */
 export const ERROR_CLASS_DESCRIPTIONS: Readonly<Record<ErrorClass, string>> = ERROR_CLASS_LEGEND;
-
-export interface ActionError {
-  class: ErrorClass;
-  message: string;
-  /** Name of the tool involved, when one could be identified. */
-  tool?: string;
-}
 
 export function actionError(errorClass: ErrorClass, message: string, tool?: string): ActionError {
   return tool === undefined ? { class: errorClass, message } : { class: errorClass, message, tool };

@@ -6,8 +6,13 @@
 import type { ToolCall } from '../tools/types.js';
 import type { ImageMetadata } from '../tools/metadata.js';
 
-/** `chart`: a chart of a type without bands (e.g. a ChartQA pie), from a converted data set. */
-export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'chart';
+import type { TaskKind } from '../../protocol/rollout-record.js';
+
+/**
+ * The kinds of task (schemas/rollout-record.schema.json, where rollout records name them). `chart`:
+ * a chart of a type without bands (e.g. a ChartQA pie), from a converted data set.
+ */
+export type { TaskKind };
 
 /** The kinds the generator draws. */
 export type GeneratedKind = Exclude<TaskKind, 'chart'>;

@@ -7,8 +7,7 @@
  * Every string from the record (model text, questions, answers, arguments, error messages) goes
  * into the page as text through `h`, never as markup: a rollout cannot inject HTML or script.
  */
-import type { ActionError } from '../../env/core/errors.js';
-import type { AssistantTurn, CallRecord, ObservationTurn, TokenViewTurn, Turn } from '../../env/episodes/trajectory.js';
+import type { ActionError, AssistantTurn, CallRecord, ObservationTurn, TokenViewTurn, Turn } from '../../protocol/rollout-record.js';
 import type { RolloutRecord } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { explainReward } from '../../protocol/reward-breakdown.js';

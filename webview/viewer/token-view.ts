@@ -4,7 +4,7 @@
  * loss mask on hover. Tokens outside the loss are struck through. Token text is model output, set
  * as text only.
  */
-import type { TokenViewTurn } from '../../env/episodes/trajectory.js';
+import type { TokenViewTurn } from '../../protocol/rollout-record.js';
 import { formatNumber, h } from '../shared/dom.js';
 
 export type TokenShading = 'logprob' | 'entropy';

@@ -1,0 +1,177 @@
+/**
+ * Generated from schemas/rollout-record.schema.json by scripts/generate-record-types.ts (npm run gen:types).
+ * Do not edit: change the schema and regenerate.
+ */
+
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "TaskKind".
+ */
+export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'chart';
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "Turn".
+ */
+export type Turn = AssistantTurn | ObservationTurn;
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "ErrorClass".
+ */
+export type ErrorClass = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6';
+/**
+ * A final answer: one string, several (a list answer), or null when there was none.
+ *
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "Answer".
+ */
+export type Answer = string | string[] | null;
+
+/**
+ * One trajectory: a line of a run's rollouts/step-NNNNNN.jsonl (docs/CONTRACTS.md, Rollout record). Episodes write the task, turns, answer and counts; scoring adds correct and the reward fields; the trainer adds step, group, advantage, kept and token_view. The TypeScript types in protocol/rollout-record.ts are generated from this file (npm run gen:types); the trainer's tests validate what it writes against it.
+ */
+export interface RolloutRecord {
+  /**
+   * The task's id.
+   */
+  prompt_id: string;
+  task: TaskSummary;
+  turns: Turn[];
+  answer: Answer;
+  /**
+   * Why the episode ended: 'answer', 'max_turns', 'max_tool_calls', 'max_images', 'closed'.
+   */
+  end_reason: string | null;
+  tool_calls: number;
+  tool_errors: number;
+  /**
+   * Filled in by scoring.
+   */
+  correct?: boolean;
+  reward?: number;
+  reward_breakdown?: {
+    [k: string]: number;
+  };
+  /**
+   * The weight of each additive breakdown key; the other keys are modifiers and checks (protocol/reward-breakdown.ts).
+   */
+  reward_weights?: {
+    [k: string]: number;
+  };
+  /**
+   * The score's notes, as the trainer records them.
+   */
+  reward_notes?: string[];
+  /**
+   * Filled in by the trainer.
+   */
+  step?: number;
+  group?: number;
+  advantage?: number;
+  /**
+   * Whether dynamic sampling used this record's group for the update.
+   */
+  kept?: boolean;
+  /**
+   * Per assistant turn the update trained on: its sampled tokens with log-prob, entropy and loss mask.
+   */
+  token_view?: TokenViewTurn[];
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "TaskSummary".
+ */
+export interface TaskSummary {
+  question: string;
+  answer: string | string[];
+  kind: TaskKind;
+  difficulty: number;
+  /**
+   * Content hash of the task image.
+   */
+  image: string;
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "AssistantTurn".
+ */
+export interface AssistantTurn {
+  role: 'assistant';
+  text: string;
+  calls: CallRecord[];
+  /**
+   * Parse errors and tool errors of this turn.
+   */
+  errors: ActionError[];
+  answer: Answer;
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "CallRecord".
+ */
+export interface CallRecord {
+  name: string;
+  /**
+   * The call's arguments as parsed from the model's text.
+   */
+  arguments: {
+    [k: string]: unknown;
+  };
+  ok: boolean;
+  /**
+   * Content hash of the image the tool read.
+   */
+  image_in?: string;
+  /**
+   * Content hash of the image it produced (when ok).
+   */
+  image_out?: string;
+  summary?: string;
+  error?: ActionError;
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "ActionError".
+ */
+export interface ActionError {
+  class: ErrorClass;
+  message: string;
+  /**
+   * Name of the tool involved, when one could be identified.
+   */
+  tool?: string;
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "ObservationTurn".
+ */
+export interface ObservationTurn {
+  role: 'tool' | 'user';
+  text: string;
+  /**
+   * Content hashes of the images shown in this turn.
+   */
+  images: string[];
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "TokenViewTurn".
+ */
+export interface TokenViewTurn {
+  /**
+   * Index into the trajectory's turns.
+   */
+  turn: number;
+  tokens: string[];
+  /**
+   * Log-probability of each token under the policy that sampled it, at the sampling temperature.
+   */
+  logprob: number[];
+  /**
+   * Entropy (nats) of the next-token distribution each token was drawn from.
+   */
+  entropy: number[];
+  /**
+   * 1 where the loss reads the token.
+   */
+  mask: (0 | 1)[];
+}
