@@ -94,8 +94,8 @@ async function stepsPerSecond(step: () => Promise<unknown>): Promise<Rate> {
   return { wall: best, cpu: total / ((cpu.user + cpu.system) / 1e6) };
 }
 
-function applyOnce(image: RgbImage, meta: PixelMetadata, op: Operation): RgbImage {
-  const outcome = runToolCall(image, { name: `focus_on_columns_with_${op}`, arguments: { columns: SELECTED } }, meta);
+async function applyOnce(image: RgbImage, meta: PixelMetadata, op: Operation): Promise<RgbImage> {
+  const outcome = await runToolCall(image, { name: `focus_on_columns_with_${op}`, arguments: { columns: SELECTED } }, meta);
   if (!outcome.ok) throw new Error(`${op}: ${outcome.error.message}`);
   return outcome.image;
 }
@@ -147,11 +147,11 @@ export async function benchTools(): Promise<void> {
       }
 
       for (const op of OPERATIONS) {
-        const applied = applyOnce(image, meta, op);
-        const ours = await stepsPerSecond(async () => encodePng(applyOnce(image, meta, op)));
+        const applied = await applyOnce(image, meta, op);
+        const ours = await stepsPerSecond(async () => encodePng(await applyOnce(image, meta, op)));
         const applyRate = await stepsPerSecond(async () => applyOnce(image, meta, op));
         const encodeRate = await stepsPerSecond(async () => encodePng(applied));
-        const alt = await stepsPerSecond(async () => encodeAt(applyOnce(image, meta, op), ALT_LEVEL));
+        const alt = await stepsPerSecond(async () => encodeAt(await applyOnce(image, meta, op), ALT_LEVEL));
         const altBytes = (await encodeAt(applied, ALT_LEVEL)).length;
         const theirs = pillow?.[op];
         let same = 'n/a';
@@ -212,7 +212,7 @@ function countDifferent(a: Buffer, b: Buffer): number {
 /** Encode time and size of each 800×600 result for several zlib levels and filter choices. */
 async function benchEncoderSettings(): Promise<void> {
   const { image, meta } = await renderTable(800, 600);
-  const results = OPERATIONS.map((op) => applyOnce(image, meta, op));
+  const results = await Promise.all(OPERATIONS.map((op) => applyOnce(image, meta, op)));
   const widths = [6, 9, 22, 22, 22, 10];
   const lines = [
     '\nPNG encoder settings on the 800×600 results (sharp/libspng, one core): CPU ms per encode / KiB; current encodePng: level 6, no adaptive filtering',

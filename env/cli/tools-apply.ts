@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { contentHash, decodeImage, encodePng, type RgbImage } from '../core/image.js';
 import { resolveMetadata, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
-import { runToolCallAsync } from '../tools/registry.js';
+import { runToolCall } from '../tools/registry.js';
 import type { LabelMatch, ToolCall } from '../tools/types.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { TextOutput } from './tools-list.js';
@@ -44,7 +44,7 @@ export function createToolsApplyCommand(stdout: TextOutput = process.stdout): Cl
       for (const [i, text] of options.calls.entries()) {
         const index = i + 1;
         const call = parseCall(text, index);
-        const outcome = await runToolCallAsync(image, call, meta);
+        const outcome = await runToolCall(image, call, meta);
         if (!outcome.ok) {
           throw new Error(`--call #${index} (${call.name}) failed with ${outcome.error.class}: ${outcome.error.message}`);
         }

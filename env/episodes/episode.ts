@@ -15,7 +15,7 @@ import type { ParsedAction, ParseOptions } from '../actions/types.js';
 import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
 import type { PixelMetadata } from '../tools/metadata.js';
-import { availableToolNames, runToolCallAsync, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
+import { availableToolNames, runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
 import type { ToolCall } from '../tools/types.js';
 import type { TaskRecord } from '../tasks/record.js';
 import type { ImageStore, StoredImage } from './image-store.js';
@@ -222,7 +222,7 @@ export class Episode {
     let produced: StoredImage | null = null;
     for (const call of calls) {
       const refusal = this.refuse(call);
-      const outcome = refusal ? { ok: false as const, error: refusal } : await runToolCallAsync(image, call, this.meta);
+      const outcome = refusal ? { ok: false as const, error: refusal } : await runToolCall(image, call, this.meta);
       if (!outcome.ok) {
         this.record.tool_errors += 1;
         assistant.calls.push({ name: call.name, arguments: call.arguments, ok: false, image_in: imageIn, error: outcome.error });

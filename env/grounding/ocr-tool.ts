@@ -3,17 +3,15 @@
  * of the current image (or the whole image), each piece with its box in the image's pixels, so
  * the model can quote exact labels and aim other tools at them. The image comes back unchanged.
  *
- * OCR runs two neural networks and cannot be synchronous, so the tool's real work is
- * `applyAsync`, which episodes await (runToolCallAsync); its `apply`, for synchronous callers,
- * answers E5 and says why. It never reads model text beyond its validated arguments and never
- * executes anything.
+ * OCR runs two neural networks, which it awaits like any tool's `apply`. It never reads model text
+ * beyond its validated arguments and never executes anything.
  */
 import type { RgbImage } from '../core/image.js';
 import type { BBox, PixelMetadata } from '../tools/metadata.js';
 import { inlineJson, toolError, toolSuccess } from '../tools/outcome.js';
 import { clipRegion } from '../tools/region.js';
 import { cropImage } from '../tools/resize.js';
-import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
+import type { ToolDefinition } from '../tools/types.js';
 import type { OcrOptions } from './ocr.js';
 
 export const OCR_TOOL_NAME = 'ocr';
@@ -22,18 +20,13 @@ export const OCR_MAX_ITEMS = 80;
 /** Boxes smaller than this on a side are widened around their centre (a word needs some room). */
 const MIN_SIDE = 16;
 
-/** A ToolDefinition whose apply is asynchronous. */
-export interface AsyncToolDefinition extends Omit<ToolDefinition, 'apply'> {
-  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome>;
-}
-
 export interface OcrItem {
   text: string;
   box: BBox;
   confidence: number;
 }
 
-export function createOcrTool(options: OcrOptions = {}): AsyncToolDefinition {
+export function createOcrTool(options: OcrOptions = {}): ToolDefinition {
   return {
     name: OCR_TOOL_NAME,
     description:
@@ -76,16 +69,6 @@ export function createOcrTool(options: OcrOptions = {}): AsyncToolDefinition {
 }
 
 export const ocrTool = createOcrTool();
-
-/**
- * The `ocr` tool in the registry's shape: `apply` (synchronous callers) answers E5 and says why;
- * `applyAsync` is the real thing, for a registry and episode that await tools (see the README).
- */
-export const ocrRegistryTool = {
-  ...ocrTool,
-  apply: (): ToolOutcome => toolError('E5', OCR_TOOL_NAME, 'ocr reads text with a neural network and must be awaited; this caller cannot wait for it. Use another tool or answer from the image.'),
-  applyAsync: ocrTool.apply,
-} satisfies ToolDefinition & { applyAsync: AsyncToolDefinition['apply'] };
 
 /** The region to read, clipped to the image and widened to MIN_SIDE, or why it cannot be read. */
 export function regionOf(image: RgbImage, bbox: unknown): BBox | string {

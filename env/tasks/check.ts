@@ -167,7 +167,7 @@ export function checkGeometry(map: LabelMap, meta: ImageMetadata): CheckIssue[] 
 const FAMILY_OF_TOOL = /^focus_on_(columns|rows|x_values|y_values)_with_(mask|draw|highlight)$/;
 
 /** Gold calls: known tools, labels present in the metadata, and (given the image) a clean run. */
-export function checkGold(task: TaskRecord, image: RgbImage | null): CheckIssue[] {
+export async function checkGold(task: TaskRecord, image: RgbImage | null): Promise<CheckIssue[]> {
   const issues: CheckIssue[] = [];
   const gold = task.gold ?? [];
   gold.forEach((call, i) => {
@@ -192,11 +192,12 @@ export function checkGold(task: TaskRecord, image: RgbImage | null): CheckIssue[
     return [{ check: 'gold', message: `metadata unusable by the tools: ${(err as Error).message}` }];
   }
   let current = image;
-  gold.forEach((call, i) => {
-    const outcome = runToolCall(current, call, meta);
+  for (const [i, call] of gold.entries()) {
+    // Each call reads the image the one before it produced, so they run one after the other.
+    const outcome = await runToolCall(current, call, meta);
     if (outcome.ok) current = outcome.image;
     else issues.push({ check: 'gold', message: `gold call ${i + 1} (${call.name}) fails: [${outcome.error.class}] ${outcome.error.message}` });
-  });
+  }
   return issues;
 }
 
@@ -252,7 +253,7 @@ export async function checkTask(task: TaskRecord, options: CheckOptions = {}): P
       issues.push({ check: 'record', message: `metadata: ${(err as Error).message}` });
     }
   }
-  issues.push(...checkGold(task, image));
+  issues.push(...(await checkGold(task, image)));
   return { id: task.id, ok: issues.length === 0, issues };
 }
 

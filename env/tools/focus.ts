@@ -102,7 +102,7 @@ export function focusTool(family: BandFamily, mode: FocusMode): ToolDefinition {
       const own = meta ? labelsOf(meta, family) : undefined;
       return { [family]: own ? Object.keys(own).slice(0, 2) : wording.example };
     },
-    apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome {
+    async apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome> {
       const found = bandsFor(meta, family);
       if (!found) return missingFamily(name, family, mode, meta);
       const { bands, bound } = found;

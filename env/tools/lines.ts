@@ -43,7 +43,7 @@ function lineTool(axis: 'horizontal' | 'vertical'): ToolDefinition {
       if (!f) return { [coordinate]: 100 };
       return { [coordinate]: Math.round(axis === 'horizontal' ? (f.y1 + f.y2) / 2 : (f.x1 + f.x2) / 2) };
     },
-    apply(image: RgbImage, args: Record<string, unknown>): ToolOutcome {
+    async apply(image: RgbImage, args: Record<string, unknown>): Promise<ToolOutcome> {
       const raw = args[coordinate] as number;
       const size = axis === 'horizontal' ? image.height : image.width;
       const at = Math.round(raw);

@@ -39,7 +39,7 @@ export const markPointTool: ToolDefinition = {
     const f = meta?.figure_bbox;
     return f ? { x: Math.round((f.x1 + f.x2) / 2), y: Math.round((f.y1 + f.y2) / 2) } : { x: 120, y: 80 };
   },
-  apply(image: RgbImage, args: Record<string, unknown>): ToolOutcome {
+  async apply(image: RgbImage, args: Record<string, unknown>): Promise<ToolOutcome> {
     const rawX = args.x as number;
     const rawY = args.y as number;
     const x = Math.round(rawX);

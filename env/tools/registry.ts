@@ -18,10 +18,10 @@ import { asOpenAIFunction, promptBlock, type OpenAIFunctionTool } from './prompt
 import type { ToolCall, ToolDefinition, ToolOutcome } from './types.js';
 import { validateArguments } from './validate.js';
 import { zoomTool } from './zoom.js';
-import { ocrRegistryTool } from '../grounding/ocr-tool.js';
+import { ocrTool } from '../grounding/ocr-tool.js';
 
 /** Tools that work on any image: they need coordinates, not band metadata. */
-const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool, verticalLineTool, markPointTool, ocrRegistryTool];
+const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool, verticalLineTool, markPointTool, ocrTool];
 
 const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS];
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
@@ -62,26 +62,14 @@ export function toolsPromptBlock(names?: string[], meta?: PixelMetadata): string
 
 type Prepared = { ok: true; tool: ToolDefinition; args: Record<string, unknown> } | { ok: false; outcome: ToolOutcome };
 
-/** Validates a call against its tool's schema, then applies it. Never throws. */
-export function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): ToolOutcome {
+/** Validates a call against its tool's schema, then applies it. Never throws (nor rejects). */
+export async function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): Promise<ToolOutcome> {
   const prepared = prepareCall(image, call, meta);
   if (!prepared.ok) return prepared.outcome;
   try {
-    return prepared.tool.apply(image, prepared.args, meta);
+    return await prepared.tool.apply(image, prepared.args, meta);
   } catch (err) {
     return toolFailure(prepared.tool.name, err);
-  }
-}
-
-/** runToolCall for callers that can wait: tools with an asynchronous implementation (ocr) run it. Never throws. */
-export async function runToolCallAsync(image: RgbImage, call: ToolCall, meta: PixelMetadata): Promise<ToolOutcome> {
-  const prepared = prepareCall(image, call, meta);
-  if (!prepared.ok) return prepared.outcome;
-  const { tool, args } = prepared;
-  try {
-    return tool.applyAsync ? await tool.applyAsync(image, args, meta) : tool.apply(image, args, meta);
-  } catch (err) {
-    return toolFailure(tool.name, err);
   }
 }
 

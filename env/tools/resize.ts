@@ -1,7 +1,7 @@
 /**
  * Image resampling for zoom_in, in pure integer arithmetic so the output is the same bytes on
- * every machine. Tools are synchronous (ToolDefinition.apply), which rules out sharp's resize
- * (asynchronous); this is the same kernel sharp calls 'cubic': Catmull-Rom (B = 0, C = 0.5).
+ * every machine, whatever native build is installed; it is the same kernel sharp calls 'cubic':
+ * Catmull-Rom (B = 0, C = 0.5).
  *
  * Geometry: pixel centres are aligned, i.e. output pixel d samples the source at
  * (d + 0.5) · (srcSize / dstSize) − 0.5; samples past the border repeat the edge pixel. When

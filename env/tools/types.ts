@@ -43,13 +43,12 @@ export interface ToolDefinition {
   /** One paragraph, written for a model: what it does, when to use it, what comes back. */
   description: string;
   parameters: ArgumentSchema;
-  /** Arguments are already schema-valid when this is called; the image must not be mutated. */
-  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome;
   /**
-   * For tools that cannot answer synchronously (OCR runs neural networks): `runToolCallAsync`
-   * awaits this instead of `apply`, whose synchronous answer then only explains the need to wait.
+   * Arguments are already schema-valid when this is called; the image must not be mutated.
+   * Every tool answers through a promise, so one that needs to wait (OCR runs neural networks)
+   * has the same shape as the pixel tools, and there is one way to run a call.
    */
-  applyAsync?(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome>;
+  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome>;
   /**
    * Arguments of a typical call, for prompts and error messages; given the image's metadata it
    * uses that image's own labels, so the model sees an example it could actually send.

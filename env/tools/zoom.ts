@@ -124,7 +124,7 @@ export const zoomTool: ToolDefinition = {
     const f = meta?.figure_bbox;
     return { bbox: f ? [f.x1, f.y1, Math.round((f.x1 + f.x2) / 2), Math.round((f.y1 + f.y2) / 2)] : [40, 60, 240, 160], factor: 2 };
   },
-  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): ToolOutcome {
+  async apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome> {
     const bbox = args.bbox as number[];
     const factor = (args.factor as number | undefined) ?? ZOOM_DEFAULT_FACTOR;
     const plan = planZoom(image.width, image.height, bbox, factor);

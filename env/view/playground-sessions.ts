@@ -1,6 +1,6 @@
 /**
  * The tool playground's host side: per panel session, a stack of images, each the result of a
- * real tool call through `runToolCallAsync` (the same engine the trainer and the env server use).
+ * real tool call through `runToolCall` (the same engine the trainer and the env server use).
  * Open, apply, undo; every answer is a complete snapshot. A failed call leaves the stack as it
  * was and reports the error exactly as a model would read it.
  *
@@ -13,7 +13,7 @@ import { decodeImage, encodePng, ImageTooLargeError, type RgbImage } from '../co
 import { resolveInsideRoot } from '../core/paths.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { bandFamiliesOf, bandKey, type ImageMetadata, type PixelMetadata, resolveMetadata } from '../tools/metadata.js';
-import { availableToolNames, runToolCallAsync } from '../tools/registry.js';
+import { availableToolNames, runToolCall } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
@@ -108,7 +108,7 @@ export class PlaygroundSessions {
   async apply(sessionId: string, call: PlaygroundCall): Promise<PlaygroundSnapshot> {
     const session = this.session(sessionId);
     const top = session.layers[session.layers.length - 1] as Layer;
-    const outcome = await runToolCallAsync(top.image, call, top.meta);
+    const outcome = await runToolCall(top.image, call, top.meta);
     if (!outcome.ok) {
       session.error = { class: outcome.error.class, message: outcome.error.message };
       return this.snapshot(sessionId);

@@ -20,7 +20,7 @@ test('an image without metadata gets OCR bands, and a focus tool works on them r
   assert.equal(choice.source, 'ocr');
   assert.equal(choice.meta.source, 'ocr');
   assert.deepEqual(Object.keys(choice.meta.y_values_bbox ?? {}), HBAR_LABELS);
-  const outcome = runToolCall(f.image, { name: 'focus_on_y_values_with_draw', arguments: { y_values: ['Spain'] } }, choice.meta);
+  const outcome = await runToolCall(f.image, { name: 'focus_on_y_values_with_draw', arguments: { y_values: ['Spain'] } }, choice.meta);
   assert.ok(outcome.ok, JSON.stringify(outcome));
 });
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ocrRegistryTool, ocrTool, regionOf } from '../../env/grounding/ocr-tool.js';
+import { ocrTool, regionOf } from '../../env/grounding/ocr-tool.js';
 import { resolveMetadata } from '../../env/tools/metadata.js';
 import { validateArguments } from '../../env/tools/validate.js';
-import type { ToolDefinition } from '../../env/tools/types.js';
+import { getTool, runToolCall } from '../../env/tools/registry.js';
 import { tableFixture } from '../fixtures/render.js';
 
 async function table() {
@@ -50,20 +50,16 @@ test('ocr refuses a box outside the image or upside down with E4 and says what t
 test('a tiny box is widened to 16 px around its centre; the arguments schema takes only an optional bbox', async () => {
   const { image, meta } = await table();
   assert.deepEqual(regionOf(image, [100, 100, 102, 101]), { x1: 93, y1: 93, x2: 109, y2: 109 });
-  const asSync = ocrTool as unknown as ToolDefinition;
-  assert.equal(validateArguments(asSync, {}, meta), null);
-  assert.equal(validateArguments(asSync, { bbox: [1, 2, 3, 4] }, meta), null);
-  assert.equal(validateArguments(asSync, { box: [1, 2, 3, 4] }, meta)?.class, 'E2');
-  assert.equal(validateArguments(asSync, { bbox: [1, 2, 3] }, meta)?.class !== undefined, true);
+  assert.equal(validateArguments(ocrTool, {}, meta), null);
+  assert.equal(validateArguments(ocrTool, { bbox: [1, 2, 3, 4] }, meta), null);
+  assert.equal(validateArguments(ocrTool, { box: [1, 2, 3, 4] }, meta)?.class, 'E2');
+  assert.equal(validateArguments(ocrTool, { bbox: [1, 2, 3] }, meta)?.class !== undefined, true);
 });
 
-test('the registry form answers synchronous callers with E5 and reads through applyAsync', async () => {
+test('the registry lists the ocr tool itself, whose apply is the real reading', async () => {
   const { image, meta } = await table();
-  const sync = ocrRegistryTool.apply();
-  assert.ok(!sync.ok);
-  assert.equal(sync.error.class, 'E5');
-  assert.match(sync.error.message, /must be awaited/);
-  const awaited = await ocrRegistryTool.applyAsync(image, { bbox: [20, 20, 120, 50] }, meta);
-  assert.ok(awaited.ok);
-  assert.match(awaited.summary, /"Rider" \[/);
+  assert.equal(getTool('ocr'), ocrTool);
+  const read = await runToolCall(image, { name: 'ocr', arguments: { bbox: [20, 20, 120, 50] } }, meta);
+  assert.ok(read.ok);
+  assert.match(read.summary, /"Rider" \[/);
 });

@@ -16,7 +16,7 @@ import { buildTask, renderTask, type TaskSpec } from '../../env/tasks/generate.j
 import { loadTasks } from '../../env/tasks/load.js';
 import type { TaskRecord } from '../../env/tasks/record.js';
 import { resolveMetadata } from '../../env/tools/metadata.js';
-import { runToolCallAsync } from '../../env/tools/registry.js';
+import { runToolCall } from '../../env/tools/registry.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'vistool-options-'));
@@ -200,7 +200,7 @@ test('masking every bar but the asked one leaves exactly that bar: the level is 
   for (const index of [0, 1, 2, 3]) {
     const built = await renderTask(buildTask({ seed: 9, split: 'train', index, attempt: 0, kind: 'vbar', difficulty: 2, imageSize: [224, 112], families: ['level'], labels: ['A', 'B', 'C', 'D', 'E', 'F'], shuffleLabels: true, categories: [6, 6] }));
     const { record } = built;
-    const outcome = await runToolCallAsync(built.image, record.gold![0]!, resolveMetadata(record.meta, built.image.width, built.image.height));
+    const outcome = await runToolCall(built.image, record.gold![0]!, resolveMetadata(record.meta, built.image.width, built.image.height));
     assert.ok(outcome.ok, `${record.id}: the gold call succeeds`);
     const edited = outcome.image;
     const bands = record.meta.x_values_bbox!;

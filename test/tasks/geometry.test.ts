@@ -59,7 +59,7 @@ test('masking one column with the real tool whitens every other column’s text 
   const task = await renderTask(buildTask(spec('table', 3, 11)));
   const meta = resolveMetadata(task.record.meta, task.image.width, task.image.height);
   const keep = task.record.table!.columns[1]!;
-  const outcome = runToolCall(task.image, { name: 'focus_on_columns_with_mask', arguments: { columns: [keep] } }, meta);
+  const outcome = await runToolCall(task.image, { name: 'focus_on_columns_with_mask', arguments: { columns: [keep] } }, meta);
   assert.ok(outcome.ok);
   const { ids, marks, width } = task.labelMap;
   let kept = 0, whitened = 0;
@@ -85,7 +85,7 @@ test('masking one bar with the real tool whitens every other bar and tick label'
   const task = await renderTask(buildTask(spec('vbar', 2, 3)));
   const meta = resolveMetadata(task.record.meta, task.image.width, task.image.height);
   const keep = task.record.table!.rows[0]![0] as string;
-  const outcome = runToolCall(task.image, { name: 'focus_on_x_values_with_mask', arguments: { x_values: [keep] } }, meta);
+  const outcome = await runToolCall(task.image, { name: 'focus_on_x_values_with_mask', arguments: { x_values: [keep] } }, meta);
   assert.ok(outcome.ok);
   const { ids, marks } = task.labelMap;
   for (let p = 0; p < ids.length; p++) {

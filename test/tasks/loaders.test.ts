@@ -177,7 +177,7 @@ test('VTool-R1 rows in the parquet shape (datasets structs: nulls for other rows
   // The converted task runs a band tool on its bands: the tools see what the record kept.
   const label = Object.keys(bands)[0]!;
   const image = await decodeImage(hbar.png);
-  const outcome = runToolCall(image, { name: 'focus_on_y_values_with_mask', arguments: { y_values: [label] } }, resolveMetadata(record.meta, image.width, image.height));
+  const outcome = await runToolCall(image, { name: 'focus_on_y_values_with_mask', arguments: { y_values: [label] } }, resolveMetadata(record.meta, image.width, image.height));
   assert.equal(outcome.ok, true, JSON.stringify(outcome));
 });
 
@@ -330,7 +330,7 @@ async function endToEnd(dir: string, loaded: Awaited<ReturnType<typeof loadCharX
   const [task] = await loadTasks(join(out, 'tasks.jsonl'));
   assert.ok(task);
   const image = await decodeImage(join(out, task.image));
-  const zoomed = runToolCall(image, { name: 'zoom_in', arguments: { bbox: [0, 0, Math.floor(image.width / 2), Math.floor(image.height / 2)], factor: 2 } }, resolveMetadata(task.meta, image.width, image.height));
+  const zoomed = await runToolCall(image, { name: 'zoom_in', arguments: { bbox: [0, 0, Math.floor(image.width / 2), Math.floor(image.height / 2)], factor: 2 } }, resolveMetadata(task.meta, image.width, image.height));
   assert.ok(zoomed.ok, JSON.stringify(zoomed));
   assert.equal(zoomed.image.width, Math.floor(image.width / 2) * 2);
   assert.equal(scoreAnswer(right, task.answer).correct, true);
@@ -358,7 +358,7 @@ test('VTool-R1 tables whose row_starters begin with the header row keep the head
   // A rows mask on one data row: the header's pixels are untouched.
   const image = await decodeImage(join(dir, 't.png'));
   const [oneRow] = Object.keys(rows);
-  const masked = runToolCall(image, { name: 'focus_on_rows_with_mask', arguments: { rows: [oneRow] } }, resolveMetadata(record.meta, image.width, image.height));
+  const masked = await runToolCall(image, { name: 'focus_on_rows_with_mask', arguments: { rows: [oneRow] } }, resolveMetadata(record.meta, image.width, image.height));
   assert.ok(masked.ok);
   let changedInHeader = 0;
   for (let y = top; y < firstRowTop; y++) {
@@ -416,7 +416,7 @@ test('ReFocus evaluation sets with boxes (ChartQA bars, TableVQA, CharXiv subfig
     assert.deepEqual(vMeta.x_values_bbox![v], { x1: Math.trunc(n.x1 * vImage.width), y1: Math.trunc(n.y1 * vImage.height), x2: Math.trunc(n.x2 * vImage.width), y2: Math.trunc(n.y2 * vImage.height) });
   }
   const [keep, drop] = xValues;
-  const masked = runToolCall(vImage, { name: 'focus_on_x_values_with_mask', arguments: { x_values: [keep] } }, vMeta);
+  const masked = await runToolCall(vImage, { name: 'focus_on_x_values_with_mask', arguments: { x_values: [keep] } }, vMeta);
   assert.ok(masked.ok, JSON.stringify(masked));
   assert.equal(whiteShare(masked.image, vMeta.x_values_bbox![drop!]!), 1, 'a band not focused on is whitened');
   assert.ok(whiteShare(masked.image, vMeta.x_values_bbox![keep!]!) < 1, 'the focused band keeps its bar');
@@ -445,7 +445,7 @@ test('ReFocus evaluation sets with boxes (ChartQA bars, TableVQA, CharXiv subfig
   const tImage = await decodeImage(tables.tasks[0]!.sourceImage);
   const tMeta = resolveMetadata(tRecord.meta, tImage.width, tImage.height);
   const [oneRow] = Object.keys(rows);
-  const rowMasked = runToolCall(tImage, { name: 'focus_on_rows_with_mask', arguments: { rows: [oneRow] } }, tMeta);
+  const rowMasked = await runToolCall(tImage, { name: 'focus_on_rows_with_mask', arguments: { rows: [oneRow] } }, tMeta);
   assert.ok(rowMasked.ok, JSON.stringify(rowMasked));
   let headerChanged = 0;
   for (let y = tableTop; y < firstRowTop; y++) {

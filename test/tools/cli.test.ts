@@ -67,9 +67,9 @@ test('tools apply runs the calls in order, writes the PNG and prints a JSON summ
     // The file holds exactly what the registry produces for the same calls.
     const fixture = await tableFixture();
     const meta = resolveMetadata(fixture.meta, 460, 220);
-    const first = runToolCall(fixture.image, calls[0]!, meta);
+    const first = await runToolCall(fixture.image, calls[0]!, meta);
     assert.ok(first.ok);
-    const second = runToolCall(first.image, calls[1]!, meta);
+    const second = await runToolCall(first.image, calls[1]!, meta);
     assert.ok(second.ok);
     assert.ok((await decodeImage(png)).data.equals(second.image.data));
   } finally {

@@ -35,7 +35,7 @@ for (const c of CASES) {
     const { image } = fixture;
     const others = Object.keys(bands).filter((l) => !c.select.includes(l));
     const masked = rectsFor(bands, others, image.width, image.height);
-    const outcome = runToolCall(image, { name: `focus_on_${c.family}_with_mask`, arguments: { [c.family]: c.select } }, meta);
+    const outcome = await runToolCall(image, { name: `focus_on_${c.family}_with_mask`, arguments: { [c.family]: c.select } }, meta);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     assertPixels(image, outcome.image, (x, y) => (masked.some((r) => inRect(r, x, y)) ? WHITE : null));
     // The masks did something visible: the fixture has ink under every non-selected band.
@@ -47,7 +47,7 @@ for (const c of CASES) {
     const { fixture, meta, bands } = await load(c);
     const { image } = fixture;
     const drawn = rectsFor(bands, c.select, image.width, image.height);
-    const outcome = runToolCall(image, { name: `focus_on_${c.family}_with_draw`, arguments: { [c.family]: c.select } }, meta);
+    const outcome = await runToolCall(image, { name: `focus_on_${c.family}_with_draw`, arguments: { [c.family]: c.select } }, meta);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     assertPixels(image, outcome.image, (x, y) => (drawn.some((r) => onOutline(r, x, y)) ? RED : null));
     // Spot checks at the middle of the first band's left edge, written out in box coordinates.
@@ -65,7 +65,7 @@ for (const c of CASES) {
     const { fixture, meta, bands } = await load(c);
     const { image } = fixture;
     const lit = rectsFor(bands, c.select, image.width, image.height);
-    const outcome = runToolCall(image, { name: `focus_on_${c.family}_with_highlight`, arguments: { [c.family]: c.select } }, meta);
+    const outcome = await runToolCall(image, { name: `focus_on_${c.family}_with_highlight`, arguments: { [c.family]: c.select } }, meta);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     assertPixels(image, outcome.image, (x, y, before) => (lit.some((r) => inRect(r, x, y)) ? tinted(before) : null));
   });
@@ -81,7 +81,7 @@ test('the highlight tint equals Pillow alpha_composite values for reference grey
 
 test('highlighting a white band in the real image gives exactly (255,205,205)', async () => {
   const { fixture, meta } = await load(CASES[2] as Case);
-  const outcome = runToolCall(fixture.image, { name: 'focus_on_x_values_with_highlight', arguments: { x_values: ['2019'] } }, meta);
+  const outcome = await runToolCall(fixture.image, { name: 'focus_on_x_values_with_highlight', arguments: { x_values: ['2019'] } }, meta);
   assert.ok(outcome.ok);
   // (60, 30): inside the 2019 band, above the bar, on the white page.
   assert.deepEqual(pixelOf(fixture.image, 60, 30), WHITE);
@@ -92,7 +92,7 @@ test('row masking never touches the header row', async () => {
   const { fixture, meta } = await load(CASES[1] as Case);
   const { image } = fixture;
   const header: Rect = { left: 0, top: 0, right: image.width, bottom: 50 };
-  const outcome = runToolCall(image, { name: 'focus_on_rows_with_mask', arguments: { rows: ['Merckx'] } }, meta);
+  const outcome = await runToolCall(image, { name: 'focus_on_rows_with_mask', arguments: { rows: ['Merckx'] } }, meta);
   assert.ok(outcome.ok);
   assert.ok(!isAllWhite(image, header), 'the header has ink to lose');
   for (let y = header.top; y < header.bottom; y++) for (let x = 0; x < image.width; x++) assert.deepEqual(pixelOf(outcome.image, x, y), pixelOf(image, x, y));
@@ -102,11 +102,11 @@ test('row masking never touches the header row', async () => {
 test('masking with nothing selected, or with everything selected, returns an unchanged image and says so', async () => {
   const { fixture, meta, bands } = await load(CASES[0] as Case);
   const { image } = fixture;
-  const none = runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: [] } }, meta);
+  const none = await runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: [] } }, meta);
   assert.ok(none.ok);
   assert.ok(none.image.data.equals(image.data));
   assert.match(none.summary, /no columns selected: image unchanged/);
-  const all = runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: Object.keys(bands).map((l) => l.toLowerCase()) } }, meta);
+  const all = await runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: Object.keys(bands).map((l) => l.toLowerCase()) } }, meta);
   assert.ok(all.ok);
   assert.ok(all.image.data.equals(image.data));
   assert.match(all.summary, /all 5 columns selected: nothing to mask, image unchanged/);
@@ -116,7 +116,7 @@ test('masking with nothing selected, or with everything selected, returns an unc
 test('draw and highlight with nothing selected return an unchanged image', async () => {
   const { fixture, meta } = await load(CASES[3] as Case);
   for (const mode of ['draw', 'highlight']) {
-    const outcome = runToolCall(fixture.image, { name: `focus_on_y_values_with_${mode}`, arguments: { y_values: [] } }, meta);
+    const outcome = await runToolCall(fixture.image, { name: `focus_on_y_values_with_${mode}`, arguments: { y_values: [] } }, meta);
     assert.ok(outcome.ok);
     assert.ok(outcome.image.data.equals(fixture.image.data), mode);
     assert.match(outcome.summary, /image unchanged/);
@@ -125,14 +125,14 @@ test('draw and highlight with nothing selected return an unchanged image', async
 
 test('loosely written labels are applied to the right band and reported in matches and the summary', async () => {
   const { fixture, meta } = await load(CASES[0] as Case);
-  const outcome = runToolCall(fixture.image, { name: 'focus_on_columns_with_draw', arguments: { columns: ['wins', ' Country '] } }, meta);
+  const outcome = await runToolCall(fixture.image, { name: 'focus_on_columns_with_draw', arguments: { columns: ['wins', ' Country '] } }, meta);
   assert.ok(outcome.ok);
   assert.deepEqual(outcome.matches, [
     { requested: 'wins', matched: 'Wins', how: 'case' },
     { requested: ' Country ', matched: 'Country', how: 'whitespace' },
   ]);
   assert.match(outcome.summary, /read 'wins' as 'Wins', ' Country ' as 'Country'/);
-  const exact = runToolCall(fixture.image, { name: 'focus_on_columns_with_draw', arguments: { columns: ['Wins', 'Country'] } }, meta);
+  const exact = await runToolCall(fixture.image, { name: 'focus_on_columns_with_draw', arguments: { columns: ['Wins', 'Country'] } }, meta);
   assert.ok(exact.ok);
   assert.ok(exact.image.data.equals(outcome.image.data));
 });
@@ -144,7 +144,7 @@ test('focus tools never mutate the input image', async () => {
     for (const mode of ['mask', 'draw', 'highlight']) {
       const tool = getTool(`focus_on_${c.family}_with_${mode}`);
       assert.ok(tool);
-      const outcome = tool.apply(fixture.image, { [c.family]: c.select }, meta);
+      const outcome = await tool.apply(fixture.image, { [c.family]: c.select }, meta);
       assert.ok(outcome.ok);
       assert.notEqual(outcome.image.data, fixture.image.data);
     }
@@ -155,7 +155,7 @@ test('focus tools never mutate the input image', async () => {
 test('overlapping selected bands are tinted once, not twice', async () => {
   const { fixture } = await load(CASES[0] as Case);
   const meta = resolveMetadata({ columns_bbox: { A: { x1: 20, y1: 20, x2: 120, y2: 80 }, B: { x1: 60, y1: 20, x2: 200, y2: 80 } } }, fixture.image.width, fixture.image.height);
-  const outcome = runToolCall(fixture.image, { name: 'focus_on_columns_with_highlight', arguments: { columns: ['A', 'B'] } }, meta);
+  const outcome = await runToolCall(fixture.image, { name: 'focus_on_columns_with_highlight', arguments: { columns: ['A', 'B'] } }, meta);
   assert.ok(outcome.ok);
   // Pillow's inclusive corners: (x1 + 2, y1 + 2) to (x2 − 2, y2 − 2), so half-open ends at x2 − 1.
   const a = { left: 22, top: 22, right: 119, bottom: 79 };
@@ -167,7 +167,7 @@ test('bands reaching past the image edge are clamped, not rejected', async () =>
   const { fixture } = await load(CASES[0] as Case);
   const { image } = fixture;
   const meta = resolveMetadata({ columns_bbox: { Edge: { x1: -50, y1: -10, x2: 40, y2: image.height + 30 }, Keep: { x1: 100, y1: 0, x2: 150, y2: 50 } } }, image.width, image.height);
-  const outcome = runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: ['Keep'] } }, meta);
+  const outcome = await runToolCall(image, { name: 'focus_on_columns_with_mask', arguments: { columns: ['Keep'] } }, meta);
   assert.ok(outcome.ok);
   const edge = { left: 0, top: 0, right: 39, bottom: image.height };
   assertPixels(image, outcome.image, (x, y) => (inRect(edge, x, y) ? WHITE : null));
@@ -186,8 +186,8 @@ test("rows and columns tools on a bar chart act on its y and x values, as VTool-
     const fixture = await fixtureOf();
     const meta = resolveMetadata(fixture.meta, fixture.image.width, fixture.image.height);
     for (const mode of ['mask', 'draw', 'highlight'] as const) {
-      const viaBinding = runToolCall(fixture.image, { name: `focus_on_${family}_with_${mode}`, arguments: { [family]: [...select] } }, meta);
-      const own = runToolCall(fixture.image, { name: `focus_on_${bound}_with_${mode}`, arguments: { [bound]: [...select] } }, meta);
+      const viaBinding = await runToolCall(fixture.image, { name: `focus_on_${family}_with_${mode}`, arguments: { [family]: [...select] } }, meta);
+      const own = await runToolCall(fixture.image, { name: `focus_on_${bound}_with_${mode}`, arguments: { [bound]: [...select] } }, meta);
       assert.ok(viaBinding.ok && own.ok, JSON.stringify(viaBinding.ok ? own : viaBinding));
       if (!viaBinding.ok || !own.ok) continue;
       assert.equal(contentHash(viaBinding.image.data), contentHash(own.image.data), `${family} ${mode}`);
@@ -197,6 +197,6 @@ test("rows and columns tools on a bar chart act on its y and x values, as VTool-
   // A table keeps its own rows; the binding is only for images without them.
   const table = await tableFixture();
   const tableMeta = resolveMetadata(table.meta, table.image.width, table.image.height);
-  const rows = runToolCall(table.image, { name: 'focus_on_rows_with_mask', arguments: { rows: ['Hinault'] } }, tableMeta);
+  const rows = await runToolCall(table.image, { name: 'focus_on_rows_with_mask', arguments: { rows: ['Hinault'] } }, tableMeta);
   assert.ok(rows.ok && !rows.summary.includes('binding'));
 });

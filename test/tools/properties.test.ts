@@ -42,16 +42,16 @@ function noise(length: number, seed: number): Buffer {
   return data;
 }
 
-test('random focus calls on random band layouts never throw and touch exactly the pixels the specification names', () => {
-  fc.assert(
-    fc.property(layout, ({ l, selected }) => {
+test('random focus calls on random band layouts never throw and touch exactly the pixels the specification names', async () => {
+  await fc.assert(
+    fc.asyncProperty(layout, async ({ l, selected }) => {
       const image: RgbImage = { width: l.width, height: l.height, data: noise(l.width * l.height * 3, l.seed) };
       const boxes: Record<string, BBox> = {};
       // Boxes start inside the image (x1 ≤ width − 1) and end past 0, so every one intersects it.
       for (const b of l.bands) boxes[b.label] = { x1: b.x1, y1: b.y1, x2: Math.max(b.x1 + b.w, 1), y2: Math.max(b.y1 + b.h, 1) };
       const meta = resolveMetadata({ [bandKey(l.family)]: boxes } as ImageMetadata, l.width, l.height);
       const inputCopy = Buffer.from(image.data);
-      const outcome = runToolCall(image, { name: `focus_on_${l.family}_with_${l.mode}`, arguments: { [l.family]: selected } }, meta);
+      const outcome = await runToolCall(image, { name: `focus_on_${l.family}_with_${l.mode}`, arguments: { [l.family]: selected } }, meta);
       assert.ok(outcome.ok, JSON.stringify(outcome));
       assert.ok(image.data.equals(inputCopy), 'input mutated');
       const rect = (label: string) => insetBox(boxes[label] as BBox, l.width, l.height);
@@ -72,8 +72,8 @@ test('random focus calls on random band layouts never throw and touch exactly th
   );
 });
 
-test('any call, however malformed, yields an outcome (ok or E1–E5) and never throws or mutates the input', () => {
-  // ocr has no synchronous implementation (runToolCall answers E5 "must be awaited"); registry.test.ts covers it.
+test('any call, however malformed, yields an outcome (ok or E1–E5) and never throws or mutates the input', async () => {
+  // ocr runs two neural networks per call, too slow for a property run; registry.test.ts covers it.
   const names = [...listTools().map((t) => t.name).filter((n) => n !== 'ocr'), 'zoom', '', 'focus_on_rows'];
   const image: RgbImage = { width: 40, height: 30, data: Buffer.alloc(40 * 30 * 3, 200) };
   const meta = resolveMetadata({ columns_bbox: { A: { x1: 0, y1: 0, x2: 20, y2: 30 }, B: { x1: 20, y1: 0, x2: 40, y2: 30 } } }, 40, 30);
@@ -83,9 +83,9 @@ test('any call, however malformed, yields an outcome (ok or E1–E5) and never t
     fc.record({ bbox: fc.array(fc.double({ noNaN: false }), { maxLength: 5 }), factor: fc.double() }, { requiredKeys: [] }),
     fc.record({ x: fc.double(), y: fc.double() }, { requiredKeys: [] }),
   );
-  fc.assert(
-    fc.property(fc.constantFrom(...names), argumentValues, (name, args) => {
-      const outcome = runToolCall(image, { name, arguments: args as Record<string, unknown> }, meta);
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...names), argumentValues, async (name, args) => {
+      const outcome = await runToolCall(image, { name, arguments: args as Record<string, unknown> }, meta);
       assert.ok(image.data.every((v) => v === 200), 'input mutated');
       if (!outcome.ok) assert.ok(['E1', 'E2', 'E3', 'E4', 'E5'].includes(outcome.error.class) && outcome.error.message.length > 0);
       else assert.ok(outcome.image.width > 0 && outcome.image.data.length === outcome.image.width * outcome.image.height * 3);

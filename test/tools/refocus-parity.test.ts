@@ -40,7 +40,7 @@ test("all twelve band tools paint exactly ReFocus's pixels on the project's fixt
       for (const selected of c.selections) {
         for (const label of selected) assert.ok(label in bands, `${label} is a ${c.family} label of the fixture`);
         const name = `focus_on_${c.family}_with_${mode}`;
-        const outcome = runToolCall(fixture.image, { name, arguments: { [c.family]: selected } }, meta);
+        const outcome = await runToolCall(fixture.image, { name, arguments: { [c.family]: selected } }, meta);
         assert.ok(outcome.ok, `${name} ${JSON.stringify(selected)}: ${JSON.stringify(outcome.ok ? '' : outcome.error)}`);
         if (!outcome.ok) continue;
         jobs.push({ image: imagePath, bands, mode, selected, out: join(dir, `${jobs.length}.rgb`), ours: outcome.image.data, name: `${name} ${selected.join('+')}` });

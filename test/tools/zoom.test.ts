@@ -14,25 +14,25 @@ async function table(): Promise<{ image: RgbImage; meta: PixelMetadata }> {
   return { image: f.image, meta: resolveMetadata(f.meta, f.image.width, f.image.height) };
 }
 
-function zoom(image: RgbImage, meta: PixelMetadata, args: Record<string, unknown>) {
-  return runToolCall(image, { name: 'zoom_in', arguments: args }, meta);
+async function zoom(image: RgbImage, meta: PixelMetadata, args: Record<string, unknown>) {
+  return await runToolCall(image, { name: 'zoom_in', arguments: args }, meta);
 }
 
 test('zoom_in enlarges the box by the factor: [100,50,200,100] at the default 2× is 200×100', async () => {
   const { image, meta } = await table();
-  const outcome = zoom(image, meta, { bbox: [100, 50, 200, 100] });
+  const outcome = await zoom(image, meta, { bbox: [100, 50, 200, 100] });
   assert.ok(outcome.ok, JSON.stringify(outcome));
   assert.equal(outcome.image.width, 200);
   assert.equal(outcome.image.height, 100);
   assert.match(outcome.summary, /zoomed into \[100, 50, 200, 100\]: the new image is 200×100/);
-  const three = zoom(image, meta, { bbox: [100, 50, 200, 100], factor: 3 });
+  const three = await zoom(image, meta, { bbox: [100, 50, 200, 100], factor: 3 });
   assert.ok(three.ok);
   assert.deepEqual([three.image.width, three.image.height], [300, 150]);
 });
 
 test('zoom_in at factor 1 returns exactly the cropped pixels', async () => {
   const { image, meta } = await table();
-  const outcome = zoom(image, meta, { bbox: [30, 25, 130, 85], factor: 1 });
+  const outcome = await zoom(image, meta, { bbox: [30, 25, 130, 85], factor: 1 });
   assert.ok(outcome.ok);
   assert.deepEqual([outcome.image.width, outcome.image.height], [100, 60]);
   for (const [x, y] of [[0, 0], [99, 59], [40, 10], [7, 33]] as const) assert.deepEqual(pixelOf(outcome.image, x, y), pixelOf(image, 30 + x, 25 + y));
@@ -40,7 +40,7 @@ test('zoom_in at factor 1 returns exactly the cropped pixels', async () => {
 
 test('fractional boxes are rounded outwards and boxes past the edge are clipped to the image', async () => {
   const { image, meta } = await table();
-  const outcome = zoom(image, meta, { bbox: [399.5, -20, 1000, 60.2], factor: 1 });
+  const outcome = await zoom(image, meta, { bbox: [399.5, -20, 1000, 60.2], factor: 1 });
   assert.ok(outcome.ok);
   // x 399..460 (image width 460), y 0..61.
   assert.deepEqual([outcome.image.width, outcome.image.height], [image.width - 399, 61]);
@@ -49,14 +49,14 @@ test('fractional boxes are rounded outwards and boxes past the edge are clipped 
 
 test('a box smaller than 28 px is grown to 28 px around its centre, and kept inside the image', async () => {
   const { image, meta } = await table();
-  const middle = zoom(image, meta, { bbox: [100, 100, 110, 104], factor: 1 });
+  const middle = await zoom(image, meta, { bbox: [100, 100, 110, 104], factor: 1 });
   assert.ok(middle.ok);
   assert.deepEqual([middle.image.width, middle.image.height], [28, 28]);
   // Centre (105, 102) → left = 105 − 14 = 91, top = 102 − 14 = 88.
   assert.deepEqual(pixelOf(middle.image, 0, 0), pixelOf(image, 91, 88));
   assert.deepEqual(pixelOf(middle.image, 27, 27), pixelOf(image, 118, 115));
   assert.match(middle.summary, /grown to the 28 px minimum/);
-  const corner = zoom(image, meta, { bbox: [0, 0, 4, 4], factor: 2 });
+  const corner = await zoom(image, meta, { bbox: [0, 0, 4, 4], factor: 2 });
   assert.ok(corner.ok);
   assert.deepEqual([corner.image.width, corner.image.height], [56, 56]);
   const plan = planZoom(image.width, image.height, [455, 215, 460, 220], 1);
@@ -65,7 +65,7 @@ test('a box smaller than 28 px is grown to 28 px around its centre, and kept ins
 
 test('the short side of a zoom reaches 28 × factor even on an image smaller than 28 px', async () => {
   const tiny = await decodeImage(await sharp({ create: { width: 20, height: 10, channels: 3, background: { r: 9, g: 99, b: 199 } } }).png().toBuffer());
-  const outcome = zoom(tiny, resolveMetadata({}, 20, 10), { bbox: [0, 0, 20, 10], factor: 2 });
+  const outcome = await zoom(tiny, resolveMetadata({}, 20, 10), { bbox: [0, 0, 20, 10], factor: 2 });
   assert.ok(outcome.ok);
   // Short side 10 → scale 2 · 28/10 = 5.6: 112 × 56.
   assert.deepEqual([outcome.image.width, outcome.image.height], [112, 56]);
@@ -74,7 +74,7 @@ test('the short side of a zoom reaches 28 × factor even on an image smaller tha
 
 test('the output long side is capped at 4096 px', async () => {
   const wide = await decodeImage(await sharp({ create: { width: 1100, height: 30, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer());
-  const outcome = zoom(wide, resolveMetadata({}, 1100, 30), { bbox: [0, 0, 1100, 30], factor: 4 });
+  const outcome = await zoom(wide, resolveMetadata({}, 1100, 30), { bbox: [0, 0, 1100, 30], factor: 4 });
   assert.ok(outcome.ok);
   assert.equal(outcome.image.width, ZOOM_MAX_SIDE);
   assert.equal(outcome.image.height, Math.round(30 * (4096 / 1100)));
@@ -83,12 +83,12 @@ test('the output long side is capped at 4096 px', async () => {
 test('an inverted, empty or off-image box is an E4 error that explains the coordinates', async () => {
   const { image, meta } = await table();
   for (const bbox of [[200, 50, 100, 100], [100, 50, 100, 100], [100, 90, 200, 90]]) {
-    const outcome = zoom(image, meta, { bbox });
+    const outcome = await zoom(image, meta, { bbox });
     assert.ok(!outcome.ok);
     assert.equal(outcome.error.class, 'E4');
     assert.match(outcome.error.message, /x1 < x2 and y1 < y2/);
   }
-  const outside = zoom(image, meta, { bbox: [500, 10, 600, 50] });
+  const outside = await zoom(image, meta, { bbox: [500, 10, 600, 50] });
   assert.ok(!outside.ok);
   assert.equal(outside.error.class, 'E4');
   assert.match(outside.error.message, /lies outside the 460×220 image/);
@@ -107,8 +107,8 @@ test('the zoom kernel is Catmull-Rom with centre-aligned pixels (hand-computed 2
 test('zoom results are deterministic and never mutate the input', async () => {
   const { image, meta } = await table();
   const before = contentHash(image.data);
-  const a = zoom(image, meta, { bbox: [37.5, 21, 301, 133], factor: 2.5 });
-  const b = zoom(image, meta, { bbox: [37.5, 21, 301, 133], factor: 2.5 });
+  const a = await zoom(image, meta, { bbox: [37.5, 21, 301, 133], factor: 2.5 });
+  const b = await zoom(image, meta, { bbox: [37.5, 21, 301, 133], factor: 2.5 });
   assert.ok(a.ok && b.ok);
   assert.ok(a.image.data.equals(b.image.data));
   assert.equal(contentHash(image.data), before);
@@ -119,14 +119,14 @@ test('zoom results are deterministic and never mutate the input', async () => {
 test('zoom_in returns metadata moved into the new image, dropping bands outside the crop', async () => {
   const { image, meta } = await table();
   // Columns: Rider 20–104, Country 104–188, Wins 188–272, ...; crop x 180–300 at 2×.
-  const outcome = zoom(image, meta, { bbox: [180, 40, 300, 110] });
+  const outcome = await zoom(image, meta, { bbox: [180, 40, 300, 110] });
   assert.ok(outcome.ok && outcome.meta);
   assert.deepEqual(Object.keys(outcome.meta.columns_bbox ?? {}), ['Country', 'Wins', 'Team']);
   assert.deepEqual(outcome.meta.columns_bbox?.Wins, { x1: 16, y1: 0, x2: 184, y2: 140 });
   // Rows: Merckx 50–80 and Hinault 80–110 are inside y 40–110; Cavendish starts at 110, outside.
   assert.deepEqual(Object.keys(outcome.meta.rows_bbox ?? {}), ['Merckx', 'Hinault']);
   // The moved metadata drives the next call: mask in the zoomed image keeps Wins only.
-  const next = runToolCall(outcome.image, { name: 'focus_on_columns_with_mask', arguments: { columns: ['Wins'] } }, outcome.meta);
+  const next = await runToolCall(outcome.image, { name: 'focus_on_columns_with_mask', arguments: { columns: ['Wins'] } }, outcome.meta);
   assert.ok(next.ok, JSON.stringify(next));
   assert.deepEqual(pixelOf(next.image, 5, 70), [255, 255, 255], 'Country, left of Wins, is masked');
 });
