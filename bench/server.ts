@@ -36,7 +36,7 @@ async function startServer(): Promise<Served> {
   const fixture = await tableFixture();
   await writeFile(join(dir, 'table.png'), fixture.png);
   const task = { id: 'bench', image: 'table.png', question: 'How many wins does Merckx have?', answer: '34', kind: 'table', difficulty: 1, meta: fixture.meta, source: 'bench' };
-  // The allocator setting the trainer starts its server with (trainer/vistool_trainer/env_client.py,
+  // The allocator setting the trainer starts its server with (trainer/vistool_trainer/rollouts/env_client.py,
   // SERVER_MALLOC_ENV); VISTOOL_BENCH_MALLOC=default measures glibc's own behaviour instead.
   const malloc = process.env.VISTOOL_BENCH_MALLOC === 'default' ? {} : { MALLOC_MMAP_THRESHOLD_: '65536' };
   const child = spawn(process.execPath, ['bin/vistool.js', 'serve', '--root', dir, '--token-file', join(dir, 'token'), '--quiet'], {

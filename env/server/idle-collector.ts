@@ -6,7 +6,7 @@
  * one, so without this the server would sit on a burst's garbage (100–180 MiB measured after 256
  * concurrent episodes) until the next burst. A collection when nobody is waiting costs no one
  * latency. The trainer also starts the server with a fixed glibc mmap threshold
- * (trainer/vistool_trainer/env_client.py) so that the freed buffers go back to the system.
+ * (trainer/vistool_trainer/rollouts/env_client.py) so that the freed buffers go back to the system.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

@@ -1,5 +1,5 @@
 /**
- * The trainer's JSON events (docs/ARCHITECTURE.md, contract 3; trainer/vistool_trainer/events.py): one
+ * The trainer's JSON events (docs/ARCHITECTURE.md, contract 3; trainer/vistool_trainer/run/events.py): one
  * object per line on its stdout — started, env (its env server is up), stage, step, rollouts,
  * checkpoint, eval, warning, finished, failed. This reads a line into a typed event and says it
  * in one line for the run's log channel.

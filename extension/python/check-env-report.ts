@@ -1,6 +1,6 @@
 /**
  * The trainer's environment report (`python -m vistool_trainer check-env --json`, see
- * trainer/vistool_trainer/environment_check.py): read from its output, and said in lines for
+ * trainer/vistool_trainer/run/environment_check.py): read from its output, and said in lines for
  * the output channel — versions, CUDA devices, and the command that fixes each problem.
  *
  * Editor-free (unit-tested under plain Node).

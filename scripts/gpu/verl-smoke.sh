@@ -24,9 +24,9 @@ node bin/vistool.js data gen --kind vbar --n 8 --seed 2 --split test --difficult
 "$VERL_PY" - "$OUT" <<'PY'
 import sys
 from pathlib import Path
-from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.train import task_corpus
+from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.run.train import task_corpus
 out = Path(sys.argv[1])
 model, processor = build_micro_policy(task_corpus(load_tasks(out / "data/train/tasks.jsonl")), MicroSize(), 1)
 save_policy(model, processor, out / "model")

@@ -9,13 +9,13 @@ const root = join(__dirname, '..', '..');
 const python = join(root, '.venv', 'bin', 'python');
 const CONFIGS = ['examples/micro-cpu.vistool.json', 'test/extension/in-editor/workspace/micro-tiny.vistool.json'];
 
-/** The trainer's own arguments for the same config (trainer/vistool_trainer/train.py), read through its config loader. */
+/** The trainer's own arguments for the same config (trainer/vistool_trainer/run/train.py), read through its config loader. */
 function trainerArguments(configPath: string): Record<string, string[]> {
   const script = [
     'import json, sys',
     'from pathlib import Path',
-    'from vistool_trainer.run_config import read_config_file',
-    'from vistool_trainer.train import data_gen_arguments',
+    'from vistool_trainer.run.run_config import read_config_file',
+    'from vistool_trainer.run.train import data_gen_arguments',
     'config = read_config_file(Path(sys.argv[1]))',
     'print(json.dumps({split: data_gen_arguments(config["data"]["generate"], config["seed"], split) for split in ("train", "test")}))',
   ].join('\n');

@@ -1,5 +1,5 @@
 /**
- * Run directories in the trainer's exact shapes (trainer/vistool_trainer/run_directory.py and
+ * Run directories in the trainer's exact shapes (trainer/vistool_trainer/run/run_directory.py and
  * train.py): run.json with status/pid/name/times, metrics.jsonl with SFT rows, RL rows and eval
  * rows, rollouts/step-NNNNNN.jsonl. For the host-logic unit tests that need no trainer.
  */

@@ -94,7 +94,7 @@ export interface RunOptions {
   trend?: 'healthy' | 'fading';
   evaluations?: boolean;
   status?: string;
-  /** Give each rollout a token view as the trainer writes one (trainer/vistool_trainer/token_view.py), with made-up numbers. */
+  /** Give each rollout a token view as the trainer writes one (trainer/vistool_trainer/rollouts/token_view.py), with made-up numbers. */
   tokenViews?: boolean;
 }
 

@@ -18,8 +18,8 @@ import torch  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent))
 torch.set_num_threads(1)
 
-from vistool_trainer.env_client import LocalEnvServer  # noqa: E402
-from vistool_trainer.environment_check import repo_root  # noqa: E402
+from vistool_trainer.rollouts.env_client import LocalEnvServer  # noqa: E402
+from vistool_trainer.checkout import repo_root  # noqa: E402
 
 _build_lock = threading.Lock()
 

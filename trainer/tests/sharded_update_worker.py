@@ -18,14 +18,14 @@ from pathlib import Path
 import vistool_trainer  # noqa: F401  (OMP_WAIT_POLICY before torch loads)
 import torch
 
-from vistool_trainer.advantages import group_advantages
-from vistool_trainer.distributed import Distributed, init_distributed
-from vistool_trainer.env_client import LocalEnvServer
-from vistool_trainer.grpo import _update
-from vistool_trainer.policy import Policy
-from vistool_trainer.rollout import EpisodeOptions, Rollout, load_tasks
-from vistool_trainer.sft import gold_conversations, gold_turns
-from vistool_trainer.training_engine import make_training_engine
+from vistool_trainer.algorithms.advantages import group_advantages
+from vistool_trainer.engines.distributed import Distributed, init_distributed
+from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.trainers.grpo import _update
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.rollouts.rollout import EpisodeOptions, Rollout, load_tasks
+from vistool_trainer.trainers.sft import gold_conversations, gold_turns
+from vistool_trainer.engines.factory import make_training_engine
 
 REWARDS = [1.0, 0.0, 0.5, 0.2, 1.0, 0.0, 0.7]
 GROUP = 7

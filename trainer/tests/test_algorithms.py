@@ -5,12 +5,12 @@ import math
 import pytest
 import torch
 
-from vistool_trainer.advantages import group_advantages
-from vistool_trainer.dynamic_sampling import has_spread, is_informative, sample_informative_groups
-from vistool_trainer.grpo import mini_batches
-from vistool_trainer.kl_penalty import kl_penalty
-from vistool_trainer.loss_aggregation import aggregate_loss
-from vistool_trainer.policy_loss import clipped_policy_loss
+from vistool_trainer.algorithms.advantages import group_advantages
+from vistool_trainer.algorithms.dynamic_sampling import has_spread, is_informative, sample_informative_groups
+from vistool_trainer.trainers.grpo import mini_batches
+from vistool_trainer.algorithms.kl_penalty import kl_penalty
+from vistool_trainer.algorithms.loss_aggregation import aggregate_loss
+from vistool_trainer.algorithms.policy_loss import clipped_policy_loss
 
 TOL = 1e-6
 

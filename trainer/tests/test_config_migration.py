@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from vistool_trainer.config_migration import REMOVED_KEYS, load_saved_config
-from vistool_trainer.events import EventStream
-from vistool_trainer.run_config import ConfigError, load_config
+from vistool_trainer.run.config_migration import REMOVED_KEYS, load_saved_config
+from vistool_trainer.run.events import EventStream
+from vistool_trainer.run.run_config import ConfigError, load_config
 
 
 def _old_config(tmp_path, **rl):
@@ -57,7 +57,7 @@ def test_a_config_to_train_with_still_rejects_a_removed_key(tmp_path):
 
 
 def test_every_removed_key_is_really_gone_from_the_schema():
-    from vistool_trainer.run_config import resolved_schema
+    from vistool_trainer.run.run_config import resolved_schema
 
     schema = resolved_schema()
     for dotted in REMOVED_KEYS:

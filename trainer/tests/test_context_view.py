@@ -2,8 +2,8 @@
 encoder applies it the same way when the policy samples and when it is trained."""
 from PIL import Image
 
-from vistool_trainer.context_view import EARLIER_IMAGE, ContextView, apply_view
-from vistool_trainer.policy import Policy
+from vistool_trainer.model.context_view import EARLIER_IMAGE, ContextView, apply_view
+from vistool_trainer.model.policy import Policy
 
 CHART = {"type": "image", "ref": "chart"}
 EDITED = {"type": "image", "ref": "edited"}

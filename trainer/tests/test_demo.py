@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from vistool_trainer.demo import ARMS, demo_config, parse_overrides, run_demo
-from vistool_trainer.demo_report import write_report
-from vistool_trainer.events import EventStream
-from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.run_config import resolve_config
-from vistool_trainer.train import generate_tasks, train
+from vistool_trainer.run.demo import ARMS, demo_config, parse_overrides, run_demo
+from vistool_trainer.run.demo_report import write_report
+from vistool_trainer.run.events import EventStream
+from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.run.run_config import resolve_config
+from vistool_trainer.run.train import generate_tasks, train
 
 
 def _without(config, *paths):
@@ -138,7 +138,7 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
 
 
 def test_a_second_demo_keeps_the_first_one_aside_instead_of_mixing_into_it(tmp_path):
-    from vistool_trainer.demo import keep_previous_demo
+    from vistool_trainer.run.demo import keep_previous_demo
 
     assert keep_previous_demo(tmp_path / "demo") is None  # nothing there yet
     (tmp_path / "demo").mkdir()

@@ -4,9 +4,9 @@ the numbers (met and not met). Run directories are written here the way the trai
 import json
 import math
 
-from vistool_trainer.demo_report import demo_table, write_demo_report
-from vistool_trainer.demo_summary import demo_summary
-from vistool_trainer.run_directory import append_json_line, write_json_atomic
+from vistool_trainer.run.demo_report import demo_table, write_demo_report
+from vistool_trainer.run.demo_summary import demo_summary
+from vistool_trainer.run.run_directory import append_json_line, write_json_atomic
 
 Z = 1.959963984540054
 
@@ -106,8 +106,8 @@ def test_the_report_shows_both_arms_the_intervals_and_the_claims_and_escapes_mod
 
 
 def test_the_report_says_where_the_warm_up_phases_ended_and_what_the_probe_read(tmp_path):
-    from vistool_trainer.demo_report import warmup_html
-    from vistool_trainer.sft_schedule import SftSchedule
+    from vistool_trainer.run.demo_report import warmup_html
+    from vistool_trainer.algorithms.sft_schedule import SftSchedule
 
     sft = {"steps": 1000, "after_tool_turns_first": 550, "calls_without_images_steps": 200, "tool_trajectories_steps": 250,
            "direct_answer_fraction": 0.6, "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "probe_tasks": 64, "probe_every": 50}

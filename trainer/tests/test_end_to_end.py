@@ -5,10 +5,11 @@ import io
 import json
 from pathlib import Path
 
-from vistool_trainer.events import EventStream
-from vistool_trainer.run_config import resolve_config
-from vistool_trainer.run_directory import read_json_lines
-from vistool_trainer.train import train
+from vistool_trainer.run.events import EventStream
+from vistool_trainer.run.run_config import resolve_config
+from record_schemas import assert_valid_metrics_lines, assert_valid_rollout_records
+from vistool_trainer.run.run_directory import read_json_lines
+from vistool_trainer.run.train import train
 
 
 def small_config(tmp: Path, train_path: Path, eval_path: Path, name: str, **sections) -> dict:
@@ -65,6 +66,9 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     # Rollouts the update trained on carry their token view: the sampled tokens of each assistant turn
     # spell its text, with a log-probability (≤ 0) and an entropy (≥ 0) per token.
     every_step = [r for path in sorted((run / "rollouts").glob("step-*.jsonl")) for r in read_json_lines(path)]
+    # Every line the run wrote is what the record contracts say (the schemas the panels' types come from).
+    assert_valid_rollout_records(every_step)
+    assert_valid_metrics_lines(metrics)
     viewed = [r for r in every_step if "token_view" in r]
     assert viewed and all(r["kept"] for r in viewed), [(r["kept"], "token_view" in r) for r in every_step]
     for record in viewed:

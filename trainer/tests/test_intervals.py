@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from vistool_trainer.intervals import wilson_interval
+from vistool_trainer.algorithms.intervals import wilson_interval
 
 Z = 1.959963984540054
 

@@ -11,9 +11,9 @@ import torch
 from conftest import write_run_config
 from safetensors.torch import load_file
 
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.policy import Policy
-from vistool_trainer.run_directory import read_json_lines
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.run.run_directory import read_json_lines
 
 VOLATILE_PREFIXES = ("timing/", "memory/")
 

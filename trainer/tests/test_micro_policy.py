@@ -3,10 +3,10 @@ import json
 import torch
 from PIL import Image
 
-from vistool_trainer.chat_template import pieces_as_text, render_pieces
-from vistool_trainer.micro_model import MicroSize, build_micro_policy, parameter_count
-from vistool_trainer.policy import Policy
-from vistool_trainer.run_config import ConfigError, resolve_config, resolved_schema
+from vistool_trainer.model.chat_template import pieces_as_text, render_pieces
+from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, parameter_count
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.run.run_config import ConfigError, resolve_config, resolved_schema
 import pytest
 
 CORPUS = ["Question: Wins of Ajax?", '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Team", "Wins"]}}</tool_call>',
@@ -85,7 +85,7 @@ def test_unknown_config_keys_are_errors_naming_the_key():
 
 
 def test_example_configs_validate():
-    from vistool_trainer.environment_check import repo_root
+    from vistool_trainer.checkout import repo_root
     examples = sorted((repo_root() / "examples").glob("*.vistool.json"))
     assert examples
     for path in examples:
@@ -104,7 +104,7 @@ def test_sampling_never_writes_vision_placeholders_or_turn_openers():
 
 
 def test_scoring_only_trained_positions_with_shared_images_equals_the_full_forward():
-    from vistool_trainer.conversation_encoding import expand_images
+    from vistool_trainer.model.conversation_encoding import expand_images
 
     torch.manual_seed(0)
     policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.grpo import pick_prompts
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.run_directory import read_json_lines
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.trainers.grpo import pick_prompts
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.run.run_directory import read_json_lines
 
 
 def _config(tmp: Path, name: str, train_path: Path) -> Path:

@@ -12,11 +12,11 @@ import pytest
 import torch
 from PIL import Image
 
-from vistool_trainer.conversation_encoding import expand_images
-from vistool_trainer.grpo import _update
-from vistool_trainer.policy import Policy, score_tokens
-from vistool_trainer.rollout import Rollout
-from vistool_trainer.run_config import resolve_config
+from vistool_trainer.model.conversation_encoding import expand_images
+from vistool_trainer.trainers.grpo import _update
+from vistool_trainer.model.policy import Policy, score_tokens
+from vistool_trainer.rollouts.rollout import Rollout
+from vistool_trainer.run.run_config import resolve_config
 
 CORPUS = ["Question: Is the revenue of D low, medium or high?", "<answer>low</answer>", "<answer>high</answer>",
           '<tool_call>{"name": "focus_on_x_values_with_mask", "arguments": {"x_values": ["D"]}}</tool_call>'] * 20
@@ -98,7 +98,7 @@ def test_training_scores_divide_the_logits_by_the_sampling_temperature():
 
 
 def _engine(policy):
-    from vistool_trainer.training_engine import TrainingEngine
+    from vistool_trainer.engines.training_engine import TrainingEngine
 
     return TrainingEngine(policy)
 

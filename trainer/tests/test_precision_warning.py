@@ -2,8 +2,8 @@
 before it trains, and not where fp32 weights or fp32 master weights take the step."""
 import torch
 
-from vistool_trainer.policy import Policy
-from vistool_trainer.training_engine import TrainingEngine, half_precision_warning
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.engines.training_engine import TrainingEngine, half_precision_warning
 
 
 def _policy(dtype: str, lora: bool = False) -> Policy:

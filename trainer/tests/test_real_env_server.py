@@ -1,9 +1,9 @@
 """The rollout loop and the SFT replay against the real `vistool serve` on real generated tasks."""
 from pathlib import Path
 
-from vistool_trainer.policy import Policy
-from vistool_trainer.rollout import EpisodeOptions, load_tasks, run_rollouts
-from vistool_trainer.sft import gold_conversations
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.rollouts.rollout import EpisodeOptions, load_tasks, run_rollouts
+from vistool_trainer.trainers.sft import gold_conversations
 
 
 def test_rollouts_through_the_real_env_server_carry_server_trajectories_and_scores(env_server, vbar_data):
@@ -39,7 +39,7 @@ def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_c
     folder, for data in /data and /home it would be /) is never an allowed root."""
     import shutil
 
-    from vistool_trainer.env_client import LocalEnvServer
+    from vistool_trainer.rollouts.env_client import LocalEnvServer
 
     train_dir = vbar_data[0].parent
     eval_dir = tmp_path / "elsewhere" / "eval"
@@ -59,7 +59,7 @@ def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_c
         assert all(messages[-1]["content"][0]["text"].startswith("<answer>") for messages in conversations)
         import pytest
 
-        from vistool_trainer.env_client import EnvServerError
+        from vistool_trainer.rollouts.env_client import EnvServerError
 
         payload = {k: v for k, v in tasks[0].items() if not k.startswith("_")}
         with pytest.raises(EnvServerError, match="outside the allowed roots"):
@@ -71,8 +71,8 @@ def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_c
 def test_an_episode_the_server_cannot_score_scores_0_with_the_reason_and_the_rollouts_go_on(env_server, vbar_data):
     """One item of a batch fails for real (its episode was closed before scoring: the server
     answers 404 for it): that rollout gets reward 0 and a note, the others their scores."""
-    from vistool_trainer.env_client import EnvClient
-    from vistool_trainer.rollout import RolloutTiming
+    from vistool_trainer.rollouts.env_client import EnvClient
+    from vistool_trainer.rollouts.rollout import RolloutTiming
 
     client, _ = env_server
 

@@ -5,15 +5,15 @@ import json
 
 import pytest
 
-from vistool_trainer.events import EventStream
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.run_config import ConfigError, resolve_config, resolved_schema
-from vistool_trainer.run_directory import RunDirectory
-from vistool_trainer.train import open_env
+from vistool_trainer.run.events import EventStream
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.run.run_config import ConfigError, resolve_config, resolved_schema
+from vistool_trainer.run.run_directory import RunDirectory
+from vistool_trainer.run.train import open_env
 
 
 def test_rewards_defaults_come_from_the_reward_modules_own_schema():
-    from vistool_trainer.environment_check import repo_root
+    from vistool_trainer.checkout import repo_root
 
     reward_schema = json.loads((repo_root() / "env" / "rewards" / "config.schema.json").read_text())
     config = resolve_config({})

@@ -2,12 +2,13 @@
 are written too, so the viewer's kept/filtered badge reads what the trainer did. Real env server,
 real generated tasks, the micro policy."""
 import torch
+from record_schemas import assert_valid_rollout_records, schema_problems
 
-from vistool_trainer.dynamic_sampling import has_spread
-from vistool_trainer.grpo import grpo_step
-from vistool_trainer.policy import Policy
-from vistool_trainer.rollout import EpisodeOptions, load_tasks, rollout_record
-from vistool_trainer.run_config import resolve_config
+from vistool_trainer.algorithms.dynamic_sampling import has_spread
+from vistool_trainer.trainers.grpo import grpo_step
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
+from vistool_trainer.run.run_config import resolve_config
 
 
 def _step(env_server, vbar_data, **rl_overrides):
@@ -34,6 +35,15 @@ def test_groups_dynamic_sampling_dropped_are_written_too_with_kept_false(env_ser
     assert all(not has_spread([record["reward"] for record in group]) for group in groups)
     assert len(groups) == result.metrics["sampling/dropped_groups"]
     assert [record["kept"] for record in records] == [False] * len(records)
+    assert_valid_rollout_records(records)
+
+
+def test_the_record_schema_rejects_what_breaks_the_contract(env_server, vbar_data):
+    result, _ = _step(env_server, vbar_data, dynamic_sampling=False)
+    record = rollout_record(result.generated[0], 1)
+    assert schema_problems("rollout-record.schema.json", record) == []
+    assert any("kept" in problem for problem in schema_problems("rollout-record.schema.json", {**record, "kept": "yes"}))
+    assert any("'advantages'" in problem for problem in schema_problems("rollout-record.schema.json", {**record, "advantages": 1.0}))
 
 
 def test_without_dynamic_sampling_every_group_is_kept(env_server, vbar_data):

@@ -3,7 +3,7 @@ import multiprocessing
 import os
 import time
 
-from vistool_trainer.run_directory import RunDirectory, append_json_line, read_json_lines, write_json_atomic
+from vistool_trainer.run.run_directory import RunDirectory, append_json_line, read_json_lines, write_json_atomic
 
 
 def _writer(path, worker):
@@ -102,7 +102,7 @@ def test_a_run_killed_with_sigkill_reads_as_stopped_though_run_json_says_running
     import subprocess
     import sys
 
-    from vistool_trainer.run_directory import run_status
+    from vistool_trainer.run.run_directory import run_status
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -116,7 +116,7 @@ def test_a_run_killed_with_sigkill_reads_as_stopped_though_run_json_says_running
 
 
 def test_a_folder_the_editor_marked_starting_or_left_empty_is_not_a_run_to_protect(tmp_path):
-    from vistool_trainer.run_directory import RunDirectoryInUse, refuse_to_mix_runs
+    from vistool_trainer.run.run_directory import RunDirectoryInUse, refuse_to_mix_runs
 
     refuse_to_mix_runs(tmp_path / "absent")
     (tmp_path / "empty" / "checkpoints").mkdir(parents=True)

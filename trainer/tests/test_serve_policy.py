@@ -12,12 +12,12 @@ import urllib.request
 import pytest
 from test_end_to_end import small_config
 
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.events import EventStream
-from vistool_trainer.policy import Policy
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.serve_policy import to_policy_messages
-from vistool_trainer.train import train
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.run.events import EventStream
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.run.serve_policy import to_policy_messages
+from vistool_trainer.run.train import train
 
 TOKEN = "test-token-1234"
 

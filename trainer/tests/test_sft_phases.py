@@ -5,9 +5,9 @@ trajectories mixed with direct answers (docs/DEMO.md). A run with the tools off 
 answers, so it trains whole answers from its first step instead of spending steps on nothing."""
 from PIL import Image
 
-from vistool_trainer.policy import Policy
-from vistool_trainer.sft import run_sft
-from vistool_trainer.sft_schedule import SftSchedule
+from vistool_trainer.model.policy import Policy
+from vistool_trainer.trainers.sft import run_sft
+from vistool_trainer.algorithms.sft_schedule import SftSchedule
 
 CHART = {"type": "image", "ref": "chart", "image": Image.new("RGB", (112, 112), "white")}
 EDITED = {"type": "image", "ref": "edited", "image": Image.new("RGB", (112, 112), "red")}

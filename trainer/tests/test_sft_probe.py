@@ -3,8 +3,8 @@ write, teacher-forced. Checked against greedy decoding, the thing it stands in f
 import pytest
 
 from test_sft_phases import CALL, DIRECT_CONVERSATION, TOOL_CONVERSATION, USER, SYSTEM, RESULT, ANSWER, _policy
-from vistool_trainer.sft import run_sft
-from vistool_trainer.sft_probe import SftProbe, reproduced_turns, split_probe, trained_runs, turn_kinds
+from vistool_trainer.trainers.sft import run_sft
+from vistool_trainer.trainers.sft_probe import SftProbe, reproduced_turns, split_probe, trained_runs, turn_kinds
 
 
 def test_turn_kinds_name_calls_answers_after_a_tool_result_and_direct_answers():

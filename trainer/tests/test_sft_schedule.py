@@ -6,11 +6,11 @@ import json
 import pytest
 
 from test_end_to_end import small_config
-from vistool_trainer.events import EventStream
-from vistool_trainer.run_config import ConfigError, resolve_config
-from vistool_trainer.run_directory import read_json_lines
-from vistool_trainer.sft_schedule import SftSchedule
-from vistool_trainer.train import train
+from vistool_trainer.run.events import EventStream
+from vistool_trainer.run.run_config import ConfigError, resolve_config
+from vistool_trainer.run.run_directory import read_json_lines
+from vistool_trainer.algorithms.sft_schedule import SftSchedule
+from vistool_trainer.run.train import train
 
 
 def test_fixed_phases_follow_the_step_caps_in_order():

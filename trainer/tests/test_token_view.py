@@ -1,6 +1,6 @@
 """The token view is matched back to the sampled turns by token id, or not recorded at all."""
 
-from vistool_trainer.token_view import ScoredPositions, token_view as token_ids_view, with_token_text
+from vistool_trainer.rollouts.token_view import ScoredPositions, token_view as token_ids_view, with_token_text
 
 
 def token_view(messages, turns, scored, decode):

@@ -1,7 +1,7 @@
 """Per-tool and per-error-class counts, on trajectories written in the rollout contract's layout."""
 
-from vistool_trainer.grpo import merge_rank_metrics
-from vistool_trainer.tool_metrics import tool_use_counts
+from vistool_trainer.trainers.grpo import merge_rank_metrics
+from vistool_trainer.rollouts.tool_metrics import tool_use_counts
 
 
 def _call(name, ok, error_class=None):

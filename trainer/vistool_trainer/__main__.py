@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 def _check_env(args: argparse.Namespace) -> int:
-    from .environment_check import check_environment, format_report, report_as_dict
+    from .run.environment_check import check_environment, format_report, report_as_dict
 
     report = check_environment()
     if args.json:
@@ -24,10 +24,10 @@ def _check_env(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from .events import EventStream
-    from .run_config import ConfigError, load_config
-    from .run_directory import RunDirectoryInUse, refuse_to_mix_runs
-    from .train import train
+    from .run.events import EventStream
+    from .run.run_config import ConfigError, load_config
+    from .run.run_directory import RunDirectoryInUse, refuse_to_mix_runs
+    from .run.train import train
 
     try:
         config = load_config(args.config, {"output_dir": args.output_dir} if args.output_dir else None)
@@ -41,13 +41,13 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .evaluate_command import evaluate_checkpoint
+    from .run.evaluate_command import evaluate_checkpoint
 
     return evaluate_checkpoint(args.config, args.checkpoint, args.n)
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import parse_overrides, run_demo
+    from .run.demo import parse_overrides, run_demo
 
     try:
         overrides = parse_overrides(args.set or [])
@@ -58,7 +58,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _serve_policy(args: argparse.Namespace) -> int:
-    from .serve_policy import serve_policy
+    from .run.serve_policy import serve_policy
 
     return serve_policy(args.checkpoint, args.port, args.device, args.config, args.token_env)
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "check-env":  # these speak the JSON event protocol on stdout
-        from .events import reserve_stdout_for_events
+        from .run.events import reserve_stdout_for_events
 
         reserve_stdout_for_events()
     return int(args.handler(args))

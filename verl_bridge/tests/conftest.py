@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from vistool_trainer.env_client import LocalEnvServer
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.train import task_corpus
+from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.run.train import task_corpus
 from vistool_verl.smoke import generate_tasks
 
 

@@ -17,8 +17,8 @@ from transformers import Qwen2_5_VLForConditionalGeneration
 from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.rollout import load_tasks
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.rollouts.rollout import load_tasks
 from vistool_verl.agent_loop import VistoolAgentLoop
 from vistool_verl.env_messages import to_verl_messages
 from vistool_verl.processor import load_processor
@@ -112,7 +112,7 @@ def test_a_fresh_micro_policy_runs_multi_turn_episodes_whose_tokens_are_the_conv
 def test_a_trained_policy_calls_tools_and_the_edited_images_join_the_sequence(env_server):
     policy = sorted(DEMO_POLICY.iterdir())[-1] / "policy"
     demo_tasks = load_tasks(repo_root() / "runs" / "demo" / "data" / "eval" / "tasks.jsonl")[:3]
-    from vistool_trainer.env_client import LocalEnvServer
+    from vistool_trainer.rollouts.env_client import LocalEnvServer
     scratch = Path(env_server[1]).parent
     with LocalEnvServer(Path(demo_tasks[0]["_task_dir"]), scratch / "demo-images", scratch / "demo-token") as client:
         outputs, processor = run_loops(policy, (client, scratch / "demo-token", None), rows_for(demo_tasks),
@@ -123,7 +123,7 @@ def test_a_trained_policy_calls_tools_and_the_edited_images_join_the_sequence(en
             opened = client.start_episodes([{"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"],
                                               "options": {"tools": True, "max_turns": 3, "max_tool_calls": 3, "images": "path"}}])[0]
             client.close_episode(opened["episode_id"])
-            from vistool_trainer.rollout import apply_system_prompt
+            from vistool_trainer.rollouts.rollout import apply_system_prompt
             check_tokens_match_the_env(output, processor, apply_system_prompt(
                 opened["observation"]["messages"], "Answer the question about the chart. You may call an image tool first.", True))
 

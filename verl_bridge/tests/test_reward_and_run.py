@@ -19,7 +19,7 @@ from verl.trainer.ppo.reward import get_custom_reward_fn
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
 import vistool_verl
-from vistool_trainer.rollout import load_tasks
+from vistool_trainer.rollouts.rollout import load_tasks
 from vistool_verl.parquet_rows import read_verl, write_verl
 
 from test_agent_loop import rows_for, run_loops

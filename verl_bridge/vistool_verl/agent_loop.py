@@ -20,7 +20,7 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
-from vistool_trainer.rollout import apply_system_prompt
+from vistool_trainer.rollouts.rollout import apply_system_prompt
 
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, off_loop

@@ -11,7 +11,7 @@ from typing import Any
 
 from PIL import Image
 
-from vistool_trainer.conversation_encoding import load_image_part
+from vistool_trainer.model.conversation_encoding import load_image_part
 
 
 def to_verl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Image.Image]]:

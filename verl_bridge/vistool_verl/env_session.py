@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
-from vistool_trainer.env_client import EnvClient
+from vistool_trainer.rollouts.env_client import EnvClient
 
 
 @dataclass(frozen=True)

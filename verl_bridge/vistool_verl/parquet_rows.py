@@ -25,9 +25,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vistool_trainer.env_client import LocalEnvServer
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.rollout import apply_system_prompt, load_tasks
+from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.rollouts.rollout import apply_system_prompt, load_tasks
 
 from .agent_loop import AGENT_NAME
 

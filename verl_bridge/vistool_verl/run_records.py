@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import verl
 
-from vistool_trainer.run_directory import RunDirectory
+from vistool_trainer.run.run_directory import RunDirectory
 
 
 def start_run(root: Path, name: str, config: dict[str, Any]) -> RunDirectory:

@@ -26,12 +26,12 @@ from verl.experimental.agent_loop.agent_loop import DictConfigWrap
 from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
-from vistool_trainer.env_client import LocalEnvServer
-from vistool_trainer.environment_check import repo_root
-from vistool_trainer.micro_model import MicroSize, build_micro_policy, save_policy
-from vistool_trainer.rollout import load_tasks
-from vistool_trainer.tool_metrics import tool_use_counts
-from vistool_trainer.train import task_corpus
+from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.rollout import load_tasks
+from vistool_trainer.rollouts.tool_metrics import tool_use_counts
+from vistool_trainer.run.train import task_corpus
 
 from .agent_loop import VistoolAgentLoop
 from .processor import load_processor

@@ -16,18 +16,18 @@ from typing import Any
 
 import torch
 
-from .advantages import group_advantages
-from .distributed import Distributed
-from .dynamic_sampling import sample_informative_groups
-from .env_client import EnvClient
-from .kl_penalty import kl_penalty
-from .loss_aggregation import masked_mean
-from .policy import Policy, score_tokens
-from .policy_loss import clipped_policy_loss
-from .rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
-from .token_view import ScoredPositions, token_view
-from .tool_metrics import COUNT_PREFIXES, tool_use_counts
-from .training_engine import TrainingEngine
+from ..algorithms.advantages import group_advantages
+from ..engines.distributed import Distributed
+from ..algorithms.dynamic_sampling import sample_informative_groups
+from ..rollouts.env_client import EnvClient
+from ..algorithms.kl_penalty import kl_penalty
+from ..algorithms.loss_aggregation import masked_mean
+from ..model.policy import Policy, score_tokens
+from ..algorithms.policy_loss import clipped_policy_loss
+from ..rollouts.rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
+from ..rollouts.token_view import ScoredPositions, token_view
+from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
+from ..engines.training_engine import TrainingEngine
 
 
 @dataclass

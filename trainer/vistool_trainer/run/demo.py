@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
-from .environment_check import repo_root
+from ..checkout import repo_root
 from .run_config import load_config, resolve_config
 from .run_directory import write_json_atomic
 from .train import generate_tasks
@@ -173,7 +173,7 @@ def _start_arm(arm: str, config_path: Path, logs: Path, threads: int) -> subproc
 
 
 def _die_with_parent() -> None:
-    from .env_client import _die_with_parent as die
+    from ..rollouts.env_client import _die_with_parent as die
 
     die()
 

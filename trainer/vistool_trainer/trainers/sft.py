@@ -17,13 +17,13 @@ from typing import Any
 
 import torch
 
-from .conversation_encoding import EncodedConversation
-from .distributed import Distributed
-from .env_client import EnvClient
-from .policy import Policy
-from .rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
-from .sft_schedule import SftSchedule
-from .training_engine import TrainingEngine
+from ..model.conversation_encoding import EncodedConversation
+from ..engines.distributed import Distributed
+from ..rollouts.env_client import EnvClient
+from ..model.policy import Policy
+from ..rollouts.rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
+from ..algorithms.sft_schedule import SftSchedule
+from ..engines.training_engine import TrainingEngine
 
 WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
 

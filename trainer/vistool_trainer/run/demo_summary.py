@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .intervals import wilson_interval
+from ..algorithms.intervals import wilson_interval
 from .run_directory import read_json_lines, run_status
 
 CHECKPOINTS = ("after_sft", "after_rl")

@@ -171,8 +171,8 @@ def checkpoint_model_name(checkpoint: Path) -> str:
 
 def serve_policy(checkpoint: str, port: int, device: str, config_path: str | None, token_env: str) -> int:
     from .config_migration import load_saved_config
-    from .context_view import ContextView
-    from .policy import Policy
+    from ..model.context_view import ContextView
+    from ..model.policy import Policy
     from .run_config import ConfigError
 
     events = EventStream()

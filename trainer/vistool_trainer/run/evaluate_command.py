@@ -8,11 +8,11 @@ import os
 import sys
 from pathlib import Path
 
-from .evaluate import evaluate
+from ..trainers.evaluate import evaluate
 from .events import EventStream
-from .context_view import ContextView
-from .policy import Policy
-from .rollout import load_tasks
+from ..model.context_view import ContextView
+from ..model.policy import Policy
+from ..rollouts.rollout import load_tasks
 from .config_migration import load_saved_config
 from .run_config import ConfigError
 from .run_directory import RunDirectory

@@ -20,10 +20,9 @@ from typing import Any
 import torch
 
 from .distributed import Distributed
-from .policy import Policy, score_tokens
+from ..model.policy import Policy, score_tokens
 
 ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
-STRATEGIES = ("ddp", "fsdp", "zero3")
 
 
 class TokenScorer(torch.nn.Module):
@@ -149,24 +148,3 @@ def half_precision_warning(engine: TrainingEngine, lr: float) -> str | None:
     return (f"the optimizer steps {name} weights at lr {lr:g}: most updates are smaller than {name} can represent next to the "
             "weights and round to nothing, so the policy barely trains. Use distributed.strategy 'fsdp' or 'zero3' on several "
             "GPUs (fp32 master weights), policy.dtype 'float32', or LoRA (policy.lora.enabled: adapters train in float32)")
-
-
-def make_training_engine(policy: Policy, distributed: dict[str, Any], dist: Distributed = Distributed()) -> TrainingEngine:
-    """The engine the run config's `distributed.strategy` names. One process always trains
-    replicated: there is nothing to shard across."""
-    strategy = distributed.get("strategy", "ddp")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"distributed.strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
-    if strategy == "ddp" or not dist.enabled:
-        return TrainingEngine(policy, dist)
-    if distributed.get("cpu_offload", False) and policy.device.type != "cuda":
-        raise ValueError("distributed.cpu_offload moves sharded state from GPU to CPU memory; this run is on "
-                         f"{policy.device.type} already: set it false (or run on cuda)")
-    if strategy == "fsdp":
-        from .fully_sharded import FullyShardedTraining
-
-        return FullyShardedTraining(policy, dist, cpu_offload=distributed.get("cpu_offload", False),
-                                    reshard_after_forward=distributed.get("reshard_after_forward", True))
-    from .zero3 import DeepSpeedZero3Training
-
-    return DeepSpeedZero3Training(policy, dist, cpu_offload=distributed.get("cpu_offload", False))

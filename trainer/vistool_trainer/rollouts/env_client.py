@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlparse
 
-from .environment_check import repo_root
+from ..checkout import repo_root
 
 
 class EnvServerError(RuntimeError):

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .conversation_encoding import EncodedConversation, is_tool_call_turn
-from .policy import Policy, greedy_token_matches
+from ..model.conversation_encoding import EncodedConversation, is_tool_call_turn
+from ..model.policy import Policy, greedy_token_matches
 
 TURN_KINDS = ("call", "answer_after_tool", "direct_answer", "call_without_images")
 

@@ -22,22 +22,24 @@ from typing import Any
 
 import torch
 
-from .context_view import EARLIER_IMAGE, ContextView
-from .distributed import Distributed, init_distributed
-from .env_client import EnvClient, LocalEnvServer, token_from
-from .environment_check import check_environment, repo_root
-from .evaluate import evaluate
+from ..model.context_view import EARLIER_IMAGE, ContextView
+from ..engines.distributed import Distributed, init_distributed
+from ..rollouts.env_client import EnvClient, LocalEnvServer, token_from
+from ..checkout import repo_root
+from .environment_check import check_environment
+from ..trainers.evaluate import evaluate
 from .events import EventStream
-from .grpo import grpo_step
-from .micro_model import parameter_count
-from .policy import Policy
-from .rollout import EpisodeOptions, load_tasks, rollout_record
+from ..trainers.grpo import grpo_step
+from ..model.micro_model import parameter_count
+from ..model.policy import Policy
+from ..rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
-from .sft import gold_conversations, gold_turns, run_sft
-from .sft_probe import SftProbe, split_probe
-from .sft_schedule import SftSchedule
-from .training_engine import TrainingEngine, half_precision_warning, make_training_engine
+from ..trainers.sft import gold_conversations, gold_turns, run_sft
+from ..trainers.sft_probe import SftProbe, split_probe
+from ..algorithms.sft_schedule import SftSchedule
+from ..engines.factory import make_training_engine
+from ..engines.training_engine import TrainingEngine, half_precision_warning
 
 
 class _Discard:

@@ -28,7 +28,7 @@ from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionP
 from torch.distributed.tensor import DTensor
 
 from .distributed import Distributed
-from .policy import Policy, unwrap_model
+from ..model.policy import Policy, unwrap_model
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:

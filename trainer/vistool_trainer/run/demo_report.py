@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .run_directory import read_json_lines, run_status
-from .sft_schedule import PHASES
+from ..algorithms.sft_schedule import PHASES
 
 EVAL_COLUMNS = [
     ("eval/acc_tools", "accuracy with tools"),

@@ -14,6 +14,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..checkout import repo_root
+
 # The versions the micro model was measured with; a different version is a warning, not an error.
 PINNED = {
     "torch": "2.13.0",
@@ -53,11 +55,6 @@ class EnvironmentReport:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def repo_root() -> Path:
-    """The repository root: the folder above trainer/ (where bin/ and dist/ live)."""
-    return Path(__file__).resolve().parent.parent.parent
 
 
 def _installed_version(name: str) -> str | None:

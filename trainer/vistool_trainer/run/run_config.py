@@ -19,8 +19,8 @@ import jsonschema
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
-from .environment_check import repo_root
-from .sft_schedule import TARGET_KEYS
+from ..checkout import repo_root
+from ..algorithms.sft_schedule import TARGET_KEYS
 
 SCHEMA_PATH = repo_root() / "schemas" / "run-config.schema.json"
 REWARD_SCHEMA_PATH = repo_root() / "env" / "rewards" / "config.schema.json"

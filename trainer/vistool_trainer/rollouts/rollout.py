@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .conversation_encoding import load_image_part
+from ..model.conversation_encoding import load_image_part
 from .env_client import EnvClient
-from .policy import Policy
+from ..model.policy import Policy
 from .token_view import with_token_text
 
 

@@ -9,9 +9,9 @@ import statistics
 from dataclasses import replace
 from typing import Any
 
-from .env_client import EnvClient
-from .policy import Policy
-from .rollout import EpisodeOptions, run_rollouts
+from ..rollouts.env_client import EnvClient
+from ..model.policy import Policy
+from ..rollouts.rollout import EpisodeOptions, run_rollouts
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from .distributed import Distributed
-from .policy import Policy
+from ..model.policy import Policy
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 CHECKPOINT_FOLDER = "deepspeed"
