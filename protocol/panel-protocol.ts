@@ -472,6 +472,14 @@ export const PlaygroundOpenedNotification = notification<{ snapshot: PlaygroundS
   hasFields(p, { snapshot: isRecord }),
 );
 
+/**
+ * Show a run's step (VS Code: the extension's answer to a dashboard's viewer/show, sent once the
+ * viewer is ready). In a browser the viewer page takes the same from its URL: `viewer?run=ID&step=N`.
+ */
+export const ViewerShowStepNotification = notification<{ runId: string; step: number }>('viewer/showStep', (p): p is { runId: string; step: number } =>
+  hasFields(p, { runId: isString, step: isNonNegativeInteger }),
+);
+
 /** Every request type, for hosts that dispatch by method. */
 export const REQUESTS = [
   RunsListRequest,
@@ -500,6 +508,4 @@ export interface PageConfig {
   token?: string;
   /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */
   resourceBases?: Record<string, string>;
-  /** VS Code host: what the viewer opens first (a dashboard's click on a chart point); a browser page has it in its URL (`?run=ID&step=N`). */
-  viewerAt?: { runId: string; step: number };
 }

@@ -27,6 +27,8 @@ import {
   type PlaygroundMetadata,
   PlaygroundOpenRequest,
   ShowInPlaygroundCommand,
+  ShowInViewerCommand,
+  type ShowInViewerParams,
 } from '../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../protocol/guards.js';
 
@@ -253,6 +255,30 @@ export class PanelHost {
     await this.request(PlaygroundOpenRequest, { session, image: { path }, ...(metadata ? { metadata } : {}) });
     const token = this.config?.token;
     window.open(`playground?${token ? `token=${encodeURIComponent(token)}&` : ''}session=${session}`, '_blank', 'noopener');
+  }
+
+  /**
+   * Opens the rollout viewer on a run at a step. VS Code: the host opens or reveals its viewer
+   * panel and tells it the step. Browser: this page goes to the viewer page with the run and step
+   * in its URL (the browser's back button returns to the dashboard, whose UI state is kept).
+   */
+  showInViewer(params: ShowInViewerParams): void {
+    if (this.transport.kind === 'vscode') {
+      this.command(ShowInViewerCommand, params);
+      return;
+    }
+    const token = this.config?.token;
+    window.location.assign(`viewer?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
+  }
+
+  /** The run and step a browser page's URL asks for (`?run=ID&step=N`, what showInViewer sends), else null. VS Code sends them as a notification instead. */
+  requestedStep(): { runId: string; step: number } | null {
+    if (this.transport.kind === 'vscode') return null;
+    const query = new URLSearchParams(window.location.search);
+    const runId = query.get('run');
+    const step = query.get('step');
+    if (runId === null || step === null || !/^\d+$/.test(step)) return null;
+    return { runId, step: Number(step) };
   }
 
   /** Saves an export: a browser download here, a save dialog in VS Code. */

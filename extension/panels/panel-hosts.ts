@@ -12,12 +12,23 @@
  * runs snapshot is sent when it shows again (hidden webviews drop postMessage).
  */
 import { writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { PanelBackend } from '../../env/view/panel-backend.js';
 import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
 import { runName } from '../../env/runs/run-name.js';
-import { type NotificationMessage, PANEL_TITLES, type PanelKind, type PlaygroundMetadata, ReadyCommand, RunsChangedNotification, SaveFileCommand, ShowInPlaygroundCommand } from '../../protocol/panel-protocol.js';
+import {
+  type NotificationMessage,
+  PANEL_TITLES,
+  type PanelKind,
+  type PlaygroundMetadata,
+  ReadyCommand,
+  RunsChangedNotification,
+  SaveFileCommand,
+  ShowInPlaygroundCommand,
+  ShowInViewerCommand,
+  ViewerShowStepNotification,
+} from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
@@ -101,6 +112,22 @@ export class PanelHosts implements vscode.Disposable {
     } catch (err) {
       void vscode.window.showErrorMessage(`vistool: cannot open ${imagePath} in the playground: ${(err as Error).message}`);
     }
+  }
+
+  /**
+   * Opens the rollout viewer on a run at a step (a dashboard's click on a chart point). An open
+   * viewer that shows the run keeps its runs; otherwise it shows that run alone. The step goes to
+   * the page as a notification, held until the page is ready.
+   */
+  async showViewerAt(runDir: string, step: number): Promise<void> {
+    const dir = resolve(runDir);
+    const current = this.open.get('viewer');
+    await this.show('viewer', current?.runDirs.some((d) => resolve(d) === dir) ? current.runDirs : [dir]);
+    const entry = this.open.get('viewer');
+    const run = entry?.backend.runs.find((r) => r.dir === dir);
+    if (!entry || !run) return;
+    entry.held.push({ kind: 'notification', method: ViewerShowStepNotification.method, params: { runId: run.id, step } });
+    this.flush(entry);
   }
 
   /** One form for every panel, as the browser pages' titles: `vistool · Dashboard · demo-tools, demo-text`. */
@@ -189,6 +216,10 @@ export class PanelHosts implements vscode.Disposable {
     }
     if (ShowInPlaygroundCommand.is(message)) {
       await this.openInPlayground(message.params.path, message.params.metadata ?? undefined);
+      return;
+    }
+    if (ShowInViewerCommand.is(message)) {
+      await this.showViewerAt(message.params.path, message.params.step);
       return;
     }
     if (ReadyCommand.is(message)) {

@@ -413,3 +413,43 @@ test('with smoothing on, the raw series is drawn faintly behind the smoothed lin
   assert.equal(await toggle.evaluate((box) => (box as HTMLElement & { disabled: boolean }).disabled), true);
   assert.deepEqual(problems, []);
 });
+
+test('clicking a point of a training chart offers the nearest step with rollouts, and opens the viewer there with the run and step in the URL', async () => {
+  // Rollout files at steps 10 and 20 only; the viewer's own default would be the newest (20).
+  const dir = await writeRunDirectory(join(root, 'clicks', 'run-e'), { metricRows: 30, rolloutSteps: [10, 20], status: 'finished' });
+  const clickView = await startView([dir]);
+  try {
+    const { page, problems } = await openPage(browser, clickView.url('dashboard'));
+    const card = page.locator('[data-metric="reward/mean"]');
+    await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"run-e":30'));
+    await page.waitForFunction(() => Number(document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-draws')) > 0);
+    const box = await card.locator('.chart-box').boundingBox();
+    assert.ok(box);
+    // A fifth of the way across the plot: a step of about 1–10 (steps 1…30).
+    await page.mouse.click(box.x + box.width * 0.2, box.y + box.height / 2);
+    const pick = card.locator('[data-testid=chart-pick] [data-step]');
+    await pick.waitFor();
+    const clicked = Number(await pick.getAttribute('data-clicked'));
+    assert.ok(clicked >= 1 && clicked <= 14, `clicked step ${clicked}`);
+    // Worked out here, not by the page: of the files' steps 10 and 20, the nearer (ties to the earlier).
+    const expected = Math.abs(clicked - 10) <= Math.abs(clicked - 20) ? 10 : 20;
+    assert.equal(Number(await pick.getAttribute('data-step')), expected);
+    assert.match(await pick.innerText(), new RegExp(`run-e · step ${clicked}${clicked === expected ? '' : ` \\(nearest step with rollouts: ${expected}\\)`}`));
+    await card.locator('[data-testid=open-rollouts]').click();
+    await page.waitForURL(/\/viewer\?/);
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('run'), 'run-e');
+    assert.equal(url.searchParams.get('step'), String(expected));
+    await page.locator('[data-testid=rollout-row]').first().waitFor();
+    assert.equal(await page.locator('[data-testid=step-select]').inputValue(), String(expected));
+    // Back on the dashboard, a click near the end picks step 20.
+    await page.goBack();
+    await page.waitForFunction(() => Number(document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-draws')) > 0);
+    await page.mouse.click(box.x + box.width * 0.97, box.y + box.height / 2);
+    await card.locator('[data-testid=chart-pick] [data-step="20"]').waitFor();
+    assert.deepEqual(problems, []);
+    assert.deepEqual(clickView.panelErrors, []);
+  } finally {
+    await clickView.stop();
+  }
+});

@@ -2,12 +2,14 @@
  * Drag-to-zoom on a chart: press, drag across the plot and release to pick a range of x; a
  * translucent band shows it meanwhile. Double-click asks to zoom out. Pixels are reported
  * relative to the element's left edge (the canvas's, which fills it), for the chart to turn
- * into x values. A drag shorter than a few pixels is a click, and is left to the tooltip.
+ * into x values. A drag shorter than a few pixels is a click: `onClick` hears it, with the
+ * pointer event (the chart finds the point under it as its tooltip does).
  */
 
 export interface DragZoomHandlers {
   onSelect(left: number, right: number): void;
   onReset(): void;
+  onClick?(event: PointerEvent): void;
 }
 
 const SHORTEST_DRAG_PX = 6;
@@ -44,6 +46,7 @@ export function attachDragZoom(element: HTMLElement, handlers: DragZoomHandlers)
     const from = start;
     clear();
     if (Math.abs(end - from) >= SHORTEST_DRAG_PX) handlers.onSelect(Math.min(from, end), Math.max(from, end));
+    else handlers.onClick?.(event);
   });
   element.addEventListener('pointercancel', clear);
   element.addEventListener('dblclick', () => handlers.onReset());

@@ -22,6 +22,7 @@ import {
   MAX_SERIES_POINTS,
   PANEL_TITLES,
   ReadyCommand,
+  RolloutStepsRequest,
   type RunConfigEntry,
   RunConfigsRequest,
   type RunSummary,
@@ -36,6 +37,7 @@ import { themeColours, watchTheme } from '../shared/theme.js';
 import { configDiff } from './config-diff.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
+import { nearestStep } from './nearest-step.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
 import { type Point, toCsv, type XAxis } from './series.js';
 
@@ -347,6 +349,43 @@ class Dashboard {
     this.charts.get(metric)?.element.scrollIntoView({ block: 'center' });
   }
 
+  /**
+   * A clicked point: the chart offers the rollouts of the nearest step that has a rollouts file
+   * (the host lists them), which the host opens in the rollout viewer.
+   */
+  private async pick(metric: string, runId: string, x: number): Promise<void> {
+    const chart = this.charts.get(metric);
+    const run = this.runs.get(runId);
+    if (!chart || !run) return;
+    for (const other of this.charts.values()) if (other !== chart) other.showPick(null);
+    const dismiss = button('', () => chart.showPick(null), { icon: 'close', secondary: true, title: 'Dismiss', testid: 'dismiss-pick' });
+    if (this.state.xAxis !== 'step') {
+      chart.showPick(h('span', { class: 'muted' }, 'Set x to step to open the rollouts of a point. ', dismiss));
+      return;
+    }
+    let steps: number[];
+    try {
+      steps = (await this.host.request(RolloutStepsRequest, { runId })).steps.map((s) => s.step);
+    } catch (err) {
+      this.host.reportError(err);
+      return;
+    }
+    const step = nearestStep(steps, x);
+    const clicked = Math.round(x);
+    const { name, path } = run.summary;
+    if (step === null) {
+      chart.showPick(h('span', { class: 'muted', 'data-run': runId, 'data-clicked': clicked }, `${name} · step ${clicked}: this run has no rollout files yet. `, dismiss));
+      return;
+    }
+    chart.showPick(
+      h('span', { 'data-run': runId, 'data-clicked': clicked, 'data-step': step },
+        `${name} · step ${clicked}${step === clicked ? '' : ` (nearest step with rollouts: ${step})`} `,
+        button(`Open step ${step}'s rollouts`, () => this.host.showInViewer({ runId, path, step }), { icon: 'go-to-file', testid: 'open-rollouts', title: `Open the rollout viewer on ${name} at step ${step}` }),
+        dismiss,
+      ),
+    );
+  }
+
   private zoom(metric: string, range: XRange | null): void {
     if (range) this.zooms.set(metric, range);
     else this.zooms.delete(metric);
@@ -373,7 +412,12 @@ class Dashboard {
     for (const [position, metric] of metrics.entries()) {
       let chart = this.charts.get(metric);
       if (!chart) {
-        chart = new MetricChart(metric, (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64), (name, range) => this.zoom(name, range));
+        chart = new MetricChart(
+          metric,
+          (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64),
+          (name, range) => this.zoom(name, range),
+          (name, runId, x) => void this.pick(name, runId, x),
+        );
         this.charts.set(metric, chart);
         this.drawQueue.add(chart);
       }

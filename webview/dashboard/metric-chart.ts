@@ -11,6 +11,11 @@
  * DrawQueue calls when the chart is on screen. The card records how many points each run has in
  * all (`data-points`), how many the canvas drew (`data-drawn`), how often it was painted
  * (`data-draws`) and the stage changes (`data-phases`), which the tests and the bench read.
+ *
+ * A click on the plot picks the point the tooltip shows (the nearest along x, of a shown line)
+ * and tells `onPick` its run and x; the dashboard answers with `showPick`, a line under the chart
+ * that offers that step's rollouts. The click does not navigate at once: a double-click zooms out,
+ * and its first click must not take the page away.
  */
 import {
   Chart,
@@ -131,6 +136,7 @@ export class MetricChart implements Drawable {
   private readonly canvas: HTMLCanvasElement;
   private readonly statsLine: HTMLElement;
   private readonly resetZoom: HTMLElement;
+  private readonly pickLine: HTMLElement;
   private chart: Chart<'line', Point[]> | null = null;
   private stats = new Map<string, SeriesStats>();
   private xAxis: XAxis = 'step';
@@ -148,18 +154,21 @@ export class MetricChart implements Drawable {
     readonly metric: string,
     private readonly onExportPng: (metric: string, base64: string) => void,
     private readonly onZoom: (metric: string, range: XRange | null) => void,
+    private readonly onPick: (metric: string, runId: string, x: number) => void = () => {},
   ) {
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${metric} by step` });
     this.statsLine = h('div', { class: 'chart-stats muted' });
+    this.pickLine = h('div', { class: 'chart-pick', 'data-testid': 'chart-pick', hidden: true });
     this.resetZoom = button('Reset zoom', () => this.onZoom(this.metric, null), { icon: 'zoom-out', secondary: true, title: `Show all of ${metric} again`, testid: 'reset-zoom' });
     this.resetZoom.hidden = true;
-    const box = h('div', { class: 'chart-box', title: 'Drag across the chart to zoom into a range; double-click to zoom out' }, this.canvas);
+    const box = h('div', { class: 'chart-box', title: 'Click a point for its step\'s rollouts; drag across the chart to zoom into a range; double-click to zoom out' }, this.canvas);
     this.element = h(
       'figure',
       { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card' },
       h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), h('span', { class: 'chart-actions' }, this.resetZoom, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }))),
       box,
       this.statsLine,
+      this.pickLine,
     );
     attachDragZoom(box, {
       onSelect: (left, right) => {
@@ -170,7 +179,24 @@ export class MetricChart implements Drawable {
         if (min !== undefined && max !== undefined && Number.isFinite(min) && Number.isFinite(max) && max > min) this.onZoom(this.metric, { min, max });
       },
       onReset: () => this.zoom && this.onZoom(this.metric, null),
+      onClick: (event) => this.pick(event),
     });
+  }
+
+  /** The point under a click, as the tooltip finds it: the nearest along x of the shown lines. */
+  private pick(event: PointerEvent): void {
+    const chart = this.chart;
+    if (!chart) return;
+    const [hit] = chart.getElementsAtEventForMode(event, 'nearest', { axis: 'x', intersect: false }, false).filter((e) => chart.isDatasetVisible(e.datasetIndex));
+    const dataset = hit ? (chart.data.datasets[hit.datasetIndex] as TaggedDataset | undefined) : undefined;
+    const point = hit ? dataset?.data[hit.index] : undefined;
+    if (dataset && point) this.onPick(this.metric, dataset.runId, point.x);
+  }
+
+  /** What a picked point offers (null: nothing); the dashboard builds it. */
+  showPick(content: HTMLElement | null): void {
+    this.pickLine.hidden = content === null;
+    this.pickLine.replaceChildren(...(content ? [content] : []));
   }
 
   /** Names the chart by the chosen x axis at once (its lines follow when the host answers). */

@@ -21,6 +21,7 @@ import {
   RunsListRequest,
   type StepFileInfo,
   type StepIndex,
+  ViewerShowStepNotification,
 } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../protocol/guards.js';
@@ -103,9 +104,23 @@ class Viewer {
     replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.histograms.element, this.list), this.detail));
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
+    // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
+    this.host.onNotification(ViewerShowStepNotification, ({ runId, step }) => void this.showStep(runId, step));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;
+    const requested = this.host.requestedStep();
+    if (requested && this.runs.some((r) => r.id === requested.runId) && (requested.runId !== this.state.runId || requested.step !== this.state.step)) {
+      // What the URL asks for replaces the saved place; openRun keeps the step when the run has its file (else its newest step).
+      Object.assign(this.state, { runId: requested.runId, step: requested.step, line: null, compareLine: null, turn: 0 });
+    }
     await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : (this.runs[0]?.id ?? null));
     this.host.command(ReadyCommand, { panel: 'viewer' });
+  }
+
+  /** Opens a run at a step (a step without a rollouts file leaves the viewer where openRun put it). */
+  private async showStep(runId: string, step: number): Promise<void> {
+    if (!this.runs.some((r) => r.id === runId)) return;
+    if (runId !== this.state.runId || this.steps.length === 0) await this.openRun(runId);
+    if (step !== this.state.step && this.steps.some((s) => s.step === step)) await this.openStep(step);
   }
 
   private save(): void {
