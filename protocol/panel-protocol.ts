@@ -17,10 +17,11 @@
  *
  * This file holds types, method names and guards only: no behaviour, no DOM, no Node.
  */
-import type { Trajectory } from '../env/episodes/trajectory.js';
 import { hasFields, isFiniteNumber, isNonNegativeInteger, isNumberInRange, isRecord, isString, isStringArray, optional } from './guards.js';
 import type { WallClockSource } from './metric-math.js';
+import type { RolloutRecord } from './rollout-record.js';
 import type { FadingVerdict } from './tool-fading.js';
+import { isRolloutFacets, type RolloutFacets } from './rollout-filter.js';
 
 // ---------------------------------------------------------------------------------------------
 // Envelopes
@@ -262,8 +263,54 @@ export interface StepIndex {
   skipped: { line: number; reason: string }[];
 }
 
+/** Where a search found its text in a rollout record. */
+export type SearchField = 'question' | 'prompt id' | 'answer' | 'gold' | 'turn';
+
+/** One rollout a run-wide search found: enough to name it and jump to it (`rollouts/record` by step and line). */
+export interface RolloutSearchMatch {
+  step: number;
+  /** 0-based line in the step file, as in RolloutSummary. */
+  line: number;
+  promptId: string;
+  /** The first field that holds the text (question, prompt id, answer, gold, then the turns in order); with no text, 'question'. */
+  field: SearchField;
+  /** Index into `turns` when `field` is 'turn', with that turn's role. */
+  turn: number | null;
+  role: string | null;
+  /** Up to about SNIPPET_CHARS of the field around the first occurrence, whitespace folded: model text, to be shown as text only. */
+  snippet: string;
+  /** Where the found text starts and ends in `snippet` (both 0 with no text). */
+  start: number;
+  end: number;
+}
+
+export interface RolloutSearchParams {
+  runId: string;
+  /** Case-insensitive text to find; '' matches every rollout the facets let through. */
+  query: string;
+  filter: RolloutFacets;
+  /** Most matches to return (default SEARCH_LIMIT); the per-step counts always cover the whole run. */
+  limit?: number;
+}
+
+export interface RolloutSearchResult {
+  runId: string;
+  query: string;
+  filter: RolloutFacets;
+  /** Matching rollouts per step file, every step that has one, ascending. */
+  steps: { step: number; matches: number }[];
+  /** Matching rollouts in the whole run. */
+  total: number;
+  /** The first matches in step and line order, at most `limit`. */
+  matches: RolloutSearchMatch[];
+  /** True when `total` exceeds `matches.length`. */
+  capped: boolean;
+  /** What was read: step files, rollout records, and lines that are not rollout records. */
+  scanned: { steps: number; rollouts: number; skipped: number };
+}
+
 /** A rollout record as in docs/CONTRACTS.md. */
-export type RolloutRecord = Trajectory;
+export type { RolloutRecord };
 
 /** A tool as the playground shows it: its JSON Schema drives the argument form. */
 export interface ToolInfo {
@@ -381,6 +428,21 @@ export const RolloutRecordRequest = request<{ runId: string; step: number; line:
   (p): p is { runId: string; step: number; line: number } => hasFields(p, { runId: isString, step: isNonNegativeInteger, line: isNonNegativeInteger }),
 );
 
+/** Most characters a search query may have, and the default and largest number of matches a search returns. */
+export const SEARCH_QUERY_MAX = 200;
+export const SEARCH_LIMIT = 200;
+export const SEARCH_LIMIT_MAX = 1000;
+
+/** Text and facets searched in every step file of a run by the host, which streams the files (env/runs/rollout-search.ts). */
+export const RolloutSearchRequest = request<RolloutSearchParams, RolloutSearchResult>('rollouts/search', (p): p is RolloutSearchParams =>
+  hasFields(p, {
+    runId: isString,
+    query: (v) => isString(v) && v.length <= SEARCH_QUERY_MAX,
+    filter: isRolloutFacets,
+    limit: optional((v) => isNonNegativeInteger(v) && v >= 1 && v <= SEARCH_LIMIT_MAX),
+  }),
+);
+
 /**
  * A rollout image's file on disk (`images/REF.png` in the run), and, for the task's own image, the
  * task record with its bands (looked up by prompt id in the run's task files), for the playground.
@@ -488,6 +550,7 @@ export const REQUESTS = [
   RolloutStepsRequest,
   RolloutIndexRequest,
   RolloutRecordRequest,
+  RolloutSearchRequest,
   RunImageRequest,
   RunConfigsRequest,
   ToolsListRequest,

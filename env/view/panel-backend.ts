@@ -44,6 +44,7 @@ import {
   type ResponseMessage,
   RolloutIndexRequest,
   RolloutRecordRequest,
+  RolloutSearchRequest,
   RunImageRequest,
   RunConfigsRequest,
   RolloutStepsRequest,
@@ -59,6 +60,7 @@ import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from '../runs/run-source.js';
 import { findTaskRecord } from '../runs/run-task-record.js';
 import { readRunConfig } from '../runs/run-config.js';
+import { searchRollouts } from '../runs/rollout-search.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -225,6 +227,11 @@ export class PanelBackend {
       const { runId, step, line } = message.params;
       const run = this.run(runId);
       return { runId: run.id, step, line, record: await (await run.stepIndex(step)).record(line) };
+    }
+    if (RolloutSearchRequest.is(message)) {
+      const { runId, ...query } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, ...(await searchRollouts(run.dir, await run.stepFiles(), query)) };
     }
     if (RunImageRequest.is(message)) return this.runImage(message.params);
     if (RunConfigsRequest.is(message)) {

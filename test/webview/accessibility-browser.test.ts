@@ -264,6 +264,18 @@ const PANELS: PanelCase[] = [
     named: ['.call-failed', '.call-error', '.error-class', '.rollout-row.selected .errors'],
   },
   {
+    // The search across steps with its results: the per-step counts, each match's place and its snippet with the found text marked.
+    name: 'viewer-run-search',
+    url: (theme) => view.url('viewer', query(theme)),
+    ready: async (page) => {
+      await openViewerRollout(page);
+      await page.locator('[data-testid=run-search-query] >> input').fill('Merckx');
+      await page.locator('[data-testid=run-search-go]').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=run-search]')?.getAttribute('data-state') === 'done');
+    },
+    named: ['.run-search-summary', '.run-search-step', '.run-search-where', '.search-snippet', '.search-snippet mark'],
+  },
+  {
     name: 'playground',
     url: (theme) => view.url('playground', query(theme)),
     ready: async (page) => {

@@ -10,6 +10,7 @@
  * rollouts all score the same, since they carry no advantage signal.
  */
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
+import { matchesFacets, NO_FACETS, type RolloutFacets } from '../../protocol/rollout-filter.js';
 
 export interface PromptGroup {
   /** Unique within the step: prompt id and first line. */
@@ -28,19 +29,14 @@ export interface PromptGroup {
   size: number;
 }
 
-export type Outcome = 'all' | 'correct' | 'incorrect';
-export type ToolUse = 'all' | 'tools' | 'none';
+export type { Outcome, ToolUse } from '../../protocol/rollout-filter.js';
 
-export interface RolloutFilter {
-  outcome: Outcome;
-  tools: ToolUse;
-  /** An error class (E1–E6), 'none' for rollouts without errors, or null for any. */
-  errorClass: string | null;
-  toolName: string | null;
+/** The facets (protocol/rollout-filter.ts, the same rule the host's run-wide search applies) and the text search in questions. */
+export interface RolloutFilter extends RolloutFacets {
   search: string;
 }
 
-export const NO_FILTER: RolloutFilter = { outcome: 'all', tools: 'all', errorClass: null, toolName: null, search: '' };
+export const NO_FILTER: RolloutFilter = { ...NO_FACETS, search: '' };
 
 function byReward(a: RolloutSummary, b: RolloutSummary): number {
   if (a.reward === null && b.reward === null) return a.line - b.line;
@@ -88,14 +84,7 @@ export function groupRollouts(rollouts: RolloutSummary[]): PromptGroup[] {
 }
 
 export function matchesFilter(rollout: RolloutSummary, filter: RolloutFilter): boolean {
-  if (filter.outcome === 'correct' && rollout.correct !== true) return false;
-  if (filter.outcome === 'incorrect' && rollout.correct !== false) return false;
-  if (filter.tools === 'tools' && rollout.toolCalls === 0) return false;
-  if (filter.tools === 'none' && rollout.toolCalls > 0) return false;
-  if (filter.errorClass === 'none' && rollout.errorClasses.length > 0) return false;
-  if (filter.errorClass !== null && filter.errorClass !== 'none' && !rollout.errorClasses.includes(filter.errorClass)) return false;
-  if (filter.toolName !== null && !rollout.toolNames.includes(filter.toolName)) return false;
-  return true;
+  return matchesFacets(rollout, filter);
 }
 
 /** Groups whose question (or prompt id) contains the search text, holding only the rollouts that pass the filter. */

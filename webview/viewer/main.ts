@@ -28,6 +28,8 @@ import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { filterChoices, filterGroups, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
 import { StepHistograms } from './step-histograms.js';
+import { RunSearch } from './run-search.js';
+import type { RolloutFacets } from '../../protocol/rollout-filter.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 
@@ -89,6 +91,7 @@ class Viewer {
   private readonly detail = h('main', { class: 'rollout-detail', 'data-testid': 'rollout-detail' });
   private readonly status = h('div', { class: 'viewer-status muted', role: 'status' });
   private readonly histograms = new StepHistograms();
+  private readonly runSearch: RunSearch;
   private loadToken = 0;
   /** Groups drawn in the list; a step with thousands of prompts grows it page by page instead of building every row at once. */
   private listLimit = LIST_PAGE;
@@ -98,10 +101,18 @@ class Viewer {
     private readonly root: HTMLElement,
   ) {
     this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
+    this.runSearch = new RunSearch(host, {
+      runId: () => this.state.runId,
+      facets: () => {
+        const { outcome, tools, errorClass, toolName } = this.state.filter;
+        return { outcome, tools, errorClass, toolName };
+      },
+      jump: (step, line, turn, facets) => void this.jumpTo(step, line, turn, facets),
+    });
   }
 
   async start(): Promise<void> {
-    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.histograms.element, this.list), this.detail));
+    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.runSearch.element, this.histograms.element, this.list), this.detail));
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
@@ -128,7 +139,10 @@ class Viewer {
   }
 
   private async openRun(runId: string | null): Promise<void> {
-    if (runId !== this.state.runId) Object.assign(this.state, { step: null, line: null, compareLine: null, turn: 0 });
+    if (runId !== this.state.runId) {
+      Object.assign(this.state, { step: null, line: null, compareLine: null, turn: 0 });
+      this.runSearch.clear();
+    }
     this.state.runId = runId;
     this.steps = runId === null ? [] : (await this.host.request(RolloutStepsRequest, { runId })).steps;
     const step = this.steps.some((s) => s.step === this.state.step) ? this.state.step : (this.steps[this.steps.length - 1]?.step ?? null);
@@ -155,6 +169,29 @@ class Viewer {
     if (token !== this.loadToken) return;
     this.setIndex(index);
     await this.showSelection();
+  }
+
+  /**
+   * Opens a match of the search across steps: its step, its rollout and turn. The list's own
+   * filters may hide it (its text search looks only at questions, the run's at turns too), and
+   * then they become the search's facets with no text, so the rollout chosen is in the list.
+   */
+  private async jumpTo(step: number, line: number | null, turn: number | null, facets: RolloutFacets): Promise<void> {
+    await this.openStep(step);
+    if (line === null || this.state.step !== step || !this.index?.rollouts.some((r) => r.line === line)) return;
+    if (!navigationOrder(this.matchingGroups()).includes(line)) {
+      this.state.filter = { ...facets, search: '' };
+      this.renderControls();
+    }
+    const groups = this.matchingGroups();
+    const at = groups.findIndex((g) => g.rollouts.some((r) => r.line === line));
+    if (at >= this.listLimit) this.listLimit = (Math.floor(at / LIST_PAGE) + 1) * LIST_PAGE;
+    this.renderList();
+    Object.assign(this.state, { line, compareLine: null, turn: turn ?? 0 });
+    this.markSelection();
+    this.rows.get(line)?.scrollIntoView({ block: 'nearest' });
+    await this.showSelection();
+    this.focusTurn(this.state.turn, true);
   }
 
   private setIndex(index: StepIndex): void {

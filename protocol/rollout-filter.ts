@@ -1,0 +1,57 @@
+/**
+ * The rollout viewer's filters (outcome, tool use, error class, tool name) as one pure rule, so
+ * the panel narrowing a step's list and the host searching every step of a run
+ * (env/runs/rollout-search.ts) keep and drop the same rollouts. Types, a guard and the rule only:
+ * no DOM, no Node.
+ */
+import type { RolloutSummary } from './panel-protocol.js';
+import { hasFields, isString } from './guards.js';
+
+export type Outcome = 'all' | 'correct' | 'incorrect';
+export type ToolUse = 'all' | 'tools' | 'none';
+
+/** The filters that look at a rollout's summary (the viewer's text search is apart from them). */
+export interface RolloutFacets {
+  outcome: Outcome;
+  tools: ToolUse;
+  /** An error class (E1–E6), 'none' for rollouts without errors, or null for any. */
+  errorClass: string | null;
+  toolName: string | null;
+}
+
+export const NO_FACETS: RolloutFacets = { outcome: 'all', tools: 'all', errorClass: null, toolName: null };
+
+const OUTCOMES: readonly Outcome[] = ['all', 'correct', 'incorrect'];
+const TOOL_USES: readonly ToolUse[] = ['all', 'tools', 'none'];
+
+export function isRolloutFacets(value: unknown): value is RolloutFacets {
+  return hasFields(value, {
+    outcome: (v) => OUTCOMES.includes(v as Outcome),
+    tools: (v) => TOOL_USES.includes(v as ToolUse),
+    errorClass: (v) => v === null || isString(v),
+    toolName: (v) => v === null || isString(v),
+  });
+}
+
+export function matchesFacets(rollout: RolloutSummary, filter: RolloutFacets): boolean {
+  if (filter.outcome === 'correct' && rollout.correct !== true) return false;
+  if (filter.outcome === 'incorrect' && rollout.correct !== false) return false;
+  if (filter.tools === 'tools' && rollout.toolCalls === 0) return false;
+  if (filter.tools === 'none' && rollout.toolCalls > 0) return false;
+  if (filter.errorClass === 'none' && rollout.errorClasses.length > 0) return false;
+  if (filter.errorClass !== null && filter.errorClass !== 'none' && !rollout.errorClasses.includes(filter.errorClass)) return false;
+  if (filter.toolName !== null && !rollout.toolNames.includes(filter.toolName)) return false;
+  return true;
+}
+
+/** The facets in words, for a status line ("incorrect · error E4"); '' when none is set. */
+export function describeFacets(filter: RolloutFacets): string {
+  const words: string[] = [];
+  if (filter.outcome !== 'all') words.push(filter.outcome);
+  if (filter.tools === 'tools') words.push('used tools');
+  if (filter.tools === 'none') words.push('no tools');
+  if (filter.errorClass === 'none') words.push('no errors');
+  else if (filter.errorClass !== null) words.push(`error ${filter.errorClass}`);
+  if (filter.toolName !== null) words.push(`tool ${filter.toolName}`);
+  return words.join(' · ');
+}
