@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { displayZoom } from '../../webview/playground/display-zoom.js';
 import { tableFixture } from '../fixtures/render.js';
 import { ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession } from './browser-harness.js';
@@ -61,5 +61,102 @@ test('metadata chosen after the image reopens it with the bands, the status says
   assert.equal(await page.locator('[data-testid=stage] img').first().evaluate((img) => getComputedStyle(img).imageRendering), 'pixelated');
   assert.match(await page.locator('.stage-title').innerText(), /112×\d+ shown at 400%/);
   await screenshot(page, 'playground-small-image');
+  assert.deepEqual(problems, []);
+});
+
+/** zoom_in's output size for a box, as env/tools/README.md states the rule (worked out here, not by the tool). */
+function zoomedSize([x1, y1, x2, y2]: number[], width: number, height: number, factor = 2): [number, number] {
+  const w = Math.min(width, x2!) - Math.max(0, x1!);
+  const h = Math.min(height, y2!) - Math.max(0, y1!);
+  // Only boxes of 28 px or more on each side here, so no side is grown.
+  assert.ok(w >= 28 && h >= 28);
+  const scale = factor * Math.max(1, 28 / Math.min(w, h));
+  return [Math.round(w * scale), Math.round(h * scale)];
+}
+
+const bboxFields = (page: Page) => Promise.all(['x1', 'y1', 'x2', 'y2'].map((n) => page.locator(`.tool-panel [data-testid=arg-${n}]`).inputValue()));
+const currentImage = (page: Page) => page.locator('[data-testid=stage] [data-testid=drag-surface] img');
+
+/** Drags with the mouse from `from` to `to`, both in CSS pixels from the current image's top-left corner. */
+async function drag(page: Page, from: [number, number], to: [number, number]): Promise<void> {
+  const rect = (await currentImage(page).boundingBox())!;
+  await page.mouse.move(rect.x + from[0], rect.y + from[1]);
+  await page.mouse.down();
+  await page.mouse.move(rect.x + (from[0] + to[0]) / 2, rect.y + (from[1] + to[1]) / 2, { steps: 4 });
+  await page.mouse.move(rect.x + to[0], rect.y + to[1], { steps: 4 });
+  await page.mouse.up();
+}
+
+async function waitForCurrent(page: Page, width: number): Promise<void> {
+  await page.waitForFunction((w) => {
+    const img = document.querySelector('[data-testid=stage] [data-testid=drag-surface] img') as HTMLImageElement | null;
+    return img !== null && img.naturalWidth === w && img.style.width !== '';
+  }, width);
+}
+
+test('a box dragged on the zoomed image fills zoom_in’s bbox in image pixels, clamped to the image; Apply zooms into it; typed numbers still work', async () => {
+  const fixture = await tableFixture();
+  const height = Math.round(fixture.image.height * (112 / fixture.image.width));
+  await writeFile(join(dir, 'drag.png'), await sharp(fixture.png).resize(112, height, { fit: 'fill' }).png().toBuffer());
+  const { page, problems } = await openPage(browser, view.url('playground'));
+  await page.locator('[data-testid=image-input]').setInputFiles(join(dir, 'drag.png'));
+  await waitForCurrent(page, 112);
+  // A tool without a bbox is chosen: the drag hands the box to zoom_in.
+  await page.locator('[data-testid=tool-select]').selectOption('draw_horizontal_line');
+  const zoom = displayZoom(112, height);
+  assert.equal(zoom, 4);
+  assert.equal(await page.locator('[data-testid=stage]').getAttribute('data-zoom'), String(zoom));
+
+  // Inside the image, shown at 4×: display offsets in the middle of source pixels.
+  await drag(page, [22, 18], [262, 182]);
+  assert.equal(await page.locator('[data-testid=tool-select]').inputValue(), 'zoom_in');
+  const first = [Math.floor(22 / zoom), Math.floor(18 / zoom), Math.ceil(262 / zoom), Math.ceil(182 / zoom)];
+  assert.deepEqual(first, [5, 4, 66, 46]);
+  assert.deepEqual((await bboxFields(page)).map(Number), first);
+  // The box is drawn where it was dragged, in display pixels.
+  const drawn = (await page.locator('[data-testid=drag-box]').boundingBox())!;
+  assert.equal(Math.round(drawn.width), (first[2]! - first[0]!) * zoom);
+  assert.equal(Math.round(drawn.height), (first[3]! - first[1]!) * zoom);
+  assert.match(await page.locator('[data-testid=playground-message]').innerText(), /Box \[5, 4, 66, 46\] in pixels of the current image/);
+  await page.locator('[data-testid=apply]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chain-item]').length === 1);
+  const [w1, h1] = zoomedSize(first, 112, height);
+  await waitForCurrent(page, w1);
+  assert.deepEqual(await currentImage(page).evaluate((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]), [w1, h1]);
+  assert.match(await page.locator('[data-testid=chain-item]').innerText(), /zoom_in[\s\S]*"bbox":\[5,4,66,46\]/);
+
+  // The zoomed image (122×84) is shown at 3×; a drag past its bottom-right corner stops at the image's edge.
+  const zoom2 = displayZoom(w1, h1);
+  assert.equal(zoom2, 3);
+  assert.equal(await page.locator('[data-testid=stage]').getAttribute('data-zoom'), String(zoom2));
+  const rect = (await currentImage(page).boundingBox())!;
+  await drag(page, [121.5, 61.5], [rect.width + 40, rect.height + 40]);
+  const second = [Math.floor(121.5 / zoom2), Math.floor(61.5 / zoom2), w1, h1];
+  assert.deepEqual((await bboxFields(page)).map(Number), second);
+  await page.locator('[data-testid=apply]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chain-item]').length === 2);
+  const [w2, h2] = zoomedSize(second, w1, h1);
+  await waitForCurrent(page, w2);
+  assert.deepEqual(await currentImage(page).evaluate((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]), [w2, h2]);
+  await screenshot(page, 'playground-drag-zoom');
+
+  // Keyboard only: the numbers are typed into the same fields, and the drawn box follows them.
+  await page.locator('[data-testid=undo]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chain-item]').length === 1);
+  await waitForCurrent(page, w1);
+  await page.locator('[data-testid=tool-select]').selectOption('zoom_in');
+  const typed = [0, 0, 30, 40];
+  for (const [i, name] of ['x1', 'y1', 'x2', 'y2'].entries()) {
+    await page.locator(`.tool-panel [data-testid=arg-${name}]`).focus();
+    await page.keyboard.type(String(typed[i]));
+  }
+  const box = (await page.locator('[data-testid=drag-box]').boundingBox())!;
+  assert.deepEqual([Math.round(box.width), Math.round(box.height)], [30 * zoom2, 40 * zoom2]);
+  await page.locator('[data-testid=apply]').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chain-item]').length === 2);
+  const [w3, h3] = zoomedSize(typed, w1, h1);
+  await waitForCurrent(page, w3);
+  assert.deepEqual(await currentImage(page).evaluate((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]), [w3, h3]);
   assert.deepEqual(problems, []);
 });

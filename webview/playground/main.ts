@@ -26,6 +26,7 @@ import { hasFields, isString } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { ImageCompare } from '../viewer/image-compare.js';
 import { displayZoom } from './display-zoom.js';
+import { type DisplayPoint, dragToImageBox, imageBoxToDisplay, type PixelBox } from './drag-box.js';
 import { type ArgumentForm, argumentForm } from './schema-form.js';
 
 interface PlaygroundState {
@@ -55,6 +56,8 @@ class Playground {
   private tools: ToolInfo[] = [];
   private snapshot: PlaygroundSnapshot | null = null;
   private form: ArgumentForm | null = null;
+  /** Draws a box over the current image (null hides it); set while an image is shown. */
+  private drawBox: ((box: PixelBox | null) => void) | null = null;
   private readonly imageInput = h('input', { type: 'file', accept: 'image/png,image/jpeg', 'aria-label': 'image file', 'data-testid': 'image-input' });
   private readonly metaInput = h('input', { type: 'file', accept: 'application/json,.json', 'aria-label': 'metadata JSON file', 'data-testid': 'metadata-input' });
   private readonly pathInput = h('input', { type: 'text', placeholder: 'or a path on the host', 'aria-label': 'image path on the host', 'data-testid': 'path-input' });
@@ -90,6 +93,8 @@ class Playground {
     this.metaInput.addEventListener('change', () => {
       if (this.imageInput.files?.[0] || this.pathInput.value.trim() !== '') void this.open();
     });
+    // Typed numbers move the drawn box too, so the box on the image is always the one Apply will use.
+    this.toolPanel.addEventListener('input', () => this.drawBox?.(this.typedBox()));
     this.toolSelect.addEventListener('change', () => {
       this.state.tool = this.toolSelect.value;
       this.save();
@@ -212,14 +217,83 @@ class Playground {
     compare.setZoom(zoom);
     this.stage.dataset.zoom = String(zoom);
     this.stage.classList.toggle('pixelated', zoom > 1);
-    replaceChildren(
-      this.stage,
-      h('div', { class: 'stage-title' },
+    const title = h('div', { class: 'stage-title' },
         h('strong', null, snapshot.name ?? ''),
         h('span', { class: 'muted' }, ` · ${current.width}×${current.height}${zoom > 1 ? ` shown at ${zoom * 100}%` : ''} · ${snapshot.calls.length} call(s)`),
-        h('span', { class: 'muted', 'data-testid': 'metadata-source' }, ` · ${snapshot.metadataSource ? `metadata: ${snapshot.metadataSource}` : 'no metadata'}`)),
-      compare.element,
-    );
+        h('span', { class: 'muted', 'data-testid': 'metadata-source' }, ` · ${snapshot.metadataSource ? `metadata: ${snapshot.metadataSource}` : 'no metadata'}`));
+    const hint = h('div', { class: 'stage-hint muted', 'data-testid': 'drag-hint' }, `Drag a box on image ${snapshot.images.length} to fill zoom_in’s bbox (or type the numbers in the form).`);
+    replaceChildren(this.stage, title, hint, compare.element);
+    // The current image is the one a call reads: the "after" figure once there is a call, else the only one.
+    const image = compare.element.querySelector<HTMLImageElement>(previous ? 'img[data-role=after]' : 'img[data-role=before]');
+    this.drawBox = image ? this.attachDrag(image, zoom, current.width, current.height) : null;
+  }
+
+  /** The bbox typed in the form, when it has one with four numbers. */
+  private typedBox(): PixelBox | null {
+    const read = this.form?.read();
+    const bbox = read && 'arguments' in read ? read.arguments.bbox : undefined;
+    return Array.isArray(bbox) && bbox.length === 4 && bbox.every((v) => typeof v === 'number') ? (bbox as PixelBox) : null;
+  }
+
+  /**
+   * Lets the mouse (or a pen or finger) drag a box on the current image: the box is drawn while
+   * dragging, and on release its pixel coordinates fill the form's bbox (drag-box.ts converts
+   * them). Returns the function that draws a box over the image.
+   */
+  private attachDrag(image: HTMLImageElement, zoom: number, width: number, height: number): (box: PixelBox | null) => void {
+    const frame = image.parentElement as HTMLElement;
+    frame.classList.add('drag-surface');
+    frame.dataset.testid = 'drag-surface';
+    const overlay = h('div', { class: 'drag-box', 'data-testid': 'drag-box', hidden: true, 'aria-hidden': 'true' });
+    frame.append(overlay);
+    const draw = (box: PixelBox | null) => {
+      overlay.hidden = box === null;
+      if (!box) return;
+      const shown = imageBoxToDisplay(box, zoom);
+      overlay.style.left = `${image.offsetLeft + shown.left}px`;
+      overlay.style.top = `${image.offsetTop + shown.top}px`;
+      overlay.style.width = `${shown.width}px`;
+      overlay.style.height = `${shown.height}px`;
+    };
+    const at = (event: PointerEvent): DisplayPoint => {
+      const rect = image.getBoundingClientRect();
+      return { x: event.clientX - rect.left, y: event.clientY - rect.top };
+    };
+    let start: DisplayPoint | null = null;
+    image.draggable = false;
+    image.addEventListener('dragstart', (event) => event.preventDefault());
+    frame.addEventListener('pointerdown', (event) => {
+      if (event.button !== 0) return;
+      start = at(event);
+      frame.setPointerCapture(event.pointerId);
+      event.preventDefault();
+    });
+    frame.addEventListener('pointermove', (event) => {
+      if (start) draw(dragToImageBox(start, at(event), zoom, width, height));
+    });
+    const finish = (event: PointerEvent, apply: boolean) => {
+      if (!start) return;
+      const box = apply ? dragToImageBox(start, at(event), zoom, width, height) : null;
+      start = null;
+      if (frame.hasPointerCapture(event.pointerId)) frame.releasePointerCapture(event.pointerId);
+      draw(box ?? this.typedBox());
+      if (box) this.fillBox(box);
+    };
+    frame.addEventListener('pointerup', (event) => finish(event, true));
+    frame.addEventListener('pointercancel', (event) => finish(event, false));
+    return draw;
+  }
+
+  /** A dragged box goes into the current tool's bbox; a tool without one gives way to zoom_in. */
+  private fillBox(box: PixelBox): void {
+    if (!this.form?.hasTuple('bbox') && this.tools.some((t) => t.name === 'zoom_in')) {
+      this.toolSelect.value = 'zoom_in';
+      this.state.tool = 'zoom_in';
+      this.save();
+      this.renderTool();
+    }
+    if (!this.form?.write('bbox', box)) return;
+    this.say(`Box [${box.join(', ')}] in pixels of the current image: Apply runs ${this.toolSelect.value} on it.`, 'info');
   }
 
   private renderToolChoices(): void {

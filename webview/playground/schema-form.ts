@@ -52,6 +52,8 @@ interface Field {
   element: HTMLElement;
   /** undefined: left empty. */
   read(): { value?: unknown; error?: string };
+  /** Puts a value in the field (a box dragged on the image); false when this field cannot show it. */
+  write?(value: unknown): boolean;
 }
 
 function numberInput(name: string, schema: PropertySchema, label: string): HTMLInputElement {
@@ -96,6 +98,13 @@ function makeField(name: string, schemaValue: unknown, labels: string[] | undefi
           const error = parts.find((p) => p.error)?.error ?? (parts.some((p) => p.value === undefined) ? `${name} needs all ${count} numbers` : undefined);
           return error ? { error } : { value: parts.map((p) => p.value) };
         },
+        write: (value) => {
+          if (!Array.isArray(value) || value.length !== inputs.length || !value.every((v) => typeof v === 'number' && Number.isFinite(v))) return false;
+          inputs.forEach((input, i) => {
+            input.value = String(value[i]);
+          });
+          return true;
+        },
       };
     }
     case 'number': {
@@ -136,6 +145,10 @@ export interface ArgumentForm {
   element: HTMLElement;
   /** The arguments entered, or the first problem the form itself can see. */
   read(): { arguments: Record<string, unknown> } | { error: string };
+  /** Whether the tool takes this argument as a fixed-length tuple of numbers (bbox), which a drag can fill. */
+  hasTuple(name: string): boolean;
+  /** Fills an argument's inputs; false when the form has no such field or it cannot take the value. */
+  write(name: string, value: unknown): boolean;
 }
 
 export function argumentForm(tool: ToolInfo, labels: Record<string, string[]>): ArgumentForm {
@@ -162,6 +175,13 @@ export function argumentForm(tool: ToolInfo, labels: Record<string, string[]>): 
         if (value !== undefined) args[field.name] = value;
       }
       return { arguments: args };
+    },
+    hasTuple(name) {
+      const found = fields.find(({ field }) => field.name === name);
+      return found !== undefined && fieldKind(tool.parameters.properties[name], labels[name]) === 'number-tuple';
+    },
+    write(name, value) {
+      return fields.find(({ field }) => field.name === name)?.field.write?.(value) ?? false;
     },
   };
 }
