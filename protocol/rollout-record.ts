@@ -75,6 +75,18 @@ export interface RolloutRecord {
    * Per assistant turn the update trained on: its sampled tokens with log-prob, entropy and loss mask.
    */
   token_view?: TokenViewTurn[];
+  /**
+   * Who wrote the record when it was not vistool's trainer: 'verl' for the veRL bridge (its smoke, and its agent loop while veRL trains; docs/VERL.md).
+   */
+  engine?: string;
+  /**
+   * veRL's uid of the record's group (one per prompt and step); written by the veRL agent loop, which leaves advantage and kept out.
+   */
+  group_uid?: string;
+  /**
+   * The policy's tokens in the episode (response_mask 1), as the veRL bridge counts them.
+   */
+  response_tokens?: number;
 }
 /**
  * This interface was referenced by `RolloutRecord`'s JSON-Schema

@@ -5,6 +5,14 @@
  * the curves. Lines that are not JSON objects are counted as problems, never fatal: a dashboard
  * must keep showing a run whose file has one bad line.
  *
+ * veRL's `file` logger (verl/utils/tracking.py, FileLogger; VERL_FILE_LOGGER_PATH names the file)
+ * writes each step as `{"step": N, "data": {metric: value, ...}}`. Such a line (exactly those two
+ * keys, `data` an object) is read as the row `{step: N, ...data}`. veRL writes no time and no
+ * stage into it, so those rows have none: the step axis draws them, and the wall-clock axis says
+ * the run has no time (a time guessed from when the reader saw the line would be wrong for a file
+ * read after the run). Validation metrics (`val-core/...`, `val-aux/...`) are columns like any
+ * other, with points at the steps veRL validated.
+ *
  * Columns are Float64Arrays with NaN where a row lacks the metric (non-finite values are never
  * stored, so NaN is free to mean "missing"): 100k rows of 40 metrics take about 40 MB instead of
  * the several hundred a JavaScript array of boxed numbers and nulls took. The file is read in
@@ -22,6 +30,17 @@ const ROW_FIELDS = new Set(['step', 'time', 'timestamp', 'stage', 'label']);
 /** Bytes parsed between two turns of the event loop: a few milliseconds of JSON.parse. */
 const SLICE_BYTES = 1 << 20;
 const FIRST_CAPACITY = 1024;
+
+/**
+ * The row a parsed line stands for: veRL's file-logger line `{"step": N, "data": {...}}` flattened
+ * (its `step` wins over a `step` inside `data`), any other object as it is.
+ */
+export function metricRow(line: Record<string, unknown>): Record<string, unknown> {
+  const data = line.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return line;
+  for (const key in line) if (key !== 'step' && key !== 'data') return line;
+  return { ...(data as Record<string, unknown>), step: line.step };
+}
 
 /** Unix seconds from a `time`/`timestamp` value: seconds, milliseconds, or an ISO date string. */
 export function rowTime(row: Record<string, unknown>): number | null {
@@ -151,7 +170,7 @@ export class MetricsStore {
           this.firstBadLine ??= line;
           continue;
         }
-        this.add(row as Record<string, unknown>);
+        this.add(metricRow(row as Record<string, unknown>));
       }
       changed ||= lines.length > 0;
       this.unread = more;

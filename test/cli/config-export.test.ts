@@ -95,7 +95,7 @@ test('exporting the DAPO example gives a verl.yaml whose values are the run conf
     'trainer.total_training_steps': rl.steps,
     'trainer.project_name': 'vistool',
     'trainer.experiment_name': source.name,
-    'trainer.logger': ['console'],
+    'trainer.logger': ['console', 'file'],
     'trainer.save_freq': 10,
     'trainer.max_actor_ckpt_to_keep': 3,
   };
@@ -148,7 +148,9 @@ test('run.sh starts the env server, exports its address and stops it when the tr
   const config = join(work, 'run.vistool.json');
   await writeFile(config, JSON.stringify({ name: 'x', output_dir: 'out-run', device: 'cuda', data: { train: 'data/train/tasks.jsonl', eval: 'data/test/tasks.jsonl' }, policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct' }, sft: { enabled: false }, rl: { prompts_per_step: 4, group_size: 2 }, rewards: { tool: { no_tool_factor: 0.5 } } }));
   const { out, stderr } = await exportTo(config, ['--base-dir', work]);
-  assert.match(stderr, /python3 -m vistool_verl data convert --to verl \S+\/data\/train\/tasks\.jsonl --out \S+\/train\.parquet/);
+  assert.match(stderr, /python3 -m vistool_verl data convert --to verl \S+\/data\/train\/tasks\.jsonl --out \S+\/train\.parquet\n/);
+  // The val rows are marked as such, so the agent loop files their rollouts apart from the training steps.
+  assert.match(stderr, /python3 -m vistool_verl data convert --to verl \S+\/data\/test\/tasks\.jsonl --out \S+\/val\.parquet --split val\n/);
   // Without the parquet files run.sh stops before starting anything, and says what to run.
   const early = spawnSync('bash', [join(out, 'run.sh')], { encoding: 'utf8', env: { ...process.env, PYTHON: 'false' } });
   assert.equal(early.status, 1);
@@ -163,7 +165,7 @@ const token = readFileSync(process.env.VISTOOL_ENV_TOKEN_FILE, 'utf8').trim();
 fetch(process.env.VISTOOL_ENV_URL + '/v1/health', { headers: { authorization: 'Bearer ' + token } })
   .then((r) => r.json())
   .then((health) => writeFileSync(process.env.VISTOOL_RUN_DIR + '/stub.json', JSON.stringify({ argv: process.argv.slice(2), health,
-    env: Object.fromEntries(['VISTOOL_ENV_URL', 'VISTOOL_ENV_TOKEN_FILE', 'VISTOOL_RUN_DIR', 'VISTOOL_REPO', 'VISTOOL_VERL_DIR'].map((k) => [k, process.env[k]])) })));
+    env: Object.fromEntries(['VISTOOL_ENV_URL', 'VISTOOL_ENV_TOKEN_FILE', 'VISTOOL_RUN_DIR', 'VISTOOL_REPO', 'VISTOOL_VERL_DIR', 'VERL_FILE_LOGGER_PATH'].map((k) => [k, process.env[k]])) })));
 `, { mode: 0o755 });
   const code = await new Promise<number | null>((resolvePromise) => {
     const child = spawn('bash', [join(out, 'run.sh'), 'trainer.total_training_steps=2'], { env: { ...process.env, PYTHON: stub, RUN_DIR: join(work, 'the-run') }, stdio: 'inherit' });
@@ -178,6 +180,8 @@ fetch(process.env.VISTOOL_ENV_URL + '/v1/health', { headers: { authorization: 'B
   assert.equal(seen.env.VISTOOL_RUN_DIR, join(work, 'the-run'));
   assert.equal(seen.env.VISTOOL_VERL_DIR, out);
   assert.equal(seen.env.VISTOOL_REPO, root);
+  // veRL's file logger writes the run's metrics.jsonl, where the dashboard reads it.
+  assert.equal(seen.env.VERL_FILE_LOGGER_PATH, join(work, 'the-run', 'metrics.jsonl'));
   assert.deepEqual(JSON.parse(await readFile(join(work, 'the-run', 'logs', 'reward-config.json'), 'utf8')), { tool: { no_tool_factor: 0.5 } });
   // The server is gone once run.sh has exited.
   const listening = JSON.parse((await readFile(join(work, 'the-run', 'logs', 'env-server.out'), 'utf8')).split('\n')[0] ?? '') as { pid: number };

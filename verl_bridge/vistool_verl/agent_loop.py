@@ -10,10 +10,15 @@ the extra fields (vistool_verl.reward), with the trajectory the rollout records 
 
 Tokens come from veRL's own continuous-token builder (ct_* helpers), so prompt and response ids
 are exactly what veRL's trainer would build for these messages.
+
+With a run directory (`run_dir`, else VISTOOL_RUN_DIR) and veRL's step in the call, each episode's
+rollout record goes to the run's rollouts/ as the episode ends (vistool_verl.live_records).
 """
 from __future__ import annotations
 
 import json
+import logging
+import os
 from typing import Any
 from uuid import uuid4
 
@@ -24,14 +29,17 @@ from vistool_trainer.rollouts.rollout import apply_system_prompt
 
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, off_loop
+from .live_records import EpisodePlace, live_record
 
 AGENT_NAME = "vistool_agent"
+log = logging.getLogger(__name__)
 
 
 @register(AGENT_NAME)
 class VistoolAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, max_turns: int | None = None, max_tool_calls: int = 3, use_tools: bool = True,
-                 system_prompt: str | None = None, env_url: str | None = None, env_token_file: str | None = None, **kwargs: Any):
+                 system_prompt: str | None = None, env_url: str | None = None, env_token_file: str | None = None,
+                 run_dir: str | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
         multi_turn = self.rollout_config.multi_turn
         self.max_assistant_turns = int(max_turns or multi_turn.get("max_assistant_turns") or 4)
@@ -42,6 +50,8 @@ class VistoolAgentLoop(AgentLoopBase):
         self.end_of_turn = int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
         self.response_length = int(self.rollout_config.response_length)
         self.env = EnvAddress.resolve(env_url, env_token_file)
+        # Where live rollout records go; None writes none.
+        self.run_dir = run_dir or os.environ.get("VISTOOL_RUN_DIR") or None
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         task, task_dir = _task_of(kwargs.get("extra_info"))
@@ -104,6 +114,8 @@ class VistoolAgentLoop(AgentLoopBase):
         if "error" in score:
             notes.append(f"the env server could not score this episode (HTTP {score['error'].get('status')}): {score['error'].get('message')}; reward 0")
             score = {"reward": 0.0, "components": {}, "correct": False, "notes": []}
+        self._record(kwargs, task, trajectory, {**score, "notes": [str(n) for n in score.get("notes") or []] + notes},
+                     sum(response_mask[: self.response_length]))
         prompt_length = len(token_ids) - len(response_mask)
         return AgentLoopOutput(
             prompt_ids=token_ids[:prompt_length],
@@ -120,6 +132,16 @@ class VistoolAgentLoop(AgentLoopBase):
                 "vistool_trajectory": trajectory,
             },
         )
+
+    def _record(self, kwargs: dict[str, Any], task: dict[str, Any], trajectory: dict[str, Any], score: dict[str, Any],
+                response_tokens: int) -> None:
+        place = EpisodePlace.of(self.run_dir, kwargs, self.rollout_config)
+        if place is None:
+            return
+        try:
+            place.record(live_record(place.step, str(task.get("id", "")), place.session, place.uid, trajectory, score, response_tokens))
+        except OSError as error:  # the viewer's record is not worth a training step
+            log.warning("vistool_agent: could not write the rollout record to %s: %s", place.path, error)
 
     def _text_of(self, token_ids: list[int]) -> str:
         """What the model wrote, as the env must read it: every token but the closing end-of-turn.

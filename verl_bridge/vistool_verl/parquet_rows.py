@@ -4,9 +4,11 @@
 layout veRL's RLHFDataset reads: `data_source`, `prompt` (the env server's own opening messages,
 with `<image>` where the image goes), `images` (the PNG bytes, so the file travels alone),
 `ability`, `reward_model` {style, ground_truth}, `agent_name` (vistool_agent) and `extra_info`
-{index, task_json, task_dir, question}. The task record is kept whole as JSON text: its band
-metadata has different keys in every row, which a parquet struct column would widen into one
-union of all keys with nulls (the loss VTool-R1's parquet files show).
+{index, task_json, task_dir, question, split}. `split` is `train` or `val` (`--split`): veRL does
+not tell an agent loop that it is validating, so the val rows say so (vistool_verl.live_records).
+The task record is kept whole as JSON text: its band metadata has different keys in every row,
+which a parquet struct column would widen into one union of all keys with nulls (the loss
+VTool-R1's parquet files show).
 
 `--from verl FILE.parquet --out DIR` gives the tasks back: rows this module wrote come back
 byte for byte; other veRL rows go through `vistool data convert --from verl` (the engine's loader).
@@ -57,7 +59,10 @@ def opening_messages(tasks: list[dict[str, Any]], use_tools: bool) -> list[list[
         return opened
 
 
-def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+SPLITS = ("train", "val")
+
+
+def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]], split: str = "train") -> dict[str, Any]:
     prompt = []
     for message in messages:
         content = message.get("content")
@@ -76,14 +81,16 @@ def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]]) -> 
         "reward_model": {"style": "rule", "ground_truth": answer if isinstance(answer, str) else json.dumps(answer)},
         "agent_name": AGENT_NAME,
         "extra_info": {"index": index, "task_json": json.dumps(_record(task), sort_keys=True), "task_dir": task["_task_dir"],
-                       "question": task["question"]},
+                       "question": task["question"], "split": split},
     }
 
 
-def write_verl(source: Path, out: Path, system_prompt: str | None = None, use_tools: bool = True) -> int:
+def write_verl(source: Path, out: Path, system_prompt: str | None = None, use_tools: bool = True, split: str = "train") -> int:
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     tasks = load_tasks(tasks_file(source))
     messages = [apply_system_prompt(m, system_prompt, use_tools) for m in opening_messages(tasks, use_tools)]
-    rows = [to_row(i, task, m) for i, (task, m) in enumerate(zip(tasks, messages))]
+    rows = [to_row(i, task, m, split) for i, (task, m) in enumerate(zip(tasks, messages))]
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.with_name(f".{out.name}.tmp")
     pq.write_table(pa.Table.from_pylist(rows), temporary)
@@ -144,10 +151,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--system-prompt", default=None, help="replaces the env server's system prompt in the rows ('' leaves it out)")
     parser.add_argument("--no-tools", action="store_true", help="rows for the text-only arm (no tools offered)")
+    parser.add_argument("--split", choices=SPLITS, default="train",
+                        help="extra_info.split of the rows: 'val' for data.val_files, so the agent loop files their rollouts as validation")
     args = parser.parse_args(argv)
     try:
         if args.to:
-            count = write_verl(args.source, args.out, args.system_prompt, not args.no_tools)
+            count = write_verl(args.source, args.out, args.system_prompt, not args.no_tools, args.split)
         else:
             count = read_verl(args.source, args.out)
     except ValueError as error:

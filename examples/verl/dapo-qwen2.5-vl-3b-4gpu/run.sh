@@ -9,7 +9,7 @@
 # Before the first run, from the repository root (the parquet rows come from a separate converter,
 # verl_bridge/vistool_verl/parquet_rows.py):
 #   python3 -m vistool_verl data convert --to verl data/refocus-table/train/tasks.jsonl --out examples/verl/dapo-qwen2.5-vl-3b-4gpu/train.parquet
-#   python3 -m vistool_verl data convert --to verl data/refocus-table/test/tasks.jsonl --out examples/verl/dapo-qwen2.5-vl-3b-4gpu/val.parquet
+#   python3 -m vistool_verl data convert --to verl data/refocus-table/test/tasks.jsonl --out examples/verl/dapo-qwen2.5-vl-3b-4gpu/val.parquet --split val
 set -euo pipefail
 fail() { echo "run.sh: $*" >&2; exit 1; }
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -59,6 +59,10 @@ VISTOOL_ENV_URL="$(printf '%s\n' "$LISTENING" | sed -n 's/.*"url":"\([^"]*\)".*/
 export VISTOOL_ENV_URL
 export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"
 export VISTOOL_RUN_DIR="$RUN_DIR" VISTOOL_REPO="$REPO" VISTOOL_VERL_DIR="$DIR"
+# veRL's file logger (trainer.logger 'file') writes the run's metrics.jsonl, which the dashboard tails;
+# the agent loop writes rollouts/step-N.jsonl there (VISTOOL_RUN_DIR). veRL opens the file anew, so a
+# second start in the same RUN_DIR replaces the metrics of the first.
+export VERL_FILE_LOGGER_PATH="$RUN_DIR/metrics.jsonl"
 
 # Hydra's own log folder goes into the run directory, not the current folder.
 "$PYTHON" -m verl.trainer.main_ppo --config-path "$DIR" --config-name verl hydra.run.dir="$RUN_DIR/logs/hydra" "$@"
