@@ -160,3 +160,34 @@ test('a box dragged on the zoomed image fills zoom_in’s bbox in image pixels, 
   assert.deepEqual(await currentImage(page).evaluate((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]), [w3, h3]);
   assert.deepEqual(problems, []);
 });
+
+test('metadata chosen for an image the host opened (the viewer’s “Open in playground”) reopens that image with the bands, and the status says so, not OCR grounding', async () => {
+  const fixture = await tableFixture();
+  const scale = 112 / fixture.image.width;
+  const height = Math.round(fixture.image.height * scale);
+  await writeFile(join(dir, 'host.png'), await sharp(fixture.png).resize(112, height, { fit: 'fill' }).png().toBuffer());
+  const scaleBox = (b: { x1: number; y1: number; x2: number; y2: number }) => ({ x1: Math.floor(b.x1 * scale), y1: Math.floor(b.y1 * scale), x2: Math.ceil(b.x2 * scale), y2: Math.ceil(b.y2 * scale) });
+  const columns = Object.keys(fixture.meta.columns_bbox ?? {});
+  assert.ok(columns.length >= 3);
+  // Not a sidecar name (host.json would be found beside the image): the bands arrive only by upload.
+  await writeFile(join(dir, 'host-bands.json'), JSON.stringify({ unit: 'pixels', columns_bbox: Object.fromEntries(Object.entries(fixture.meta.columns_bbox ?? {}).map(([k, b]) => [k, scaleBox(b)])) }));
+  const session = 'a1b2c3d4e5f6a1b2c3d4e5f6';
+  await view.backend.openInPlayground(join(dir, 'host.png'), session);
+  const { page, problems } = await openPage(browser, view.url('playground', `&session=${session}`));
+  await page.locator('[data-testid=stage] img').first().waitFor();
+  assert.doesNotMatch(await page.locator('[data-testid=metadata-source]').innerText(), /host-bands\.json/);
+  // Neither the image input nor the path input holds this image: the metadata alone reopens it.
+  assert.equal(await page.locator('[data-testid=path-input]').inputValue(), '');
+  await page.locator('[data-testid=metadata-input]').setInputFiles(join(dir, 'host-bands.json'));
+  await page.waitForFunction(() => /host-bands\.json/.test(document.querySelector('[data-testid=metadata-source]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=metadata-source]').innerText(), ' · metadata: uploaded host-bands.json');
+  assert.equal(await page.locator('[data-testid=playground-message]').innerText(), 'Opened host.png with metadata from uploaded host-bands.json.');
+  assert.doesNotMatch(await page.locator('[data-testid=stage]').innerText(), /OCR/);
+  // The same image, now with the file's columns offered.
+  await page.waitForFunction(() => (document.querySelector('[data-testid=stage] img') as HTMLImageElement | null)?.naturalWidth === 112);
+  assert.equal(await page.locator('[data-testid=stage] img').first().evaluate((img) => (img as HTMLImageElement).naturalHeight), height);
+  await page.locator('[data-testid=tool-select]').selectOption('focus_on_columns_with_mask');
+  const offered = await page.locator('.tool-panel input[type=checkbox]').evaluateAll((boxes) => boxes.map((b) => b.parentElement?.textContent?.trim()));
+  assert.deepEqual(offered, columns);
+  assert.deepEqual(problems, []);
+});

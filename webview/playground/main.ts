@@ -56,6 +56,8 @@ class Playground {
   private tools: ToolInfo[] = [];
   private snapshot: PlaygroundSnapshot | null = null;
   private form: ArgumentForm | null = null;
+  /** The image shown was opened by the host (or an earlier page), not from this page's file or path inputs. */
+  private openedByHost = false;
   /** Draws a box over the current image (null hides it); set while an image is shown. */
   private drawBox: ((box: PixelBox | null) => void) | null = null;
   private readonly imageInput = h('input', { type: 'file', accept: 'image/png,image/jpeg', 'aria-label': 'image file', 'data-testid': 'image-input' });
@@ -88,10 +90,15 @@ class Playground {
       this.pathInput,
       openButton,
     );
-    this.imageInput.addEventListener('change', () => void this.open());
-    // Metadata chosen after the image opens it again with the bands (it was opened with OCR grounding, or none).
+    this.imageInput.addEventListener('change', () => {
+      this.openedByHost = false;
+      void this.open();
+    });
+    // Metadata chosen after the image opens it again with the bands (it was opened with OCR grounding, or none),
+    // also when the host opened it (the viewer's "Open in playground", VS Code's explorer): then the image shown is sent back.
     this.metaInput.addEventListener('change', () => {
-      if (this.imageInput.files?.[0] || this.pathInput.value.trim() !== '') void this.open();
+      if (this.openedByHost && this.snapshot?.images[0]) void this.open(true);
+      else if (this.imageInput.files?.[0] || this.pathInput.value.trim() !== '') void this.open();
     });
     // Typed numbers move the drawn box too, so the box on the image is always the one Apply will use.
     this.toolPanel.addEventListener('input', () => this.drawBox?.(this.typedBox()));
@@ -124,10 +131,14 @@ class Playground {
     this.host.onNotification(PlaygroundOpenedNotification, ({ snapshot }) => {
       this.state.session = snapshot.session;
       this.save();
+      this.openedByHost = true;
       this.show(snapshot);
     });
     this.tools = (await this.host.request(ToolsListRequest, {})).tools;
-    this.show(await this.host.request(PlaygroundSnapshotRequest, { session: this.state.session }));
+    const restored = await this.host.request(PlaygroundSnapshotRequest, { session: this.state.session });
+    // An image already open in this session was opened by the host, or in an earlier page: this page has no file or path for it.
+    this.openedByHost = restored.name !== null;
+    this.show(restored);
     this.host.command(ReadyCommand, { panel: 'playground' });
   }
 
@@ -135,20 +146,27 @@ class Playground {
     this.host.setState(this.state);
   }
 
-  private async open(): Promise<void> {
+  /** Opens the chosen file or path; `shown`: the image the session opened first again (with the chosen metadata). */
+  private async open(shown = false): Promise<void> {
     const file = this.imageInput.files?.[0];
     const path = this.pathInput.value.trim();
-    if (!file && path === '') {
+    const first = this.snapshot?.images[0];
+    const name = this.snapshot?.name;
+    if (shown && !(first && name)) shown = false;
+    if (!shown && !file && path === '') {
       this.say('Choose a PNG or JPEG file (and its metadata JSON, if it has one), or type a path on the host.', 'info');
       return;
     }
     const metaFile = this.metaInput.files?.[0];
     try {
+      // The host sends images as data: URLs of PNG bytes, so the one shown goes back as an upload.
+      const image = shown && first && name ? { name, base64: first.src.slice(first.src.indexOf(',') + 1) } : file ? { name: file.name, base64: await fileBase64(file) } : { path };
       const snapshot = await this.host.request(PlaygroundOpenRequest, {
         session: this.state.session,
-        image: file ? { name: file.name, base64: await fileBase64(file) } : { path },
+        image,
         ...(metaFile ? { metadata: { name: metaFile.name, text: await metaFile.text() } } : {}),
       });
+      if (!shown) this.openedByHost = false;
       this.show(snapshot);
       this.say(`Opened ${snapshot.name}${snapshot.metadataSource ? ` with metadata from ${snapshot.metadataSource}` : ' without metadata: only the geometry tools apply'}.`, 'info');
     } catch (err) {
