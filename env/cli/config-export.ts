@@ -105,6 +105,19 @@ export async function prepareVerlExport(request: VerlExportRequest): Promise<{ o
   return { outDir, repoRoot, files: result.files, nextSteps: result.nextSteps, lines };
 }
 
+/** Writes the export's files into `outDir` (created; run.sh mode 0755); returns their paths. */
+export async function writeVerlFiles(outDir: string, files: VerlFiles): Promise<string[]> {
+  await mkdir(outDir, { recursive: true });
+  const written: string[] = [];
+  for (const [name, content] of Object.entries(files)) {
+    const target = join(outDir, name);
+    await writeFile(target, content, name === 'run.sh' ? { mode: 0o755 } : {});
+    if (name === 'run.sh') await chmod(target, 0o755); // an existing file keeps its old mode on write
+    written.push(target);
+  }
+  return written;
+}
+
 /** The export stops: `lines` are the problems found, the message says what to do. */
 export class ExportRefused extends Error {
   override name = 'ExportRefused';
@@ -144,14 +157,7 @@ export function createConfigExportCommand(io: CliStreams = { stdout: process.std
       }
       for (const line of prepared.lines) io.stderr.write(line + '\n');
       const { outDir, repoRoot, files, nextSteps } = prepared;
-      await mkdir(outDir, { recursive: true });
-      const written: string[] = [];
-      for (const [name, content] of Object.entries(files)) {
-        const target = join(outDir, name);
-        await writeFile(target, content, name === 'run.sh' ? { mode: 0o755 } : {});
-        if (name === 'run.sh') await chmod(target, 0o755); // an existing file keeps its old mode on write
-        written.push(target);
-      }
+      const written = await writeVerlFiles(outDir, files);
       io.stderr.write(`config export: wrote ${written.map((w) => shownPath(repoRoot, w)).join(', ')}\n`);
       io.stderr.write(`before ${shownPath(repoRoot, join(outDir, 'run.sh'))}, run from ${repoRoot}:\n${nextSteps.map((s) => `  ${s}`).join('\n')}\n`);
       io.stdout.write(`${JSON.stringify({ out: outDir, files: written, next: nextSteps })}\n`);

@@ -25,12 +25,13 @@ async function writeRun(dir: string, run: Record<string, unknown>): Promise<void
 /**
  * Marks a run `starting` with the trainer's pid the moment it is spawned, so the Runs view
  * lists it before Python has imported torch; the trainer then writes `running` over it (it
- * merges run.json, keeping the other fields).
+ * merges run.json, keeping the other fields). A veRL run.sh writes no run.json, so its launch is
+ * marked `running` at once, with `fields` (engine, the command), and closed by the extension.
  */
-export async function markRunStarting(dir: string, pid: number, name: string): Promise<void> {
+export async function markRunStarting(dir: string, pid: number, name: string, status: 'starting' | 'running' = 'starting', fields: Record<string, unknown> = {}): Promise<void> {
   const run = await readRun(dir);
   const now = Date.now() / 1000;
-  const updated: Record<string, unknown> = { ...run, status: 'starting', pid, name: typeof run.name === 'string' ? run.name : name, updated_at: now };
+  const updated: Record<string, unknown> = { ...run, ...fields, status, pid, name: typeof run.name === 'string' ? run.name : name, updated_at: now };
   if (typeof updated.started_at !== 'number') updated.started_at = now;
   delete updated.ended_at;
   delete updated.error;
@@ -41,10 +42,11 @@ export async function markRunStarting(dir: string, pid: number, name: string): P
 const FINAL = new Set(['finished', 'failed', 'interrupted', 'paused', 'stopped']);
 
 /**
- * Marks the run `status` (failed or stopped) unless the trainer already wrote a final status.
+ * Marks the run `status` (failed or stopped; finished for a veRL run.sh that exited 0) unless the
+ * trainer already wrote a final status.
  * Returns the status now in run.json.
  */
-export async function closeRunJson(dir: string, status: 'failed' | 'stopped', error: string | null, name?: string): Promise<string> {
+export async function closeRunJson(dir: string, status: 'failed' | 'stopped' | 'finished', error: string | null, name?: string): Promise<string> {
   const run = await readRun(dir);
   if (typeof run.status === 'string' && FINAL.has(run.status)) return run.status;
   const now = Date.now() / 1000;

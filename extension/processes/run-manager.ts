@@ -3,8 +3,14 @@
  * ("vistool run: NAME") fed from the trainer's events and stderr; events also refresh the Runs
  * view, status bar and panels at once. A crash or a failure is reported with the trainer's last
  * stderr lines and a way to the log. In an untrusted workspace it launches nothing.
+ *
+ * A config with `"engine": "verl"` is started as a veRL run: the recipe `vistool config export
+ * --to verl` makes is written into RUN_DIR/verl-recipe/, the exact command line is shown (and
+ * must be confirmed), and its run.sh runs as a managed process like the trainer
+ * (verl-launch.ts): its output in the run's channel, Stop, the Runs view following RUN_DIR.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { ExportRefused, prepareVerlExport, writeVerlFiles } from '../../env/cli/config-export.js';
 import { basename, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { localFacts } from '../../env/config/environment-facts.js';
@@ -15,11 +21,13 @@ import type { PythonDiscovery } from '../python/python-discovery.js';
 import type { TrainerEnvironment } from '../python/trainer-environment.js';
 import type { RunStatusBar } from '../runs/run-status-bar.js';
 import type { RunsModel } from '../runs/runs-model.js';
+import { readJsonObject } from '../runs/read-json.js';
 import { nodePathSetting, stopTimeoutMs } from '../settings.js';
 import { resolveNode } from './node-executable.js';
 import { describeTrainerEvent, type TrainerEvent } from './trainer-events.js';
-import { planTrainerLaunch } from './trainer-launch.js';
+import { planTrainerLaunch, type TrainerLaunchPlan } from './trainer-launch.js';
 import { type TrainerExit, TrainerProcess } from './trainer-process.js';
+import { missingParquet, planVerlLaunch, verlPython, verlRecipeDirOf } from './verl-launch.js';
 
 export interface StartOptions {
   /** What to do when the run directory already holds a run: ask (default), resume, or use a new folder. */
@@ -103,6 +111,9 @@ export class RunManager implements vscode.Disposable {
         else channel.info(line);
         this.refreshSoon();
       },
+      onStdout: (lines: string[]) => {
+        for (const line of lines) channel.appendLine(line);
+      },
       onStderr: (lines: string[]) => {
         for (const line of lines) channel.appendLine(line);
       },
@@ -141,7 +152,8 @@ export class RunManager implements vscode.Disposable {
       if ((run.state !== 'running' && run.state !== 'starting') || run.pid === null || this.isTracked(run.dir)) continue;
       const channel = this.channelFor(run.dir, run.name);
       channel.info(`reattached to the trainer (pid ${run.pid}) after a reload; earlier output is in ${join(run.dir, 'logs')}`);
-      const trainer = await TrainerProcess.attach(run.dir, run.pid, this.handlers(run.dir, run.name, channel), run.name);
+      const engine = (await readJsonObject(join(run.dir, 'run.json')))?.engine;
+      const trainer = await TrainerProcess.attach(run.dir, run.pid, this.handlers(run.dir, run.name, channel), run.name, engine === 'verl' ? 'verl' : 'trainer');
       this.tracked.set(run.dir, { trainer, channel, name: run.name });
       attached++;
     }
@@ -192,8 +204,10 @@ export class RunManager implements vscode.Disposable {
       void vscode.window.showErrorMessage(`vistool: run '${existing.name}' is already running in ${runDir}. Stop it first, or give the config another output_dir.`);
       return undefined;
     }
+    const verl = config.engine === 'verl';
     if (existsSync(join(runDir, 'run.json')) || existsSync(join(runDir, 'metrics.jsonl'))) {
-      const canResume = hasCompleteCheckpoint(runDir);
+      // veRL keeps its own checkpoints (trainer.resume_mode); Resume here continues vistool's trainer only.
+      const canResume = !verl && hasCompleteCheckpoint(runDir);
       let answer = options.ifExists ?? 'ask';
       if (answer === 'ask') {
         const picked = await vscode.window.showWarningMessage(
@@ -215,6 +229,7 @@ export class RunManager implements vscode.Disposable {
       }
     }
     const name = typeof config.name === 'string' ? config.name : basename(runDir);
+    if (verl) return this.launchVerl({ configUri, baseDir, runDir, name });
     return this.launch({ configPath: configUri.fsPath, cwd: baseDir, runDir, resume, outputDirOverride, maxSteps: options.maxSteps, name, resource: configUri });
   }
 
@@ -258,19 +273,58 @@ export class RunManager implements vscode.Disposable {
     });
     const channel = this.channelFor(input.runDir, input.name);
     channel.info(`starting: ${plan.command} ${plan.args.join(' ')} (in ${plan.cwd}; events ${plan.eventsFile}; stderr ${plan.stderrFile})`);
+    return this.spawnTracked(plan, input.runDir, input.name, channel);
+  }
+
+  /** A veRL run: the recipe into RUN_DIR/verl-recipe/, then its run.sh, once the user has seen the command line. */
+  private async launchVerl(input: { configUri: vscode.Uri; baseDir: string; runDir: string; name: string }): Promise<StartedRun | undefined> {
+    const channel = this.channelFor(input.runDir, input.name);
+    const recipeDir = verlRecipeDirOf(input.runDir);
+    let prepared;
+    try {
+      prepared = await prepareVerlExport({ file: input.configUri.fsPath, out: recipeDir, baseDir: input.baseDir, nGpusPerNode: null, nnodes: 1 });
+    } catch (err) {
+      for (const line of err instanceof ExportRefused ? err.lines : []) channel.error(line);
+      channel.error((err as Error).message);
+      channel.show(true);
+      void vscode.window.showErrorMessage(`vistool: ${(err as Error).message}`);
+      return undefined;
+    }
+    for (const line of prepared.lines) channel.warn(line);
+    await writeVerlFiles(recipeDir, prepared.files);
+    channel.info(`veRL recipe (vistool config export --to verl) written to ${recipeDir}`);
+    const node = resolveNode(nodePathSetting());
+    const plan = planVerlLaunch({ runDir: input.runDir, repoRoot: prepared.repoRoot, python: verlPython([prepared.repoRoot, ...(workspaceRoots() ?? [])]), node: node.onPath ? node.command : null, baseEnv: process.env });
+    const missing = missingParquet(recipeDir);
+    if (missing.length > 0) {
+      channel.warn(`${missing.join(' and ')} missing in ${recipeDir}: run.sh stops without them. Make them from ${prepared.repoRoot} with the veRL environment's python (${plan.env.PYTHON}; make verl-env):`);
+      for (const step of prepared.nextSteps) channel.warn(`  ${step}`);
+      channel.show(true);
+      const choice = await vscode.window.showErrorMessage(`vistool: the veRL run needs ${missing.join(' and ')} in ${recipeDir} first; the commands that make them are in the run's log.`, 'Copy Commands');
+      if (choice) await vscode.env.clipboard.writeText(prepared.nextSteps.join('\n'));
+      return undefined;
+    }
+    const choice = await vscode.window.showInformationMessage(`vistool will start veRL with this command, in ${plan.cwd}:`, { modal: true, detail: plan.commandLine }, 'Start', 'Copy Command');
+    if (choice === 'Copy Command') await vscode.env.clipboard.writeText(plan.commandLine);
+    if (choice !== 'Start') return undefined;
+    channel.info(`starting: ${plan.commandLine} (in ${plan.cwd}; stdout ${plan.eventsFile}; stderr ${plan.stderrFile})`);
+    return this.spawnTracked(plan, input.runDir, input.name, channel);
+  }
+
+  private async spawnTracked(plan: TrainerLaunchPlan, runDir: string, name: string, channel: vscode.LogOutputChannel): Promise<StartedRun | undefined> {
     let trainer: TrainerProcess;
     try {
-      trainer = await TrainerProcess.start(plan, this.handlers(input.runDir, input.name, channel), input.name);
+      trainer = await TrainerProcess.start(plan, this.handlers(runDir, name, channel), name);
     } catch (err) {
       channel.error((err as Error).message);
       void vscode.window.showErrorMessage(`vistool: ${(err as Error).message}`);
       return undefined;
     }
-    this.tracked.set(input.runDir, { trainer, channel, name: input.name });
-    this.runs.track(input.runDir);
-    this.statusBar.prefer(input.runDir);
+    this.tracked.set(runDir, { trainer, channel, name });
+    this.runs.track(runDir);
+    this.statusBar.prefer(runDir);
     await this.runs.refresh();
-    return { runDir: input.runDir, pid: trainer.pid };
+    return { runDir, pid: trainer.pid };
   }
 
   /** Stop Run: SIGINT (checkpoint and exit), then kill after vistool.stopTimeoutSeconds. */

@@ -33,13 +33,18 @@ export interface TrainerLaunchInput {
   baseEnv: NodeJS.ProcessEnv;
 }
 
+/** What a launch runs: vistool's embedded trainer, or a veRL recipe's run.sh (verl-launch.ts). */
+export type RunKind = 'trainer' | 'verl';
+
 export interface TrainerLaunchPlan {
+  /** Absent: the embedded trainer. */
+  kind?: RunKind;
   command: string;
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
   runDir: string;
-  /** The trainer's stdout: one JSON event per line. */
+  /** The trainer's stdout: one JSON event per line (a veRL run.sh's stdout is its plain log). */
   eventsFile: string;
   /** The trainer's stderr: human logs and tracebacks. */
   stderrFile: string;

@@ -5,6 +5,12 @@
  * SIGINT to the trainer (it saves a checkpoint and exits), then, after a timeout, SIGKILL to
  * its whole process group (the env server it started included).
  *
+ * A veRL launch (plan.kind 'verl': a recipe's run.sh, verl-launch.ts) is managed alike, with three
+ * differences: its stdout is veRL's plain log, passed on line by line (onStdout); Stop's SIGINT
+ * goes to the whole process group (run.sh waits on veRL's trainer, which must get it itself; the
+ * EXIT trap then stops the env server); and as nothing else writes run.json, the extension marks
+ * it running at the start and finished when run.sh exits 0.
+ *
  * Editor-free (unit-tested under plain Node with a stand-in trainer). It never runs anything
  * but the planned command, through spawn without a shell.
  */
@@ -15,8 +21,9 @@ import { JsonlTail } from '../../env/runs/jsonl-tail.js';
 import { TRAINER_COMMAND_MARK } from '../runs/run-state.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { closeRunJson, markRunStarting } from './run-json.js';
-import { eventsFileOf, stderrFileOf, type TrainerLaunchPlan } from './trainer-launch.js';
+import { eventsFileOf, type RunKind, stderrFileOf, type TrainerLaunchPlan } from './trainer-launch.js';
 import { parseTrainerEvent, type TrainerEvent } from './trainer-events.js';
+import { VERL_COMMAND_MARK, verlStderrFileOf, verlStdoutFileOf } from './verl-launch.js';
 
 export interface TrainerExit {
   /** Exit code when this process started the trainer; null when attached or killed by a signal. */
@@ -35,6 +42,8 @@ export interface TrainerExit {
 
 export interface TrainerHandlers {
   onEvent?(event: TrainerEvent): void;
+  /** stdout lines that are not events (a veRL launch's log). */
+  onStdout?(lines: string[]): void;
   onStderr?(lines: string[]): void;
   onExit?(exit: TrainerExit): void;
 }
@@ -62,9 +71,10 @@ export class TrainerProcess {
     readonly pid: number,
     private readonly handlers: TrainerHandlers,
     private readonly name: string | undefined,
+    readonly kind: RunKind = 'trainer',
   ) {
-    this.events = new JsonlTail(eventsFileOf(runDir));
-    this.stderr = new JsonlTail(stderrFileOf(runDir));
+    this.events = new JsonlTail(kind === 'verl' ? verlStdoutFileOf(runDir) : eventsFileOf(runDir));
+    this.stderr = new JsonlTail(kind === 'verl' ? verlStderrFileOf(runDir) : stderrFileOf(runDir));
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
   }
 
@@ -97,8 +107,10 @@ export class TrainerProcess {
     const pid = child.pid;
     if (pid === undefined) throw new Error(`the trainer (${plan.command}) started without a pid`);
     child.unref();
-    await markRunStarting(plan.runDir, pid, name ?? basename(plan.runDir));
-    const trainer = new TrainerProcess(plan.runDir, pid, handlers, name);
+    const kind = plan.kind ?? 'trainer';
+    if (kind === 'verl') await markRunStarting(plan.runDir, pid, name ?? basename(plan.runDir), 'running', { engine: 'verl', command: [plan.command, ...plan.args] });
+    else await markRunStarting(plan.runDir, pid, name ?? basename(plan.runDir));
+    const trainer = new TrainerProcess(plan.runDir, pid, handlers, name, kind);
     trainer.ownChild = true;
     await trainer.skipExistingOutput();
     exit.handler = (code, exitSignal) => void trainer.handleExit(code, exitSignal);
@@ -108,8 +120,8 @@ export class TrainerProcess {
   }
 
   /** Follows a trainer that is already running (after a window reload), from the current end of its files. */
-  static async attach(runDir: string, pid: number, handlers: TrainerHandlers, name?: string): Promise<TrainerProcess> {
-    const trainer = new TrainerProcess(runDir, pid, handlers, name);
+  static async attach(runDir: string, pid: number, handlers: TrainerHandlers, name?: string, kind: RunKind = 'trainer'): Promise<TrainerProcess> {
+    const trainer = new TrainerProcess(runDir, pid, handlers, name, kind);
     await trainer.skipExistingOutput();
     trainer.schedule();
     return trainer;
@@ -136,7 +148,7 @@ export class TrainerProcess {
     if (this.finished) return this.exited;
     this.stopRequested = true;
     this.stopOutcome = 'interrupted';
-    signal(this.pid, 'SIGINT');
+    signal(this.kind === 'verl' ? -this.pid : this.pid, 'SIGINT');
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([this.exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))]);
     clearTimeout(timer);
@@ -168,7 +180,7 @@ export class TrainerProcess {
         () => {
           // Our own child reports its exit (with the code); an attached trainer is not our child,
           // so its exit shows only as a pid that is gone.
-          if (!this.ownChild && !this.finished && !isProcessAlive(this.pid, TRAINER_COMMAND_MARK)) void this.handleExit(null, null);
+          if (!this.ownChild && !this.finished && !isProcessAlive(this.pid, this.kind === 'verl' ? VERL_COMMAND_MARK : TRAINER_COMMAND_MARK)) void this.handleExit(null, null);
           else this.schedule();
         },
         () => this.schedule(),
@@ -178,12 +190,17 @@ export class TrainerProcess {
 
   private async readOutput(): Promise<void> {
     const events = await this.events.read().catch(() => ({ reset: false, lines: [] }));
+    const plain: string[] = [];
     for (const { text } of events.lines) {
-      const event = parseTrainerEvent(text);
-      if (!event) continue;
+      const event = this.kind === 'verl' ? null : parseTrainerEvent(text);
+      if (!event) {
+        if (this.kind === 'verl') plain.push(text);
+        continue;
+      }
       if (event.event === 'failed' && typeof event.error === 'string') this.failedError = event.error;
       this.handlers.onEvent?.(event);
     }
+    if (plain.length > 0) this.handlers.onStdout?.(plain);
     const stderr = await this.stderr.read().catch(() => ({ reset: false, lines: [] }));
     if (stderr.lines.length > 0) {
       const lines = stderr.lines.map((l) => l.text);
@@ -209,7 +226,8 @@ export class TrainerProcess {
     let error: string | null = null;
     let status: string;
     if (clean) {
-      status = await closeRunJson(this.runDir, 'stopped', null, this.name).catch(() => 'unknown');
+      // The trainer writes its own final status; a veRL run.sh does not, and exits 0 when veRL's trainer finished.
+      status = await closeRunJson(this.runDir, this.kind === 'verl' && !this.stopRequested ? 'finished' : 'stopped', null, this.name).catch(() => 'unknown');
     } else if (this.stopRequested) {
       status = await closeRunJson(this.runDir, 'stopped', this.stopOutcome === 'killed' ? 'killed after Stop: it did not exit within the timeout after SIGINT' : null, this.name).catch(() => 'unknown');
     } else {

@@ -12,6 +12,7 @@ import { configNameOf, runName } from '../../env/runs/run-name.js';
 import { PROCESS_GONE, RunSource } from '../../env/runs/run-source.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
+import { VERL_COMMAND_MARK } from '../processes/verl-launch.js';
 import { type RunState, runStateFrom, TRAINER_COMMAND_MARK } from './run-state.js';
 import { readJsonObject } from './read-json.js';
 
@@ -112,7 +113,8 @@ export class RunCatalog {
     const summary = source.summary();
     const run = (await readJsonObject(join(dir, 'run.json'))) ?? {};
     const pid = typeof run.pid === 'number' && Number.isInteger(run.pid) ? run.pid : null;
-    const alive = pid === null ? null : isProcessAlive(pid, TRAINER_COMMAND_MARK);
+    // A veRL launch's process is its recipe's run.sh (extension/processes/verl-launch.ts).
+    const alive = pid === null ? null : isProcessAlive(pid, run.engine === 'verl' ? VERL_COMMAND_MARK : TRAINER_COMMAND_MARK);
     const rows = source.metrics.rowCount;
     const tail = source.metrics.slice(Math.max(0, rows - LOOK_BACK_ROWS));
     const latest = latestValues(tail, OVERVIEW_METRICS);
