@@ -298,9 +298,13 @@ function countsRow(step: number): Record<string, number> {
   };
 }
 
-async function writeCompareRun(name: string, rows: number, config: Record<string, unknown>): Promise<string> {
+/** An evaluation line as the trainer writes it into metrics.jsonl (trainer/vistool_trainer/run/train.py). */
+const evalLine = (label: string, step: number, metrics: Record<string, number>) => ({ step, stage: 'eval', label, 'eval/n': 16, ...metrics });
+
+async function writeCompareRun(name: string, rows: number, config: Record<string, unknown>, evaluations: Record<string, unknown>[]): Promise<string> {
   const dir = await writeRunDirectory(join(root, 'compare', name), { metricRows: 0, status: 'finished' });
-  await appendFile(join(dir, 'metrics.jsonl'), Array.from({ length: rows }, (_, i) => JSON.stringify({ ...metricRow(i + 1, 'healthy'), ...countsRow(i + 1) }) + '\n').join(''));
+  const lines = [...Array.from({ length: rows }, (_, i) => ({ ...metricRow(i + 1, 'healthy'), ...countsRow(i + 1) })), ...evaluations];
+  await appendFile(join(dir, 'metrics.jsonl'), lines.map((line) => JSON.stringify(line) + '\n').join(''));
   await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
   return dir;
 }
@@ -309,7 +313,17 @@ const CONFIG_C = { name: 'arm-tools', seed: 7, rl: { group_size: 4, lr: 1e-6, st
 const CONFIG_D = { name: 'arm-text', seed: 7, rl: { group_size: 8, lr: 1e-6, steps: 30 }, rewards: { tool: { no_tool_factor: 1 } }, data: { train: ['tasks/a.jsonl', 'tasks/b.jsonl'] }, notes: HOSTILE_TEXT, sft: { steps: 5 } };
 
 async function compareView(): Promise<ViewSession> {
-  const [c, d] = await Promise.all([writeCompareRun('run-c', 30, CONFIG_C), writeCompareRun('run-d', 20, CONFIG_D)]);
+  const [c, d] = await Promise.all([
+    // run-c evaluates every 10 RL steps (with tools only, as the trainer's rl_step_N do) between its before and after_rl.
+    writeCompareRun('run-c', 30, CONFIG_C, [
+      evalLine('before', 0, { 'eval/acc_tools': 0.25, 'eval/acc_no_tools': 0.3 }),
+      evalLine('rl_step_10', 10, { 'eval/acc_tools': 0.35 }),
+      evalLine('rl_step_20', 20, { 'eval/acc_tools': 0.5 }),
+      evalLine('after_rl', 30, { 'eval/acc_tools': 0.6, 'eval/acc_no_tools': 0.4 }),
+    ]),
+    // run-d has one evaluation per phase edge only.
+    writeCompareRun('run-d', 20, CONFIG_D, [evalLine('before', 0, { 'eval/acc_tools': 0.2, 'eval/acc_no_tools': 0.3 }), evalLine('after_rl', 20, { 'eval/acc_tools': 0.3, 'eval/acc_no_tools': 0.35 })]),
+  ]);
   return startView([c, d]);
 }
 
@@ -346,9 +360,11 @@ test('comparing runs shows the config keys that differ, a column per run, with m
       ['rl.group_size', '4', '8'],
       ['rewards.tool.no_tool_factor', '0.5', '1'],
       ['data.train', '["tasks/a.jsonl"]', '["tasks/a.jsonl","tasks/b.jsonl"]'],
-      ['notes', '"plain"', JSON.stringify(HOSTILE_TEXT)],
+      // A value over 48 characters is cut to 47 and an ellipsis; the whole of it is the cell's tooltip.
+      ['notes', '"plain"', `${JSON.stringify(HOSTILE_TEXT).slice(0, 47)}…`],
       ['sft.steps', '—', '5'],
     ]);
+    assert.equal(await table.locator('tr[data-key="notes"] td').nth(1).getAttribute('title'), JSON.stringify(HOSTILE_TEXT));
     // The hostile note stayed text: no element it names was made, and nothing it would run ran.
     assert.equal(await page.locator('[data-testid=config-diff] img, [data-testid=config-diff] script, [data-testid=config-diff] svg, [data-testid=config-diff] iframe, [data-testid=config-diff] a').count(), 0);
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss), undefined);
@@ -451,5 +467,38 @@ test('clicking a point of a training chart offers the nearest step with rollouts
     assert.deepEqual(clickView.panelErrors, []);
   } finally {
     await clickView.stop();
+  }
+});
+
+test('evaluations at several steps are drawn as accuracy against step beside the train reward and accuracy; one per phase edge stays marks', async () => {
+  const compare = await compareView();
+  try {
+    const { page, problems } = await openPage(browser, compare.url('dashboard'));
+    const card = page.locator('[data-testid=eval-chart]');
+    await card.waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid=eval-chart]')?.hasAttribute('data-datasets'));
+    // Written out by hand from the evaluation lines above: only run-c's periodic evaluations with tools are joined.
+    assert.deepEqual(JSON.parse((await card.getAttribute('data-series')) ?? '[]'), [
+      { run: 'run-c', metric: 'eval/acc_tools', curve: [[10, 0.35], [20, 0.5]], marks: [[0, 0.25, 'before'], [30, 0.6, 'after_rl']] },
+      { run: 'run-c', metric: 'eval/acc_no_tools', curve: [], marks: [[0, 0.3, 'before'], [30, 0.4, 'after_rl']] },
+      { run: 'run-d', metric: 'eval/acc_tools', curve: [], marks: [[0, 0.2, 'before'], [20, 0.3, 'after_rl']] },
+      { run: 'run-d', metric: 'eval/acc_no_tools', curve: [], marks: [[0, 0.3, 'before'], [20, 0.35, 'after_rl']] },
+    ]);
+    const datasets = JSON.parse((await card.getAttribute('data-datasets')) ?? '[]') as { label: string; line: boolean; points: number }[];
+    assert.deepEqual(datasets.filter((d) => d.line), [{ label: 'run-c · with tools', line: true, points: 2 }]);
+    assert.deepEqual(datasets.map((d) => [d.label, d.points]), [['run-c · with tools', 2], ['run-c · with tools', 2], ['run-c · without tools', 2], ['run-d · with tools', 2], ['run-d · without tools', 2]]);
+    // Third in the grid: after reward/mean and acc/mean.
+    const order = await page.locator('.chart-grid > *').evaluateAll((cards) => cards.slice(0, 4).map((c) => c.getAttribute('data-metric') ?? c.getAttribute('data-testid')));
+    assert.deepEqual(order, ['reward/mean', 'acc/mean', 'eval-chart', 'tool/call_rate']);
+    assert.ok((await pixelsNear(page, '[data-testid=eval-chart] canvas', RUN_A_BLUE)) > 50, 'run-c (the first run, blue) is drawn on the eval chart');
+    // Hiding run-c leaves run-d's marks, and no line at all.
+    await page.locator('vscode-checkbox[data-run="run-c"]').click();
+    await page.waitForFunction(() => !document.querySelector('[data-testid=eval-chart]')?.getAttribute('data-series')?.includes('run-c'));
+    await page.waitForFunction(() => !document.querySelector('[data-testid=eval-chart]')?.getAttribute('data-datasets')?.includes('run-c'));
+    assert.deepEqual(JSON.parse((await card.getAttribute('data-datasets')) ?? '[]').map((d: { line: boolean }) => d.line), [false, false]);
+    await screenshot(page, 'dashboard-eval-chart');
+    assert.deepEqual(problems, []);
+  } finally {
+    await compare.stop();
   }
 });

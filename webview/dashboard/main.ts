@@ -37,6 +37,7 @@ import { themeColours, watchTheme } from '../shared/theme.js';
 import { configDiff } from './config-diff.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
+import { EvalChart } from './eval-chart.js';
 import { nearestStep } from './nearest-step.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
 import { type Point, toCsv, type XAxis } from './series.js';
@@ -92,6 +93,10 @@ class Dashboard {
   /** Zoomed charts' x ranges; not persisted (they belong to one look at the data). */
   private readonly zooms = new Map<string, XRange>();
   private readonly drawQueue = new DrawQueue();
+  /** Accuracy with and without tools against the step, beside the train reward and accuracy; in the grid only while some shown run has an evaluation with a step. */
+  private readonly evalChart = new EvalChart();
+  private evalChartShown = false;
+  private evalChartFor = '';
   private readonly chartGrid = h('section', { class: 'chart-grid', 'aria-label': 'Metric charts' });
   private readonly banners = h('div', { class: 'banners' });
   private readonly evalPanel = h('aside', { class: 'eval-panel', 'aria-label': 'Evaluations' });
@@ -154,8 +159,11 @@ class Dashboard {
       button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
     );
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
+    this.drawQueue.add(this.evalChart);
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
+      this.evalChart.retheme();
+      this.evalChartFor = '';
       this.palette = null;
       this.togglesFor = '';
       this.drawnFrom.clear();
@@ -278,6 +286,7 @@ class Dashboard {
     this.renderShowRaw();
     this.renderRunToggles();
     this.renderBanners();
+    this.renderEvalChart();
     this.renderCharts();
     this.renderEvaluations();
     void this.renderConfigDiff();
@@ -392,6 +401,16 @@ class Dashboard {
     this.fetchAll();
   }
 
+  /** Gives the evaluation chart the shown runs' evaluations when they changed. */
+  private renderEvalChart(): void {
+    const runs = this.visibleRuns().map(({ summary }) => ({ runId: summary.id, name: summary.name, colour: this.colourOf(summary.id), evaluations: summary.evaluations }));
+    const key = JSON.stringify(runs);
+    if (key === this.evalChartFor) return;
+    this.evalChartFor = key;
+    this.evalChartShown = this.evalChart.update(runs);
+    if (this.evalChartShown) this.drawQueue.markDirty(this.evalChart);
+  }
+
   private renderCharts(): void {
     const metrics = this.selectedMetrics();
     for (const [metric, chart] of this.charts) {
@@ -403,6 +422,10 @@ class Dashboard {
         this.zooms.delete(metric);
       }
     }
+    // The evaluation chart comes right after the train reward and accuracy (first, when neither is shown).
+    const evalAt = this.evalChartShown ? Math.max(0, ...metrics.map((m, i) => (EVAL_BESIDE.includes(m) ? i + 1 : 0))) : -1;
+    if (evalAt < 0) this.evalChart.element.remove();
+    else if (this.chartGrid.children[evalAt] !== this.evalChart.element) this.chartGrid.insertBefore(this.evalChart.element, this.chartGrid.children[evalAt] ?? null);
     const runs = this.visibleRuns();
     this.chartGrid.classList.toggle('empty', metrics.length === 0);
     // The first picture waits for every run's first answer, so runs do not pop in one by one, and
@@ -422,7 +445,8 @@ class Dashboard {
         this.drawQueue.add(chart);
       }
       // In the chosen order; a card already in place is not moved (moving one reconnects its buttons).
-      if (this.chartGrid.children[position] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[position] ?? null);
+      const at = evalAt >= 0 && position >= evalAt ? position + 1 : position;
+      if (this.chartGrid.children[at] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[at] ?? null);
       chart.describe(this.state.xAxis);
       if (waiting) continue;
       // Only runs whose answer covers this chart (a metric just chosen waits for its data).
@@ -549,6 +573,9 @@ class Dashboard {
   }
 }
 
+/** Longer values are cut in the table (the whole value is the cell's tooltip). */
+const CONFIG_VALUE_CHARS = 48;
+
 /** The config diff's heading, table and notes; every value goes in as text (configs hold user and model text). */
 function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElement[] {
   const byId = new Map(configs.map((c) => [c.runId, c]));
@@ -566,12 +593,21 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
       'tbody',
       null,
       ...rows.map((row) =>
-        h('tr', { 'data-key': row.key }, h('th', { scope: 'row', class: 'config-key' }, row.key), ...row.values.map((v) => (v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—') : h('td', { class: 'config-value' }, v)))),
+        h(
+          'tr',
+          { 'data-key': row.key },
+          // A long key path may wrap after its dots, and only there.
+          h('th', { scope: 'row', class: 'config-key', title: row.key }, ...row.key.split(/(?<=\.)/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]))),
+          ...row.values.map((v) => (v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—') : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v))),
+        ),
       ),
     ),
   );
   return [heading, h('p', { class: 'muted' }, `${rows.length} key${rows.length === 1 ? '' : 's'} differ (from each run's config.json)`), table, ...missing];
 }
+
+/** The train charts the evaluation chart follows. */
+const EVAL_BESIDE = ['reward/mean', 'critic/score/mean', 'acc/mean'];
 
 const EVAL_COLUMNS: { key: string; title: string }[] = [
   { key: 'eval/acc_tools', title: 'acc (tools)' },

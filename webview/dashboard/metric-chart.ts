@@ -78,7 +78,7 @@ interface TaggedDataset extends ChartDataset<'line', Point[]> {
 }
 
 /** Fills the canvas with the theme background before drawing, so an exported PNG is readable. */
-const background: Plugin<'line'> = {
+export const background: Plugin<'line'> = {
   id: 'vistoolBackground',
   beforeDraw(chart) {
     const { ctx, width, height } = chart;
@@ -124,7 +124,7 @@ function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
   };
 }
 
-function withAlpha(colour: string, alpha: number): string {
+export function withAlpha(colour: string, alpha: number): string {
   const hex = /^#([0-9a-f]{6})$/i.exec(colour)?.[1];
   if (!hex) return colour;
   const n = parseInt(hex, 16);

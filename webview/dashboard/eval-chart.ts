@@ -1,0 +1,153 @@
+/**
+ * The evaluation chart: each shown run's accuracy with tools (solid, circles) and without tools
+ * (dashed, triangles) against the step, on a fixed 0–1 axis. Lines join only the evaluations
+ * made during a phase; the evaluations at a phase's edge (before, after_sft, after_rl) are
+ * marks, never joined (eval-series.ts has the rule). It sits in the chart grid beside the train
+ * reward and accuracy, so train and eval read side by side.
+ *
+ * Like MetricChart it is painted by the dashboard's DrawQueue. The card records what it draws
+ * (`data-series`: per run and metric, the curve's and the marks' points) for the tests.
+ */
+import { Chart, type ChartDataset, type TooltipItem } from 'chart.js';
+import type { EvalResult } from '../../protocol/panel-protocol.js';
+import { formatNumber, h } from '../shared/dom.js';
+import { themeColours } from '../shared/theme.js';
+import { formatTicks } from './axis-ticks.js';
+import type { Drawable } from './draw-queue.js';
+import { EVAL_ACCURACY_METRICS, type EvalLine, type EvalMark, evalLines } from './eval-series.js';
+import { background } from './metric-chart.js';
+
+export interface RunEvaluations {
+  runId: string;
+  name: string;
+  colour: string;
+  evaluations: readonly EvalResult[];
+}
+
+interface EvalDataset extends ChartDataset<'line', EvalMark[]> {
+  /** The run × metric it belongs to: the legend names each once, though a curve and its marks are two datasets. */
+  series: string;
+}
+
+const TITLES = new Map<string, string>(EVAL_ACCURACY_METRICS.map((m) => [m.metric, m.title]));
+
+export class EvalChart implements Drawable {
+  readonly element: HTMLElement;
+  private readonly canvas: HTMLCanvasElement;
+  private chart: Chart<'line', EvalMark[]> | null = null;
+  private pending: { runs: { run: RunEvaluations; lines: EvalLine[] }[] } | null = null;
+
+  constructor() {
+    this.canvas = h('canvas', { role: 'img', 'aria-label': 'Evaluation accuracy with and without tools by step' });
+    this.element = h(
+      'figure',
+      { class: 'chart-card eval-chart', 'data-testid': 'eval-chart' },
+      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, 'eval accuracy (with tools: solid ●, without: dashed ▲)')),
+      h('div', { class: 'chart-box' }, this.canvas),
+      h('div', { class: 'chart-stats muted' }, 'Lines join evaluations made during a phase; before, after_sft and after_rl (one per phase) are marks, not joined.'),
+    );
+  }
+
+  /**
+   * Records what to draw; false when no run has an accuracy evaluation with a step (then the
+   * dashboard leaves the card out).
+   */
+  update(runs: RunEvaluations[]): boolean {
+    const drawn = runs.map((run) => ({ run, lines: evalLines(run.evaluations) })).filter((r) => r.lines.length > 0);
+    this.pending = { runs: drawn };
+    this.element.dataset.series = JSON.stringify(
+      drawn.flatMap(({ run, lines }) => lines.map((l) => ({ run: run.name, metric: l.metric, curve: l.curve.map((p) => [p.x, p.y]), marks: l.marks.map((p) => [p.x, p.y, p.label]) }))),
+    );
+    return drawn.length > 0;
+  }
+
+  draw(): boolean {
+    const pending = this.pending;
+    if (!pending) return true;
+    this.pending = null;
+    const datasets: EvalDataset[] = [];
+    for (const { run, lines } of pending.runs) {
+      for (const line of lines) {
+        const tools = line.metric === 'eval/acc_tools';
+        const title = TITLES.get(line.metric) ?? line.metric;
+        const common = { series: `${run.runId}\u0000${line.metric}`, borderColor: run.colour, backgroundColor: run.colour, pointStyle: tools ? 'circle' : 'triangle', pointHoverRadius: 6 } as const;
+        if (line.curve.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.curve, showLine: true, borderWidth: 1.8, borderDash: tools ? [] : [5, 4], pointRadius: 3 });
+        if (line.marks.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.marks, showLine: false, pointRadius: 5, ...(tools ? {} : { backgroundColor: 'transparent', borderWidth: 2 }) });
+      }
+    }
+    if (this.chart) {
+      this.chart.data.datasets = datasets;
+      this.applyTheme();
+      this.chart.update('none');
+    } else {
+      this.create(datasets);
+    }
+    this.element.dataset.datasets = JSON.stringify(datasets.map((d) => ({ label: d.label, line: d.showLine === true, points: d.data.length })));
+    return true;
+  }
+
+  retheme(): void {
+    if (!this.chart) return;
+    this.applyTheme();
+    this.chart.update('none');
+  }
+
+  private create(datasets: EvalDataset[]): void {
+    const colours = themeColours();
+    this.chart = new Chart<'line', EvalMark[]>(this.canvas, {
+      type: 'line',
+      data: { datasets },
+      plugins: [background],
+      options: {
+        animation: false,
+        parsing: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: 'nearest', intersect: false },
+        scales: {
+          x: { type: 'linear', suggestedMin: 0, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 8, callback: (value) => formatTicks([Number(value)])[0] ?? String(value) } },
+          // Accuracy is a fraction: the whole 0–1 range, so a small difference is not drawn as a large one.
+          y: { type: 'linear', min: 0, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 6 } },
+        },
+        plugins: {
+          legend: {
+            display: true,
+            labels: {
+              color: colours.foreground,
+              boxWidth: 8,
+              usePointStyle: true,
+              // One entry per run and metric: the first of its datasets (the curve when there is one).
+              filter: (item, data) => {
+                const sets = data.datasets as EvalDataset[];
+                const index = item.datasetIndex ?? 0;
+                return sets.findIndex((d) => d.series === sets[index]?.series) === index;
+              },
+            },
+          },
+          tooltip: {
+            callbacks: {
+              title: (items) => (items[0] ? `step ${Math.round(items[0].parsed.x ?? 0)}` : ''),
+              label: (item: TooltipItem<'line'>) => {
+                const mark = item.raw as EvalMark;
+                return `${item.dataset.label ?? ''}: ${formatNumber(item.parsed.y)} (${mark.label}${(item.dataset as EvalDataset).showLine ? '' : ', a phase edge'})`;
+              },
+            },
+          },
+        },
+      },
+    });
+  }
+
+  private applyTheme(): void {
+    if (!this.chart) return;
+    const colours = themeColours();
+    for (const key of ['x', 'y'] as const) {
+      const scale = this.chart.options.scales?.[key];
+      if (!scale) continue;
+      if (scale.ticks) scale.ticks.color = colours.muted;
+      if (scale.grid) scale.grid.color = colours.grid;
+    }
+    const legend = this.chart.options.plugins?.legend;
+    if (legend?.labels) legend.labels.color = colours.foreground;
+  }
+}
