@@ -32,7 +32,7 @@ model, processor = build_micro_policy(task_corpus(load_tasks(out / "data/train/t
 save_policy(model, processor, out / "model")
 PY
 "$VERL_PY" -m vistool_verl data convert --to verl "$OUT/data/train" --out "$OUT/data/train.parquet"
-"$VERL_PY" -m vistool_verl data convert --to verl "$OUT/data/val" --out "$OUT/data/val.parquet"
+"$VERL_PY" -m vistool_verl data convert --to verl "$OUT/data/val" --out "$OUT/data/val.parquet" --split val
 
 # 2. The env server, on loopback with a token; its images go into the run directory.
 mkdir -p "$OUT/images"
@@ -43,6 +43,9 @@ trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do [ -s "$OUT/env-server.out" ] && break; sleep 0.1; done
 export VISTOOL_ENV_URL="$("$VERL_PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["url"])' "$OUT/env-server.out")"
 export VISTOOL_ENV_TOKEN_FILE="$OUT/env-token"
+# The run directory as the workbench reads it: veRL's file logger writes metrics.jsonl, the agent
+# loop writes rollouts/step-N.jsonl (and val-step-N.jsonl) as each group ends (docs/VERL.md).
+export VISTOOL_RUN_DIR="$OUT" VERL_FILE_LOGGER_PATH="$OUT/metrics.jsonl"
 
 cat > "$OUT/agent_loop.yaml" <<YAML
 - name: vistool_agent

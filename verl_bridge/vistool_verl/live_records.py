@@ -21,7 +21,9 @@ embedded trainer writes it: the viewer starts a new group where that index stops
 groups consecutive lines of one prompt. So a group's records are written together, when its last
 rollout ends, in session order, with one `write` on a file opened with O_APPEND: a reader sees whole
 lines and whole groups, whatever the other episodes and workers append meanwhile. (All rollouts of
-one uid run in one agent-loop worker process, so one process sees the whole group.)
+one uid run in one agent-loop worker process, so one process sees the whole group.) A group is
+complete at `rollout.n` records (`val_kwargs.n` when validating): a per-prompt `__rollout_n__`,
+which veRL pops before the loop sees it, or a rollout that raised, leaves its group unwritten.
 
 No `advantage` and no `kept`: veRL's trainer computes advantages and filters groups after the
 rollouts are handed back, in another process; the records leave both fields out rather than guess
