@@ -307,6 +307,8 @@ export interface RolloutSearchResult {
   capped: boolean;
   /** What was read: step files, rollout records, and lines that are not rollout records. */
   scanned: { steps: number; rollouts: number; skipped: number };
+  /** The error classes and tool names of every rollout read (matching or not), so the facets can offer what other steps hold. */
+  seen: { errorClasses: string[]; toolNames: string[] };
 }
 
 /** A rollout record as in docs/CONTRACTS.md. */

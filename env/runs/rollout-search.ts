@@ -111,6 +111,8 @@ export async function searchRollouts(
   const steps: { step: number; matches: number }[] = [];
   const matches: RolloutSearchMatch[] = [];
   const scanned = { steps: 0, rollouts: 0, skipped: 0 };
+  const errorClasses = new Set<string>();
+  const toolNames = new Set<string>();
   let total = 0;
   for (const { step, file } of [...files].sort((a, b) => a.step - b.step)) {
     const tail = new JsonlTail(join(runDir, file));
@@ -133,6 +135,8 @@ export async function searchRollouts(
           continue;
         }
         scanned.rollouts += 1;
+        summary.errorClasses.forEach((c) => errorClasses.add(c));
+        summary.toolNames.forEach((t) => toolNames.add(t));
         if (!matchesFacets(summary, params.filter)) continue;
         const found = findInRecord(parsed, params.query);
         if (!found) continue;
@@ -143,5 +147,6 @@ export async function searchRollouts(
     if (count > 0) steps.push({ step, matches: count });
     total += count;
   }
-  return { query: params.query, filter: params.filter, steps, total, matches, capped: total > matches.length, scanned };
+  const seen = { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort() };
+  return { query: params.query, filter: params.filter, steps, total, matches, capped: total > matches.length, scanned, seen };
 }

@@ -51,7 +51,10 @@ test('text only the model wrote is found in its turn, with the turn, its role an
   assert.equal(first!.snippet, '<think>I remember it is 28.</think> <answer>28</answer>');
   assert.deepEqual([first!.start, first!.end], [9, 17]);
   assert.equal((await search('points')).matches.map((m) => `${m.step}:${m.line}:${m.field}:${m.turn}`).join(' '), '1:3:turn:0 2:3:turn:0 3:3:turn:0');
-  assert.equal((await search('no such text anywhere')).total, 0);
+  const none = await search('no such text anywhere');
+  assert.equal(none.total, 0);
+  // What the run holds, matching or not: line 3's E4, and the three tools the scripts call.
+  assert.deepEqual(none.seen, { errorClasses: ['E4'], toolNames: ['focus_on_columns_with_mask', 'focus_on_rows_with_highlight', 'focus_on_x_values_with_highlight'] });
 });
 
 test('the answer is looked at before the turns, and the facets narrow the text search as the viewer\'s filters do', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterChoices, filterGroups, GROUP_ORDERS, groupRollouts, histogram, isGroupOrder, navigationOrder, NO_FILTER, sortGroups, stepThrough } from '../../webview/viewer/groups.js';
+import { filterChoices, filterGroups, GROUP_ORDERS, mergeChoices, groupRollouts, histogram, isGroupOrder, navigationOrder, NO_FILTER, sortGroups, stepThrough } from '../../webview/viewer/groups.js';
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 
 function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
@@ -100,4 +100,13 @@ test('a histogram bins values over their range, the maximum in the last bin, nul
   assert.equal(h.missing, 1);
   assert.deepEqual(histogram([1.2, 1.2, 1.2]), { edges: [1.2, 1.2], counts: [3], missing: 0 });
   assert.deepEqual(histogram([null]), { edges: [], counts: [], missing: 1 });
+});
+
+test('the filters offer the step\'s choices, the run\'s from a search across steps, and whatever is chosen, once each and sorted', () => {
+  const step = { errorClasses: ['E4'], toolNames: ['zoom_in'] };
+  assert.deepEqual(mergeChoices(step, null, NO_FILTER), step);
+  assert.deepEqual(mergeChoices(step, { errorClasses: ['E1', 'E4'], toolNames: ['focus_on_columns_with_mask'] }, NO_FILTER), { errorClasses: ['E1', 'E4'], toolNames: ['focus_on_columns_with_mask', 'zoom_in'] });
+  // A chosen class the step lacks stays offered; 'none' is its own option, not a class.
+  assert.deepEqual(mergeChoices(step, null, { ...NO_FILTER, errorClass: 'E6', toolName: 'ocr' }), { errorClasses: ['E4', 'E6'], toolNames: ['ocr', 'zoom_in'] });
+  assert.deepEqual(mergeChoices(step, null, { ...NO_FILTER, errorClass: 'none' }).errorClasses, ['E4']);
 });

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -11,28 +11,37 @@ let browser: Browser;
 let view: ViewSession;
 let bigView: ViewSession;
 let hostileView: ViewSession;
+let sparseView: ViewSession;
+let sparseDir: string;
 let runDir: string;
 let bigDir: string;
 
 before(async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-viewer-search-'));
-  const [run, big, hostile] = await Promise.all([
+  const [run, big, hostile, sparse] = await Promise.all([
     writeRunDirectory(join(root, 'run-a'), { rolloutSteps: [1, 2, 3], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 3 }),
     writeRunDirectory(join(root, 'run-big'), { rolloutSteps: [1], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 3 }),
     writeRunDirectory(join(root, 'run-hostile'), { rolloutSteps: [1, 2], groups: [HOSTILE_GROUP], question: `Which rider? ${HOSTILE_TEXT}`, metricRows: 3 }),
+    writeRunDirectory(join(root, 'run-sparse'), { rolloutSteps: [1, 2], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 3 }),
     ensureBundles(),
   ]);
+  // The last step keeps only the bar-chart group: no E4 and no table tools in the step the viewer opens first.
+  const last = join(sparse, 'rollouts', 'step-000002.jsonl');
+  const kept = (await readFile(last, 'utf8')).split('\n').filter((l) => l !== '' && (JSON.parse(l) as { prompt_id: string }).prompt_id === 'fixture-vbar');
+  assert.equal(kept.length, 4);
+  await writeFile(last, kept.join('\n') + '\n');
+  sparseDir = sparse;
   // 26 steps of 8 rollouts: 208, more than the 200 matches a search lists.
   for (let step = 2; step <= 26; step++) await copyFile(join(big, 'rollouts', 'step-000001.jsonl'), join(big, 'rollouts', `step-${String(step).padStart(6, '0')}.jsonl`));
   runDir = run;
   bigDir = big;
   browser = await launchBrowser();
-  [view, bigView, hostileView] = await Promise.all([startView([run]), startView([big]), startView([hostile])]);
+  [view, bigView, hostileView, sparseView] = await Promise.all([startView([run]), startView([big]), startView([hostile]), startView([sparse])]);
 });
 
 after(async () => {
   await browser?.close();
-  await Promise.all([view?.stop(), bigView?.stop(), hostileView?.stop()]);
+  await Promise.all([view?.stop(), bigView?.stop(), hostileView?.stop(), sparseView?.stop()]);
 });
 
 /** Every rollout of the run as [step, line, record], read from the files here (not through the host). */
@@ -118,6 +127,31 @@ test('the list’s filters apply across steps, and a match the list’s own sear
   assert.equal(await page.locator('[data-testid=filter-error]').inputValue(), 'E4');
   assert.equal(await page.locator('[data-testid=search] >> input').inputValue(), '');
   await page.waitForFunction(() => /unknown column 'Points'/.test(document.querySelector('[data-testid=rollout-detail] .call-error')?.textContent ?? ''));
+  assert.deepEqual(problems, []);
+});
+
+test('after a search the filters offer the error classes and tools of every step, so one the open step lacks can be searched for', async () => {
+  const { page, problems } = await openViewer(sparseView);
+  const options = (id: string) => page.locator(`[data-testid=${id}] option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter((v) => v !== '' && v !== 'none'));
+  // Expected from the files: the classes and tools of step 2 alone, and of the whole run.
+  const all = await records(sparseDir);
+  const classesOf = (rs: typeof all) => [...new Set(rs.flatMap(({ record }) => [...JSON.stringify(record.turns).matchAll(/"class":"(E\d)"/g)].map((m) => m[1]!)))].sort();
+  const toolsOf = (rs: typeof all) => [...new Set(rs.flatMap(({ record }) => (record.turns as { calls?: { name: string }[] }[]).flatMap((t) => (t.calls ?? []).map((c) => c.name))))].sort();
+  const lastStep = all.filter(({ step }) => step === 2);
+  assert.deepEqual(await options('filter-error'), classesOf(lastStep));
+  assert.deepEqual(await options('filter-tool'), toolsOf(lastStep));
+  assert.deepEqual(classesOf(all), ['E4']);
+  await searchAllSteps(page, '');
+  assert.deepEqual(await options('filter-error'), classesOf(all));
+  assert.deepEqual(await options('filter-tool'), toolsOf(all));
+  await page.locator('[data-testid=filter-error]').selectOption('E4');
+  await searchAllSteps(page, '');
+  const e4 = all.filter(({ record }) => JSON.stringify(record.turns).includes('"class":"E4"')).map(({ step, line }) => [step, line]);
+  assert.deepEqual(await matchKeys(page), e4);
+  assert.deepEqual(await stepCounts(page), [[1, 1]]);
+  await page.locator('[data-testid=run-search-match]').first().click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=step-select]') as HTMLSelectElement | null)?.value === '1');
+  await page.waitForFunction((line) => document.querySelector('[data-testid=rollout-row][aria-selected=true]')?.getAttribute('data-line') === String(line), e4[0]![1]);
   assert.deepEqual(problems, []);
 });
 

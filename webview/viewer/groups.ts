@@ -108,6 +108,15 @@ export function filterChoices(rollouts: RolloutSummary[]): { errorClasses: strin
   return { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort() };
 }
 
+/** A step's filter choices, with the run's (from a search across steps) and the chosen values, so a select never hides what it is set to. */
+export function mergeChoices(step: { errorClasses: string[]; toolNames: string[] }, run: { errorClasses: string[]; toolNames: string[] } | null, filter: RolloutFilter): { errorClasses: string[]; toolNames: string[] } {
+  const union = (...lists: (string | null)[][]) => [...new Set(lists.flat().filter((v): v is string => v !== null && v !== 'none'))].sort();
+  return {
+    errorClasses: union(step.errorClasses, run?.errorClasses ?? [], [filter.errorClass]),
+    toolNames: union(step.toolNames, run?.toolNames ?? [], [filter.toolName]),
+  };
+}
+
 /** Lines of the visible rollouts in display order: what j and k step through. */
 export function navigationOrder(groups: PromptGroup[]): number[] {
   return groups.flatMap((g) => g.rollouts.map((r) => r.line));

@@ -26,7 +26,7 @@ import {
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
-import { filterChoices, filterGroups, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
+import { filterChoices, filterGroups, mergeChoices, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
 import { StepHistograms } from './step-histograms.js';
 import { RunSearch } from './run-search.js';
 import type { RolloutFacets } from '../../protocol/rollout-filter.js';
@@ -92,6 +92,8 @@ class Viewer {
   private readonly status = h('div', { class: 'viewer-status muted', role: 'status' });
   private readonly histograms = new StepHistograms();
   private readonly runSearch: RunSearch;
+  /** The error classes and tool names the last search across steps read in the whole run. */
+  private runFacets: { errorClasses: string[]; toolNames: string[] } | null = null;
   private loadToken = 0;
   /** Groups drawn in the list; a step with thousands of prompts grows it page by page instead of building every row at once. */
   private listLimit = LIST_PAGE;
@@ -108,6 +110,11 @@ class Viewer {
         return { outcome, tools, errorClass, toolName };
       },
       jump: (step, line, turn, facets) => void this.jumpTo(step, line, turn, facets),
+      answered: (result) => {
+        // The run's error classes and tools join the step's in the filters, so a search can ask for what other steps hold.
+        this.runFacets = result?.seen ?? null;
+        this.renderControls();
+      },
     });
   }
 
@@ -216,8 +223,8 @@ class Viewer {
   private renderControls(): void {
     const runOptions: [string, string][] = this.runs.map((r) => [r.id, r.name]);
     const stepOptions: [string, string][] = this.steps.map((s) => [String(s.step), `step ${s.step}`]);
-    const choices = filterChoices(this.index?.rollouts ?? []);
     const filter = this.state.filter;
+    const choices = mergeChoices(filterChoices(this.index?.rollouts ?? []), this.runFacets, filter);
     const setFilter = (patch: Partial<RolloutFilter>) => {
       this.state.filter = { ...this.state.filter, ...patch };
       this.listLimit = LIST_PAGE;

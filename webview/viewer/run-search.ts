@@ -15,6 +15,8 @@ export interface RunSearchOptions {
   facets(): RolloutFacets;
   /** Opens `step` at the rollout on `line` (its first match when null), showing turn `turn`; `facets` are the search's own. */
   jump(step: number, line: number | null, turn: number | null, facets: RolloutFacets): void;
+  /** Told of each answer, and of null when the results are cleared. */
+  answered?(result: RolloutSearchResult | null): void;
 }
 
 function where(match: RolloutSearchMatch): string {
@@ -61,6 +63,7 @@ export class RunSearch {
     this.summary.textContent = '';
     replaceChildren(this.results);
     delete this.element.dataset.state;
+    this.options.answered?.(null);
   }
 
   async run(): Promise<void> {
@@ -76,6 +79,7 @@ export class RunSearch {
       const result = await this.host.request(RolloutSearchRequest, { runId, query, filter });
       if (token !== this.token) return;
       this.show(result);
+      this.options.answered?.(result);
     } catch (err) {
       if (token !== this.token) return;
       this.element.dataset.state = 'failed';
