@@ -502,3 +502,38 @@ test('evaluations at several steps are drawn as accuracy against step beside the
     await compare.stop();
   }
 });
+
+// axe-core on the compared dashboard (config diff, evaluation chart, a picked point's line), in both
+// themes. As in accessibility-browser.test.ts, axe needs playwright's bypassCSP to be added to the
+// page; the other tests run the panels under the real CSP.
+test('the compared dashboard, with its config diff, evaluation chart and a picked point, has no serious or critical axe violation in either theme', async () => {
+  const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  const compare = await compareView();
+  try {
+    for (const theme of ['light', 'dark']) {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 950 }, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(compare.url('dashboard', `&theme=${theme}`));
+      await page.locator('[data-testid=config-diff-table]').waitFor();
+      await page.waitForFunction(() => document.querySelector('[data-testid=eval-chart]')?.hasAttribute('data-datasets'));
+      await page.waitForFunction(() => Number(document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-draws')) > 0);
+      const box = await page.locator('[data-metric="reward/mean"] .chart-box').boundingBox();
+      assert.ok(box);
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await page.locator('[data-metric="reward/mean"] [data-testid=chart-pick] [data-clicked]').waitFor();
+      await page.addScriptTag({ content: axeSource });
+      const violations = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+        const { violations } = await axe.run(document);
+        return violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+      });
+      process.stdout.write(`# axe on the compared dashboard (${theme}): ${violations.length} violation(s) of any impact: ${violations.map((v) => `${v.id} [${v.impact}]`).join(", ") || "none"}\n`);
+      const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(serious, [], `${theme}: ${JSON.stringify(serious)}`);
+      await screenshot(page, `dashboard-compare-${theme}`, true);
+      await context.close();
+    }
+  } finally {
+    await compare.stop();
+  }
+});

@@ -1,8 +1,11 @@
 /**
  * The training dashboard: one chart per chosen metric with every open run overlaid, EMA
- * smoothing, x by step or wall time, drag-to-zoom, live updates as metrics.jsonl grows, PNG and
- * CSV export, a warning when tool use fades, and the runs' evaluations (with and without tools)
- * beside the curves. Only UI choices are persisted; data always comes from the host.
+ * smoothing with the raw values faintly behind (a "show raw" toggle), x by step or wall time,
+ * drag-to-zoom, a click on a point to open that step's rollouts in the viewer, live updates as
+ * metrics.jsonl grows, PNG and CSV export, a warning when tool use fades, the runs' evaluations
+ * (with and without tools) as a chart by step beside the train reward and accuracy and as a
+ * table, and, when runs are compared, the run-config keys that differ. Only UI choices are
+ * persisted; data always comes from the host.
  *
  * What a chart draws comes shaped by the host (metrics/series): about one point per pixel of
  * the chart's width, with each bucket's min and max, the EMA and the stats computed over every

@@ -1,6 +1,6 @@
 /**
  * One metric's line chart (Chart.js): a line per run, optional EMA smoothing with the raw values
- * drawn faintly behind, min/max/last in the tooltip, drag across the plot to zoom into a range of
+ * drawn faintly behind (hidden, not dropped, when the dashboard's "show raw" is off), min/max/last in the tooltip, drag across the plot to zoom into a range of
  * x (double-click or the reset button to zoom out), tick labels in one notation per axis, and a
  * PNG export painted on the theme's background.
  *
