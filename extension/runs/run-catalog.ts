@@ -75,7 +75,10 @@ export function latestValues(table: MetricTable, names: readonly string[]): Reco
   return latest;
 }
 
-const OVERVIEW_METRICS = ['reward/mean', 'acc/mean', 'tool/call_rate', 'sft/loss'] as const;
+/** veRL's names for the same things (its file logger's lines, docs/VERL.md): the mean episode score, the RL step. */
+const VERL_REWARD = 'critic/score/mean';
+const VERL_STEP = 'training/global_step';
+const OVERVIEW_METRICS = ['reward/mean', 'acc/mean', 'tool/call_rate', 'sft/loss', VERL_REWARD] as const;
 const LOOK_BACK_ROWS = 256;
 
 export class RunCatalog {
@@ -119,7 +122,7 @@ export class RunCatalog {
     const tail = source.metrics.slice(Math.max(0, rows - LOOK_BACK_ROWS));
     const latest = latestValues(tail, OVERVIEW_METRICS);
     const lastIndex = tail.steps.length - 1;
-    const lastIsRl = lastIndex >= 0 && (tail.columns['rl/step']?.[lastIndex] ?? null) !== null;
+    const lastIsRl = lastIndex >= 0 && ((tail.columns['rl/step']?.[lastIndex] ?? null) !== null || (tail.columns[VERL_STEP]?.[lastIndex] ?? null) !== null);
     const lastIsSft = lastIndex >= 0 && (tail.columns['sft/step']?.[lastIndex] ?? null) !== null;
     const name = runName(dir);
     const recorded = typeof run.status === 'string' ? run.status : null;
@@ -134,7 +137,8 @@ export class RunCatalog {
       step: lastIndex >= 0 ? (tail.steps[lastIndex] ?? null) : null,
       stage: lastIsRl ? 'rl' : lastIsSft ? 'sft' : null,
       sftLoss: latest['sft/loss'] ?? null,
-      reward: latest['reward/mean'] ?? null,
+      // veRL's critic/score/mean is the mean of the env server's episode rewards (vistool_verl's reward function returns them).
+      reward: latest['reward/mean'] ?? latest[VERL_REWARD] ?? null,
       accuracy: latest['acc/mean'] ?? null,
       toolCallRate: latest['tool/call_rate'] ?? null,
       error: typeof run.error === 'string' ? run.error : null,

@@ -32,6 +32,21 @@ test('an RL run shows its newest step, reward, accuracy and tool-call rate, and 
   assert.ok(Math.abs((run.accuracy ?? 0) - 0.7 / 1.1) < 1e-12);
 });
 
+test("a veRL run shows its step, the rl stage and its reward from veRL's own metric names", async () => {
+  const root = await tempDir('verl');
+  const dir = join(root, 'verl-x');
+  await mkdir(dir, { recursive: true });
+  // veRL's file logger: validation at step 0, then one line per step (docs/VERL.md).
+  const line = (step: number, data: Record<string, number>) => JSON.stringify({ step, data }) + '\n';
+  await writeFile(join(dir, 'metrics.jsonl'), line(0, { 'val-core/vistool/vbar/acc/mean@1': 0.25 }) + line(1, { 'critic/score/mean': 0.3, 'training/global_step': 1 }) + line(2, { 'critic/score/mean': 0.45, 'training/global_step': 2 }));
+  await writeFile(join(dir, 'run.json'), JSON.stringify({ status: 'finished', engine: 'verl' }));
+  const [run] = await new RunCatalog([root]).refresh();
+  assert.equal(run?.step, 2);
+  assert.equal(run?.stage, 'rl');
+  assert.equal(run?.reward, 0.45);
+  assert.equal(run?.accuracy, null);
+});
+
 test('during SFT the stage is sft and there is no reward yet', async () => {
   const root = await tempDir('sft');
   await writeRun(root, { name: 'sft', status: 'running', pid: process.pid, metrics: [sftRow(1, 3), sftRow(2, 2.25)] });
