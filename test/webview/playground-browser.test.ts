@@ -158,6 +158,12 @@ test('a box dragged on the zoomed image fills zoom_in’s bbox in image pixels, 
   const [w3, h3] = zoomedSize(typed, w1, h1);
   await waitForCurrent(page, w3);
   assert.deepEqual(await currentImage(page).evaluate((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]), [w3, h3]);
+  // Another tool that takes a bbox (ocr) keeps it: the drag fills its fields (shown at displayZoom of the 60×80 image).
+  await page.locator('[data-testid=tool-select]').selectOption('ocr');
+  const zoom3 = displayZoom(w3, h3);
+  await drag(page, [zoom3 * 10 + zoom3 / 2, zoom3 * 20 + zoom3 / 2], [zoom3 * 50 + zoom3 / 2, zoom3 * 70 + zoom3 / 2]);
+  assert.equal(await page.locator('[data-testid=tool-select]').inputValue(), 'ocr');
+  assert.deepEqual((await bboxFields(page)).map(Number), [10, 20, 51, 71]);
   assert.deepEqual(problems, []);
 });
 

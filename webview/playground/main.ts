@@ -239,7 +239,7 @@ class Playground {
         h('strong', null, snapshot.name ?? ''),
         h('span', { class: 'muted' }, ` · ${current.width}×${current.height}${zoom > 1 ? ` shown at ${zoom * 100}%` : ''} · ${snapshot.calls.length} call(s)`),
         h('span', { class: 'muted', 'data-testid': 'metadata-source' }, ` · ${snapshot.metadataSource ? `metadata: ${snapshot.metadataSource}` : 'no metadata'}`));
-    const hint = h('div', { class: 'stage-hint muted', 'data-testid': 'drag-hint' }, `Drag a box on image ${snapshot.images.length} to fill zoom_in’s bbox (or type the numbers in the form).`);
+    const hint = h('div', { class: 'stage-hint muted', 'data-testid': 'drag-hint' }, `Drag a box on image ${snapshot.images.length} to fill the bbox of the chosen tool (zoom_in when it has none), or type the numbers in the form.`);
     replaceChildren(this.stage, title, hint, compare.element);
     // The current image is the one a call reads: the "after" figure once there is a call, else the only one.
     const image = compare.element.querySelector<HTMLImageElement>(previous ? 'img[data-role=after]' : 'img[data-role=before]');
