@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -379,6 +379,28 @@ test('comparing runs shows the config keys that differ, a column per run, with m
     assert.deepEqual(compare.panelErrors, []);
   } finally {
     await compare.stop();
+  }
+});
+
+test('a compared run without a config.json is named in the diff, which is read again once the run writes it', async () => {
+  const [c, d] = await Promise.all([writeCompareRun('late-c', 5, CONFIG_C, []), writeCompareRun('late-d', 5, CONFIG_D, [])]);
+  await rm(join(d, 'config.json'));
+  const lateView = await startView([c, d]);
+  try {
+    const { page, problems } = await openPage(browser, lateView.url('dashboard'));
+    await page.locator('[data-testid=config-missing]').waitFor();
+    assert.equal(await page.locator('[data-testid=config-missing]').innerText(), 'late-d: no config.json');
+    assert.equal(await page.locator('[data-testid=config-diff-table]').count(), 0);
+    // The trainer writes config.json, then run.json moves on: the diff is asked again and shows.
+    await writeFile(join(d, 'config.json'), JSON.stringify(CONFIG_D));
+    const runJson = JSON.parse(await readFile(join(d, 'run.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(join(d, 'run.json'), JSON.stringify({ ...runJson, updated_at: 1_700_000_700 }));
+    await page.locator('[data-testid=config-diff-table]').waitFor();
+    assert.equal(await page.locator('[data-testid=config-diff-table] tbody tr').count(), 6);
+    assert.equal(await page.locator('[data-testid=config-missing]').count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await lateView.stop();
   }
 });
 

@@ -109,8 +109,9 @@ class Dashboard {
   private linePoints = 600;
   private evaluationsFor = '';
   private readonly configPanel = h('section', { class: 'config-diff', 'aria-label': 'Config differences', 'data-testid': 'config-diff', hidden: true });
-  /** Which runs the config diff was last asked for; the configs are read once per set of compared runs. */
+  /** Which runs the config diff was last asked for; the configs are read once per set of compared runs (and again while one lacks its config.json: a run just starting writes it soon). */
   private configsFor = '';
+  private configsMissing = false;
   private readonly picker = h('div', { class: 'metric-picker', hidden: true });
   /** Kept across re-renders (a new metrics line re-renders the picker), so typing is never lost. */
   private readonly pickerSearch = h('input', { type: 'search', class: 'metric-search', placeholder: 'Search metrics', 'aria-label': 'Search metrics', 'data-testid': 'metric-search' });
@@ -491,7 +492,7 @@ class Dashboard {
   /** When two or more runs are shown: the run-config keys whose values differ, a column per run. */
   private async renderConfigDiff(): Promise<void> {
     const runs = this.visibleRuns().map((r) => r.summary);
-    const key = JSON.stringify(runs.map((r) => [r.id, r.name, r.startedAt]));
+    const key = JSON.stringify(runs.map((r) => [r.id, r.name, r.startedAt, this.configsMissing ? [r.updatedAt, r.metricRows] : null]));
     if (key === this.configsFor) return;
     this.configsFor = key;
     if (runs.length < 2) {
@@ -507,6 +508,7 @@ class Dashboard {
       return;
     }
     if (this.configsFor !== key) return; // the shown runs changed while this was asked
+    this.configsMissing = configs.some((c) => c.config === null);
     replaceChildren(this.configPanel, ...configDiffView(runs, configs));
     this.configPanel.hidden = false;
   }
