@@ -25,9 +25,9 @@ import { readJsonObject } from '../runs/read-json.js';
 import { nodePathSetting, stopTimeoutMs } from '../settings.js';
 import { resolveNode } from './node-executable.js';
 import { describeTrainerEvent, type TrainerEvent } from './trainer-events.js';
-import { planTrainerLaunch, type TrainerLaunchPlan } from './trainer-launch.js';
+import { planTrainerLaunch, type RunKind, type TrainerLaunchPlan } from './trainer-launch.js';
 import { type TrainerExit, TrainerProcess } from './trainer-process.js';
-import { missingParquet, planVerlLaunch, verlPython, verlRecipeDirOf } from './verl-launch.js';
+import { missingParquet, planVerlLaunch, verlPython, verlRecipeDirOf, verlStderrFileOf } from './verl-launch.js';
 
 export interface StartOptions {
   /** What to do when the run directory already holds a run: ask (default), resume, or use a new folder. */
@@ -102,7 +102,7 @@ export class RunManager implements vscode.Disposable {
     }, 100);
   }
 
-  private handlers(runDir: string, name: string, channel: vscode.LogOutputChannel) {
+  private handlers(runDir: string, name: string, channel: vscode.LogOutputChannel, kind: RunKind = 'trainer') {
     return {
       onEvent: (event: TrainerEvent) => {
         const line = describeTrainerEvent(event);
@@ -117,17 +117,19 @@ export class RunManager implements vscode.Disposable {
       onStderr: (lines: string[]) => {
         for (const line of lines) channel.appendLine(line);
       },
-      onExit: (exit: TrainerExit) => void this.reportExit(runDir, name, channel, exit),
+      onExit: (exit: TrainerExit) => void this.reportExit(runDir, name, channel, exit, kind),
     };
   }
 
-  private async reportExit(runDir: string, name: string, channel: vscode.LogOutputChannel, exit: TrainerExit): Promise<void> {
-    channel.info(`trainer exited (${exit.code !== null ? `code ${exit.code}` : exit.signal ? `signal ${exit.signal}` : 'exit code unknown'}); run status: ${exit.status}`);
+  private async reportExit(runDir: string, name: string, channel: vscode.LogOutputChannel, exit: TrainerExit, kind: RunKind): Promise<void> {
+    const verl = kind === 'verl';
+    channel.info(`${verl ? 'run.sh' : 'trainer'} exited (${exit.code !== null ? `code ${exit.code}` : exit.signal ? `signal ${exit.signal}` : 'exit code unknown'}); run status: ${exit.status}`);
     await this.runs.refresh();
     if (exit.status === 'failed') {
       const last = exit.lastStderr.slice(-3).join(' ⏎ ');
-      // An interpreter without the trainer's packages fails at import: that is what Set Up fixes.
-      const missingPackages = exit.lastStderr.some((line) => /No module named '?(torch|transformers|accelerate|peft|jsonschema)\b/.test(line));
+      // An interpreter without the trainer's packages fails at import: that is what Set Up fixes
+      // (not for veRL's python, which `make verl-env` sets up).
+      const missingPackages = !verl && exit.lastStderr.some((line) => /No module named '?(torch|transformers|accelerate|peft|jsonschema)\b/.test(line));
       const choice = await vscode.window.showErrorMessage(
         `vistool: run '${name}' failed: ${exit.error ?? 'see the log'}${last ? ` — last stderr: ${last}` : ''}`,
         ...(missingPackages ? ['Set Up Trainer Environment'] : []),
@@ -136,12 +138,13 @@ export class RunManager implements vscode.Disposable {
       );
       if (choice === 'Set Up Trainer Environment') await vscode.commands.executeCommand(Commands.setUpTrainerEnvironment);
       if (choice === 'Show Log') channel.show(true);
-      if (choice === 'Open stderr Log') await vscode.window.showTextDocument(vscode.Uri.file(join(runDir, 'logs', 'trainer-stderr.log')));
+      if (choice === 'Open stderr Log') await vscode.window.showTextDocument(vscode.Uri.file(verl ? verlStderrFileOf(runDir) : join(runDir, 'logs', 'trainer-stderr.log')));
     } else if (exit.status === 'finished') {
       const choice = await vscode.window.showInformationMessage(`vistool: run '${name}' finished.`, 'Open Dashboard');
       if (choice) await vscode.commands.executeCommand(Commands.openDashboard, runDir);
     } else if (exit.stopRequested) {
-      void vscode.window.showInformationMessage(`vistool: run '${name}' stopped (${exit.stopOutcome === 'killed' ? 'killed after the timeout; the newest complete checkpoint stays' : 'checkpoint saved'}). Resume Run continues it.`);
+      if (verl) void vscode.window.showInformationMessage(`vistool: veRL run '${name}' stopped${exit.stopOutcome === 'killed' ? ' (killed after the timeout)' : ''}. veRL resumes from its own checkpoints (trainer.save_freq, trainer.resume_mode); Resume Run does not.`);
+      else void vscode.window.showInformationMessage(`vistool: run '${name}' stopped (${exit.stopOutcome === 'killed' ? 'killed after the timeout; the newest complete checkpoint stays' : 'checkpoint saved'}). Resume Run continues it.`);
     }
   }
 
@@ -152,8 +155,8 @@ export class RunManager implements vscode.Disposable {
       if ((run.state !== 'running' && run.state !== 'starting') || run.pid === null || this.isTracked(run.dir)) continue;
       const channel = this.channelFor(run.dir, run.name);
       channel.info(`reattached to the trainer (pid ${run.pid}) after a reload; earlier output is in ${join(run.dir, 'logs')}`);
-      const engine = (await readJsonObject(join(run.dir, 'run.json')))?.engine;
-      const trainer = await TrainerProcess.attach(run.dir, run.pid, this.handlers(run.dir, run.name, channel), run.name, engine === 'verl' ? 'verl' : 'trainer');
+      const kind: RunKind = (await readJsonObject(join(run.dir, 'run.json')))?.engine === 'verl' ? 'verl' : 'trainer';
+      const trainer = await TrainerProcess.attach(run.dir, run.pid, this.handlers(run.dir, run.name, channel, kind), run.name, kind);
       this.tracked.set(run.dir, { trainer, channel, name: run.name });
       attached++;
     }
@@ -314,7 +317,7 @@ export class RunManager implements vscode.Disposable {
   private async spawnTracked(plan: TrainerLaunchPlan, runDir: string, name: string, channel: vscode.LogOutputChannel): Promise<StartedRun | undefined> {
     let trainer: TrainerProcess;
     try {
-      trainer = await TrainerProcess.start(plan, this.handlers(runDir, name, channel), name);
+      trainer = await TrainerProcess.start(plan, this.handlers(runDir, name, channel, plan.kind ?? 'trainer'), name);
     } catch (err) {
       channel.error((err as Error).message);
       void vscode.window.showErrorMessage(`vistool: ${(err as Error).message}`);
