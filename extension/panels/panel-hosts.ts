@@ -219,7 +219,10 @@ export class PanelHosts implements vscode.Disposable {
       return;
     }
     if (ShowInViewerCommand.is(message)) {
-      await this.showViewerAt(message.params.path, message.params.step);
+      // Only a run the sending panel shows: a panel's message never names a folder to read.
+      const dir = resolve(message.params.path);
+      if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, message.params.step);
+      else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the rollouts of ${dir}, which it does not show; ignored`);
       return;
     }
     if (ReadyCommand.is(message)) {
