@@ -104,6 +104,14 @@ test('a search across steps finds text the model wrote in every step, counts it 
   await page.waitForFunction((t) => document.querySelector('[data-testid=rollout-detail]')?.getAttribute('data-active-turn') === String(t), turn);
   assert.equal(await page.locator('[data-testid=rollout-row][aria-selected=true]').getAttribute('data-line'), String(later[1]!.line));
   assert.equal(await page.locator('[data-testid=turn].active').getAttribute('data-turn'), String(turn));
+  // The search's text is kept with the viewer's place; its results are asked for again, not kept.
+  await page.reload();
+  await page.locator('[data-testid=rollout]').first().waitFor();
+  assert.equal(await page.locator('[data-testid=run-search-query] >> input').inputValue(), 'focus_on_rows_with_highlight');
+  assert.equal(await page.locator('[data-testid=run-search-match]').count(), 0);
+  await page.locator('[data-testid=run-search-query] >> input').press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-search]')?.getAttribute('data-state') === 'done');
+  assert.deepEqual(await matchKeys(page), later.map(({ step, line }) => [step, line]));
   assert.deepEqual(problems, []);
 });
 

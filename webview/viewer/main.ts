@@ -44,6 +44,8 @@ interface ViewerState {
   zoom: number;
   /** Absent in states saved before the list could be sorted. */
   order?: GroupOrder;
+  /** The text of the search across steps (its results are data, not kept). */
+  runSearch?: string;
 }
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
@@ -59,6 +61,7 @@ function isViewerState(value: unknown): value is ViewerState {
     filter: (v) => hasFields(v, { outcome: isString, tools: isString, search: isString }) && isRecord(v),
     zoom: (v) => isNumberInRange(v, 0.25, 4),
     order: optional(isGroupOrder),
+    runSearch: optional(isString),
   });
 }
 
@@ -104,6 +107,11 @@ class Viewer {
   ) {
     this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
     this.runSearch = new RunSearch(host, {
+      query: this.state.runSearch ?? '',
+      queried: (query) => {
+        this.state.runSearch = query;
+        this.save();
+      },
       runId: () => this.state.runId,
       facets: () => {
         const { outcome, tools, errorClass, toolName } = this.state.filter;

@@ -11,6 +11,9 @@ import { describeFacets, type RolloutFacets } from '../../protocol/rollout-filte
 import { button, h, replaceChildren } from '../shared/dom.js';
 
 export interface RunSearchOptions {
+  /** The text the box starts with (saved UI state), and where a search's text is handed to be saved. */
+  query: string;
+  queried(query: string): void;
   runId(): string | null;
   facets(): RolloutFacets;
   /** Opens `step` at the rollout on `line` (its first match when null), showing turn `turn`; `facets` are the search's own. */
@@ -41,6 +44,7 @@ export class RunSearch {
     private readonly host: PanelHost,
     private readonly options: RunSearchOptions,
   ) {
+    this.query.value = options.query;
     this.query.addEventListener('keydown', (event) => {
       if ((event as KeyboardEvent).key === 'Enter') void this.run();
     });
@@ -71,6 +75,7 @@ export class RunSearch {
     if (runId === null) return;
     const query = this.query.value.trim();
     const filter = this.options.facets();
+    this.options.queried(query);
     const token = ++this.token;
     this.element.dataset.state = 'searching';
     this.summary.textContent = 'Searching every step…';
