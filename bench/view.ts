@@ -17,6 +17,7 @@
  *   turned into points, smoothed, summarised, and the tool-fading median over every row),
  *   run in the same page on the rows of the full send. That baseline leaves out Chart.js's own
  *   decimation and drawing, so the old cost it gives is a lower bound.
+ * The viewer's search across all steps is timed too (the server streams every step file).
  * The goals (issue): viewer open < 1 s, dashboard drawn < 1 s, an append on screen < 1 s, no
  * task in the page over 100 ms.
  */
@@ -285,6 +286,20 @@ export async function benchView(): Promise<void> {
     const oldViewer = fullReadMs - firstSliceMs + viewerMs;
     console.log(`  viewer, opened as the server starts: first rollout ${ms(viewerMs)} after opening (${verdict(viewerMs, GOAL_MS)}; ${ms(fresh.listeningMs + viewerMs)} from \`vistool view\` with the wait to listen), longest task ${ms(viewerTask)}; on the loaded server ${ms(loadedViewerMs)}`);
     console.log(`  viewer, the old order (every metrics line read before listening) ~${ms(oldViewer)} from the same start: ${ratio(oldViewer, viewerMs)} sooner`);
+    // The search across every step: all step files streamed by the server, the first 200 matches listed.
+    for (const query of ['remember', 'no such text']) {
+      const before = await memory(fresh.pid);
+      const from = await pageNow(again);
+      const started = Date.now();
+      await again.locator('[data-testid=run-search-query] >> input').fill(query);
+      await again.locator('[data-testid=run-search-go]').click();
+      await again.waitForFunction(() => document.querySelector('[data-testid=run-search]')?.getAttribute('data-state') === 'done', undefined, { timeout: 300_000, polling: 20 });
+      const searchMs = Date.now() - started;
+      const total = await again.locator('[data-testid=run-search]').getAttribute('data-total');
+      const listed = await again.locator('[data-testid=run-search-match]').count();
+      const after = await memory(fresh.pid);
+      console.log(`  viewer, search across all ${ROWS / PER_STEP} steps for "${query}": ${total} rollouts match, ${listed} listed, in ${ms(searchMs)}; longest task in the page ${ms(await longestTask(again, from))}; server memory ${before.rss.toFixed(0)} → ${after.rss.toFixed(0)} MiB`);
+    }
   } finally {
     await browser?.close();
     for (const served of servers) await served.stop();
