@@ -17,6 +17,7 @@ import type { Trajectory } from '../episodes/trajectory.js';
 import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
+import { goldTranscript } from '../tasks/gold.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
 import { IdleCollector } from './idle-collector.js';
@@ -204,10 +205,11 @@ export class EnvServer {
       if (id !== undefined && parts.length === 4 && method === 'POST' && verb === 'score') return ok(await this.scoreEpisode(id));
     }
     if (resource === 'batch' && parts.length === 3 && method === 'POST') {
-      if (id !== 'episodes' && id !== 'step' && id !== 'score') throw new HttpError(404, `no such batch endpoint: /v1/batch/${id} (use episodes, step or score)`);
+      if (id !== 'episodes' && id !== 'step' && id !== 'score' && id !== 'gold') throw new HttpError(404, `no such batch endpoint: /v1/batch/${id} (use episodes, step, score or gold)`);
       const items = this.batchItems(body);
       const run = async (item: unknown): Promise<unknown> => {
         if (id === 'episodes') return this.createEpisode(item);
+        if (id === 'gold') return goldTurns(item);
         const episodeId = isObject(item) && typeof item.episode_id === 'string' ? item.episode_id : undefined;
         if (episodeId === undefined) throw new HttpError(400, 'each batch item needs "episode_id": the id returned when the episode was created');
         if (id === 'step') return this.stepEpisode(episodeId, item);
@@ -351,6 +353,13 @@ export class EnvServer {
     live.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/** A batch/gold item {task}: the task's gold assistant turns, written by the env (env/tasks/gold.ts). */
+function goldTurns(item: unknown): { tool_turns: string[]; answer: string } {
+  if (!isObject(item)) throw new HttpError(400, 'each gold item is {"task": {...}}: a task record as in tasks.jsonl');
+  const { toolTurns, answer } = goldTranscript(parseTaskRecord(item.task));
+  return { tool_turns: toolTurns, answer };
 }
 
 function parseStepBody(body: unknown): Action {

@@ -1,11 +1,12 @@
 /**
  * Gold trajectories: the tool calls a good agent makes before answering, and the assistant
- * messages of that trajectory as text (hermes `<tool_call>` JSON, then `<answer>`), for SFT
- * warm-up. Tables: mask to the relevant columns, then box (draw) the named rows or highlight the
+ * turns of that trajectory as text (one hermes `<tool_call>` per turn, then `<answer>`), for SFT
+ * warm-up. The trainer gets these turns from the env server (POST /v1/batch/gold) and never writes
+ * them itself, so the text a policy is warmed up on has one definition. Tables: mask to the relevant columns, then box (draw) the named rows or highlight the
  * rows that match. Charts: highlight the bars or points the question is about (level questions
  * mask all the others).
  */
-import { formatAnswer, formatToolCall } from '../actions/format.js';
+import { formatAnswer } from '../actions/format.js';
 import type { BandFamily } from '../tools/metadata.js';
 import type { ToolCall } from '../tools/types.js';
 import type { DataTable } from './data-table.js';
@@ -50,15 +51,31 @@ export function goldCalls(kind: GeneratedKind, data: DataTable, query: TaskQuery
   return calls;
 }
 
+/** The assistant turns of a task's gold trajectory: one turn per gold call, then the answer's. */
+export interface GoldTranscript {
+  /** `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`, one per turn, each answered by an observation. */
+  toolTurns: string[];
+  /** `<answer>...</answer>`; a list answer joined with `||`. */
+  answer: string;
+}
+
 /**
- * The assistant messages of the task's gold trajectory: one message with every gold call
- * (hermes form, `<tool_call>{json}</tool_call>`, one per line), then the final answer message.
- * A list answer is written joined with `||`.
+ * The gold trajectory as the policy is trained to write it. Each call is its own turn, so the
+ * policy sees the edited image before it calls again or answers. The call's JSON has the spacing
+ * of Python's `json.dumps` and of Qwen's chat template (`", "`, `": "`), on one line; this is the
+ * text the demo's measured results were trained on, so it stays byte for byte.
+ * (formatToolCall's hermes form, with its line breaks, is the one prompts show.)
  */
-export function goldMessages(task: TaskRecord): string[] {
-  const calls = task.gold ?? [];
-  const messages: string[] = [];
-  if (calls.length > 0) messages.push(calls.map((c) => formatToolCall(c, 'hermes')).join('\n'));
-  messages.push(formatAnswer(task.answer, 'answer_tag'));
-  return messages;
+export function goldTranscript(task: TaskRecord): GoldTranscript {
+  const toolTurns = (task.gold ?? []).map((c) => `<tool_call>${spacedJson({ name: c.name, arguments: c.arguments })}</tool_call>`);
+  return { toolTurns, answer: formatAnswer(task.answer, 'answer_tag') };
+}
+
+/** JSON with `", "` between items and `": "` after keys, as Python's json.dumps writes it (non-ASCII kept as is). */
+export function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

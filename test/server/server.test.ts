@@ -230,6 +230,24 @@ test('batch endpoints start, step and score many episodes, reporting failed item
   assert.deepEqual(scored.json.results.map((r: any) => r.correct), ids.map((_, i) => i % 2 === 0));
 });
 
+test('batch/gold answers each task with its gold turns as SFT trains on them, and a bad item in place', async () => {
+  const gold = [{ name: 'focus_on_columns_with_mask', arguments: { columns: ['Rider', 'Wins'] } }, { name: 'focus_on_rows_with_draw', arguments: { rows: ['Merckx'] } }];
+  const answered = await call('POST', '/v1/batch/gold', { items: [{ task: { ...task, gold } }, { task: { ...task, answer: ['5', '2'] } }, { task: { id: 'no-image' } }, 'nonsense'] });
+  assert.equal(answered.status, 200);
+  const [first, second, missing, nonsense] = answered.json.results;
+  assert.deepEqual(first, {
+    tool_turns: [
+      '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Rider", "Wins"]}}</tool_call>',
+      '<tool_call>{"name": "focus_on_rows_with_draw", "arguments": {"rows": ["Merckx"]}}</tool_call>',
+    ],
+    answer: '<answer>5</answer>',
+  });
+  assert.deepEqual(second, { tool_turns: [], answer: '<answer>5||2</answer>' });
+  assert.equal(missing.error.status, 400);
+  assert.match(missing.error.message, /image/);
+  assert.equal(nonsense.error.status, 400);
+});
+
 test('concurrent steps on one episode are applied one after another', async () => {
   const { json } = await call('POST', '/v1/episodes', { task, task_dir: root });
   const path = `/v1/episodes/${json.episode_id}/step`;
