@@ -3,11 +3,10 @@
  * accuracy, exact accuracy, tool-call rate, turns and failures per arm, the difference to the
  * first eval, accuracy per task kind, and the gain from tools. Read-only.
  */
-import { parseArgs } from 'node:util';
 import { compareEvals } from '../eval/compare.js';
 import { ResultsDocumentError } from '../eval/results-document.js';
 import { formatComparison } from '../eval/table.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { EvalCliStreams } from './eval.js';
 
 const usage = `vistool eval compare DIR [DIR ...] [--common] [--json]
@@ -22,7 +21,7 @@ export function createEvalCompareCommand(io: EvalCliStreams = { stdout: process.
     summary: 'Line up eval results side by side (accuracy with and without tools, call rate, per kind)',
     usage,
     async run(argv) {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parseCommandArgs({
         args: argv,
         allowPositionals: true,
         strict: true,

@@ -7,7 +7,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { OpenAIChatPolicy } from '../eval/chat-policy.js';
 import { checkpointRunLimits, checkpointStep, defaultPython, startPolicyServer, type PolicyServer } from '../eval/checkpoint-eval.js';
@@ -15,7 +14,7 @@ import { parsePolicySpec, policyLabel, describePolicy, PolicySpecError } from '.
 import { runChatEval } from '../eval/run-eval.js';
 import { formatSummaryTable } from '../eval/table.js';
 import type { Arm } from '../eval/task-result.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|off|both] [--limit N]
              [--concurrency C] [--max-turns T] [--label NAME] [--reward-config FILE]
@@ -102,7 +101,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
     summary: 'Evaluate a policy (OpenAI-compatible server or checkpoint) with and without tools; resumable',
     usage,
     async run(argv) {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parseCommandArgs({
         args: argv,
         allowPositionals: true,
         strict: true,

@@ -19,7 +19,7 @@ import { toolsApplyCommand } from './tools-apply.js';
 import { toolsListCommand } from './tools-list.js';
 import { viewCommand } from './view.js';
 
-const commands: CliCommand[] = [
+export const COMMANDS: readonly CliCommand[] = [
   // one line per command module, kept sorted by path
   actionsParseCommand,
   configExportCommand,
@@ -40,8 +40,8 @@ const commands: CliCommand[] = [
 ];
 
 function help(): string {
-  const width = Math.max(...commands.map((c) => c.path.join(' ').length), 10);
-  const lines = commands.map((c) => `  vistool ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length), 10);
+  const lines = COMMANDS.map((c) => `  vistool ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return ['vistool — reinforcement learning workbench for tool-using vision-language models', '', 'Commands:', ...lines, '', 'Run `vistool <command> --help` for its options.'].join('\n');
 }
 
@@ -51,12 +51,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // Longest matching command path wins, so `data gen` is found before a bare `data`.
-  const matches = commands
+  const matches = COMMANDS
     .filter((c) => c.path.every((word, i) => argv[i] === word))
     .sort((a, b) => b.path.length - a.path.length);
   const command = matches[0];
   if (!command) {
-    const group = commands.filter((c) => c.path[0] === argv[0]);
+    const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
     const hint = group.length > 0 ? `\n${group.map((c) => `  vistool ${c.path.join(' ')}  ${c.summary}`).join('\n')}` : ' Run `vistool --help` for the list.';
     process.stderr.write(`vistool: unknown command '${argv.slice(0, 2).join(' ')}'.${hint}\n`);
     return 2;

@@ -6,10 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EnvServer } from '../server/server.js';
 import { createScorer } from '../server/scorer.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 const usage = `vistool serve [--root DIR ...] [--images-dir DIR] [--host 127.0.0.1] [--port 0]
               [--token-file FILE] [--reward-config FILE.json] [--max-body BYTES]
@@ -29,7 +28,7 @@ export const serveCommand: CliCommand = {
   summary: 'Run the environment server (HTTP/JSON on loopback, bearer token)',
   usage,
   async run(argv) {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args: argv,
       options: {
         root: { type: 'string', multiple: true },

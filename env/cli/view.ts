@@ -7,11 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { PanelBackend } from '../view/panel-backend.js';
 import { ViewServer } from '../view/view-server.js';
 import { openInBrowser } from './open-browser.js';
-import { type CliCommand, UsageError } from './command.js';
+import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root DIR ...]
              [--theme light|dark] [--assets DIR] [--open]
@@ -60,7 +59,7 @@ export const viewCommand: CliCommand = {
   summary: 'Open runs in the dashboard, rollout viewer and tool playground in a browser',
   usage,
   async run(argv) {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args: argv,
       allowPositionals: true,
       options: {
