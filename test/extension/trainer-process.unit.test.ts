@@ -7,6 +7,7 @@ import type { TrainerEvent } from '../../extension/processes/trainer-events.js';
 import { planTrainerLaunch, type TrainerLaunchPlan } from '../../extension/processes/trainer-launch.js';
 import { TrainerProcess } from '../../extension/processes/trainer-process.js';
 import { tempDir } from './run-dirs.js';
+import { runJson, until } from './process-waits.js';
 
 const standIn = join(__dirname, 'stand-in-trainer.mjs');
 
@@ -20,17 +21,6 @@ async function plan(mode: string, extraEnv: Record<string, string> = {}): Promis
   return { plan: { ...real, command: process.execPath, args: [standIn, ...real.args] }, runDir };
 }
 
-async function runJson(runDir: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await readFile(join(runDir, 'run.json'), 'utf8')) as Record<string, unknown>;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 test('the launch plan runs the bundled trainer module in the config folder with unbuffered output to the run logs', () => {
   const launched = planTrainerLaunch({

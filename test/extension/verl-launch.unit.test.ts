@@ -17,6 +17,7 @@ import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { TrainerProcess } from '../../extension/processes/trainer-process.js';
 import { missingParquet, planVerlLaunch, VERL_COMMAND_MARK, verlPython, verlRecipeDirOf } from '../../extension/processes/verl-launch.js';
 import { tempDir } from './run-dirs.js';
+import { runJson, until } from './process-waits.js';
 
 const root = join(__dirname, '..', '..');
 const BUNDLE = join(root, 'dist', 'cli.js');
@@ -86,17 +87,6 @@ const timer = setInterval(() => { n += 1; console.log('step:' + n + ' - critic/s
   return stub;
 }
 
-async function runJson(runDir: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await readFile(join(runDir, 'run.json'), 'utf8')) as Record<string, unknown>;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 test("a started veRL run is marked running, its log reaches the channel, and Stop (SIGINT to run.sh's group) ends it stopped with its env server", { skip: !existsSync(BUNDLE) && 'dist/cli.js is missing (npm run build)', timeout: 60_000 }, async () => {
   const stub = await writeStub(await tempDir('verl-stub'));
