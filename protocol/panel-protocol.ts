@@ -291,6 +291,8 @@ export interface RolloutSearchParams {
   filter: RolloutFacets;
   /** Most matches to return (default SEARCH_LIMIT); the per-step counts always cover the whole run. */
   limit?: number;
+  /** List matches from this step and line on (the next page, or one step's matches); default the run's start. */
+  from?: { step: number; line: number };
 }
 
 export interface RolloutSearchResult {
@@ -301,9 +303,11 @@ export interface RolloutSearchResult {
   steps: { step: number; matches: number }[];
   /** Matching rollouts in the whole run. */
   total: number;
-  /** The first matches in step and line order, at most `limit`. */
+  /** The first matches in step and line order at or after `from`, at most `limit`. */
   matches: RolloutSearchMatch[];
-  /** True when `total` exceeds `matches.length`. */
+  /** Where the listing starts (`from`, or step 0 line 0). */
+  from: { step: number; line: number };
+  /** True when more matches lie at or after `from` than are listed: ask again from after the last one for more. */
   capped: boolean;
   /** What was read: step files, rollout records, and lines that are not rollout records. */
   scanned: { steps: number; rollouts: number; skipped: number };
@@ -442,6 +446,7 @@ export const RolloutSearchRequest = request<RolloutSearchParams, RolloutSearchRe
     query: (v) => isString(v) && v.length <= SEARCH_QUERY_MAX,
     filter: isRolloutFacets,
     limit: optional((v) => isNonNegativeInteger(v) && v >= 1 && v <= SEARCH_LIMIT_MAX),
+    from: optional((v) => hasFields(v, { step: isNonNegativeInteger, line: isNonNegativeInteger })),
   }),
 );
 

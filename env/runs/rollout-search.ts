@@ -7,7 +7,8 @@
  * Step files are streamed: each is read through a JsonlTail a slice at a time (SLICE_BYTES, or
  * one line when a line is longer), each line is parsed, judged and dropped, so memory holds one
  * slice and the matches kept, never a run's records. Every file is read to the end, so the
- * per-step counts and the total are exact; only the list of matches is capped.
+ * per-step counts and the total are exact; only the list of matches is capped, and it can start
+ * at any step and line (`from`), for the next page or for one step's matches.
  *
  * Read-only: never writes to the run directory.
  */
@@ -108,6 +109,10 @@ export async function searchRollouts(
   options: { sliceBytes?: number } = {},
 ): Promise<Omit<RolloutSearchResult, 'runId'>> {
   const limit = params.limit ?? SEARCH_LIMIT;
+  const from = params.from ?? { step: 0, line: 0 };
+  const listable = (step: number, line: number) => step > from.step || (step === from.step && line >= from.line);
+  /** Matches at or after `from`: more of them than listed means the list is capped. */
+  let after = 0;
   const steps: { step: number; matches: number }[] = [];
   const matches: RolloutSearchMatch[] = [];
   const scanned = { steps: 0, rollouts: 0, skipped: 0 };
@@ -141,6 +146,8 @@ export async function searchRollouts(
         const found = findInRecord(parsed, params.query);
         if (!found) continue;
         count += 1;
+        if (!listable(step, line)) continue;
+        after += 1;
         if (matches.length < limit) matches.push({ step, line, promptId: summary.promptId, ...found });
       }
     }
@@ -148,5 +155,5 @@ export async function searchRollouts(
     total += count;
   }
   const seen = { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort() };
-  return { query: params.query, filter: params.filter, steps, total, matches, capped: total > matches.length, scanned, seen };
+  return { query: params.query, filter: params.filter, steps, total, matches, from, capped: after > matches.length, scanned, seen };
 }

@@ -78,6 +78,23 @@ test('matches are capped at the limit, in step and line order, and the answer sa
   assert.deepEqual(result.steps.map((s) => s.matches), [4, 4, 4]);
 });
 
+test('the list can start at a step and line: the next page after the last listed, or one step\'s matches; the counts stay whole', async () => {
+  const files = await listStepFiles(dir);
+  const page = (from: { step: number; line: number }, limit?: number) => searchRollouts(dir, files, { query: 'merckx', filter: NO_FACETS, from, ...(limit ? { limit } : {}) });
+  // After the first page of 5 (up to step 2, line 0): from step 2, line 1.
+  const next = await page({ step: 2, line: 1 }, 5);
+  assert.deepEqual(where(next), [[2, 1], [2, 2], [2, 3], [3, 0], [3, 1]]);
+  assert.deepEqual(next.from, { step: 2, line: 1 });
+  assert.equal(next.capped, true, '7 matches from there, 5 listed');
+  assert.equal(next.total, 12);
+  assert.deepEqual(next.steps.map((s) => s.matches), [4, 4, 4]);
+  const rest = await page({ step: 3, line: 2 });
+  assert.deepEqual(where(rest), [[3, 2], [3, 3]]);
+  assert.equal(rest.capped, false);
+  assert.deepEqual(where(await page({ step: 9, line: 0 })), []);
+  assert.equal(RolloutSearchRequest.is({ kind: 'request', id: '1', method: 'rollouts/search', params: { runId: 'a', query: '', filter: NO_FACETS, from: { step: 1, line: -1 } } }), false);
+});
+
 test('a file read in slices of one line finds the same matches as one read of each file', async () => {
   const files = await listStepFiles(dir);
   const params = { query: 'merckx', filter: { ...NO_FACETS, tools: 'tools' as const } };

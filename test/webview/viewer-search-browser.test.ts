@@ -61,10 +61,12 @@ async function openViewer(session: ViewSession): Promise<{ page: Page; problems:
   return opened;
 }
 
+/** Searches and waits for this search's answer (each answer counts up data-answers). */
 async function searchAllSteps(page: Page, query: string): Promise<void> {
+  const answers = Number((await page.locator('[data-testid=run-search]').getAttribute('data-answers')) ?? 0);
   await page.locator('[data-testid=run-search-query] >> input').fill(query);
   await page.locator('[data-testid=run-search-go]').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid=run-search]')?.getAttribute('data-state') === 'done');
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=run-search]')?.getAttribute('data-answers') ?? 0) > n, answers);
 }
 
 const matchKeys = (page: Page) => page.locator('[data-testid=run-search-match]').evaluateAll((ms) => ms.map((m) => [Number(m.getAttribute('data-step')), Number(m.getAttribute('data-line'))]));
@@ -174,6 +176,21 @@ test('a search over more rollouts than it lists says how many it lists, and coun
   assert.deepEqual(await stepCounts(page), Array.from({ length: 26 }, (_, i) => [i + 1, 8]));
   // The last listed is the 200th in step and line order: step 25 (8 × 24 = 192, then 8 more).
   assert.deepEqual((await matchKeys(page)).at(-1), [25, 7]);
+  // More: the next matches after the last listed, added to the list; then nothing is left out.
+  await page.locator('[data-testid=run-search-more]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=run-search-match]').length === 208);
+  assert.equal(await page.locator('[data-testid=run-search]').getAttribute('data-capped'), 'false');
+  assert.deepEqual((await matchKeys(page)).slice(198, 202), [[25, 6], [25, 7], [26, 0], [26, 1]]);
+  assert.equal(await page.locator('[data-testid=run-search-more]').count(), 0);
+  // A step whose matches are not listed: its count asks for them and opens the first. (The viewer is moved to step 1 first: it opened on 26, the latest.)
+  await page.locator('[data-testid=step-select]').selectOption('1');
+  await searchAllSteps(page, '');
+  assert.equal(await page.locator('[data-testid=run-search-match][data-step="26"]').count(), 0);
+  await page.locator('[data-testid=run-search-step][data-step="26"]').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=step-select]') as HTMLSelectElement | null)?.value === '26');
+  await page.waitForFunction(() => document.querySelector('[data-testid=rollout-row][aria-selected=true]')?.getAttribute('data-line') === '0');
+  assert.deepEqual(await matchKeys(page), Array.from({ length: 8 }, (_, line) => [26, line]));
+  assert.equal(await page.locator('[data-testid=run-search-summary]').innerText(), '208 of 208 rollouts in 26 of 26 steps match everything · 8 listed from step 26');
   // Text found in every step's table questions: 4 per step, 104 in all, none left out.
   await searchAllSteps(page, 'Merckx');
   assert.equal(await page.locator('[data-testid=run-search]').getAttribute('data-capped'), 'false');

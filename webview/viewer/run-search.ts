@@ -39,6 +39,10 @@ export class RunSearch {
   private readonly summary = h('div', { class: 'run-search-summary muted', role: 'status', 'data-testid': 'run-search-summary' });
   private readonly results = h('div', { class: 'run-search-results', 'data-testid': 'run-search-results' });
   private token = 0;
+  /** The text and facets the matches listed were found with, the matches listed, and where the list starts. */
+  private asked: { query: string; filter: RolloutFacets } | null = null;
+  private listed: RolloutSearchMatch[] = [];
+  private listFrom = { step: 0, line: 0 };
 
   constructor(
     private readonly host: PanelHost,
@@ -70,26 +74,49 @@ export class RunSearch {
     this.options.answered?.(null);
   }
 
+  /** Searches what the box says, with the list's facets, and lists the first matches. */
   async run(): Promise<void> {
-    const runId = this.options.runId();
-    if (runId === null) return;
     const query = this.query.value.trim();
     const filter = this.options.facets();
     this.options.queried(query);
+    await this.load({ query, filter }, null, 'replace');
+  }
+
+  /**
+   * Asks the host (the counts are always the whole run's) and lists the matches from `from` on:
+   * in place of the list, or after it (the next page).
+   */
+  private async load(asked: { query: string; filter: RolloutFacets }, from: { step: number; line: number } | null, mode: 'replace' | 'append'): Promise<boolean> {
+    const runId = this.options.runId();
+    if (runId === null) return false;
     const token = ++this.token;
     this.element.dataset.state = 'searching';
     this.summary.textContent = 'Searching every step…';
-    replaceChildren(this.results);
+    if (mode === 'replace') replaceChildren(this.results);
     try {
-      const result = await this.host.request(RolloutSearchRequest, { runId, query, filter });
-      if (token !== this.token) return;
+      const result = await this.host.request(RolloutSearchRequest, { runId, ...asked, ...(from ? { from } : {}) });
+      if (token !== this.token) return false;
+      this.asked = asked;
+      if (mode === 'replace') {
+        this.listed = result.matches;
+        this.listFrom = result.from;
+      } else this.listed = [...this.listed, ...result.matches];
       this.show(result);
       this.options.answered?.(result);
+      return true;
     } catch (err) {
-      if (token !== this.token) return;
+      if (token !== this.token) return false;
       this.element.dataset.state = 'failed';
       this.summary.textContent = `The search failed: ${(err as Error).message}`;
+      return false;
     }
+  }
+
+  /** A step's count opens its first match: one listed, or else the step's own matches, asked for. */
+  private async openStep(step: number, filter: RolloutFacets): Promise<void> {
+    let first = this.listed.find((m) => m.step === step);
+    if (!first && this.asked && (await this.load(this.asked, { step, line: 0 }, 'replace'))) first = this.listed.find((m) => m.step === step);
+    this.options.jump(step, first?.line ?? null, first?.turn ?? null, filter);
   }
 
   /** The match last opened, marked so the list says where the viewer is. */
@@ -102,21 +129,20 @@ export class RunSearch {
     const facets = describeFacets(result.filter);
     const what = [result.query !== '' ? `“${result.query}”` : null, facets || null].filter(Boolean).join(' · ') || 'everything';
     const skipped = result.scanned.skipped ? ` · ${result.scanned.skipped} unreadable line(s) skipped` : '';
-    this.summary.textContent =
-      `${result.total} of ${result.scanned.rollouts} rollouts in ${result.steps.length} of ${result.scanned.steps} steps match ${what}` +
-      (result.capped ? ` · the first ${result.matches.length} are listed` : '') +
-      skipped;
+    const fromStart = this.listFrom.step === 0 && this.listFrom.line === 0;
+    const listing = fromStart ? (result.capped ? ` · the first ${this.listed.length} are listed` : '') : ` · ${this.listed.length} listed from step ${this.listFrom.step}${result.capped ? ', more after' : ''}`;
+    this.summary.textContent = `${result.total} of ${result.scanned.rollouts} rollouts in ${result.steps.length} of ${result.scanned.steps} steps match ${what}${listing}${skipped}`;
     this.element.dataset.state = 'done';
+    this.element.dataset.answers = String(Number(this.element.dataset.answers ?? 0) + 1);
     this.element.dataset.total = String(result.total);
     this.element.dataset.capped = String(result.capped);
     const steps = h('div', { class: 'run-search-steps', role: 'group', 'aria-label': 'matches per step' },
-      ...result.steps.map(({ step, matches }) => {
-        const first = result.matches.find((m) => m.step === step) ?? null;
-        return h('button', { type: 'button', class: 'run-search-step', 'data-testid': 'run-search-step', 'data-step': step, 'data-matches': matches, title: `open step ${step} at its first match`, onclick: () => this.options.jump(step, first?.line ?? null, first?.turn ?? null, result.filter) }, `step ${step}: ${matches}`);
-      }),
+      ...result.steps.map(({ step, matches }) =>
+        h('button', { type: 'button', class: 'run-search-step', 'data-testid': 'run-search-step', 'data-step': step, 'data-matches': matches, title: `open step ${step} at its first match`, onclick: () => void this.openStep(step, result.filter) }, `step ${step}: ${matches}`),
+      ),
     );
     const list = h('ol', { class: 'run-search-matches', 'aria-label': 'matches' },
-      ...result.matches.map((match) =>
+      ...this.listed.map((match) =>
         h('li', null,
           h('button', { type: 'button', class: 'run-search-match', 'data-testid': 'run-search-match', 'data-step': match.step, 'data-line': match.line, onclick: (event) => {
             this.markCurrent(event.currentTarget as HTMLElement);
@@ -128,6 +154,10 @@ export class RunSearch {
         ),
       ),
     );
-    replaceChildren(this.results, result.total > 0 ? steps : null, result.matches.length > 0 ? list : null);
+    const last = this.listed[this.listed.length - 1];
+    const more = result.capped && last && this.asked
+      ? button(`More matches after step ${last.step}, line ${last.line + 1}`, () => void this.load(this.asked!, { step: last.step, line: last.line + 1 }, 'append'), { secondary: true, testid: 'run-search-more' })
+      : null;
+    replaceChildren(this.results, result.total > 0 ? steps : null, this.listed.length > 0 ? list : null, more);
   }
 }
