@@ -327,18 +327,28 @@ async function compareView(): Promise<ViewSession> {
   return startView([c, d]);
 }
 
-test('the default layout shows the per-tool and per-error-class counts as one group after the call and error rates', async () => {
+test('the default layout shows the per-tool and per-error-class counts after the call rate, as three group charts with a line per tool or class', async () => {
   const compare = await compareView();
   try {
     const { page, problems } = await openPage(browser, compare.url('dashboard'));
-    await page.waitForFunction(() => document.querySelector('[data-metric="errors/E6"]')?.getAttribute('data-points')?.includes('"run-d":20'));
+    const errors = page.locator('[data-metric="errors/E1–E6"]');
+    await page.waitForFunction(() => document.querySelector('[data-metric="errors/E1–E6"]')?.getAttribute('data-points')?.includes('"run-d · E6":20'));
     const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
-    assert.deepEqual(metrics, ['reward/mean', 'acc/mean', 'tool/call_rate',
-      'tools/focus_on_columns_with_mask/calls', 'tools/focus_on_columns_with_mask/failed', 'tools/zoom_in/calls', 'tools/zoom_in/failed',
-      'errors/E1', 'errors/E2', 'errors/E3', 'errors/E4', 'errors/E5', 'errors/E6',
+    assert.deepEqual(metrics, ['reward/mean', 'acc/mean', 'tool/call_rate', 'tools/*/calls', 'tools/*/failed', 'errors/E1–E6',
       'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
-    // Counts are drawn from the rows: run-c's E4 alternates 1, 0 over 30 steps (15 ones), so its max is 1 and its last (step 30) 0.
-    assert.match(await page.locator('[data-metric="errors/E4"] .chart-stats').innerText(), /run-c: last 0 · min 0 · max 1 · n=30/);
+    // A line per class and run: six classes, run-c with 30 rows and run-d with 20.
+    assert.deepEqual(points(await errors.getAttribute('data-points')), Object.fromEntries(['run-c', 'run-d'].flatMap((run) => ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].map((c) => [`${run} · ${c}`, run === 'run-c' ? 30 : 20]))));
+    // Counts are drawn from the rows: run-c's E4 alternates 1, 0 over 30 steps, so its max is 1 and its last (step 30) 0.
+    assert.match(await errors.locator('.chart-stats').innerText(), /run-c · E4: last 0 · min 0 · max 1 · n=30/);
+    const calls = page.locator('[data-metric="tools/*/calls"]');
+    assert.deepEqual(Object.keys(points(await calls.getAttribute('data-points'))), ['run-c · focus_on_columns_with_mask', 'run-c · zoom_in', 'run-d · focus_on_columns_with_mask', 'run-d · zoom_in']);
+    // step % 4 + 3 over steps 1…30 ends at 30 % 4 + 3 = 5, and ranges over 3…6.
+    assert.match(await calls.locator('.chart-stats').innerText(), /run-c · focus_on_columns_with_mask: last 5 · min 3 · max 6 · n=30/);
+    // Each class keeps its colour, and run-d's lines are dashed where run-c's are solid.
+    type Drawn = { run: string; kind: string; visible: boolean };
+    const drawn = JSON.parse((await errors.getAttribute('data-datasets')) ?? '[]') as Drawn[];
+    assert.equal(drawn.filter((d) => d.kind === 'smoothed').length, 12);
+    assert.ok((await pixelsNear(page, '[data-metric="errors/E1–E6"] canvas', RUN_A_BLUE)) > 50, 'E1 (the first series colour) is drawn');
     assert.deepEqual(problems, []);
   } finally {
     await compare.stop();

@@ -7,7 +7,8 @@
  * (`tools/<tool>/calls`, `tools/<tool>/failed`, `errors/E1` … `errors/E6`;
  * trainer/vistool_trainer/rollouts/tool_metrics.py), as one group: each tool's calls then its
  * failures, tools by name, then the error classes in order, so which calls fail and why reads in
- * one place. The reward's
+ * one place (the dashboard draws them as three charts with a line per tool or class:
+ * chart-groups.ts). The reward's
  * components stay in the picker: most runs log eight or more, several flat at zero, and they
  * crowded the story out. A veRL run's reward is `critic/score/mean` (its trainer's name for the
  * mean sequence score) and its timings are `timing_s/*`.

@@ -37,6 +37,7 @@ import { hasFields, isNumberInRange, isStringArray, optional } from '../../proto
 import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
+import { type ChartSpec, chartSpecs } from './chart-groups.js';
 import { configDiff } from './config-diff.js';
 import { defaultMetrics, groupByPrefix } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
@@ -203,7 +204,7 @@ class Dashboard {
 
   /** The question a run's charts need answered now; equal strings need no new request. */
   private question(run: RunData): string {
-    const zooms = this.selectedMetrics().filter((m) => this.zooms.has(m)).map((m) => [m, this.zooms.get(m)]);
+    const zooms = this.specs().filter((c) => this.zooms.has(c.key)).map((c) => [c.key, this.zooms.get(c.key)]);
     return JSON.stringify([run.summary.metricRows, this.selectedMetrics(), this.state.xAxis, this.state.smoothing, this.linePoints, zooms]);
   }
 
@@ -213,16 +214,16 @@ class Dashboard {
     if (question === run.answered) return;
     run.fetching = true;
     const { xAxis, smoothing } = this.state;
-    const metrics = this.selectedMetrics();
+    const specs = this.specs();
     const maxPoints = this.linePoints;
     const common = { runId: run.summary.id, xAxis, smoothing, maxPoints };
     try {
-      // Zoomed charts ask for their own range; the rest share one request.
-      const whole = metrics.filter((m) => !this.zooms.has(m));
-      const zoomed = metrics.filter((m) => this.zooms.has(m));
+      // Zoomed charts ask for their own range (a group's chart for all its members); the rest share one request.
+      const whole = specs.filter((c) => !this.zooms.has(c.key)).flatMap((c) => c.members);
+      const zoomed = specs.filter((c) => this.zooms.has(c.key));
       const [first, ...ranges] = await Promise.all([
         this.host.request(MetricSeriesRequest, { ...common, metrics: whole }),
-        ...zoomed.map((metric) => this.host.request(MetricSeriesRequest, { ...common, metrics: [metric], range: this.zooms.get(metric) })),
+        ...zoomed.map((spec) => this.host.request(MetricSeriesRequest, { ...common, metrics: spec.members, range: this.zooms.get(spec.key) })),
       ]);
       if (this.runs.get(run.summary.id) !== run || !first) return;
       const { series, ...shape } = first;
@@ -264,10 +265,23 @@ class Dashboard {
     return [...names].sort();
   }
 
+  /** The charts to show: a chart per chosen metric, the tool and error counts in groups (chart-groups.ts). */
+  private specs(): ChartSpec[] {
+    return chartSpecs(this.selectedMetrics());
+  }
+
   private selectedMetrics(): string[] {
     const available = this.allMetricNames();
     if (this.state.metrics === null) return defaultMetrics(available);
     return this.state.metrics.filter((m) => available.includes(m));
+  }
+
+  /** An error class keeps its colour whichever classes are shown (E1 the first series colour, … E6 the sixth); tools go by position. */
+  private memberColour(label: string, index: number): string {
+    this.palette ??= themeColours().series;
+    const errorClass = /^E([1-6])$/.exec(label)?.[1];
+    const at = errorClass ? Number(errorClass) - 1 : index;
+    return this.palette[at % this.palette.length] ?? '#1a85ff';
   }
 
   private colourOf(runId: string): string {
@@ -366,7 +380,9 @@ class Dashboard {
    * A clicked point: the chart offers the rollouts of the nearest step that has a rollouts file
    * (the host lists them), which the host opens in the rollout viewer.
    */
-  private async pick(metric: string, runId: string, x: number): Promise<void> {
+  private async pick(metric: string, seriesId: string, x: number): Promise<void> {
+    // A group's lines are named run + member (seriesKey); the run is what the viewer opens.
+    const runId = seriesId.split(SERIES_SEPARATOR)[0] ?? seriesId;
     const chart = this.charts.get(metric);
     const run = this.runs.get(runId);
     if (!chart || !run) return;
@@ -416,7 +432,8 @@ class Dashboard {
   }
 
   private renderCharts(): void {
-    const metrics = this.selectedMetrics();
+    const specs = this.specs();
+    const metrics = specs.map((c) => c.key);
     for (const [metric, chart] of this.charts) {
       if (!metrics.includes(metric)) {
         this.drawQueue.remove(chart);
@@ -436,7 +453,8 @@ class Dashboard {
     // after a switch of x axis the charts wait for answers on the new one.
     const waiting = runs.some((run) => run.answered === null || run.axis !== this.state.xAxis);
     const hadCharts = this.charts.size > 0;
-    for (const [position, metric] of metrics.entries()) {
+    for (const [position, spec] of specs.entries()) {
+      const metric = spec.key;
       let chart = this.charts.get(metric);
       if (!chart) {
         chart = new MetricChart(
@@ -454,23 +472,35 @@ class Dashboard {
       chart.describe(this.state.xAxis);
       if (waiting) continue;
       // Only runs whose answer covers this chart (a metric just chosen waits for its data).
-      const ready = runs.filter((run) => run.series.has(metric));
+      const ready = runs.filter((run) => spec.members.every((m) => run.series.has(m)));
       const showRaw = this.state.showRaw !== false;
       const from = JSON.stringify([ready.map((r) => [r.summary.id, r.version, this.colourOf(r.summary.id)]), this.state.xAxis, this.zooms.get(metric) ?? null, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
-      const series: RunSeries[] = ready.map((run) => {
-        const data = run.series.get(metric);
-        return {
-          runId: run.summary.id,
-          name: run.summary.name,
-          colour: this.colourOf(run.summary.id),
-          raw: data ? points(data.raw) : [],
-          smoothed: data?.smoothed ? points(data.smoothed) : null,
-          stats: data?.stats ?? null,
-          phases: run.shape?.phases ?? [],
-        };
-      });
+      const series: RunSeries[] = ready.flatMap((run, runIndex) =>
+        spec.members.flatMap((member, i): RunSeries[] => {
+          const data = run.series.get(member);
+          const label = spec.labels?.[i];
+          const line = {
+            raw: data ? points(data.raw) : [],
+            smoothed: data?.smoothed ? points(data.smoothed) : null,
+            stats: data?.stats ?? null,
+            // A group marks the stage changes once per run.
+            phases: i === 0 ? (run.shape?.phases ?? []) : [],
+          };
+          if (label === undefined) return [{ ...line, runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id) }];
+          // A run that does not log a member (a tool it never called) has no line for it in a group.
+          if (line.stats === null) return [];
+          // A group's line per member: the member's colour, the run's dash (solid for the first run).
+          return [{
+            ...line,
+            runId: `${run.summary.id}${SERIES_SEPARATOR}${member}`,
+            name: ready.length > 1 ? `${run.summary.name} · ${label}` : label,
+            colour: this.memberColour(label, i),
+            dash: RUN_DASHES[runIndex % RUN_DASHES.length] ?? [],
+          }];
+        }),
+      );
       chart.update(series, this.state.xAxis, this.zooms.get(metric) ?? null, showRaw);
       this.drawQueue.markDirty(chart);
     }
@@ -610,6 +640,11 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
   );
   return [heading, h('p', { class: 'muted' }, `${rows.length} key${rows.length === 1 ? '' : 's'} differ (from each run's config.json)`), table, ...missing];
 }
+
+/** Between a run's id and a member's name in a group chart's line ids (neither holds it). */
+const SERIES_SEPARATOR = '\u0000';
+/** A group chart's lines of the first, second, … run: solid, dashed, dotted. */
+const RUN_DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
 
 /** The train charts the evaluation chart follows. */
 const EVAL_BESIDE = ['reward/mean', 'critic/score/mean', 'acc/mean'];

@@ -49,6 +49,8 @@ export interface RunSeries {
   stats: SeriesStats | null;
   /** Where the run moved to another stage (SFT → RL), drawn as a dashed line in the run's colour. */
   phases: { x: number; stage: string }[];
+  /** The line's dash pattern (a group chart tells runs apart by it); solid without. */
+  dash?: number[];
 }
 
 export interface XRange {
@@ -253,6 +255,7 @@ export class MetricChart implements Drawable {
         borderColor: smoothedOn ? withAlpha(s.colour, 0.25) : s.colour,
         backgroundColor: s.colour,
         borderWidth: smoothedOn ? 1 : 1.5,
+        borderDash: s.dash ?? [],
         // A line needs two points: a series of one (a run's first step) is drawn as a dot.
         pointRadius: s.raw.length === 1 ? 3 : 0,
         pointHoverRadius: 3,
@@ -260,7 +263,7 @@ export class MetricChart implements Drawable {
         // Hidden, not left out: the toggle brings it back without asking the host again.
         hidden: smoothedOn && !showRaw,
       });
-      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
+      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, borderDash: s.dash ?? [], pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
     }
     if (this.chart) {
       this.chart.data.datasets = datasets;

@@ -1,0 +1,22 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chartSpecs } from '../../webview/dashboard/chart-groups.js';
+
+test('per-tool calls, per-tool failures and the error classes are one chart each, where their first member stands; other metrics one chart per metric', () => {
+  const specs = chartSpecs(['reward/mean', 'tool/call_rate', 'tools/mask/calls', 'tools/mask/failed', 'tools/zoom_in/calls', 'tools/zoom_in/failed',
+    'errors/E1', 'errors/E2', 'errors/E6', 'sft/loss', 'errors/other']);
+  assert.deepEqual(specs, [
+    { key: 'reward/mean', members: ['reward/mean'], labels: null },
+    { key: 'tool/call_rate', members: ['tool/call_rate'], labels: null },
+    { key: 'tools/*/calls', members: ['tools/mask/calls', 'tools/zoom_in/calls'], labels: ['mask', 'zoom_in'] },
+    { key: 'tools/*/failed', members: ['tools/mask/failed', 'tools/zoom_in/failed'], labels: ['mask', 'zoom_in'] },
+    { key: 'errors/E1–E6', members: ['errors/E1', 'errors/E2', 'errors/E6'], labels: ['E1', 'E2', 'E6'] },
+    { key: 'sft/loss', members: ['sft/loss'], labels: null },
+    { key: 'errors/other', members: ['errors/other'], labels: null },
+  ]);
+  // One chosen member still makes its group's chart; the order of the chosen metrics decides where.
+  assert.deepEqual(chartSpecs(['errors/E4', 'acc/mean', 'errors/E1']), [
+    { key: 'errors/E1–E6', members: ['errors/E4', 'errors/E1'], labels: ['E4', 'E1'] },
+    { key: 'acc/mean', members: ['acc/mean'], labels: null },
+  ]);
+});

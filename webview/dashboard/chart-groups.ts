@@ -1,0 +1,47 @@
+/**
+ * Which chart draws which metrics. Most metrics have a chart of their own. The per-tool and
+ * per-error-class counts (trainer/vistool_trainer/rollouts/tool_metrics.py) are drawn as groups,
+ * one line per member, so they do not fill the page with a chart per tool and per class, most of
+ * them flat at zero:
+ *   tools/<tool>/calls for every tool  → "tools/*\/calls"  (a line per tool)
+ *   tools/<tool>/failed for every tool → "tools/*\/failed" (a line per tool)
+ *   errors/E1 … errors/E6              → "errors/E1–E6"   (a line per class)
+ * A group's chart stands where its first chosen member would. Pure, for a unit test.
+ */
+
+export interface ChartSpec {
+  /** The chart's name: its title, its card's data-metric, its PNG's name. */
+  key: string;
+  /** The metrics it draws, in order. */
+  members: string[];
+  /** For a group, each member's short name in the legend (the tool, the class); null for a single metric. */
+  labels: string[] | null;
+}
+
+const GROUPS: { key: string; pattern: RegExp }[] = [
+  { key: 'tools/*/calls', pattern: /^tools\/(.+)\/calls$/ },
+  { key: 'tools/*/failed', pattern: /^tools\/(.+)\/failed$/ },
+  { key: 'errors/E1–E6', pattern: /^errors\/(E[1-6])$/ },
+];
+
+export function chartSpecs(metrics: readonly string[]): ChartSpec[] {
+  const specs: ChartSpec[] = [];
+  const groups = new Map<string, ChartSpec>();
+  for (const metric of metrics) {
+    const group = GROUPS.find((g) => g.pattern.test(metric));
+    if (!group) {
+      specs.push({ key: metric, members: [metric], labels: null });
+      continue;
+    }
+    const label = group.pattern.exec(metric)?.[1] ?? metric;
+    let spec = groups.get(group.key);
+    if (!spec) {
+      spec = { key: group.key, members: [], labels: [] };
+      groups.set(group.key, spec);
+      specs.push(spec);
+    }
+    spec.members.push(metric);
+    spec.labels?.push(label);
+  }
+  return specs;
+}
