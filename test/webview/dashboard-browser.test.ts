@@ -336,6 +336,7 @@ test('the default layout shows the per-tool and per-error-class counts after the
     const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
     assert.deepEqual(metrics, ['reward/mean', 'acc/mean', 'tool/call_rate', 'tools/*/calls', 'tools/*/failed', 'errors/E1–E6',
       'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
+    assert.deepEqual(JSON.parse((await errors.getAttribute('data-members')) ?? '[]'), ['errors/E1', 'errors/E2', 'errors/E3', 'errors/E4', 'errors/E5', 'errors/E6']);
     // A line per class and run: six classes, run-c with 30 rows and run-d with 20.
     assert.deepEqual(points(await errors.getAttribute('data-points')), Object.fromEntries(['run-c', 'run-d'].flatMap((run) => ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].map((c) => [`${run} · ${c}`, run === 'run-c' ? 30 : 20]))));
     // Counts are drawn from the rows: run-c's E4 alternates 1, 0 over 30 steps, so its max is 1 and its last (step 30) 0.

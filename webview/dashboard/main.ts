@@ -466,6 +466,8 @@ class Dashboard {
         this.charts.set(metric, chart);
         this.drawQueue.add(chart);
       }
+      // The metrics the card draws (a group's members), for the bench and the tests.
+      chart.element.dataset.members = JSON.stringify(spec.members);
       // In the chosen order; a card already in place is not moved (moving one reconnects its buttons).
       const at = evalAt >= 0 && position >= evalAt ? position + 1 : position;
       if (this.chartGrid.children[at] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[at] ?? null);
