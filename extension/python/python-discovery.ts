@@ -87,7 +87,7 @@ export class PythonDiscovery {
     if (path === undefined) {
       path = await vscode.window.showInputBox({
         title: 'vistool: Python interpreter path',
-        prompt: 'Absolute path of a python executable (with torch, transformers and TRL, or set it up with Set Up Trainer Environment)',
+        prompt: 'Absolute path of a python executable (with torch, transformers and peft, or set it up with Set Up Trainer Environment)',
         validateInput: (v) => (isExecutableFile(v.trim()) ? null : `${v.trim() || 'that'} is not an executable file`),
       });
       if (!path) return undefined;

@@ -25,10 +25,12 @@ node bin/vistool.js data gen --kind vbar --n 8 --seed 2 --split test --difficult
 import sys
 from pathlib import Path
 from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.env_client import gold_transcripts
 from vistool_trainer.rollouts.rollout import load_tasks
 from vistool_trainer.run.train import task_corpus
 out = Path(sys.argv[1])
-model, processor = build_micro_policy(task_corpus(load_tasks(out / "data/train/tasks.jsonl")), MicroSize(), 1)
+tasks = load_tasks(out / "data/train/tasks.jsonl")
+model, processor = build_micro_policy(task_corpus(tasks, gold_transcripts(tasks)), MicroSize(), 1)
 save_policy(model, processor, out / "model")
 PY
 "$VERL_PY" -m vistool_verl data convert --to verl "$OUT/data/train" --out "$OUT/data/train.parquet"

@@ -14,10 +14,10 @@ function trainerArguments(configPath: string): Record<string, string[]> {
   const script = [
     'import json, sys',
     'from pathlib import Path',
-    'from vistool_trainer.run.run_config import read_config_file',
+    'from vistool_trainer.run.run_config import load_config',
     'from vistool_trainer.run.train import data_gen_arguments',
-    'config = read_config_file(Path(sys.argv[1]))',
-    'print(json.dumps({split: data_gen_arguments(config["data"]["generate"], config["seed"], split) for split in ("train", "test")}))',
+    'config = load_config(Path(sys.argv[1]))',
+    'print(json.dumps({split: data_gen_arguments(config.data.generate, config.seed, split) for split in ("train", "test")}))',
   ].join('\n');
   const result = spawnSync(python, ['-c', script, join(root, configPath)], { encoding: 'utf8', cwd: join(root, 'trainer') });
   assert.equal(result.status, 0, result.stderr);

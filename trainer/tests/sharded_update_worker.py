@@ -18,21 +18,22 @@ from pathlib import Path
 import vistool_trainer  # noqa: F401  (OMP_WAIT_POLICY before torch loads)
 import torch
 
+from vistool_trainer.config import DistributedConfig, PolicyConfig, RlConfig, from_dict
 from vistool_trainer.algorithms.advantages import group_advantages
 from vistool_trainer.engines.distributed import Distributed, init_distributed
 from vistool_trainer.rollouts.env_client import LocalEnvServer
 from vistool_trainer.trainers.grpo import _update
 from vistool_trainer.model.policy import Policy
 from vistool_trainer.rollouts.rollout import EpisodeOptions, Rollout, load_tasks
-from vistool_trainer.trainers.sft import gold_conversations, gold_turns
+from vistool_trainer.trainers.sft import gold_conversations
 from vistool_trainer.engines.factory import make_training_engine
 
 REWARDS = [1.0, 0.0, 0.5, 0.2, 1.0, 0.0, 0.7]
 GROUP = 7
 # One group, one mini-batch, one epoch: a single optimizer step, the same in both runs.
-RL = {"loss_agg_mode": "token-mean", "micro_batch_size": 2, "clip_ratio_low": 0.2, "clip_ratio_high": 0.28, "clip_ratio_c": 10.0,
+RL = from_dict(RlConfig, {"loss_agg_mode": "token-mean", "micro_batch_size": 2, "clip_ratio_low": 0.2, "clip_ratio_high": 0.28, "clip_ratio_c": 10.0,
       "kl_coef": 0.0, "kl_estimator": "k3", "max_grad_norm": 0.05, "temperature": 1.0, "group_size": GROUP,
-      "ppo_mini_batch_size": None, "ppo_epochs": 1}
+      "ppo_mini_batch_size": None, "ppo_epochs": 1})
 
 
 def whole_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -76,10 +77,11 @@ def main() -> None:
         client = server.__enter__()
         try:
             conversations = gold_conversations(client, tasks, options)
+            gold = client.gold(tasks)
         finally:
             server.__exit__(None, None, None)
-        corpus = [f"Question: {task['question']}" for task in tasks] + [turn for task in tasks for turn in gold_turns(task, tools=True)]
-        policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}, "lora": lora, "dtype": dtype}, corpus, seed=3, device_name="cpu")
+        corpus = [f"Question: {task['question']}" for task in tasks] + [turn for transcript in gold for turn in [*transcript["tool_turns"], transcript["answer"]]]
+        policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}, "lora": lora, "dtype": dtype}), corpus, seed=3, device_name="cpu")
         if lora["enabled"]:  # peft starts B at zero; give the adapters weight so every LoRA gradient is non-zero
             with torch.no_grad():
                 for name, parameter in policy.model.named_parameters():
@@ -91,15 +93,15 @@ def main() -> None:
 
         # The same update by one process on all seven rollouts (no collectives).
         alone = Policy(copy.deepcopy(policy.model), policy.processor, policy.device)
-        alone_engine = make_training_engine(alone, {"strategy": "ddp"}, Distributed())
-        alone_optimizer = alone_engine.make_optimizer(lr, 0.0, RL["max_grad_norm"])
+        alone_engine = make_training_engine(alone, from_dict(DistributedConfig, {"strategy": "ddp"}), Distributed())
+        alone_optimizer = alone_engine.make_optimizer(lr, 0.0, RL.max_grad_norm)
         alone_before = whole_weights(alone.model)
         alone_metrics = _update(alone, alone_engine, alone_optimizer, rollouts, advantages, RL, None, Distributed())
         alone_after = whole_weights(alone.model)
 
         share = slice(0, 5) if dist.rank == 0 else slice(5, GROUP)
-        engine = make_training_engine(policy, {"strategy": strategy}, dist)
-        optimizer = engine.make_optimizer(lr, 0.0, RL["max_grad_norm"])
+        engine = make_training_engine(policy, from_dict(DistributedConfig, {"strategy": strategy}), dist)
+        optimizer = engine.make_optimizer(lr, 0.0, RL.max_grad_norm)
         before = whole_weights(policy.model)
         master_before = full_weights(engine.module)
         metrics = _update(policy, engine, optimizer, rollouts[share], advantages[share], RL, None, dist, filler=rollouts[share][0])

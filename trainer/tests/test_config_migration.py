@@ -24,7 +24,7 @@ def test_a_checkpoint_config_with_a_removed_key_loads_with_a_warning_event_namin
     path = _old_config(tmp_path, no_tool_reward_scale=0.8)
     stdout = io.StringIO()
     config = load_saved_config(path, EventStream(stdout=stdout, stderr=io.StringIO()).warning)
-    assert "no_tool_reward_scale" not in config["rl"] and config["rl"]["steps"] == 7
+    assert not hasattr(config.rl, "no_tool_reward_scale") and config.rl.steps == 7
     warnings = [event for event in _events(stdout) if event["event"] == "warning"]
     assert len(warnings) == 1
     assert "rl.no_tool_reward_scale" in warnings[0]["message"] and "0.8" in warnings[0]["message"]
@@ -34,7 +34,7 @@ def test_a_checkpoint_config_with_a_removed_key_loads_with_a_warning_event_namin
 def test_a_valid_config_loads_without_warnings(tmp_path):
     messages: list[str] = []
     config = load_saved_config(_old_config(tmp_path), messages.append)
-    assert config["rl"]["steps"] == 7 and messages == []
+    assert config.rl.steps == 7 and messages == []
 
 
 def test_a_removed_key_next_to_another_mistake_still_fails_with_the_schema_error(tmp_path):

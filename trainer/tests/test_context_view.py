@@ -2,6 +2,7 @@
 encoder applies it the same way when the policy samples and when it is trained."""
 from PIL import Image
 
+from vistool_trainer.config import PolicyConfig, PolicyViewConfig, from_dict
 from vistool_trainer.model.context_view import EARLIER_IMAGE, ContextView, apply_view
 from vistool_trainer.model.policy import Policy
 
@@ -37,14 +38,14 @@ def test_bad_settings_are_errors_naming_the_key():
     import pytest
 
     with pytest.raises(ValueError, match="policy.view.latest_images"):
-        ContextView.from_config({"latest_images": 0})
+        ContextView.from_config(from_dict(PolicyViewConfig, {"latest_images": 0}))
 
 
 def test_each_turn_is_trained_in_the_context_it_was_sampled_in_when_the_view_drops_images():
     """The chart is visible when the tool call is written and gone when the answer is: each turn is
     its own training sequence, equal to what the policy read when it sampled that turn."""
     corpus = ["Question: Q", "<tool_call>{}</tool_call>", "OBSERVATION: masked.", EARLIER_IMAGE, "<answer>low</answer>"] * 20
-    policy = Policy.create({"model": "micro", "micro": {"vocab_size": 300}, "view": {"latest_images": 1, "images_first": True}}, corpus, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}, "view": {"latest_images": 1, "images_first": True}}), corpus, 1, "cpu")
     chart = {**CHART, "image": Image.new("RGB", (112, 112), "white")}
     edited = {**EDITED, "image": Image.new("RGB", (112, 112), "red")}
     first = [MESSAGES[0], {**MESSAGES[1], "content": [chart, MESSAGES[1]["content"][1]]}]
@@ -60,14 +61,14 @@ def test_each_turn_is_trained_in_the_context_it_was_sampled_in_when_the_view_dro
         assert policy.processor.tokenizer.decode([t for t, m in zip(segment.input_ids, segment.loss_mask) if m]) == turn
     assert segments[0].image_keys == ["chart"] and segments[1].image_keys == ["edited"]
     # Without a view that drops images the conversation stays one sequence with both turns trained.
-    plain = Policy.create({"model": "micro", "micro": {"vocab_size": 300}}, corpus, 1, "cpu")
+    plain = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}}), corpus, 1, "cpu")
     whole = plain.encoder.training_segments(second + [answer])
     assert len(whole) == 1 and whole[0].image_keys == ["chart", "edited"]
 
 
 def test_sampling_and_training_encode_the_same_view():
     corpus = ["Question: Q", "<tool_call>{}</tool_call>", "OBSERVATION: masked.", EARLIER_IMAGE, "<answer>low</answer>"] * 20
-    policy = Policy.create({"model": "micro", "micro": {"vocab_size": 300}, "view": {"latest_images": 1, "images_first": True}}, corpus, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}, "view": {"latest_images": 1, "images_first": True}}), corpus, 1, "cpu")
     chart = {**CHART, "image": Image.new("RGB", (112, 112), "white")}
     edited = {**EDITED, "image": Image.new("RGB", (112, 112), "red")}
     conversation = [MESSAGES[0], {**MESSAGES[1], "content": [chart, MESSAGES[1]["content"][1]]}, MESSAGES[2],

@@ -4,9 +4,11 @@ runs the real thing on tiny budgets: both arms as `train` subprocesses against r
 then summary.json and report.html from their run directories."""
 import io
 import json
+from dataclasses import replace
 
 import pytest
 
+from vistool_trainer.config import to_dict
 from vistool_trainer.run.demo import ARMS, demo_config, parse_overrides, run_demo
 from vistool_trainer.run.demo_report import write_report
 from vistool_trainer.run.events import EventStream
@@ -17,7 +19,7 @@ from vistool_trainer.run.train import generate_tasks, train
 
 
 def _without(config, *paths):
-    config = json.loads(json.dumps(config))
+    config = to_dict(config)
     for path in paths:
         target = config
         *parents, leaf = path.split(".")
@@ -30,20 +32,20 @@ def _without(config, *paths):
 def test_the_two_arms_differ_in_env_tools_alone_and_share_the_data(tmp_path):
     tools = demo_config(str(tmp_path / "demo"), minutes=20, arm="tools")
     text = demo_config(str(tmp_path / "demo"), minutes=20, arm="text")
-    assert tools["env"]["tools"] is True and text["env"]["tools"] is False
-    assert tools["output_dir"] == str((tmp_path / "demo" / "tools").resolve()) and text["output_dir"] == str((tmp_path / "demo" / "text").resolve())
-    assert tools["data"]["train"] == text["data"]["train"] == str((tmp_path / "demo" / "data" / "train" / "tasks.jsonl").resolve())
+    assert tools.env.tools is True and text.env.tools is False
+    assert tools.output_dir == str((tmp_path / "demo" / "tools").resolve()) and text.output_dir == str((tmp_path / "demo" / "text").resolve())
+    assert tools.data.train == text.data.train == str((tmp_path / "demo" / "data" / "train" / "tasks.jsonl").resolve())
     assert _without(tools, "env.tools", "output_dir", "name") == _without(text, "env.tools", "output_dir", "name")
     # The same initial model: the same seed, model settings and training data build it.
-    assert tools["seed"] == text["seed"] and tools["policy"] == text["policy"]
-    assert tools["policy"]["model"] == "micro" and tools["device"] == "cpu"
-    assert tools["sft"]["max_seconds"] + tools["rl"]["max_seconds"] <= 20 * 60
+    assert tools.seed == text.seed and tools.policy == text.policy
+    assert tools.policy.model == "micro" and tools.device == "cpu"
+    assert tools.sft.max_seconds + tools.rl.max_seconds <= 20 * 60
 
 
 def test_the_demo_task_family_is_level_questions_about_six_shuffled_bars(tmp_path, cli_bundle):
-    generate = {**demo_config(str(tmp_path / "demo"), minutes=20)["data"]["generate"], "n_train": 9}
-    assert generate["families"] == ["level"] and generate["labels"] == list("ABCDEF")
-    assert generate["shuffle_labels"] is True and generate["categories"] == [6, 6]
+    generate = replace(demo_config(str(tmp_path / "demo"), minutes=20).data.generate, n_train=9)
+    assert generate.families == ["level"] and generate.labels == list("ABCDEF")
+    assert generate.shuffle_labels is True and generate.categories == [6, 6]
     tasks = load_tasks(generate_tasks(tmp_path / "train", generate, seed=3, split="train"))
     assert len(tasks) == 9
     for task in tasks:
@@ -56,23 +58,23 @@ def test_the_demo_task_family_is_level_questions_about_six_shuffled_bars(tmp_pat
 
 def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
     config = demo_config("runs/demo", minutes=20, model="Qwen/Qwen2.5-VL-3B-Instruct", device="cuda")
-    assert config["policy"]["model"] == "Qwen/Qwen2.5-VL-3B-Instruct" and config["device"] == "cuda"
-    assert config["policy"]["dtype"] == "auto"  # bfloat16 on CUDA (policy.pick_dtype)
-    assert config["policy"]["system_prompt"] is None  # a pretrained model reads the server's tool list
-    assert config["rl"]["lr"] == 1e-6 and config["rl"]["max_new_tokens"] >= 256
+    assert config.policy.model == "Qwen/Qwen2.5-VL-3B-Instruct" and config.device == "cuda"
+    assert config.policy.dtype == "auto"  # bfloat16 on CUDA (policy.pick_dtype)
+    assert config.policy.system_prompt is None  # a pretrained model reads the server's tool list
+    assert config.rl.lr == 1e-6 and config.rl.max_new_tokens >= 256
     # The micro model's one-skill-at-a-time phases are off: whole trajectories and the mixture from the start.
-    assert [config["sft"][key] for key in ("after_tool_turns_first", "calls_without_images_steps", "tool_trajectories_steps")] == [0, 0, 0]
+    assert [getattr(config.sft, key) for key in ("after_tool_turns_first", "calls_without_images_steps", "tool_trajectories_steps")] == [0, 0, 0]
     micro = demo_config("runs/demo", minutes=20)
-    assert micro["sft"]["calls_alongside_answers"] is True and micro["policy"]["view"]["latest_images"] == 1
+    assert micro.sft.calls_alongside_answers is True and micro.policy.view.latest_images == 1
     for section in ("data", "env", "rewards", "checkpoint"):
-        assert config[section] == micro[section], section
+        assert getattr(config, section) == getattr(micro, section), section
 
 
 def test_overrides_reach_both_arms_and_bad_ones_are_refused(tmp_path):
     overrides = parse_overrides(["sft.steps=7", "eval.n=12", "name=x"])
     assert overrides == {"sft.steps": 7, "eval.n": 12, "name": "x"}
     for arm in ARMS:
-        assert demo_config(str(tmp_path), 20, arm=arm, overrides=overrides)["sft"]["steps"] == 7
+        assert demo_config(str(tmp_path), 20, arm=arm, overrides=overrides).sft.steps == 7
     with pytest.raises(ValueError, match="KEY=VALUE"):
         parse_overrides(["sft.steps"])
     stderr = io.StringIO()
@@ -87,15 +89,15 @@ def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_
     save_policy(model, processor, tmp_path / "checkpoint")  # save_pretrained: what a hub snapshot looks like on disk
 
     config = demo_config(str(tmp_path / "run"), minutes=1, model=str(tmp_path / "checkpoint"), device="cpu")
-    assert config["policy"]["model"] == str(tmp_path / "checkpoint")
-    config["output_dir"] = str(tmp_path / "run")
-    config["data"] = {**config["data"], "train": str(train_path), "eval": str(eval_path)}
-    config["sft"].update(steps=1, batch_size=2, probe_tasks=2)
-    config["rl"].update(steps=1, prompts_per_step=1, group_size=2, max_new_tokens=6, micro_batch_size=2, ppo_mini_batch_size=None)
-    config["eval"].update(before_and_after=False, every_steps=0)
-    config["policy"]["system_prompt"] = ""  # keeps this CPU test short; the real model keeps the server's
+    assert config.policy.model == str(tmp_path / "checkpoint")
+    config.output_dir = str(tmp_path / "run")
+    config.data.train, config.data.eval = str(train_path), str(eval_path)
+    config.sft = replace(config.sft, steps=1, batch_size=2, probe_tasks=2)
+    config.rl = replace(config.rl, steps=1, prompts_per_step=1, group_size=2, max_new_tokens=6, micro_batch_size=2, ppo_mini_batch_size=None)
+    config.eval = replace(config.eval, before_and_after=False, every_steps=0)
+    config.policy.system_prompt = ""  # keeps this CPU test short; the real model keeps the server's
     stdout = io.StringIO()
-    assert train(resolve_config(config), events=EventStream(stdout=stdout, stderr=io.StringIO())) == 0
+    assert train(resolve_config(to_dict(config)), events=EventStream(stdout=stdout, stderr=io.StringIO())) == 0
     events = [json.loads(line) for line in stdout.getvalue().splitlines()]
     assert events[-1]["event"] == "finished"
     saved = sorted((tmp_path / "run" / "checkpoints").glob("step-*"))[-1] / "policy"

@@ -108,13 +108,14 @@ def test_the_report_shows_both_arms_the_intervals_and_the_claims_and_escapes_mod
 def test_the_report_says_where_the_warm_up_phases_ended_and_what_the_probe_read(tmp_path):
     from vistool_trainer.run.demo_report import warmup_html
     from vistool_trainer.algorithms.sft_schedule import SftSchedule
+    from vistool_trainer.config import SftConfig, from_dict
 
     sft = {"steps": 1000, "after_tool_turns_first": 550, "calls_without_images_steps": 200, "tool_trajectories_steps": 250,
            "direct_answer_fraction": 0.6, "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "probe_tasks": 64, "probe_every": 50}
     run = tmp_path / "tools"
     run.mkdir()
     # The schedule as the trainer leaves it: phase 1 ended early at 350, the others ran their caps.
-    schedule = SftSchedule.from_config(sft)
+    schedule = SftSchedule.from_config(from_dict(SftConfig, sft))
     schedule.end_phase(350)
     write_json_atomic(run / "run.json", {"status": "finished", "sft_schedule": schedule.state()})
     append_json_line(run / "metrics.jsonl", {"step": 1000, "stage": "sft", "sft/step": 1000, "sft/probe_call_acc": 0.97,

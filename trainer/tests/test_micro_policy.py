@@ -3,6 +3,7 @@ import json
 import torch
 from PIL import Image
 
+from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.model.chat_template import pieces_as_text, render_pieces
 from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, parameter_count
 from vistool_trainer.model.policy import Policy
@@ -33,7 +34,7 @@ def test_micro_model_is_the_real_architecture_at_reference_size():
 
 
 def test_saved_micro_policy_loads_back_with_transformers_auto_classes(tmp_path):
-    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro"}), CORPUS, 1, "cpu")
     policy.save(tmp_path / "p")
     loaded = Policy.load(tmp_path / "p", "cpu")
     a, b = policy.model.state_dict(), loaded.model.state_dict()
@@ -41,7 +42,7 @@ def test_saved_micro_policy_loads_back_with_transformers_auto_classes(tmp_path):
 
 
 def test_python_rendering_matches_the_jinja_template_including_images_in_tool_turns():
-    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro"}), CORPUS, 1, "cpu")
     image = {"type": "image", "ref": "r"}
     messages = [{"role": "system", "content": "S"}, {"role": "user", "content": [image, {"type": "text", "text": "Q"}]},
                 {"role": "assistant", "content": "<tool_call>{}</tool_call>"},
@@ -53,7 +54,7 @@ def test_python_rendering_matches_the_jinja_template_including_images_in_tool_tu
 
 
 def test_encoding_masks_observations_and_marks_image_tokens_for_mrope():
-    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro"}), CORPUS, 1, "cpu")
     image = {"type": "image", "ref": "r", "image": Image.new("RGB", (224, 112), "white")}
     messages = [{"role": "user", "content": [image, {"type": "text", "text": "Q"}]},
                 {"role": "assistant", "content": "<answer>7</answer>"}]
@@ -94,7 +95,7 @@ def test_example_configs_validate():
 
 def test_sampling_never_writes_vision_placeholders_or_turn_openers():
     torch.manual_seed(0)
-    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro"}), CORPUS, 1, "cpu")
     image = {"type": "image", "ref": "r", "image": Image.new("RGB", (224, 112), "white")}
     conversations = [[{"role": "user", "content": [image, {"type": "text", "text": "Q"}]}]] * 8
     turns = policy.sample_turns(conversations, max_new_tokens=64, temperature=3.0, greedy=False)
@@ -107,7 +108,7 @@ def test_scoring_only_trained_positions_with_shared_images_equals_the_full_forwa
     from vistool_trainer.model.conversation_encoding import expand_images
 
     torch.manual_seed(0)
-    policy = Policy.create({"model": "micro"}, CORPUS, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro"}), CORPUS, 1, "cpu")
     chart = {"type": "image", "ref": "chart", "image": Image.effect_noise((224, 112), 60).convert("RGB")}
     edited = {"type": "image", "ref": "edited", "image": Image.effect_noise((112, 112), 90).convert("RGB")}
     call = {"role": "assistant", "content": '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Team"]}}</tool_call>'}

@@ -10,7 +10,7 @@ import vistool_trainer
 
 PACKAGE = Path(vistool_trainer.__file__).parent
 # Lower layers first; a subpackage may import its own modules and any layer before it.
-LAYERS = ["checkout", "algorithms", "model", "engines", "rollouts", "trainers", "run"]
+LAYERS = ["checkout", "config", "algorithms", "model", "engines", "rollouts", "trainers", "run"]
 
 
 def module_name(path: Path) -> str:

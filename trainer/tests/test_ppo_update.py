@@ -7,11 +7,13 @@ turns (no env server: rewards are given, the update is what is under test).
 - the training logits are divided by the sampling temperature.
 """
 import copy
+from dataclasses import replace
 
 import pytest
 import torch
 from PIL import Image
 
+from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.model.conversation_encoding import expand_images
 from vistool_trainer.trainers.grpo import _update
 from vistool_trainer.model.policy import Policy, score_tokens
@@ -36,13 +38,11 @@ def _rollouts(policy, groups=4, group_size=4, seed=0):
 
 
 def _rl(**overrides):
-    rl = resolve_config({})["rl"]
-    rl.update({"group_size": 4, "micro_batch_size": 8, "lr": 1e-3, "temperature": 1.0, **overrides})
-    return rl
+    return replace(resolve_config({}).rl, **{"group_size": 4, "micro_batch_size": 8, "lr": 1e-3, "temperature": 1.0, **overrides})
 
 
 def _policy():
-    return Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, CORPUS, 3, "cpu")
+    return Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), CORPUS, 3, "cpu")
 
 
 def test_one_mini_batch_is_on_policy_and_equals_a_reinforce_step():

@@ -2,12 +2,13 @@
 before it trains, and not where fp32 weights or fp32 master weights take the step."""
 import torch
 
+from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.model.policy import Policy
 from vistool_trainer.engines.training_engine import TrainingEngine, half_precision_warning
 
 
 def _policy(dtype: str, lora: bool = False) -> Policy:
-    return Policy.create({"model": "micro", "micro": {"vocab_size": 300}, "dtype": dtype, "lora": {"enabled": lora}},
+    return Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}, "dtype": dtype, "lora": {"enabled": lora}}),
                          ["a b c tool answer"] * 5, seed=1, device_name="cpu")
 
 

@@ -1,6 +1,7 @@
 """The rollout loop and the SFT replay against the real `vistool serve` on real generated tasks."""
 from pathlib import Path
 
+from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.model.policy import Policy
 from vistool_trainer.rollouts.rollout import EpisodeOptions, load_tasks, run_rollouts
 from vistool_trainer.trainers.sft import gold_conversations
@@ -9,7 +10,7 @@ from vistool_trainer.trainers.sft import gold_conversations
 def test_rollouts_through_the_real_env_server_carry_server_trajectories_and_scores(env_server, vbar_data):
     client, _ = env_server
     tasks = load_tasks(vbar_data[0])
-    policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, [t["question"] for t in tasks] * 5, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 1, "cpu")
     rollouts = run_rollouts(policy, client, tasks[:2], 2, EpisodeOptions(max_turns=2, system_prompt=""), 8, 1.0)
     assert [(r.prompt_id, r.group) for r in rollouts] == [(tasks[0]["id"], 0), (tasks[0]["id"], 1), (tasks[1]["id"], 0), (tasks[1]["id"], 1)]
     for rollout in rollouts:
@@ -83,7 +84,7 @@ def test_an_episode_the_server_cannot_score_scores_0_with_the_reason_and_the_rol
 
     closing = ClosesOneEpisodeFirst(client.url, client.token)
     tasks = load_tasks(vbar_data[0])[:1]
-    policy = Policy.create({"model": "micro", "micro": {"vocab_size": 400}}, [t["question"] for t in tasks] * 5, 1, "cpu")
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 1, "cpu")
     timing = RolloutTiming()
     rollouts = run_rollouts(policy, closing, tasks, 3, EpisodeOptions(max_turns=1, system_prompt=""), 6, 1.0, timing=timing)
     assert len(rollouts) == 3 and timing.env_errors == 1

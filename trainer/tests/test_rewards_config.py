@@ -17,8 +17,8 @@ def test_rewards_defaults_come_from_the_reward_modules_own_schema():
 
     reward_schema = json.loads((repo_root() / "env" / "rewards" / "config.schema.json").read_text())
     config = resolve_config({})
-    assert config["rewards"]["tool"]["no_tool_factor"] == reward_schema["properties"]["tool"]["properties"]["no_tool_factor"]["default"]
-    assert set(config["rewards"]) == set(reward_schema["properties"])
+    assert config.rewards["tool"]["no_tool_factor"] == reward_schema["properties"]["tool"]["properties"]["no_tool_factor"]["default"]
+    assert set(config.rewards) == set(reward_schema["properties"])
     assert resolved_schema()["properties"]["rewards"]["properties"]["judge"]["properties"]["mode"]["enum"] == ["replace", "average", "either"]
 
 

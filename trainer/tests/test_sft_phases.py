@@ -5,6 +5,7 @@ trajectories mixed with direct answers (docs/DEMO.md). A run with the tools off 
 answers, so it trains whole answers from its first step instead of spending steps on nothing."""
 from PIL import Image
 
+from vistool_trainer.config import PolicyConfig, SftConfig, from_dict
 from vistool_trainer.model.policy import Policy
 from vistool_trainer.trainers.sft import run_sft
 from vistool_trainer.algorithms.sft_schedule import SftSchedule
@@ -22,7 +23,7 @@ DIRECT_CONVERSATION = [SYSTEM, USER, ANSWER]
 
 def _policy() -> Policy:
     corpus = [part["text"] for m in TOOL_CONVERSATION for part in m["content"] if "text" in part] * 20
-    return Policy.create({"model": "micro", "micro": {"vocab_size": 300}}, corpus, 1, "cpu")
+    return Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}}), corpus, 1, "cpu")
 
 
 def _trained_text(policy: Policy, segments) -> list[str]:
@@ -30,10 +31,10 @@ def _trained_text(policy: Policy, segments) -> list[str]:
 
 
 def test_the_first_steps_train_only_the_answer_after_the_tool_result_then_whole_trajectories():
-    schedule = SftSchedule.from_config({"after_tool_turns_first": 3, "direct_answer_fraction": 0.6})
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 3, "direct_answer_fraction": 0.6}))
     assert [schedule.after_tool(step) for step in range(5)] == [True, True, True, False, False]
     assert [schedule.direct_share(step) for step in (0, 2, 3, 10)] == [0.0, 0.0, 0.6, 0.6]
-    assert SftSchedule.from_config({"direct_answer_fraction": 0.6}).direct_share(0) == 0.6  # no phase: the mixture from step 0
+    assert SftSchedule.from_config(from_dict(SftConfig, {"direct_answer_fraction": 0.6})).direct_share(0) == 0.6  # no phase: the mixture from step 0
 
     policy = _policy()
     assert _trained_text(policy, policy.encoder.after_tool_segments(TOOL_CONVERSATION)) == ["<answer>low</answer><|im_end|>"]
@@ -45,7 +46,7 @@ def test_the_first_steps_train_only_the_answer_after_the_tool_result_then_whole_
 def _losses(conversations, config):
     policy = _policy()
     losses: list[float] = []
-    run_sft(policy, conversations, {"steps": 4, "batch_size": 2, "lr": 1e-3, "weight_decay": 0.0, **config}, seed=3,
+    run_sft(policy, conversations, from_dict(SftConfig, {"steps": 4, "batch_size": 2, "lr": 1e-3, "weight_decay": 0.0, **config}), seed=3,
             on_step=lambda step, loss, seconds: losses.append(loss))
     return losses
 

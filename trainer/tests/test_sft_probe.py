@@ -3,6 +3,7 @@ write, teacher-forced. Checked against greedy decoding, the thing it stands in f
 import pytest
 
 from test_sft_phases import CALL, DIRECT_CONVERSATION, TOOL_CONVERSATION, USER, SYSTEM, RESULT, ANSWER, _policy
+from vistool_trainer.config import SftConfig, from_dict
 from vistool_trainer.trainers.sft import run_sft
 from vistool_trainer.trainers.sft_probe import SftProbe, reproduced_turns, split_probe, trained_runs, turn_kinds
 
@@ -39,7 +40,7 @@ def test_the_probe_agrees_with_greedy_decoding_before_and_after_the_policy_learn
     assert _greedy_turn(policy, [SYSTEM, USER]) != CALL["content"][0]["text"]
     assert probe.measure(policy) == {"sft/probe_call_acc": 0.0, "sft/probe_answer_after_tool_acc": 0.0, "sft/probe_call_without_images_acc": 0.0}
 
-    run_sft(policy, [TOOL_CONVERSATION], {"steps": 60, "batch_size": 2, "lr": 3e-3, "weight_decay": 0.0}, seed=1,
+    run_sft(policy, [TOOL_CONVERSATION], from_dict(SftConfig, {"steps": 60, "batch_size": 2, "lr": 3e-3, "weight_decay": 0.0}), seed=1,
             on_step=lambda *_: None)
     # Trained on it: greedy decoding writes both gold turns word for word, and the probe says so.
     assert _greedy_turn(policy, [SYSTEM, USER]) == CALL["content"][0]["text"]

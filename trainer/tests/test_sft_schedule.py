@@ -6,6 +6,7 @@ import json
 import pytest
 
 from test_end_to_end import small_config
+from vistool_trainer.config import SftConfig, from_dict
 from vistool_trainer.run.events import EventStream
 from vistool_trainer.run.run_config import ConfigError, resolve_config
 from vistool_trainer.run.run_directory import read_json_lines
@@ -14,22 +15,22 @@ from vistool_trainer.run.train import train
 
 
 def test_fixed_phases_follow_the_step_caps_in_order():
-    schedule = SftSchedule.from_config({"after_tool_turns_first": 3, "calls_without_images_steps": 2, "tool_trajectories_steps": 2,
-                                        "direct_answer_fraction": 0.6})
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 3, "calls_without_images_steps": 2, "tool_trajectories_steps": 2,
+                                        "direct_answer_fraction": 0.6}))
     assert [schedule.phase(step) for step in range(9)] == (["answers_after_tool"] * 3 + ["calls_without_images"] * 2
                                                            + ["tool_trajectories"] * 2 + ["mixture"] * 2)
     assert [schedule.direct_share(step) for step in range(9)] == [0.0] * 7 + [0.6, 0.6]
     assert [schedule.after_tool(step) for step in range(4)] == [True, True, True, False]
     assert [schedule.calls_without_images(step) for step in (2, 3, 4, 5)] == [False, True, True, False]
     # A phase without steps is skipped.
-    skipped = SftSchedule.from_config({"after_tool_turns_first": 2, "tool_trajectories_steps": 1})
+    skipped = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 2, "tool_trajectories_steps": 1}))
     assert [skipped.phase(step) for step in range(4)] == ["answers_after_tool"] * 2 + ["tool_trajectories", "mixture"]
 
 
 def test_a_probe_that_reaches_its_target_ends_the_phase_and_moves_the_later_ones():
-    schedule = SftSchedule.from_config({"after_tool_turns_first": 100, "calls_without_images_steps": 50, "tool_trajectories_steps": 30,
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 100, "calls_without_images_steps": 50, "tool_trajectories_steps": 30,
                                         "direct_answer_fraction": 0.5, "after_tool_until_acc": 0.9, "calls_without_images_until_acc": 0.8,
-                                        "tool_trajectories_until_acc": 0.8})
+                                        "tool_trajectories_until_acc": 0.8}))
     assert schedule.wants_probe_decision(40)
     assert not schedule.reached(40, {"sft/probe_answer_after_tool_acc": 0.89})
     assert schedule.reached(40, {"sft/probe_answer_after_tool_acc": 0.9})
@@ -47,11 +48,11 @@ def test_a_probe_that_reaches_its_target_ends_the_phase_and_moves_the_later_ones
     assert not schedule.wants_probe_decision(80)  # the mixture runs to sft.steps
     assert schedule.ended_early_at == [40, 60, 70]
     # The state survives a resume as it was.
-    assert SftSchedule.from_config({}, json.loads(json.dumps(schedule.state()))) == schedule
+    assert SftSchedule.from_config(from_dict(SftConfig, {}), json.loads(json.dumps(schedule.state()))) == schedule
 
 
 def test_a_phase_without_a_target_is_never_ended_by_the_probe():
-    schedule = SftSchedule.from_config({"after_tool_turns_first": 10, "tool_trajectories_steps": 5})
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 10, "tool_trajectories_steps": 5}))
     assert not schedule.wants_probe_decision(0)
     assert not schedule.reached(0, {"sft/probe_answer_after_tool_acc": 1.0})
 
@@ -79,12 +80,12 @@ def test_a_run_ends_the_after_tool_phase_on_the_probe_and_logs_where(tmp_path, v
 
 
 def test_with_calls_alongside_the_answer_phase_waits_for_both_probes():
-    schedule = SftSchedule.from_config({"after_tool_turns_first": 100, "tool_trajectories_steps": 10, "after_tool_until_acc": 0.9,
-                                        "calls_alongside_answers": True})
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 100, "tool_trajectories_steps": 10, "after_tool_until_acc": 0.9,
+                                        "calls_alongside_answers": True}))
     assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.95, "sft/probe_call_without_images_acc": 0.5})
     assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.5, "sft/probe_call_without_images_acc": 0.95})
     # The calls are trained without images in this phase: their probe without images decides, not the one with.
     assert not schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_acc": 1.0})
     assert schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_without_images_acc": 0.9})
-    alone = SftSchedule.from_config({"after_tool_turns_first": 100, "after_tool_until_acc": 0.9})
+    alone = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 100, "after_tool_until_acc": 0.9}))
     assert alone.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_acc": 0.0})

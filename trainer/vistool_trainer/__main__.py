@@ -31,8 +31,12 @@ def _train(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config, {"output_dir": args.output_dir} if args.output_dir else None)
+        if config.engine != "vistool":
+            raise ConfigError(f"run config {args.config} asks for engine {config.engine!r}, which this trainer is not: export its recipe "
+                              f"(node bin/vistool.js config export --to verl {args.config} --out DIR) and run DIR/run.sh, "
+                              "or set \"engine\": \"vistool\"")
         if not args.resume and os.environ.get("RANK", "0") == "0":  # rank 0 checks before any rank writes
-            refuse_to_mix_runs(Path(config["output_dir"]))
+            refuse_to_mix_runs(Path(config.output_dir))
     except (ConfigError, RunDirectoryInUse) as error:
         EventStream().emit("failed", error=str(error))
         print(str(error), file=sys.stderr)

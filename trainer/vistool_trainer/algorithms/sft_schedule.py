@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..config import SftConfig
+
 # The phases before the mixture: name, the config key of its length, of its target, and the probe rate the target reads.
 PHASES = (
     ("answers_after_tool", "after_tool_turns_first", "after_tool_until_acc", "sft/probe_answer_after_tool_acc"),
@@ -60,13 +62,13 @@ class SftSchedule:
             self.ended_early_at = [None] * len(self.lengths)
 
     @classmethod
-    def from_config(cls, sft: dict[str, Any], saved: dict[str, Any] | None = None) -> "SftSchedule":
+    def from_config(cls, sft: SftConfig, saved: dict[str, Any] | None = None) -> "SftSchedule":
         if saved:
             return cls(**saved)
-        return cls(lengths=[int(sft.get(length_key, 0)) for _, length_key, _, _ in PHASES],
-                   targets=[sft.get(target_key) for _, _, target_key, _ in PHASES],
-                   direct_answer_fraction=float(sft.get("direct_answer_fraction", 0.0)),
-                   calls_alongside=bool(sft.get("calls_alongside_answers", False)))
+        return cls(lengths=[int(getattr(sft, length_key)) for _, length_key, _, _ in PHASES],
+                   targets=[getattr(sft, target_key) for _, _, target_key, _ in PHASES],
+                   direct_answer_fraction=float(sft.direct_answer_fraction),
+                   calls_alongside=bool(sft.calls_alongside_answers))
 
     def state(self) -> dict[str, Any]:
         return asdict(self)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..config import DistributedConfig
 from ..model.policy import Policy
 from .distributed import Distributed
 from .fully_sharded import FullyShardedTraining
@@ -14,18 +15,18 @@ from .zero3 import DeepSpeedZero3Training
 STRATEGIES = ("ddp", "fsdp", "zero3")
 
 
-def make_training_engine(policy: Policy, distributed: dict[str, Any], dist: Distributed = Distributed()) -> TrainingEngine:
+def make_training_engine(policy: Policy, distributed: DistributedConfig, dist: Distributed = Distributed()) -> TrainingEngine:
     """The engine the run config's `distributed.strategy` names. One process always trains
     replicated: there is nothing to shard across."""
-    strategy = distributed.get("strategy", "ddp")
+    strategy = distributed.strategy
     if strategy not in STRATEGIES:
         raise ValueError(f"distributed.strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     if strategy == "ddp" or not dist.enabled:
         return TrainingEngine(policy, dist)
-    if distributed.get("cpu_offload", False) and policy.device.type != "cuda":
+    if distributed.cpu_offload and policy.device.type != "cuda":
         raise ValueError("distributed.cpu_offload moves sharded state from GPU to CPU memory; this run is on "
                          f"{policy.device.type} already: set it false (or run on cuda)")
     if strategy == "fsdp":
-        return FullyShardedTraining(policy, dist, cpu_offload=distributed.get("cpu_offload", False),
-                                    reshard_after_forward=distributed.get("reshard_after_forward", True))
-    return DeepSpeedZero3Training(policy, dist, cpu_offload=distributed.get("cpu_offload", False))
+        return FullyShardedTraining(policy, dist, cpu_offload=distributed.cpu_offload,
+                                    reshard_after_forward=distributed.reshard_after_forward)
+    return DeepSpeedZero3Training(policy, dist, cpu_offload=distributed.cpu_offload)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import PolicyViewConfig
+
 EARLIER_IMAGE = "(earlier image)"
 # What stands for an image in a sequence trained without its images (sft.calls_without_images_steps).
 IMAGE_LEFT_OUT = "(image)"
@@ -28,12 +30,12 @@ class ContextView:
     images_first: bool = False
 
     @classmethod
-    def from_config(cls, view: dict[str, Any] | None) -> "ContextView":
-        view = view or {}
-        latest = view.get("latest_images")
+    def from_config(cls, view: PolicyViewConfig | None) -> "ContextView":
+        view = view or PolicyViewConfig()
+        latest = view.latest_images
         if latest is not None and (not isinstance(latest, int) or latest < 1):
             raise ValueError(f"policy.view.latest_images must be a whole number ≥ 1 or null; got {latest!r}")
-        return cls(latest_images=latest, images_first=bool(view.get("images_first", False)))
+        return cls(latest_images=latest, images_first=bool(view.images_first))
 
     @property
     def is_identity(self) -> bool:

@@ -7,13 +7,13 @@ Saved with save_pretrained, so a checkpoint loads like any HF model. It never do
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
 from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
+from ..config import PolicyMicroConfig
 from .chat_template import TOOL_CHAT_TEMPLATE
 from .policy_processor import PolicyProcessor
 from .tokenizer_builder import train_micro_tokenizer
@@ -22,21 +22,8 @@ PATCH = 14
 MERGE = 2
 
 
-@dataclass(frozen=True)
-class MicroSize:
-    text_hidden: int = 128
-    text_layers: int = 2
-    text_heads: int = 4
-    text_kv_heads: int = 2
-    text_intermediate: int = 256
-    vision_hidden: int = 64
-    vision_depth: int = 2
-    vision_heads: int = 4
-    vision_intermediate: int = 128
-    vocab_size: int = 1024
-    # Images are kept at their size (up to max_pixels), rounded to multiples of 28.
-    min_pixels: int = 56 * 56
-    max_pixels: int = 224 * 224
+# The micro model's size is the run config's policy.micro section (config.py), one definition.
+MicroSize = PolicyMicroConfig
 
 
 def micro_config(size: MicroSize, tokenizer_vocab: int, token_ids: dict[str, int]) -> Qwen2_5_VLConfig:

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from transformers import AutoModelForImageTextToText
 
+from ..config import PolicyConfig
 from .context_view import ContextView
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import MicroSize, build_micro_policy, save_policy
@@ -106,31 +107,29 @@ class Policy:
 
     # ---- loading -------------------------------------------------------------------------
     @classmethod
-    def create(cls, policy_config: dict[str, Any], corpus: list[str], seed: int, device_name: str = "auto",
+    def create(cls, policy_config: PolicyConfig, corpus: list[str], seed: int, device_name: str = "auto",
                base_directory: Path | None = None) -> "Policy":
         """With LoRA, `base_directory` receives the frozen base model before the adapters are added
         (once per run: a resumed run loads it and puts the checkpoint's adapters back on it)."""
         device = pick_device(device_name)
-        dtype = pick_dtype(policy_config.get("dtype", "auto"), device)
-        source = policy_config.get("model", "micro")
+        dtype = pick_dtype(policy_config.dtype, device)
+        source = policy_config.model
         if source == "micro":
-            micro = policy_config.get("micro", {})
-            size = MicroSize(**micro) if micro else MicroSize()
+            size = policy_config.micro
             model, processor = build_micro_policy(corpus, size, seed)
             model = model.to(device=device, dtype=dtype)
         else:
-            processor = PolicyProcessor.from_pretrained(source, policy_config.get("min_pixels"), policy_config.get("max_pixels"))
+            processor = PolicyProcessor.from_pretrained(source, policy_config.min_pixels, policy_config.max_pixels)
             model = AutoModelForImageTextToText.from_pretrained(source, dtype=dtype).to(device)
-        lora = policy_config.get("lora", {})
-        if lora.get("enabled"):
+        lora = policy_config.lora
+        if lora.enabled:
             from peft import LoraConfig, get_peft_model
 
             if base_directory is not None:
                 save_policy(model, processor, base_directory)
-            model = get_peft_model(model, LoraConfig(r=lora.get("r", 16), lora_alpha=lora.get("alpha", 32),
-                                                     lora_dropout=lora.get("dropout", 0.05),
-                                                     target_modules=lora.get("target_modules", ["q_proj", "k_proj", "v_proj", "o_proj"])))
-        return cls(model, processor, device, ContextView.from_config(policy_config.get("view")))
+            model = get_peft_model(model, LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
+                                                     target_modules=list(lora.target_modules)))
+        return cls(model, processor, device, ContextView.from_config(policy_config.view))
 
     @classmethod
     def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto", view: ContextView | None = None) -> "Policy":

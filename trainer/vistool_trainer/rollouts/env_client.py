@@ -14,12 +14,14 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlparse
 
+from ..config import EnvConfig
 from ..checkout import repo_root
 
 
@@ -87,6 +89,12 @@ class EnvClient:
 
     def score_episodes(self, episode_ids: list[str], soft: bool = False) -> list[dict[str, Any]]:
         return self._batch("/v1/batch/score", [{"episode_id": episode_id} for episode_id in episode_ids], soft)
+
+    def gold(self, tasks: list[dict[str, Any]], chunk: int = 512) -> list[dict[str, Any]]:
+        """Each task's gold assistant turns as the env writes them ({"tool_turns": [...], "answer": ...}):
+        the trainer warms up on this text and never writes it itself (env/tasks/gold.ts)."""
+        wire = [{"task": {k: v for k, v in task.items() if not k.startswith("_")}} for task in tasks]  # `_` keys are the trainer's own
+        return [result for offset in range(0, len(wire), chunk) for result in self._batch("/v1/batch/gold", wire[offset:offset + chunk])]
 
     def trajectory(self, episode_id: str) -> dict[str, Any]:
         return self._request("GET", f"/v1/episodes/{episode_id}")
@@ -184,7 +192,15 @@ class LocalEnvServer:
             self.process.stdout.close()
 
 
-def token_from(config_env: dict[str, Any]) -> str:
+def gold_transcripts(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each task's gold turns from a short-lived env server, for code that builds a policy outside a
+    run (a micro model for the veRL smoke, test fixtures); a run asks its own server."""
+    with tempfile.TemporaryDirectory(prefix="vistool-gold-") as scratch:
+        with LocalEnvServer(Path(scratch), Path(scratch) / "images", Path(scratch) / "token") as client:
+            return client.gold(tasks)
+
+
+def token_from(config_env: EnvConfig) -> str:
     if config_env.get("token_file"):
         return Path(config_env["token_file"]).read_text().strip()
     token = os.environ.get("VISTOOL_TOKEN")

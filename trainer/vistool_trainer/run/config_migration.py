@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..config import RunConfig
 from .run_config import ConfigError, read_config_file, resolve_config, validate_config
 
 # Dotted key → why it went and what replaced it (with the commit, so the history can be read).
@@ -59,7 +60,7 @@ def migrate_config(raw: dict[str, Any], warn: Callable[[str], None]) -> dict[str
     return migrated
 
 
-def load_saved_config(path: Path, warn: Callable[[str], None], overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def load_saved_config(path: Path, warn: Callable[[str], None], overrides: dict[str, Any] | None = None) -> RunConfig:
     """The resolved run config of an existing run or checkpoint (`path`: its config.json, or one
     derived from it), tolerating keys the schema has since removed."""
     return resolve_config(migrate_config(read_config_file(path, overrides), warn), Path.cwd())

@@ -33,6 +33,7 @@ from typing import Any, TextIO
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
 from ..checkout import repo_root
+from ..config import RunConfig, to_dict
 from .run_config import load_config, resolve_config
 from .run_directory import write_json_atomic
 from .train import generate_tasks
@@ -61,7 +62,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
 
 
 def demo_config(out: str, minutes: float, model: str = "micro", device: str = "cpu", arm: str = "tools",
-                overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+                overrides: dict[str, Any] | None = None) -> RunConfig:
     """The resolved run config of one arm: examples/micro-cpu.vistool.json with the time caps, the
     arm's tool setting and — for a real model — the settings a 3B model needs instead of the micro
     model's. The text arm differs from the tools arm in `env.tools` alone: with the tools off every
@@ -109,9 +110,9 @@ def keep_previous_demo(root: Path) -> Path | None:
     return target
 
 
-def generate_demo_data(root: Path, config: dict[str, Any]) -> tuple[Path, Path]:
+def generate_demo_data(root: Path, config: RunConfig) -> tuple[Path, Path]:
     """The training split and the held-out split, generated once into `<out>/data/` for both arms."""
-    generate, seed = config["data"]["generate"], config["seed"]
+    generate, seed = config.data.generate, config.seed
     return (generate_tasks(root / "data" / "train", generate, seed, "train"),
             generate_tasks(root / "data" / "eval", generate, seed, "test"))
 
@@ -205,9 +206,9 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     cores = os.cpu_count() or 2
     threads = max(1, cores // len(ARMS)) if parallel else 0
     for arm, config in configs.items():
-        if config["threads"] and parallel:
-            config["threads"] = threads
-        write_json_atomic(root / f"{arm}.vistool.json", config)
+        if config.threads and parallel:
+            config.threads = threads
+        write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
     write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "parallel": parallel,
                                            "arms": list(ARMS), "started_at": started})
     say(f"arms {', '.join(ARMS)} {'side by side' if parallel else 'one after the other'}; configs in {root}/<arm>.vistool.json, "
@@ -260,6 +261,6 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     return 1 if failed or len(arms) < len(ARMS) else 0
 
 
-def resolved_arm_config(path: Path) -> dict[str, Any]:
+def resolved_arm_config(path: Path) -> RunConfig:
     """An arm's config as the demo wrote it (`<out>/<arm>.vistool.json`), validated again."""
     return resolve_config(json.loads(path.read_text()))

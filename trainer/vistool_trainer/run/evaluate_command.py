@@ -27,18 +27,18 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
         events.emit("failed", error=str(error))
         print(str(error), file=sys.stderr)
         return 2
-    run = RunDirectory(Path(config["output_dir"]))
+    run = RunDirectory(Path(config.output_dir))
     folder = Path(checkpoint) if checkpoint else run.latest_checkpoint()
     if folder is None:
         print(f"no checkpoint in {run.checkpoints}: train first or pass --checkpoint", file=sys.stderr)
         return 2
-    eval_path = Path(config["data"]["eval"]) if config["data"]["eval"] else generate_tasks(run.root / "data" / "eval", config["data"]["generate"], config["seed"], "test")
-    tasks = load_tasks(eval_path)[: n or config["eval"]["n"]]
-    policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config["device"], config["policy"]["dtype"],
-                         ContextView.from_config(config["policy"].get("view")))
+    eval_path = Path(config.data.eval) if config.data.eval else generate_tasks(run.root / "data" / "eval", config.data.generate, config.seed, "test")
+    tasks = load_tasks(eval_path)[: n or config.eval.n]
+    policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config.device, config.policy.dtype,
+                         ContextView.from_config(config.policy.view))
     server, client = open_env(config, run, [eval_path.parent.resolve()], events)
     try:
-        results = evaluate(policy, client, tasks, episode_options(config), config["eval"]["max_new_tokens"])
+        results = evaluate(policy, client, tasks, episode_options(config), config.eval.max_new_tokens)
     finally:
         if server is not None:
             server.__exit__(None, None, None)

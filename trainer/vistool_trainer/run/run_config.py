@@ -20,6 +20,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
 from ..checkout import repo_root
+from ..config import RunConfig, from_dict
 from ..algorithms.sft_schedule import TARGET_KEYS
 
 SCHEMA_PATH = repo_root() / "schemas" / "run-config.schema.json"
@@ -104,8 +105,8 @@ def validate_config(config: dict[str, Any]) -> None:
         raise ConfigError("run config is invalid (see schemas/run-config.schema.json; rewards: env/rewards/config.schema.json):\n" + "\n".join(lines))
 
 
-def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> dict[str, Any]:
-    """Validate `raw`, fill every default, validate again, and make paths absolute."""
+def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> RunConfig:
+    """Validate `raw`, fill every default, validate again, make paths absolute, and type it."""
     validate_config(raw)
     config = _fill_defaults(raw, resolved_schema())
     validate_config(config)
@@ -120,7 +121,7 @@ def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> dict[st
         path = config["data"].get(key)
         if path and not Path(path).is_absolute():
             config["data"][key] = str((base / path).resolve())
-    return config
+    return from_dict(RunConfig, config)
 
 
 def read_config_file(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -142,5 +143,5 @@ def read_config_file(path: Path, overrides: dict[str, Any] | None = None) -> dic
     return raw
 
 
-def load_config(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def load_config(path: Path, overrides: dict[str, Any] | None = None) -> RunConfig:
     return resolve_config(read_config_file(path, overrides), Path.cwd())

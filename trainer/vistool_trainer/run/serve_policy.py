@@ -186,12 +186,12 @@ def serve_policy(checkpoint: str, port: int, device: str, config_path: str | Non
     run_config = Path(config_path) if config_path else folder / ".." / ".." / "config.json"
     if run_config.exists():
         try:
-            saved = load_saved_config(run_config, events.warning)["policy"]
+            saved = load_saved_config(run_config, events.warning).policy
         except ConfigError as error:
             events.emit("failed", error=f"the checkpoint's run config {run_config}: {error}")
             return 2
         # The policy reads requests the way it was trained to read conversations (policy.view).
-        dtype, view = saved["dtype"], ContextView.from_config(saved.get("view"))
+        dtype, view = saved.dtype, ContextView.from_config(saved.view)
     policy = Policy.load(weights, device, dtype, view)
     token = os.environ.get(token_env) or None
     server = PolicyServer(policy, checkpoint_model_name(folder), token, port)

@@ -33,9 +33,10 @@ from ..trainers.grpo import grpo_step
 from ..model.micro_model import parameter_count
 from ..model.policy import Policy
 from ..rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
+from ..config import DataGenerateConfig, RunConfig, to_dict
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
-from ..trainers.sft import gold_conversations, gold_turns, run_sft
+from ..trainers.sft import gold_conversations, run_sft
 from ..trainers.sft_probe import SftProbe, split_probe
 from ..algorithms.sft_schedule import SftSchedule
 from ..engines.factory import make_training_engine
@@ -60,21 +61,21 @@ class Interrupted:
         self.flag = True
 
 
-def data_gen_arguments(generate: dict[str, Any], seed: int, split: str) -> list[str]:
+def data_gen_arguments(generate: DataGenerateConfig, seed: int, split: str) -> list[str]:
     """The `vistool data gen` arguments (without --out) that `data.generate` stands for. The editor's
     Generate Tasks and the veRL export build the same list in env/config/data-gen-args.ts; a test
     checks the two agree."""
-    arguments = ["--kind", generate["kind"], "--n", str(generate["n_train"] if split == "train" else generate["n_eval"]), "--seed", str(seed),
-                 "--split", split, "--difficulty", str(generate["difficulty"]), "--image-size", generate["image_size"]]
-    if generate.get("families"):
-        arguments += ["--family", ",".join(generate["families"])]
-    if generate.get("labels"):
-        arguments += ["--labels", ",".join(generate["labels"])]
-    if generate.get("min_top_gap"):
-        arguments += ["--min-top-gap", str(generate["min_top_gap"])]
-    if generate.get("categories"):
-        arguments += ["--categories", "-".join(str(count) for count in generate["categories"])]
-    if generate.get("shuffle_labels"):
+    arguments = ["--kind", generate.kind, "--n", str(generate.n_train if split == "train" else generate.n_eval), "--seed", str(seed),
+                 "--split", split, "--difficulty", str(generate.difficulty), "--image-size", generate.image_size]
+    if generate.families:
+        arguments += ["--family", ",".join(generate.families)]
+    if generate.labels:
+        arguments += ["--labels", ",".join(generate.labels)]
+    if generate.min_top_gap:
+        arguments += ["--min-top-gap", str(generate.min_top_gap)]
+    if generate.categories:
+        arguments += ["--categories", "-".join(str(count) for count in generate.categories)]
+    if generate.shuffle_labels:
         arguments += ["--shuffle-labels"]
     return arguments
 
@@ -93,12 +94,13 @@ def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, w
     return out / "tasks.jsonl"
 
 
-def task_corpus(tasks: list[dict[str, Any]]) -> list[str]:
-    """Text the micro tokenizer learns from: what the policy will read and write."""
+def task_corpus(tasks: list[dict[str, Any]], gold: list[dict[str, Any]]) -> list[str]:
+    """Text the micro tokenizer learns from: what the policy will read and write (`gold`: each
+    task's gold turns, as the env server writes them)."""
     corpus = []
-    for task in tasks:
+    for task, transcript in zip(tasks, gold, strict=True):
         corpus.append(f"Question: {task['question']}")
-        corpus.extend(gold_turns(task, tools=True))
+        corpus.extend([*transcript["tool_turns"], transcript["answer"]])
         for key in ("columns_bbox", "rows_bbox", "x_values_bbox", "y_values_bbox"):
             corpus.extend((task.get("meta") or {}).get(key, {}).keys())
     corpus += ["OBSERVATION: The edited image follows.", EARLIER_IMAGE, "ERROR [E1]: No tool call or final answer found.",
@@ -106,9 +108,9 @@ def task_corpus(tasks: list[dict[str, Any]]) -> list[str]:
     return corpus
 
 
-def system_prompt_texts(config: dict[str, Any]) -> list[str]:
+def system_prompt_texts(config: RunConfig) -> list[str]:
     """The run's own system prompts (the micro tokenizer should know their words too)."""
-    prompt = config["policy"]["system_prompt"]
+    prompt = config.policy.system_prompt
     values = list(prompt.values()) if isinstance(prompt, dict) else [prompt]
     return [value for value in values if value]
 
@@ -118,10 +120,10 @@ def versions() -> dict[str, str | None]:
     return {status.name: status.installed for status in report.packages}
 
 
-def episode_options(config: dict[str, Any]) -> EpisodeOptions:
-    env = config["env"]
-    return EpisodeOptions(tools=env["tools"], max_turns=env["max_turns"], max_tool_calls=env["max_tool_calls"],
-                          images=env["images"], system_prompt=config["policy"]["system_prompt"])
+def episode_options(config: RunConfig) -> EpisodeOptions:
+    env = config.env
+    return EpisodeOptions(tools=env.tools, max_turns=env.max_turns, max_tool_calls=env.max_tool_calls,
+                          images=env.images, system_prompt=config.policy.system_prompt)
 
 
 BASE_POLICY = "base-policy"  # a LoRA run's frozen micro base, saved once (a hub model is its own base)
@@ -152,49 +154,49 @@ def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Op
     return path
 
 
-def load_checkpoint_policy(config: dict[str, Any], run: RunDirectory, checkpoint: Path) -> Policy:
+def load_checkpoint_policy(config: RunConfig, run: RunDirectory, checkpoint: Path) -> Policy:
     """The policy to continue training from a checkpoint. A LoRA run goes on with its adapters on
     the untouched base (the run's saved base for the micro model, else policy.model); the merged
     weights in policy/ are for evaluation and serving."""
-    device, dtype = config["device"], config["policy"]["dtype"]
-    view = ContextView.from_config(config["policy"]["view"])
-    if not config["policy"]["lora"]["enabled"]:
+    device, dtype = config.device, config.policy.dtype
+    view = ContextView.from_config(config.policy.view)
+    if not config.policy.lora.enabled:
         return Policy.load(checkpoint / "policy", device, dtype, view)
     if not (checkpoint / "adapter").is_dir():
         raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
                            "resume with policy.lora.enabled false, or start a new run")
-    base = run.root / BASE_POLICY if config["policy"]["model"] == "micro" else config["policy"]["model"]
+    base = run.root / BASE_POLICY if config.policy.model == "micro" else config.policy.model
     return Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype, view)
 
 
-def write_reward_config(config: dict[str, Any], run: RunDirectory, suffix: str = "") -> Path:
+def write_reward_config(config: RunConfig, run: RunDirectory, suffix: str = "") -> Path:
     """The run config's `rewards` section as the file the server reads (`--reward-config`)."""
     path = run.root / "logs" / f"reward-config{suffix}.json"
-    write_json_atomic(path, config["rewards"])
+    write_json_atomic(path, config.rewards)
     return path
 
 
-def open_env(config: dict[str, Any], run: RunDirectory, roots: list[Path], events: EventStream, rank: int = 0) -> tuple[Any, EnvClient]:
+def open_env(config: RunConfig, run: RunDirectory, roots: list[Path], events: EventStream, rank: int = 0) -> tuple[Any, EnvClient]:
     """(server context or None, client): a local `vistool serve` scoring with the run's rewards (one
     per rank in a multi-process run, all writing the run's content-addressed images/), or the
     server at env.url (which scores with its own reward config)."""
-    if config["env"]["url"]:
-        if config["rewards"] != resolve_config({})["rewards"]:
-            events.warning(f"env.url is set ({config['env']['url']}): that server scores with the reward config it was started with; "
+    if config.env.url:
+        if config.rewards != resolve_config({}).rewards:
+            events.warning(f"env.url is set ({config.env.url}): that server scores with the reward config it was started with; "
                            "this run's rewards section is not applied (start it with --reward-config logs/reward-config.json)")
         write_reward_config(config, run)
-        return None, EnvClient(config["env"]["url"], token_from(config["env"]))
+        return None, EnvClient(config.env.url, token_from(config.env))
     suffix = "" if rank == 0 else f"-rank{rank}"
     server = LocalEnvServer(roots, run.images, run.root / "logs" / f"env-token{suffix}", run.root / "logs" / f"env-server{suffix}.log",
-                            config["env"]["node"], reward_config=write_reward_config(config, run, suffix))
+                            config.env.node, reward_config=write_reward_config(config, run, suffix))
     client = server.__enter__()
     events.emit("env", url=client.url, pid=server.process.pid if server.process else None, log=str(server.log_path))
     return server, client
 
 
-def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = False, events: EventStream | None = None) -> int:
-    dist = init_distributed(config["device"])
-    run = RunDirectory(Path(config["output_dir"]), writable=dist.is_main)
+def train(config: RunConfig, max_steps: int | None = None, resume: bool = False, events: EventStream | None = None) -> int:
+    dist = init_distributed(config.device)
+    run = RunDirectory(Path(config.output_dir), writable=dist.is_main)
     log_file = open(run.root / "logs" / ("trainer.log" if dist.is_main else f"trainer-rank{dist.rank}.log"), "a")
     if not dist.is_main:
         # Only rank 0 speaks the event protocol on stdout; the others log to stderr and their own file.
@@ -202,62 +204,35 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
     events = events or EventStream(log_file=log_file)
     interrupted = Interrupted()
     previous_handler = signal.signal(signal.SIGINT, interrupted)
-    seed = config["seed"]
+    seed = config.seed
     try:
-        if config["threads"]:
-            torch.set_num_threads(config["threads"])
-        run.write_config(config)
-        run.update_run(status="running", pid=os.getpid(), name=config["name"], started_at=time.time(), versions=versions(), world_size=dist.world)
-        events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config["name"], resume=resume, world_size=dist.world)
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        run.write_config(to_dict(config))
+        run.update_run(status="running", pid=os.getpid(), name=config.name, started_at=time.time(), versions=versions(), world_size=dist.world)
+        events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config.name, resume=resume, world_size=dist.world)
         torch.manual_seed(seed)
         random.seed(seed)
 
-        data = config["data"]
-        generate = data["generate"]
+        data = config.data
+        generate = data.generate
         if dist.is_main:  # one process generates; the others read what it wrote
-            train_path = Path(data["train"]) if data["train"] else generate_tasks(run.root / "data" / "train", generate, seed, "train")
-            eval_path = Path(data["eval"]) if data["eval"] else generate_tasks(run.root / "data" / "eval", generate, seed, "test")
+            train_path = Path(data.train) if data.train else generate_tasks(run.root / "data" / "train", generate, seed, "train")
+            eval_path = Path(data.eval) if data.eval else generate_tasks(run.root / "data" / "eval", generate, seed, "test")
         dist.barrier()
         if not dist.is_main:
-            train_path = Path(data["train"]) if data["train"] else generate_tasks(run.root / "data" / "train", generate, seed, "train", write=False)
-            eval_path = Path(data["eval"]) if data["eval"] else generate_tasks(run.root / "data" / "eval", generate, seed, "test", write=False)
-        train_tasks, eval_tasks = load_tasks(train_path), load_tasks(eval_path)[: config["eval"]["n"]]
+            train_path = Path(data.train) if data.train else generate_tasks(run.root / "data" / "train", generate, seed, "train", write=False)
+            eval_path = Path(data.eval) if data.eval else generate_tasks(run.root / "data" / "eval", generate, seed, "test", write=False)
+        train_tasks, eval_tasks = load_tasks(train_path), load_tasks(eval_path)[: config.eval.n]
         events.log(f"{len(train_tasks)} training tasks from {train_path}, {len(eval_tasks)} held-out from {eval_path}")
 
-        checkpoint = run.latest_checkpoint() if resume else None
-        state: dict[str, Any] = {"global_step": 0, "sft_step": 0, "rl_step": 0, "stage": "start"}
-        if checkpoint is not None:
-            state = json.loads((checkpoint / "trainer_state.json").read_text())
-            policy = load_checkpoint_policy(config, run, checkpoint)
-            rng = torch.load(checkpoint / rng_file(dist.rank), weights_only=False)
-            torch.set_rng_state(rng["torch"])
-            random.setstate(rng["python"])
-            run.discard_after(state["global_step"])
-            events.log(f"resumed from {checkpoint} at {state}")
-        else:
-            base = run.root / BASE_POLICY if dist.is_main and config["policy"]["model"] == "micro" else None
-            policy = Policy.create(config["policy"], task_corpus(train_tasks) + system_prompt_texts(config), seed, config["device"], base)
-            dist.broadcast_parameters(policy.model)
-            # Two runs that start from the same model (the demo's arms) show the same sum here.
-            run.update_run(initial_weights_checksum=parameter_checksum(policy.model))
-            if dist.enabled:  # same weights everywhere, different samples on each rank
-                torch.manual_seed(seed * 1_000_003 + dist.rank)
-                random.seed(seed * 1_000_003 + dist.rank)
-        events.log(f"policy {config['policy']['model']}: {parameter_count(policy.model):,} parameters on {policy.device}")
-        check_sharding(config, dist)
-        engine = make_training_engine(policy, config["distributed"], dist)
-        if dist.enabled:
-            events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
-        options = episode_options(config)
-
-        # The server may read images from the two data folders and nowhere else.
+        # The server may read images from the two data folders and nowhere else. It starts before
+        # the policy, whose tokenizer learns the gold turns the server writes.
         roots = list(dict.fromkeys([train_path.parent.resolve(), eval_path.parent.resolve()]))
         server_context, client = open_env(config, run, roots, events, dist.rank)
         try:
-            return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
-                           dist, engine)
+            return _prepare_and_run(config, run, events, client, train_tasks, eval_tasks, resume, interrupted, max_steps, dist)
         finally:
-            engine.close()
             if server_context is not None:
                 server_context.__exit__(None, None, None)
     except Exception as error:
@@ -271,10 +246,47 @@ def train(config: dict[str, Any], max_steps: int | None = None, resume: bool = F
         dist.close()
 
 
-def _eval(config: dict[str, Any], run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
+def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, client: EnvClient, train_tasks: list[dict[str, Any]],
+                     eval_tasks: list[dict[str, Any]], resume: bool, interrupted: Interrupted, max_steps: int | None, dist: Distributed) -> int:
+    """The policy (new, or from the newest checkpoint) and its engine, then the stages."""
+    seed = config.seed
+    checkpoint = run.latest_checkpoint() if resume else None
+    state: dict[str, Any] = {"global_step": 0, "sft_step": 0, "rl_step": 0, "stage": "start"}
+    if checkpoint is not None:
+        state = json.loads((checkpoint / "trainer_state.json").read_text())
+        policy = load_checkpoint_policy(config, run, checkpoint)
+        rng = torch.load(checkpoint / rng_file(dist.rank), weights_only=False)
+        torch.set_rng_state(rng["torch"])
+        random.setstate(rng["python"])
+        run.discard_after(state["global_step"])
+        events.log(f"resumed from {checkpoint} at {state}")
+    else:
+        base = run.root / BASE_POLICY if dist.is_main and config.policy.model == "micro" else None
+        corpus = task_corpus(train_tasks, client.gold(train_tasks)) + system_prompt_texts(config)
+        policy = Policy.create(config.policy, corpus, seed, config.device, base)
+        dist.broadcast_parameters(policy.model)
+        # Two runs that start from the same model (the demo's arms) show the same sum here.
+        run.update_run(initial_weights_checksum=parameter_checksum(policy.model))
+        if dist.enabled:  # same weights everywhere, different samples on each rank
+            torch.manual_seed(seed * 1_000_003 + dist.rank)
+            random.seed(seed * 1_000_003 + dist.rank)
+    events.log(f"policy {config.policy.model}: {parameter_count(policy.model):,} parameters on {policy.device}")
+    check_sharding(config, dist)
+    engine = make_training_engine(policy, config.distributed, dist)
+    if dist.enabled:
+        events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
+    options = episode_options(config)
+    try:
+        return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
+                       dist, engine)
+    finally:
+        engine.close()
+
+
+def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
           tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False) -> dict[str, float]:
     started = time.perf_counter()
-    results = evaluate(policy, client, tasks, options, config["eval"]["max_new_tokens"], own_setting_only)
+    results = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only)
     results["timing/eval_s"] = time.perf_counter() - started
     record = {"step": state["global_step"], "stage": "eval", "label": label, **results}
     run.append_metrics(record)
@@ -287,11 +299,11 @@ def _eval(config: dict[str, Any], run: RunDirectory, events: EventStream, policy
     return results
 
 
-def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
+def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
             train_tasks: list[dict[str, Any]], eval_tasks: list[dict[str, Any]], state: dict[str, Any], checkpoint: Path | None,
             interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed(),
             engine: TrainingEngine | None = None) -> int:
-    seed, keep = config["seed"], config["checkpoint"]["keep"]
+    seed, keep = config.seed, config.checkpoint.keep
     engine = engine or TrainingEngine(policy, dist)
     budget = {"left": max_steps if max_steps is not None else 1 << 62}
 
@@ -304,18 +316,18 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
         dist.barrier()
 
     if state["stage"] == "start":
-        if config["eval"]["before_and_after"] and config["eval"]["before"]:
+        if config.eval.before_and_after and config.eval.before:
             evaluate_on_rank0("before")
-        state["stage"] = "sft" if config["sft"]["enabled"] else "rl"
+        state["stage"] = "sft" if config.sft.enabled else "rl"
 
     if state["stage"] == "sft":
-        sft = config["sft"]
+        sft = config.sft
         events.emit("stage", stage="sft")
-        sft_tasks, probe_tasks = split_probe(train_tasks, sft["probe_tasks"])
-        conversations = gold_conversations(client, sft_tasks, options, no_tool_fraction=sft["no_tool_fraction"], seed=seed)
+        sft_tasks, probe_tasks = split_probe(train_tasks, sft.probe_tasks)
+        conversations = gold_conversations(client, sft_tasks, options, no_tool_fraction=sft.no_tool_fraction, seed=seed)
         # Direct answers with the tools on, mixed into the batches as sft.direct_answer_fraction says.
         direct = (gold_conversations(client, sft_tasks, options, seed=seed, direct_answers=True)
-                  if options.tools and sft["direct_answer_fraction"] > 0 else None)
+                  if options.tools and sft.direct_answer_fraction > 0 else None)
         probe = None
         if probe_tasks and dist.is_main:  # the probe reads the policy's whole copy: rank 0 alone runs it
             held_out = gold_conversations(client, probe_tasks, options, seed=seed)
@@ -323,8 +335,8 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
                 held_out += gold_conversations(client, probe_tasks, options, seed=seed, direct_answers=True)
             probe = SftProbe.build(policy, held_out)
             events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(held_out)} gold conversations)")
-        optimizer = engine.make_optimizer(sft["lr"], sft["weight_decay"], 1.0)
-        warn_about_precision(events, engine, sft["lr"], "sft")
+        optimizer = engine.make_optimizer(sft.lr, sft.weight_decay, 1.0)
+        warn_about_precision(events, engine, sft.lr, "sft")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
             engine.load_optimizer(optimizer, checkpoint)
 
@@ -337,12 +349,12 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             budget["left"] -= 1
             record = {"step": state["global_step"], "stage": "sft", "sft/step": step, "sft/loss": loss, "timing/step_s": seconds,
                       "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer)}
-            if probe is not None and (step % sft["probe_every"] == 0 or step == sft["steps"]):
+            if probe is not None and (step % sft.probe_every == 0 or step == sft.steps):
                 probe_started = time.perf_counter()
                 record.update(probe.measure(policy))
                 record["timing/probe_s"] = time.perf_counter() - probe_started
             # Every rank asks at the same steps; rank 0's probe decides (sft_schedule.py).
-            if probe_tasks and step % sft["probe_every"] == 0 and schedule.wants_probe_decision(step):
+            if probe_tasks and step % sft.probe_every == 0 and schedule.wants_probe_decision(step):
                 if dist.agree(probe is not None and schedule.reached(step, record)):
                     ended = schedule.end_phase(step)
                     state["sft_schedule"] = schedule.state()
@@ -351,33 +363,33 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             run.append_metrics(record)
             events.emit("step", **record)
 
-        step, optimizer = run_sft(policy, conversations, dict(sft), seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine,
+        step, optimizer = run_sft(policy, conversations, sft, seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine,
                                   direct_conversations=direct, schedule=schedule)
-        if step < sft["steps"] and out_of_steps():
+        if step < sft.steps and out_of_steps():
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
-        state["stage"] = "rl" if config["rl"]["enabled"] else "done"
+        state["stage"] = "rl" if config.rl.enabled else "done"
         # Where the warm-up's phases ended (the report and the panels read it from run.json).
         run.update_run(sft_schedule=schedule.state())
         save_checkpoint(run, policy, None, state, events, keep, dist, engine)
-        if config["eval"]["before_and_after"]:
+        if config.eval.before_and_after:
             evaluate_on_rank0("after_sft")
 
     if state["stage"] == "rl":
-        rl = config["rl"]
+        rl = config.rl
         events.emit("stage", stage="rl")
-        optimizer = engine.make_optimizer(rl["lr"], 0.0, rl["max_grad_norm"])
-        warn_about_precision(events, engine, rl["lr"], "rl")
+        optimizer = engine.make_optimizer(rl.lr, 0.0, rl.max_grad_norm)
+        warn_about_precision(events, engine, rl.lr, "rl")
         if checkpoint is not None and engine.has_optimizer(checkpoint) and state["rl_step"] > 0:
             engine.load_optimizer(optimizer, checkpoint)
         reference = None
-        if rl["kl_coef"] > 0:
+        if rl.kl_coef > 0:
             reference = copy.deepcopy(policy.model).eval()
             for parameter in reference.parameters():
                 parameter.requires_grad_(False)
         started = time.perf_counter()
-        while state["rl_step"] < rl["steps"]:
-            if out_of_steps(rl["max_seconds"] is not None and time.perf_counter() - started > rl["max_seconds"]):
+        while state["rl_step"] < rl.steps:
+            if out_of_steps(rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds):
                 break
             step_started = time.perf_counter()
             result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine)
@@ -390,7 +402,7 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
                       "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer),
                       **env_memory(client)}
             run.append_metrics(record)
-            limit = config["logging"]["rollouts_per_step"]
+            limit = config.logging.rollouts_per_step
             share = -(-limit // dist.world)
             records = [rollout_record(rollout, state["global_step"], policy.processor.tokenizer.decode) for rollout in result.generated[:share]]
             records = [record for rank_records in dist.gather(records) for record in rank_records][:limit]
@@ -401,18 +413,18 @@ def _stages(config: dict[str, Any], run: RunDirectory, events: EventStream, poli
             events.emit("step", **record)
             for message in result.warnings:
                 events.warning(message, step=state["global_step"])
-            every_eval = config["eval"]["every_steps"]
-            if every_eval and state["rl_step"] % every_eval == 0 and state["rl_step"] < rl["steps"]:
+            every_eval = config.eval.every_steps
+            if every_eval and state["rl_step"] % every_eval == 0 and state["rl_step"] < rl.steps:
                 evaluate_on_rank0(f"rl_step_{state['rl_step']}", own_setting_only=True)
-            every = config["checkpoint"]["every_steps"]
-            if every and state["rl_step"] % every == 0 and state["rl_step"] < rl["steps"]:
+            every = config.checkpoint.every_steps
+            if every and state["rl_step"] % every == 0 and state["rl_step"] < rl.steps:
                 save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
-        if state["rl_step"] < rl["steps"] and (rl["max_seconds"] is None or out_of_steps()):
+        if state["rl_step"] < rl.steps and (rl.max_seconds is None or out_of_steps()):
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
         state["stage"] = "done"
         save_checkpoint(run, policy, None, state, events, keep, dist, engine)
-        if config["eval"]["before_and_after"]:
+        if config.eval.before_and_after:
             evaluate_on_rank0("after_rl")
     return _finish(run, events, "finished", state, policy, dist)
 
@@ -423,17 +435,17 @@ def warn_about_precision(events: EventStream, engine: TrainingEngine, lr: float,
         events.warning(f"{stage}: {message}")
 
 
-def check_sharding(config: dict[str, Any], dist: Distributed) -> None:
+def check_sharding(config: RunConfig, dist: Distributed) -> None:
     """A sharded strategy runs every micro-batch on every rank together, so each rank needs a share
     of every batch; say so before any work is done."""
-    strategy = config["distributed"]["strategy"]
+    strategy = config.distributed.strategy
     if strategy == "ddp" or not dist.enabled:
         return
     problems = []
-    if config["sft"]["enabled"] and config["sft"]["batch_size"] < dist.world:
-        problems.append(f"sft.batch_size {config['sft']['batch_size']} is below the {dist.world} processes")
-    if config["rl"]["enabled"] and config["rl"]["prompts_per_step"] < dist.world:
-        problems.append(f"rl.prompts_per_step {config['rl']['prompts_per_step']} is below the {dist.world} processes")
+    if config.sft.enabled and config.sft.batch_size < dist.world:
+        problems.append(f"sft.batch_size {config.sft.batch_size} is below the {dist.world} processes")
+    if config.rl.enabled and config.rl.prompts_per_step < dist.world:
+        problems.append(f"rl.prompts_per_step {config.rl.prompts_per_step} is below the {dist.world} processes")
     if problems:
         raise ValueError(f"distributed.strategy {strategy!r} needs a share of every batch on each rank: " + "; ".join(problems)
                          + " (raise them, use fewer processes, or strategy 'ddp')")

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from ..config import RlConfig
 from ..algorithms.advantages import group_advantages
 from ..engines.distributed import Distributed
 from ..algorithms.dynamic_sampling import sample_informative_groups
@@ -49,7 +50,7 @@ def pick_prompts(tasks: list[dict[str, Any]], count: int, seed: int, step: int, 
 
 
 def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClient, tasks: list[dict[str, Any]],
-              rl: dict[str, Any], options: EpisodeOptions, seed: int, step: int,
+              rl: RlConfig, options: EpisodeOptions, seed: int, step: int,
               reference: torch.nn.Module | None = None, dist: Distributed = Distributed(),
               engine: TrainingEngine | None = None) -> StepResult:
     """One step. With several processes each rank rolls out its share of every generation batch's
@@ -57,21 +58,21 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
     make on all ranks' groups together. `engine` holds the trained weights (replicated by default)."""
     engine = engine or TrainingEngine(policy, dist)
     timing = RolloutTiming()
-    group_size = rl["group_size"]
+    group_size = rl.group_size
     warnings: list[str] = []
     generated: list[Rollout] = []
-    target = len(dist.share(list(range(rl["prompts_per_step"]))))
+    target = len(dist.share(list(range(rl.prompts_per_step))))
 
     def generate(batch_index: int) -> list[list[Rollout]]:
-        prompts = dist.share(pick_prompts(tasks, rl["prompts_per_step"], seed, step, batch_index))
-        rollouts = run_rollouts(policy, client, prompts, group_size, options, rl["max_new_tokens"], rl["temperature"], timing=timing)
+        prompts = dist.share(pick_prompts(tasks, rl.prompts_per_step, seed, step, batch_index))
+        rollouts = run_rollouts(policy, client, prompts, group_size, options, rl.max_new_tokens, rl.temperature, timing=timing)
         generated.extend(rollouts)
         return _groups(rollouts, group_size)
 
     def metric(group: list[Rollout]) -> list[float]:
-        return [float(r.correct) for r in group] if rl["dynamic_sampling_metric"] == "accuracy" else [r.reward for r in group]
+        return [float(r.correct) for r in group] if rl.dynamic_sampling_metric == "accuracy" else [r.reward for r in group]
 
-    outcome = sample_informative_groups(generate, metric, target, rl["max_num_gen_batches"], rl["dynamic_sampling"]) if target else None
+    outcome = sample_informative_groups(generate, metric, target, rl.max_num_gen_batches, rl.dynamic_sampling) if target else None
     kept = outcome.kept if outcome else []
     for group in kept:
         for rollout in group:
@@ -90,15 +91,15 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
     # it is used as it is, so the down-weighting happens in exactly one place.
     rewards = [rollout.reward for rollout in rollouts]
     advantages = group_advantages(torch.tensor(rewards, dtype=torch.float32), [f"{r.prompt_id}#{i // group_size}" for i, r in enumerate(rollouts)],
-                                  normalize_by_std=rl["advantage"] == "grpo")
+                                  normalize_by_std=rl.advantage == "grpo")
     for rollout, advantage in zip(rollouts, advantages.tolist()):
         rollout.advantage = advantage
     update = _update(policy, engine, optimizer, rollouts, advantages, rl, reference, dist, filler=generated[0] if generated else None)
     local["timing/train_s"] = time.perf_counter() - train_started
     metrics = merge_rank_metrics(dist.gather((local, update, rollout_metrics(generated), len(generated))))
     kept_groups = int(metrics["sampling/kept_groups"])
-    if kept_groups < rl["prompts_per_step"]:
-        warnings.append(f"dynamic sampling kept {kept_groups} of {rl['prompts_per_step']} groups after "
+    if kept_groups < rl.prompts_per_step:
+        warnings.append(f"dynamic sampling kept {kept_groups} of {rl.prompts_per_step} groups after "
                         f"{int(metrics['sampling/gen_batches'])} generation batches (all others had identical rewards)")
     if not update:
         warnings.append("no informative group this step: the policy was not updated")
@@ -146,7 +147,7 @@ def mini_batches(rollouts: int, group_size: int, groups_per_mini_batch: int | No
 
 
 def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
-            rl: dict[str, Any], reference: torch.nn.Module | None, dist: Distributed = Distributed(),
+            rl: RlConfig, reference: torch.nn.Module | None, dist: Distributed = Distributed(),
             filler: Rollout | None = None) -> dict[str, float]:
     """The policy-gradient update as veRL's actor makes it; {} (and no optimizer step) when no rank
     kept a group.
@@ -170,8 +171,8 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     global_rollouts = int(dist.sum(len(rollouts)))
     if global_rollouts == 0:
         return {}
-    temperature = rl["temperature"]
-    size = rl["micro_batch_size"]
+    temperature = rl.temperature
+    size = rl.micro_batch_size
     old_log_probs, scored = _sampling_log_probs(policy, segments, size, temperature)
     # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
     for index, rollout in enumerate(rollouts):
@@ -179,14 +180,14 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         rollout.token_view = token_view(rollout.messages, rollout.trajectory.get("turns") or [], mine)
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
-    count = len(mini_batches(global_rollouts, rl["group_size"], rl["ppo_mini_batch_size"]))
+    count = len(mini_batches(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
     parts = [[j for j, owner in enumerate(owners) if part.start <= owner < part.stop]
-             for part in mini_batches(len(rollouts), rl["group_size"], rl["ppo_mini_batch_size"], count)]
+             for part in mini_batches(len(rollouts), rl.group_size, rl.ppo_mini_batch_size, count)]
     filler_encoded = policy.encoder.training_segments(filler.messages)[0] if filler is not None else None
     sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0, "grad_norm": 0.0, "tokens": 0.0}
     steps = 0
     engine.train_mode()
-    for _ in range(rl["ppo_epochs"]):
+    for _ in range(rl.ppo_epochs):
         for part in parts:
             step_sums = _mini_batch_step(policy, engine, optimizer, [segments[j] for j in part], [old_log_probs[j] for j in part],
                                          segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
@@ -204,7 +205,7 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         "actor/entropy": sums["entropy"] / denominator,
         "actor/grad_norm": sums["grad_norm"] / steps,
         "actor/optimizer_steps": float(steps),
-        "actor/tokens": float(sums["tokens"]) / rl["ppo_epochs"],
+        "actor/tokens": float(sums["tokens"]) / rl.ppo_epochs,
     }
 
 
@@ -236,7 +237,7 @@ def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
 
 
 def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, encoded: list[Any],
-                     old_log_probs: list[torch.Tensor], advantages: torch.Tensor, rl: dict[str, Any], reference: torch.nn.Module | None,
+                     old_log_probs: list[torch.Tensor], advantages: torch.Tensor, rl: RlConfig, reference: torch.nn.Module | None,
                      dist: Distributed, filler: Any, temperature: float) -> dict[str, float]:
     """One optimizer step on this rank's share of one mini-batch; sums (token-weighted) of its metrics.
     Aggregation is over the global mini-batch: token and sequence counts (and the Dr. GRPO length
@@ -245,8 +246,8 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
     # A sequence with no policy token has no mean to take: it is left out of the seq-mean denominators, as veRL does.
     total_sequences = dist.sum(sum(1 for item in encoded if any(item.loss_mask)))
     longest = dist.max(max((len(item.input_ids) for item in encoded), default=0))
-    mode = rl["loss_agg_mode"]
-    size = rl["micro_batch_size"]
+    mode = rl.loss_agg_mode
+    size = rl.micro_batch_size
     engine.zero_grad(optimizer)
     sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
     chunks: list[tuple[int | None, list[Any]]] = [(offset, encoded[offset:offset + size]) for offset in range(0, len(encoded), size)]
@@ -262,18 +263,18 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
             continue
         chunk_adv = advantages[offset:offset + size].to(log_probs.device)
         old = _laid_out(old_log_probs[offset:offset + size], mask)
-        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl["clip_ratio_low"], rl["clip_ratio_high"],
-                                     rl["clip_ratio_c"], mode, normalizer=float(longest))
+        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high,
+                                     rl.clip_ratio_c, mode, normalizer=float(longest))
         chunk_tokens = float(mask.sum().item())
         chunk_sequences = float((mask.sum(-1) > 0).sum().item())
         weight = chunk_tokens / max(total_tokens, 1) if mode == "token-mean" else (
             1.0 if mode == "seq-mean-token-sum-norm" else chunk_sequences / max(total_sequences, 1))
         loss = result.loss * weight
-        if rl["kl_coef"] > 0 and reference is not None:
+        if rl.kl_coef > 0 and reference is not None:
             with torch.no_grad():
                 ref_log_probs, _, _ = score_tokens(reference, inputs, temperature=temperature)
-            kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl["kl_estimator"]), mask)
-            loss = loss + rl["kl_coef"] * kl * weight
+            kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl.kl_estimator), mask)
+            loss = loss + rl.kl_coef * kl * weight
             sums["kl"] += float(kl.item()) * chunk_tokens
         engine.backward(loss)
         sums["pg_clipfrac"] += float(result.clipfrac.item()) * chunk_tokens
@@ -281,7 +282,7 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
         sums["ppo_kl"] += float(result.approx_kl.item()) * chunk_tokens
         sums["entropy"] += float(masked_mean(entropy.detach(), mask).item()) * chunk_tokens
         sums["loss"] += float(loss.item())
-    grad_norm = engine.step(optimizer, rl["max_grad_norm"])
+    grad_norm = engine.step(optimizer, rl.max_grad_norm)
     merged = {key: dist.sum(value) for key, value in sums.items()}
     merged["grad_norm"] = grad_norm
     merged["tokens"] = float(total_tokens)

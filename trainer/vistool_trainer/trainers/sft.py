@@ -8,7 +8,6 @@ encoder already builds, and at this size the loop is a few lines (measured step 
 """
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from typing import Any
 
 import torch
 
+from ..config import SftConfig
 from ..model.conversation_encoding import EncodedConversation
 from ..engines.distributed import Distributed
 from ..rollouts.env_client import EnvClient
@@ -26,19 +26,6 @@ from ..algorithms.sft_schedule import SftSchedule
 from ..engines.training_engine import TrainingEngine
 
 WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
-
-
-def answer_text(answer: Any) -> str:
-    return "||".join(str(part) for part in answer) if isinstance(answer, list) else str(answer)
-
-
-def gold_turns(task: dict[str, Any], tools: bool) -> list[str]:
-    turns = []
-    if tools:
-        for call in task.get("gold") or []:
-            turns.append("<tool_call>" + json.dumps({"name": call["name"], "arguments": call.get("arguments", {})}) + "</tool_call>")
-    turns.append(f"<answer>{answer_text(task['answer'])}</answer>")
-    return turns
 
 
 def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64,
@@ -66,7 +53,9 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
         ids = [result["episode_id"] for result in opened]
         messages = [apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt, with_tools)
                     for result, with_tools in zip(opened, arms)]
-        scripts = [gold_turns(task, with_tools and (offset + i) not in direct) for i, (task, with_tools) in enumerate(zip(batch, arms))]
+        gold = client.gold(batch)
+        scripts = [(transcript["tool_turns"] if with_tools and (offset + i) not in direct else []) + [transcript["answer"]]
+                   for i, (transcript, with_tools) in enumerate(zip(gold, arms))]
         done = [False] * len(batch)
         for turn_index in range(max(len(script) for script in scripts)):
             pending = [i for i in range(len(batch)) if not done[i] and turn_index < len(scripts[i])]
@@ -105,12 +94,12 @@ def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[Enc
     return dist.sum(float(loss.item()) if loss is not None else 0.0)
 
 
-def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: dict[str, Any], seed: int,
+def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: SftConfig, seed: int,
             on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
             engine: TrainingEngine | None = None, direct_conversations: list[list[dict[str, Any]]] | None = None,
             schedule: SftSchedule | None = None) -> tuple[int, torch.optim.Optimizer]:
-    """Train for config['steps'] steps or config['max_seconds']; `on_step(step, loss, seconds)` after each.
+    """Train for config.steps steps or config.max_seconds; `on_step(step, loss, seconds)` after each.
 
     Each batch element is a gold conversation, or — with `direct_conversations` (the same tasks
     answered directly with the tools on) — a direct answer with the share the `schedule` gives the
@@ -119,7 +108,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
     whether to stop before the next step."""
     schedule = schedule or SftSchedule.from_config(config)
     engine = engine or TrainingEngine(policy, dist)
-    optimizer = optimizer or engine.make_optimizer(config["lr"], config["weight_decay"], 1.0)
+    optimizer = optimizer or engine.make_optimizer(config.lr, config.weight_decay, 1.0)
     engine.train_mode()
     started = time.perf_counter()
     step = start_step
@@ -161,8 +150,8 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             return 1, order.randrange(len(pools[1])), WHOLE
         return 0, order.randrange(len(pools[0])), mode
 
-    while step < config["steps"]:
-        time_is_up = config.get("max_seconds") is not None and time.perf_counter() - started > config["max_seconds"]
+    while step < config.steps:
+        time_is_up = config.max_seconds is not None and time.perf_counter() - started > config.max_seconds
         if (should_stop or (lambda up: up))(time_is_up):
             break
         # The batch is a pure function of (seed, step): every rank draws the same, resume repeats it.
@@ -173,7 +162,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: d
             mode = CALLS_WITHOUT_IMAGES
         elif has_tool_results and schedule.after_tool(step):
             mode = AFTER_TOOL_AND_CALLS if schedule.calls_alongside else AFTER_TOOL
-        batch = [draw(order, share, mode) for _ in range(config["batch_size"])]
+        batch = [draw(order, share, mode) for _ in range(config.batch_size)]
         step_started = time.perf_counter()
         loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)
         step += 1
