@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.rollouts.env_client import LocalEnvServer, gold_transcripts
 from vistool_trainer.checkout import repo_root
 from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
 from vistool_trainer.rollouts.rollout import load_tasks
@@ -28,7 +28,8 @@ def tasks_path(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def micro_dir(tmp_path_factory, tasks_path) -> Path:
     directory = tmp_path_factory.mktemp("micro")
-    model, processor = build_micro_policy(task_corpus(load_tasks(tasks_path)), MicroSize(), 0)
+    tasks = load_tasks(tasks_path)
+    model, processor = build_micro_policy(task_corpus(tasks, gold_transcripts(tasks)), MicroSize(), 0)
     save_policy(model, processor, directory)
     return directory
 

@@ -26,7 +26,7 @@ from verl.experimental.agent_loop.agent_loop import DictConfigWrap
 from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
-from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.rollouts.env_client import LocalEnvServer, gold_transcripts
 from vistool_trainer.checkout import repo_root
 from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
 from vistool_trainer.rollouts.rollout import load_tasks
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks_path = args.tasks.resolve() if args.tasks else generate_tasks(out / "data", args.prompts, args.seed)
     tasks = load_tasks(tasks_path)[: args.prompts]
     if args.model is None:
-        model, processor = build_micro_policy(task_corpus(tasks), MicroSize(), args.seed)
+        model, processor = build_micro_policy(task_corpus(tasks, gold_transcripts(tasks)), MicroSize(), args.seed)
         model_dir = out / "model"
         save_policy(model, processor, model_dir)
     else:
