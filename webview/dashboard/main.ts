@@ -82,6 +82,8 @@ interface RunData {
 
 /** The fewest points a line is asked for, and the step the chart width is rounded to (a resize by a pixel asks nothing). */
 const MIN_POINTS = 100;
+/** The fewest points a line of a group chart is asked for. */
+const MIN_GROUP_POINTS = 50;
 const WIDTH_STEP = 50;
 
 function points(line: { x: number[]; y: number[] }): Point[] {
@@ -218,12 +220,18 @@ class Dashboard {
     const maxPoints = this.linePoints;
     const common = { runId: run.summary.id, xAxis, smoothing, maxPoints };
     try {
-      // Zoomed charts ask for their own range (a group's chart for all its members); the rest share one request.
-      const whole = specs.filter((c) => !this.zooms.has(c.key)).flatMap((c) => c.members);
-      const zoomed = specs.filter((c) => this.zooms.has(c.key));
+      // Single charts share one request; zoomed charts ask for their own range, and a group chart
+      // for all its members at once, with fewer points per line so that the chart draws about as
+      // many points as a single one (its many lines in one canvas would otherwise make one long task).
+      const whole = specs.filter((c) => !this.zooms.has(c.key) && c.labels === null).flatMap((c) => c.members);
+      const own = specs.filter((c) => this.zooms.has(c.key) || c.labels !== null);
       const [first, ...ranges] = await Promise.all([
         this.host.request(MetricSeriesRequest, { ...common, metrics: whole }),
-        ...zoomed.map((spec) => this.host.request(MetricSeriesRequest, { ...common, metrics: spec.members, range: this.zooms.get(spec.key) })),
+        ...own.map((spec) => {
+          const range = this.zooms.get(spec.key);
+          const perLine = spec.labels === null ? maxPoints : Math.max(MIN_GROUP_POINTS, Math.floor(maxPoints / spec.members.length));
+          return this.host.request(MetricSeriesRequest, { ...common, metrics: spec.members, maxPoints: perLine, ...(range ? { range } : {}) });
+        }),
       ]);
       if (this.runs.get(run.summary.id) !== run || !first) return;
       const { series, ...shape } = first;
