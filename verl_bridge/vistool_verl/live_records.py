@@ -31,11 +31,11 @@ rollouts are handed back, in another process; the records leave both fields out 
 """
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from vistool_trainer.run.run_directory import append_json_lines
 
 VAL_SPLIT = "val"
 
@@ -62,20 +62,6 @@ def live_record(step: int, prompt_id: str, session: int, uid: str, trajectory: d
                    "reward_notes": list(score.get("notes") or []), "correct": bool(score.get("correct")),
                    "response_tokens": int(response_tokens), "engine": "verl"})
     return record
-
-
-def append_lines(path: Path, records: list[dict[str, Any]]) -> None:
-    """All of `records` in one write to a file opened with O_APPEND."""
-    lines = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        data = lines.encode("utf-8")
-        written = os.write(descriptor, data)
-        if written != len(data):
-            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
-    finally:
-        os.close(descriptor)
 
 
 @dataclass
@@ -120,5 +106,6 @@ class EpisodePlace:
         complete = buffer.add(self.path, self.uid, self.session, self.group_size, record)
         if complete is None:
             return 0
-        append_lines(self.path, complete)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        append_json_lines(self.path, complete)
         return len(complete)

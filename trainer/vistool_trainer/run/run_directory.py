@@ -19,12 +19,18 @@ from typing import Any
 
 
 def append_json_line(path: Path, record: dict[str, Any]) -> None:
-    line = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n"
-    if "\n" in line[:-1]:
-        raise ValueError(f"record for {path} would span more than one line")
+    append_json_lines(path, [record])
+
+
+def append_json_lines(path: Path, records: list[dict[str, Any]]) -> None:
+    """`records`, one JSON line each, in a single write to a file opened with O_APPEND: a reader, or
+    another process appending to the same file, never sees part of them."""
+    lines = [json.dumps(record, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n" for record in records]
+    if any("\n" in line[:-1] for line in lines):
+        raise ValueError(f"a record for {path} would span more than one line")
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        data = line.encode("utf-8")
+        data = "".join(lines).encode("utf-8")
         written = os.write(descriptor, data)
         if written != len(data):
             raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
