@@ -15,6 +15,7 @@ import { relative, resolve } from 'node:path';
 import { isInside } from '../core/paths.js';
 import { dataGenArguments } from './data-gen-args.js';
 import { type ConfigProblem, problem } from './problem.js';
+import type { RunConfig } from '../../protocol/run-config.js';
 
 export interface VerlExportOptions {
   /** Folder the run config's relative paths are resolved against (the trainer's working folder). */
@@ -47,56 +48,6 @@ export interface VerlExport {
   nextSteps: string[];
 }
 
-/** The run config's sections that the export reads (the schema's shape, defaults filled in). */
-interface RunConfig {
-  name: string;
-  seed: number;
-  output_dir: string;
-  device: 'auto' | 'cpu' | 'cuda';
-  threads: number;
-  data: { train: string | null; eval: string | null; generate: Record<string, unknown> };
-  policy: {
-    model: string;
-    dtype: 'auto' | 'float32' | 'bfloat16' | 'float16';
-    system_prompt: string | null | { tools?: string | null; no_tools?: string | null };
-    min_pixels: number | null;
-    max_pixels: number | null;
-    lora: { enabled: boolean; r: number; alpha: number; dropout: number; target_modules: string[] };
-    micro: { min_pixels: number; max_pixels: number };
-    view: { latest_images: number | null; images_first: boolean };
-  };
-  env: { url: string | null; token_file: string | null; tools: boolean; max_turns: number; max_tool_calls: number; images: 'path' | 'inline'; node: string };
-  rewards: Record<string, unknown>;
-  sft: { enabled: boolean; steps: number };
-  rl: {
-    enabled: boolean;
-    steps: number;
-    max_seconds: number | null;
-    prompts_per_step: number;
-    group_size: number;
-    ppo_mini_batch_size: number | null;
-    ppo_epochs: number;
-    lr: number;
-    temperature: number;
-    max_new_tokens: number;
-    advantage: 'grpo' | 'dr_grpo';
-    clip_ratio_low: number;
-    clip_ratio_high: number;
-    clip_ratio_c: number;
-    loss_agg_mode: string;
-    kl_coef: number;
-    kl_estimator: string;
-    dynamic_sampling: boolean;
-    dynamic_sampling_metric: 'reward' | 'accuracy';
-    max_num_gen_batches: number;
-    micro_batch_size: number;
-    max_grad_norm: number;
-  };
-  eval: { n: number; before_and_after: boolean; before: boolean; every_steps: number; max_new_tokens: number };
-  checkpoint: { every_steps: number; keep: number };
-  distributed: { strategy: 'ddp' | 'fsdp' | 'zero3'; cpu_offload: boolean; reshard_after_forward: boolean };
-  logging: { rollouts_per_step: number };
-}
 
 /** GPUs per node when the config does not say cpu: the repository's GPU recipe (trainer/README.md, "A 4-GPU recipe"). */
 export const DEFAULT_GPUS_PER_NODE = 4;

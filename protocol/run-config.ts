@@ -1,0 +1,729 @@
+/**
+ * Generated from schemas/run-config.schema.json by scripts/generate-record-types.ts (npm run gen:types).
+ * Do not edit: change the schema and regenerate.
+ */
+
+/**
+ * One training run: data, policy, environment, SFT warm-up, GRPO/DAPO, evaluation. The single source of truth for the extension, the CLI and the trainer. Unknown keys are errors.
+ */
+export interface RunConfig {
+  /**
+   * Path or URL of this schema (for editors).
+   */
+  $schema: string;
+  /**
+   * Run name; the run directory is output_dir.
+   */
+  name: string;
+  /**
+   * Seed for model init, data order and sampling.
+   */
+  seed: number;
+  /**
+   * Run directory (config.json, run.json, metrics.jsonl, rollouts/, images/, checkpoints/, logs/). Relative paths are relative to the current folder.
+   */
+  output_dir: string;
+  /**
+   * Where the policy runs: 'auto' picks CUDA when available.
+   */
+  device: 'auto' | 'cpu' | 'cuda';
+  /**
+   * Which trainer runs this config. 'vistool': the embedded trainer (python -m vistool_trainer train). 'verl': veRL 0.9.1 through the exported recipe: Start Run writes `vistool config export --to verl` into OUTPUT_DIR/verl-recipe/ and runs its run.sh (docs/VERL.md; needs make verl-env, and a GPU for vLLM). The embedded trainer refuses a config that asks for 'verl', and says how to run it.
+   */
+  engine: 'vistool' | 'verl';
+  /**
+   * torch CPU threads (0: torch's default).
+   */
+  threads: number;
+  /**
+   * Task data: JSONL files of TaskRecords (env/tasks/record.ts), or a generator spec.
+   */
+  data: {
+    /**
+     * Training tasks.jsonl (images relative to it). null: generate.
+     */
+    train: string | null;
+    /**
+     * Held-out tasks.jsonl. null: generate.
+     */
+    eval: string | null;
+    /**
+     * Used when train or eval is null: `vistool data gen` options.
+     */
+    generate: {
+      /**
+       * Task kind.
+       */
+      kind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line';
+      /**
+       * Training tasks to generate (`--split train`); all of them are used.
+       */
+      n_train: number;
+      /**
+       * Held-out tasks to generate (`--split test`: the generator's disjoint held-out stream for the same seed).
+       */
+      n_eval: number;
+      /**
+       * Generator difficulty.
+       */
+      difficulty: number;
+      /**
+       * WIDTHxHEIGHT of generated images.
+       */
+      image_size: string;
+      /**
+       * `data gen --family`: ask only questions of these families; null asks any but `level`. The demo asks `level` ("is the bar for D low, medium or high?"): the tool that masks every other bar leaves exactly the evidence (docs/DEMO.md).
+       *
+       * @minItems 1
+       */
+      families:
+        | [
+            (
+              | 'lookup'
+              | 'filter_sum'
+              | 'count'
+              | 'argmax'
+              | 'argmin'
+              | 'compare'
+              | 'difference'
+              | 'average'
+              | 'list'
+              | 'level'
+            ),
+            ...(
+              | 'lookup'
+              | 'filter_sum'
+              | 'count'
+              | 'argmax'
+              | 'argmin'
+              | 'compare'
+              | 'difference'
+              | 'average'
+              | 'list'
+              | 'level'
+            )[]
+          ]
+        | null;
+      /**
+       * `data gen --labels`: chart categories (table row keys) taken from this list, in this order (or shuffled, with shuffle_labels), instead of the vocabulary; null draws them. The demo uses A–F: a 0.6M-parameter model cannot read vocabulary words at 112×112.
+       *
+       * @minItems 1
+       */
+      labels: [string, ...string[]] | null;
+      /**
+       * `data gen --min-top-gap`: argmax/argmin extremes lead the runner-up by at least this fraction of the larger value (the generator redraws data until they do, so no task is dropped); 0: no constraint.
+       */
+      min_top_gap: number;
+      /**
+       * `data gen --shuffle-labels`: with labels, each chart shows a random selection of them in a random order, so a label's place says nothing about it and only reading the chart finds it.
+       */
+      shuffle_labels: boolean;
+      /**
+       * `data gen --categories LO-HI`: charts draw between LO and HI categories; null uses the difficulty's range.
+       *
+       * @minItems 2
+       * @maxItems 2
+       */
+      categories: [number, number] | null;
+    };
+  };
+  /**
+   * The policy model.
+   */
+  policy: {
+    /**
+     * 'micro' (embedded micro Qwen2.5-VL built from the task corpus), a Hugging Face id (Qwen/Qwen2.5-VL-3B-Instruct) or a local path.
+     */
+    model: string;
+    /**
+     * 'auto': bfloat16 on CUDA, float32 on CPU.
+     */
+    dtype: 'auto' | 'float32' | 'bfloat16' | 'float16';
+    /**
+     * null keeps the env server's system prompt (tool list and call format); a string replaces it in every episode; '' drops the system turn; an object gives one per arm, {"tools": ..., "no_tools": ...} (each a string, '' or null with the same meanings), so a model without the long tool list can still tell whether tools are on.
+     */
+    system_prompt:
+      | string
+      | null
+      | {
+          /**
+           * System prompt of episodes with tools (null: the server's).
+           */
+          tools: string | null;
+          /**
+           * System prompt of tools-off episodes (null: the server's).
+           */
+          no_tools: string | null;
+        };
+    /**
+     * Override the image processor's min_pixels (hub models).
+     */
+    min_pixels: number | null;
+    /**
+     * Override the image processor's max_pixels (hub models).
+     */
+    max_pixels: number | null;
+    /**
+     * LoRA adapters via peft.
+     */
+    lora: {
+      /**
+       * Train LoRA adapters instead of all weights.
+       */
+      enabled: boolean;
+      /**
+       * LoRA rank.
+       */
+      r: number;
+      /**
+       * LoRA alpha.
+       */
+      alpha: number;
+      /**
+       * LoRA dropout.
+       */
+      dropout: number;
+      /**
+       * Module names to adapt.
+       */
+      target_modules: string[];
+    };
+    /**
+     * Size of the embedded micro Qwen2.5-VL (used when model is 'micro'). The default sizes learn in minutes on 2 CPU cores (docs/ARCHITECTURE.md).
+     */
+    micro: {
+      /**
+       * Text model hidden size.
+       */
+      text_hidden: number;
+      /**
+       * Text decoder layers.
+       */
+      text_layers: number;
+      /**
+       * Text attention heads.
+       */
+      text_heads: number;
+      /**
+       * Text key/value heads (grouped-query attention).
+       */
+      text_kv_heads: number;
+      /**
+       * Text MLP width.
+       */
+      text_intermediate: number;
+      /**
+       * Vision encoder hidden size.
+       */
+      vision_hidden: number;
+      /**
+       * Vision encoder blocks.
+       */
+      vision_depth: number;
+      /**
+       * Vision attention heads.
+       */
+      vision_heads: number;
+      /**
+       * Vision MLP width.
+       */
+      vision_intermediate: number;
+      /**
+       * Byte-level BPE vocabulary learned from the task corpus (special tokens included).
+       */
+      vocab_size: number;
+      /**
+       * Smallest image area fed to the vision encoder (pixels).
+       */
+      min_pixels: number;
+      /**
+       * Largest image area fed to the vision encoder; larger images are scaled down.
+       */
+      max_pixels: number;
+    };
+    /**
+     * What the model reads of each conversation, the same when it samples and when it is trained (the env's messages and the rollout records keep everything). The default, {}, reads everything.
+     */
+    view: {
+      /**
+       * Only the newest N images reach the model; each older one is replaced by the text '(earlier image)'. null: every image.
+       */
+      latest_images: number | null;
+      /**
+       * Within a message, the model reads the images before the text (a tool result: the edited image, then what was done). false: in the order sent.
+       */
+      images_first: boolean;
+    };
+  };
+  /**
+   * The vistool env server and episode limits.
+   */
+  env: {
+    /**
+     * URL of a running env server; null starts a local one (node bin/vistool.js serve) for the run.
+     */
+    url: string | null;
+    /**
+     * File with the bearer token when url is set (else $VISTOOL_TOKEN).
+     */
+    token_file: string | null;
+    /**
+     * false: the text-only arm (no tool list, calls refused).
+     */
+    tools: boolean;
+    /**
+     * Assistant turns per episode.
+     */
+    max_turns: number;
+    /**
+     * Tool calls per episode.
+     */
+    max_tool_calls: number;
+    /**
+     * How observation images travel: 'path' (shared run directory) or 'inline' (base64).
+     */
+    images: 'path' | 'inline';
+    /**
+     * Node executable for the local server.
+     */
+    node: string;
+  };
+  /**
+   * How the env server scores trajectories (accuracy, format, conditional tool bonus, no-tool down-weighting, repetition penalty, optional LLM judge). This is the reward module's own schema (env/rewards/config.schema.json, the one source of truth); the trainer writes it to logs/reward-config.json and starts the server with --reward-config. No-tool down-weighting lives here only (tool.no_tool_factor), never in the trainer. Ignored with a warning when env.url points at a server someone else started.
+   */
+  rewards: {
+    /**
+     * Weight of each additive reward component.
+     */
+    weights: {
+      /**
+       * Answer correctness score in [0,1] (rule, judge, or both — see judge.mode). DeepEyes uses 0.8.
+       */
+      accuracy: number;
+      /**
+       * Format component: share of well-formed turns, or DeepEyes' −1/0 (see format.mode). DeepEyes uses 0.2.
+       */
+      format: number;
+      /**
+       * Conditional tool bonus: paid when a tool call succeeded AND the answer is correct. DeepEyes uses 1.2; 0.2 with the 0.8 no-tool factor gives 1.2 vs 0.8 for tool vs direct correct answers.
+       */
+      tool_bonus: number;
+      /**
+       * Unconditional tool-use bonus (a tool call succeeded, right or wrong). Off by default: unconditional bonuses get gamed with placeholder calls.
+       */
+      tool_use: number;
+      /**
+       * Efficiency component: 1 up to efficiency.free_turns assistant turns, 0 at efficiency.max_turns.
+       */
+      efficiency: number;
+    };
+    /**
+     * Rule-based answer matching.
+     */
+    answer: {
+      /**
+       * Relative error accepted for numeric answers (ChartQA relaxed accuracy: 0.05). Exact when the gold is 0.
+       */
+      relative_tolerance: number;
+      /**
+       * Gold answers that are four-digit integers in 1000–2100 (years) must match exactly.
+       */
+      exact_years: boolean;
+      /**
+       * List answers: 'f1' gives partial credit for partly right lists, 'exact' pays only for the whole set. 'correct' needs the whole set either way.
+       */
+      list_score: 'f1' | 'exact';
+      /**
+       * Text golds at least this many characters long (after normalisation) are graded with ANLS instead of exact match.
+       */
+      anls_min_length: number;
+      /**
+       * ANLS threshold τ: an edit-distance ratio at or above it scores 0 (DocVQA: 0.5).
+       */
+      anls_threshold: number;
+      /**
+       * An ANLS-graded answer counts as correct when its ANLS reaches this.
+       */
+      anls_correct_at: number;
+      /**
+       * Answers with at least this many characters score 0 (DeepEyes: 1000). 0 turns the rule off.
+       */
+      max_answer_chars: number;
+      /**
+       * Pay accuracy only when every assistant turn is well-formed (VISTA).
+       */
+      require_well_formed: boolean;
+    };
+    /**
+     * Per-turn well-formedness: every assistant turn has a parseable tool call or a final answer, with balanced tags.
+     */
+    format: {
+      /**
+       * 'fraction': share of well-formed assistant turns, in [0,1]. 'deepeyes': −1 when any turn is malformed or a tag is unbalanced, else 0.
+       */
+      mode: 'fraction' | 'deepeyes';
+      /**
+       * Every assistant turn must contain a <think>…</think> block.
+       */
+      require_think: boolean;
+      /**
+       * The final answer must be written inside <answer>…</answer>.
+       */
+      require_answer_tags: boolean;
+    };
+    /**
+     * Tool-use shaping.
+     */
+    tool: {
+      /**
+       * Multiplies the positive part of the reward of a trajectory without a successful tool call (the seed paper's down-weighting). 1 disables it.
+       */
+      no_tool_factor: number;
+      /**
+       * Chain-of-Focus group ranking: accuracy becomes the rank within the group (direct-correct 1 > tool-correct 0.8 > tool-wrong 0.5 > direct-wrong 0); the tool bonus and no-tool factor are then off.
+       */
+      group_ranking: boolean;
+    };
+    /**
+     * Repetition penalty (VISTA): when it fires the total reward is capped at the penalty, so it dominates every other term.
+     */
+    repetition: {
+      /**
+       * Run the repetition check.
+       */
+      enabled: boolean;
+      /**
+       * Word n-gram length for the text-repetition check.
+       */
+      ngram_size: number;
+      /**
+       * Fires when one word n-gram occurs more often than this within one assistant turn.
+       */
+      max_ngram_occurrences: number;
+      /**
+       * Fires when the same tool is called with the same arguments more often than this.
+       */
+      max_identical_calls: number;
+      /**
+       * The cap on the total reward when the check fires: reward = min(total, penalty).
+       */
+      penalty: number;
+    };
+    /**
+     * Efficiency component (weights.efficiency): fewer assistant turns.
+     */
+    efficiency: {
+      /**
+       * Assistant turns that cost nothing (a tool turn and an answer turn).
+       */
+      free_turns: number;
+      /**
+       * At this many assistant turns the efficiency component reaches 0 (linear in between).
+       */
+      max_turns: number;
+    };
+    /**
+     * Optional LLM-as-judge over an OpenAI-compatible chat-completions API. It fails soft: when it is down or answers garbage, the rule reward is used.
+     */
+    judge: {
+      /**
+       * Ask the judge for every answered trajectory.
+       */
+      enabled: boolean;
+      /**
+       * How the verdict combines with the rule score: 'replace' (judge alone), 'average' (mean of both; correct only when both agree), 'either' (max; correct when either says so).
+       */
+      mode: 'replace' | 'average' | 'either';
+      /**
+       * Base URL of the OpenAI-compatible API, including /v1 (requests go to <base_url>/chat/completions).
+       */
+      base_url: string;
+      /**
+       * Model name sent with each request.
+       */
+      model: string;
+      /**
+       * NAME of the environment variable holding the API key — never the key itself. When it is unset or empty no Authorization header is sent (local vLLM needs none).
+       */
+      api_key_env: string;
+      /**
+       * Prompt template with {question}, {gold} and {prediction}; null uses the shipped env/rewards/judge-prompt.md.
+       */
+      prompt_file: string | null;
+      /**
+       * Sampling temperature of the judge.
+       */
+      temperature: number;
+      /**
+       * Longest judge reply, in tokens.
+       */
+      max_tokens: number;
+      /**
+       * Per-request timeout in milliseconds; a timed-out request is retried.
+       */
+      timeout_ms: number;
+      /**
+       * The most one judgement may take in milliseconds, waiting for a slot, retries and Retry-After waits included. Past it the judgement fails soft and the rule reward stands, so a hanging or rate-limiting judge costs a step at most this. Keep it under the trainer's 120 s per env request.
+       */
+      deadline_ms: number;
+      /**
+       * Retries after the first attempt, on 429, 5xx, timeouts and network errors.
+       */
+      max_retries: number;
+      /**
+       * First retry delay in milliseconds; doubles each retry, with jitter.
+       */
+      backoff_initial_ms: number;
+      /**
+       * Largest retry delay in milliseconds.
+       */
+      backoff_max_ms: number;
+      /**
+       * A Retry-After longer than this (ms) is not waited for: the judgement fails soft instead.
+       */
+      retry_after_max_ms: number;
+      /**
+       * Judge requests in flight at once.
+       */
+      concurrency: number;
+      /**
+       * Verdicts kept in the in-memory LRU cache (keyed by model, prompt, question, gold and prediction).
+       */
+      cache_size: number;
+      /**
+       * JSONL file that persists verdicts across runs; null keeps them in memory only.
+       */
+      cache_file: string | null;
+    };
+  };
+  /**
+   * Supervised warm-up on the generator's gold trajectories (tool calls replayed through the env server).
+   */
+  sft: {
+    /**
+     * Run the SFT stage before RL.
+     */
+    enabled: boolean;
+    /**
+     * Optimizer steps (upper bound).
+     */
+    steps: number;
+    /**
+     * Stop SFT after this many seconds (null: no limit).
+     */
+    max_seconds: number | null;
+    /**
+     * Trajectories per step.
+     */
+    batch_size: number;
+    /**
+     * During the after-tool phase, also train each drawn conversation's tool calls, with every image in their context left out, as separate sequences: the copy into the call and the reading of the edited image are learned at the same time. The phase then ends on the probe only when both sft/probe_answer_after_tool_acc and sft/probe_call_acc reach sft.after_tool_until_acc. Learned one after the other, each made the other far slower on the micro model (docs/DEMO.md).
+     */
+    calls_alongside_answers: boolean;
+    /**
+     * After the after-tool phase, at most this many SFT steps train only the tool-call turns, with every image in their context left out (a text placeholder in its place). A call copies its arguments from the question (the label to mask), and a micro model learns that copy in a few hundred cheap steps when no image tokens dilute its attention, then keeps it once the images are back; with the images in view it had not learned it after 400 steps (docs/DEMO.md). A run whose trajectories call no tool skips it. 0: no such phase.
+     */
+    calls_without_images_steps: number;
+    /**
+     * End the calls-without-images phase early, at the first SFT probe where sft/probe_call_acc (measured with the images in view) reaches this (sft.probe_tasks must be > 0); sft.calls_without_images_steps stays the cap. null: the phase runs its full length.
+     */
+    calls_without_images_until_acc: number | null;
+    /**
+     * The first N SFT steps train only the assistant turns that follow a tool result (the answer written after seeing the edited image, in its whole context); whole trajectories after that. A micro model that learns to copy the label into the call while the chart is in view first learns to pass over the image tokens, and then takes far longer to read the edited image (docs/DEMO.md). A run whose trajectories hold no tool result (tools off) trains whole answers from the first step. 0: whole trajectories from the start.
+     */
+    after_tool_turns_first: number;
+    /**
+     * Share of gold trajectories replayed in tools-off episodes (a direct <answer>), so the policy also learns to answer without tools and the 'without tools' evaluation arm measures something. 0: tool trajectories only.
+     */
+    no_tool_fraction: number;
+    /**
+     * Share of each SFT batch drawn from direct answers given with the tools on (the tools stay available; the policy answers without calling), once whole trajectories are trained (after sft.after_tool_turns_first). A warmed-up policy that prefers answering directly leaves RL the decision of when to call a tool (docs/DEMO.md). 0: every tools-on trajectory calls its gold tools.
+     */
+    direct_answer_fraction: number;
+    /**
+     * After the after-tool phase, at most this many steps of whole gold tool trajectories with no direct answers: the steps that teach the call's arguments (copying the label from the question) without the direct answers' noise. Direct answers (sft.direct_answer_fraction) join after them (docs/DEMO.md). 0: the mixture starts right after the after-tool phase.
+     */
+    tool_trajectories_steps: number;
+    /**
+     * End the after-tool phase early, at the first SFT probe where sft/probe_answer_after_tool_acc reaches this (sft.probe_tasks must be > 0); sft.after_tool_turns_first stays the cap. The steps saved go to the later phases. null: the phase runs its full length.
+     */
+    after_tool_until_acc: number | null;
+    /**
+     * End the tool-trajectory phase (sft.tool_trajectories_steps) early, at the first SFT probe where sft/probe_call_acc reaches this (sft.probe_tasks must be > 0). null: the phase runs its full length.
+     */
+    tool_trajectories_until_acc: number | null;
+    /**
+     * Training tasks kept out of every SFT batch; their gold conversations are scored every sft.probe_every steps and the share of each kind of turn the policy would write is logged (sft/probe_call_acc, sft/probe_answer_after_tool_acc, sft/probe_direct_answer_acc). 0: no probe.
+     */
+    probe_tasks: number;
+    /**
+     * SFT steps between two probes (sft.probe_tasks), and the probe runs after the last step too.
+     */
+    probe_every: number;
+    /**
+     * AdamW learning rate.
+     */
+    lr: number;
+    /**
+     * AdamW weight decay.
+     */
+    weight_decay: number;
+  };
+  /**
+   * GRPO/DAPO with the image-tool loop.
+   */
+  rl: {
+    /**
+     * Run the RL stage.
+     */
+    enabled: boolean;
+    /**
+     * RL steps.
+     */
+    steps: number;
+    /**
+     * Stop RL after this many seconds (null: no limit).
+     */
+    max_seconds: number | null;
+    /**
+     * Prompt groups per step (after dynamic sampling).
+     */
+    prompts_per_step: number;
+    /**
+     * Rollouts per prompt (n).
+     */
+    group_size: number;
+    /**
+     * Prompt groups per optimizer step (veRL's actor.ppo_mini_batch_size, counted in prompts): each step's kept groups are split into mini-batches and each gets its own optimizer step, so every update after the first is off-policy and the clip ranges act. null: one step on the whole batch (the ratio is then exactly 1 and nothing clips).
+     */
+    ppo_mini_batch_size: number | null;
+    /**
+     * Passes over the step's rollouts (veRL's actor.ppo_epochs; TRL's num_iterations), one optimizer step per mini-batch per pass. The old log-probs are computed once, from the policy that sampled.
+     */
+    ppo_epochs: number;
+    /**
+     * AdamW learning rate.
+     */
+    lr: number;
+    /**
+     * Sampling temperature.
+     */
+    temperature: number;
+    /**
+     * Tokens per assistant turn (leave margin: a cut-off call or answer is a malformed turn).
+     */
+    max_new_tokens: number;
+    /**
+     * 'grpo' (divide by group std) or 'dr_grpo' (no std division).
+     */
+    advantage: 'grpo' | 'dr_grpo';
+    /**
+     * ε_low.
+     */
+    clip_ratio_low: number;
+    /**
+     * ε_high (DAPO clip-higher).
+     */
+    clip_ratio_high: number;
+    /**
+     * Dual-clip bound for negative advantages.
+     */
+    clip_ratio_c: number;
+    /**
+     * Loss aggregation (veRL names).
+     */
+    loss_agg_mode: 'token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
+    /**
+     * KL loss coefficient against the frozen start policy (0: DAPO, no reference model).
+     */
+    kl_coef: number;
+    /**
+     * KL estimator.
+     */
+    kl_estimator: 'k1' | 'abs' | 'k2' | 'k3';
+    /**
+     * Drop groups whose metric has zero spread and keep generating.
+     */
+    dynamic_sampling: boolean;
+    /**
+     * Which per-rollout value must vary within a group.
+     */
+    dynamic_sampling_metric: 'reward' | 'accuracy';
+    /**
+     * Generation batches per step before giving up on filling the batch.
+     */
+    max_num_gen_batches: number;
+    /**
+     * Trajectories per forward/backward (gradient accumulation over the step).
+     */
+    micro_batch_size: number;
+    /**
+     * Gradient clipping.
+     */
+    max_grad_norm: number;
+  };
+  /**
+   * Held-out evaluation (greedy): accuracy with tools, without tools, tool-call rate, format validity.
+   */
+  eval: {
+    /**
+     * Held-out tasks evaluated.
+     */
+    n: number;
+    /**
+     * Evaluate after each stage (and before SFT, unless `before` is false), with tools and without.
+     */
+    before_and_after: boolean;
+    /**
+     * With before_and_after: also evaluate the untrained policy. A randomly initialised micro model scores 0 and its evaluation costs a full-length generation per task, so the demo turns it off.
+     */
+    before: boolean;
+    /**
+     * Also evaluate every this many RL steps, in the run's own setting only (tools on or off as env.tools says): the held-out accuracy curve over training. 0: only before and after.
+     */
+    every_steps: number;
+    /**
+     * Tokens per assistant turn.
+     */
+    max_new_tokens: number;
+  };
+  /**
+   * Checkpoints under output_dir/checkpoints.
+   */
+  checkpoint: {
+    /**
+     * Save every N RL steps (0: only at the end and on SIGINT).
+     */
+    every_steps: number;
+    /**
+     * Checkpoints kept.
+     */
+    keep: number;
+  };
+  /**
+   * How the processes of a multi-process run (accelerate launch / torchrun) share the training state. A single process ignores it. Every strategy keeps one whole copy of the weights per process for sampling rollouts and saving checkpoints.
+   */
+  distributed: {
+    /**
+     * 'ddp': every process holds the whole model, gradients and optimizer state, and gradients are summed (DDP semantics). 'fsdp': PyTorch FSDP2 full shard — parameters, gradients and AdamW state split across processes. 'zero3': DeepSpeed ZeRO stage 3 (install deepspeed first: pip install --no-build-isolation deepspeed).
+     */
+    strategy: 'ddp' | 'fsdp' | 'zero3';
+    /**
+     * fsdp / zero3 on CUDA: keep the sharded parameters, gradients and optimizer state in CPU memory (the seed paper's FSDP full shard + CPU offload). Not for CPU runs.
+     */
+    cpu_offload: boolean;
+    /**
+     * fsdp: free each layer's gathered parameters after its forward and gather them again for backward (less memory, more communication).
+     */
+    reshard_after_forward: boolean;
+  };
+  /**
+   * What goes into the run directory.
+   */
+  logging: {
+    /**
+     * Trajectories written to rollouts/step-NNNNNN.jsonl per step (0: none).
+     */
+    rollouts_per_step: number;
+  };
+}
