@@ -13,7 +13,7 @@
  *   explicit range or key; the summary snapshot says how much exists, so a panel can always
  *   tell what it lacks. What a chart draws is shaped by the host (metrics/series: a bounded
  *   number of points per line), so the answer's size does not grow with the run.
- * - Panels persist only navigation and UI state (see host.ts), never data.
+ * - Panels persist only navigation and UI state (see webview/shared/host.ts), never data.
  *
  * This file holds types, method names and guards only: no behaviour, no DOM, no Node.
  */

@@ -24,5 +24,5 @@ export const webviewTargets = [
   },
 ];
 
-/** Folders whose files the bundles are made from (for staleness checks). */
-export const webviewSources = ['webview', 'media', 'env/episodes/trajectory.ts'];
+/** Folders whose files the bundles are made from (for staleness checks): the panels, their styles and the protocol they import. */
+export const webviewSources = ['webview', 'media', 'protocol'];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIFF_COLOUR, pixelDifference } from '../../webview/viewer/image-diff.js';
+import { DIFF_COLOUR, pixelDifference } from '../../webview/shared/image-diff.js';
 import { fieldKind, parseList } from '../../webview/playground/schema-form.js';
 import { listTools } from '../../env/tools/registry.js';
 

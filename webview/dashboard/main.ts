@@ -15,7 +15,7 @@
  * appends (or slider moves) costs one request after the one in flight, never a queue. Charts are
  * painted by a DrawQueue: a few per frame, and only those on screen.
  */
-import type { PanelHost } from '../host.js';
+import type { PanelHost } from '../shared/host.js';
 import {
   type EvalResult,
   type MetricSeries,

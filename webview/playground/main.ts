@@ -5,7 +5,7 @@
  * JSON, as hermes <tool_call> text or as ReFocus Python. The host keeps the image stack; the
  * panel persists only its session id and the chosen tool.
  */
-import type { PanelHost } from '../host.js';
+import type { PanelHost } from '../shared/host.js';
 import {
   PANEL_TITLES,
   type CallFormat,
@@ -24,7 +24,7 @@ import {
 import { button, copyText, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isString } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
-import { ImageCompare } from '../viewer/image-compare.js';
+import { ImageCompare } from '../shared/image-compare.js';
 import { displayZoom } from './display-zoom.js';
 import { type DisplayPoint, dragToImageBox, imageBoxToDisplay, type PixelBox } from './drag-box.js';
 import { type ArgumentForm, argumentForm } from './schema-form.js';

@@ -10,7 +10,7 @@ import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-divider/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import { connectHost, type PanelHost } from '../host.js';
+import { connectHost, type PanelHost } from './host.js';
 import { button, h, replaceChildren } from './dom.js';
 import { toggleBrowserTheme } from './theme.js';
 

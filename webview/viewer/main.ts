@@ -7,7 +7,7 @@
  * by the host) is fetched when the step is opened, and a full record only when it is shown.
  * Only navigation and UI state is persisted. Model text is only ever set as text.
  */
-import type { PanelHost } from '../host.js';
+import type { PanelHost } from '../shared/host.js';
 import {
   PANEL_TITLES,
   ReadyCommand,

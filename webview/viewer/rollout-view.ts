@@ -12,7 +12,7 @@ import type { RolloutRecord } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
-import { ImageCompare } from './image-compare.js';
+import { ImageCompare } from '../shared/image-compare.js';
 import { segmentModelText } from './model-text.js';
 import { tokenView } from './token-view.js';
 

@@ -5,7 +5,7 @@
  * step and the first matches with a snippet; choosing one opens that step at that rollout and
  * turn. Snippets are model text: they are only ever set as text.
  */
-import type { PanelHost } from '../host.js';
+import type { PanelHost } from '../shared/host.js';
 import { type RolloutSearchMatch, RolloutSearchRequest, type RolloutSearchResult } from '../../protocol/panel-protocol.js';
 import { describeFacets, type RolloutFacets } from '../../protocol/rollout-filter.js';
 import { button, h, replaceChildren } from '../shared/dom.js';

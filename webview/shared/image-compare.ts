@@ -3,7 +3,7 @@
  * shared zoom and a difference overlay drawn on a canvas. Images load from the host's resource
  * URLs; the overlay reads their pixels, so they must be same-origin (they are, in both hosts).
  */
-import { button, h, replaceChildren } from '../shared/dom.js';
+import { button, h, replaceChildren } from './dom.js';
 import { pixelDifference } from './image-diff.js';
 
 function loaded(image: HTMLImageElement): Promise<void> {

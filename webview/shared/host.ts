@@ -29,8 +29,8 @@ import {
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
   type ShowInViewerParams,
-} from '../protocol/panel-protocol.js';
-import { hasFields, isRecord, isString, optional } from '../protocol/guards.js';
+} from '../../protocol/panel-protocol.js';
+import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
 
 
 export function readPageConfig(doc: Document): PageConfig {
