@@ -13,14 +13,25 @@ export function isMissing(value: number | null | undefined): value is null | und
   return value === null || value === undefined || Number.isNaN(value);
 }
 
-export type WallClockSource = 'time' | 'timing/step_s' | null;
+/**
+ * The seconds each step took, by the name each trainer writes: vistool's (`timing/step_s`) and
+ * veRL's (`timing_s/step`, whose file logger writes no time of day). The first a run has is used.
+ */
+export const STEP_SECONDS_METRICS = ['timing/step_s', 'timing_s/step'] as const;
+export type StepSecondsMetric = (typeof STEP_SECONDS_METRICS)[number];
+export type WallClockSource = 'time' | StepSecondsMetric | null;
 
 /**
  * Elapsed wall time of each of `rows` rows in seconds since the run's first timed row: from the
- * rows' own `time`/`timestamp` when any row has one, else the running sum of `timing/step_s`
- * (what the trainer writes). NaN where a row has no time; all NaN when the run has neither.
+ * rows' own `time`/`timestamp` when any row has one, else the running sum of the first of
+ * STEP_SECONDS_METRICS the run has (`column` looks one up). NaN where a row has no time; all NaN
+ * when the run has neither.
  */
-export function wallClockSeconds(times: ArrayLike<number | null>, stepSeconds: ArrayLike<number | null> | undefined, rows: number): { seconds: Float64Array; source: WallClockSource } {
+export function wallClockSeconds(
+  times: ArrayLike<number | null>,
+  column: (metric: StepSecondsMetric) => ArrayLike<number | null> | undefined,
+  rows: number,
+): { seconds: Float64Array; source: WallClockSource } {
   const seconds = new Float64Array(rows).fill(NaN);
   let first: number | null = null;
   for (let i = 0; i < rows; i++) {
@@ -37,15 +48,19 @@ export function wallClockSeconds(times: ArrayLike<number | null>, stepSeconds: A
     }
     return { seconds, source: 'time' };
   }
-  let any = false;
-  if (stepSeconds) for (let i = 0; i < rows && !any; i++) any = !isMissing(stepSeconds[i]);
-  if (!any || !stepSeconds) return { seconds, source: null };
-  let total = 0;
-  for (let i = 0; i < rows; i++) {
-    const v = stepSeconds[i];
-    seconds[i] = total += isMissing(v) ? 0 : v;
+  for (const metric of STEP_SECONDS_METRICS) {
+    const stepSeconds = column(metric);
+    let any = false;
+    if (stepSeconds) for (let i = 0; i < rows && !any; i++) any = !isMissing(stepSeconds[i]);
+    if (!any || !stepSeconds) continue;
+    let total = 0;
+    for (let i = 0; i < rows; i++) {
+      const v = stepSeconds[i];
+      seconds[i] = total += isMissing(v) ? 0 : v;
+    }
+    return { seconds, source: metric };
   }
-  return { seconds, source: 'timing/step_s' };
+  return { seconds, source: null };
 }
 
 /**

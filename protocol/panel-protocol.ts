@@ -214,7 +214,7 @@ export interface MetricSeriesResult {
   runId: string;
   /** The training rows the series were computed from. */
   rows: number;
-  /** What x is: the step, or the wall clock from the rows' time or from timing/step_s (null: the run has neither). */
+  /** What x is: the step, or the wall clock from the rows' time or from their seconds per step (null: the run has neither). */
   xSource: 'step' | WallClockSource;
   series: MetricSeries[];
   /** Where the run changes stage, on the chosen x axis. */

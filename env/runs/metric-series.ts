@@ -171,7 +171,7 @@ export class MetricSeriesSource {
     if (!data) {
       const store = this.store;
       const rows = store.rowCount;
-      const clock = xAxis === 'time' ? wallClockSeconds(store.timeColumn(), store.column('timing/step_s'), rows) : null;
+      const clock = xAxis === 'time' ? wallClockSeconds(store.timeColumn(), (metric) => store.column(metric), rows) : null;
       const xs = clock ? clock.seconds : store.stepColumn();
       data = { xs, source: clock ? clock.source : 'step', phases: stageChanges(store.stageColumn(), xs) };
       this.axes.set(xAxis, data);

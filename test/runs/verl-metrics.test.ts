@@ -57,7 +57,7 @@ test("veRL's metric lines become rows with veRL's names, its step, no time and n
   assert.deepEqual(store.slice(3).columns['response_length/mean'], [43]);
 });
 
-test('the dashboard draws a veRL run by step, and by wall time says it has no time', async () => {
+test('the dashboard draws a veRL run by step, and by wall time from veRL\'s seconds per step', async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-verl-series-'));
   const dir = await writeRunDirectory(join(root, 'verl'), { metricRows: 0 });
   await writeFile(join(dir, 'metrics.jsonl'), [1, 2, 3].map((s) => verlLine(s, training(s))).join('\n') + '\n');
@@ -74,8 +74,9 @@ test('the dashboard draws a veRL run by step, and by wall time says it has no ti
     assert.deepEqual(bySteps.series[0]?.raw.x, [1, 2, 3]);
     assert.deepEqual(bySteps.series[0]?.raw.y, [0.1, 0.2, 0.3]);
     const byTime = await ask('time');
-    // veRL's per-step duration is named timing_s/step, not vistool's timing/step_s, and no line has a time.
-    assert.equal(byTime.xSource, null);
+    // No veRL line has a time of day; each has its step's seconds, named timing_s/step (12.5 s each here).
+    assert.equal(byTime.xSource, 'timing_s/step');
+    assert.deepEqual(byTime.series[0]?.raw.x, [12.5, 25, 37.5]);
   } finally {
     backend.stop();
   }

@@ -25,6 +25,12 @@ test('without a time field, wall time is the running sum of timing/step_s, as th
   const t = table([{ step: 1, 'timing/step_s': 10 }, { step: 2, 'timing/step_s': 12 }, { step: 3, 'timing/step_s': 11 }]);
   assert.deepEqual(wallClock(t), { seconds: [10, 22, 33], source: 'timing/step_s' });
   assert.equal(wallClock(table([{ step: 1, a: 1 }])).source, null);
+  // veRL's file logger writes no time of day, only each step's seconds under its own name.
+  const verl = table([{ step: 1, 'timing_s/step': 4 }, { step: 2, 'timing_s/step': 6 }]);
+  assert.deepEqual(wallClock(verl), { seconds: [4, 10], source: 'timing_s/step' });
+  // With both names, vistool's comes first.
+  const both = table([{ step: 1, 'timing/step_s': 1, 'timing_s/step': 4 }, { step: 2, 'timing/step_s': 2, 'timing_s/step': 6 }]);
+  assert.deepEqual(wallClock(both), { seconds: [1, 3], source: 'timing/step_s' });
 });
 
 test('EMA smoothing is debiased (starts at the first value)', () => {

@@ -35,6 +35,7 @@ import {
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isStringArray, optional } from '../../protocol/guards.js';
 import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
+import { STEP_SECONDS_METRICS } from '../../protocol/metric-math.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
@@ -367,7 +368,7 @@ class Dashboard {
       for (const problem of run.summary.problems) banners.push(h('div', { class: 'banner info', role: 'status' }, `${run.summary.name}: ${problem}`));
     }
     if (this.state.xAxis === 'time' && runs.some((r) => r.shape !== null && r.shape.rows > 0 && r.shape.xSource === null)) {
-      banners.push(h('div', { class: 'banner info' }, 'Some runs have neither a time field nor timing/step_s in metrics.jsonl, so they cannot be drawn by wall time.'));
+      banners.push(h('div', { class: 'banner info' }, `Some runs have neither a time field nor ${STEP_SECONDS_METRICS.join(' nor ')} in metrics.jsonl, so they cannot be drawn by wall time.`));
     }
     if (this.runs.size === 0) banners.push(h('div', { class: 'banner info' }, 'No runs are open. Start `vistool view RUN_DIR` with a run directory.'));
     replaceChildren(this.banners, ...banners);
@@ -599,8 +600,8 @@ class Dashboard {
     try {
       const tables = await Promise.all(
         this.visibleRuns().map(async (run) => {
-          // timing/step_s comes too: without a time field the wall clock is summed from it.
-          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...metrics, 'timing/step_s'] });
+          // The seconds per step come too: without a time field the wall clock is summed from them.
+          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...metrics, ...STEP_SECONDS_METRICS] });
           return { name: run.summary.name, table: reply.table };
         }),
       );

@@ -5,7 +5,7 @@
  * (metrics/series, env/runs/metric-series.ts); what both compute goes through
  * protocol/metric-math.ts.
  */
-import { wallClockSeconds } from '../../protocol/metric-math.js';
+import { type WallClockSource, wallClockSeconds } from '../../protocol/metric-math.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 
 export interface Point {
@@ -17,11 +17,11 @@ export type XAxis = 'step' | 'time';
 
 /**
  * Elapsed wall time of each row in seconds since the run's first row: from the rows' own
- * `time`/`timestamp` when they have them, else the running sum of `timing/step_s` (what the
- * trainer writes). `source` says which; null when the run has neither.
+ * `time`/`timestamp` when they have them, else the running sum of the seconds per step the
+ * trainer writes (STEP_SECONDS_METRICS). `source` says which; null when the run has neither.
  */
-export function wallClock(table: MetricTable): { seconds: (number | null)[]; source: 'time' | 'timing/step_s' | null } {
-  const { seconds, source } = wallClockSeconds(table.times, table.columns['timing/step_s'], table.steps.length);
+export function wallClock(table: MetricTable): { seconds: (number | null)[]; source: WallClockSource } {
+  const { seconds, source } = wallClockSeconds(table.times, (metric) => table.columns[metric], table.steps.length);
   return { seconds: Array.from(seconds, (s) => (Number.isNaN(s) ? null : s)), source };
 }
 
