@@ -8,7 +8,7 @@ import pytest
 from test_end_to_end import small_config
 from vistool_trainer.config import SftConfig, from_dict
 from vistool_trainer.run.events import EventStream
-from vistool_trainer.run.run_config import ConfigError, resolve_config
+from vistool_trainer.run.run_config import ConfigError
 from vistool_trainer.run.run_directory import read_json_lines
 from vistool_trainer.algorithms.sft_schedule import SftSchedule
 from vistool_trainer.run.train import train

@@ -3,8 +3,6 @@ engines so that the replicated base (training_engine.py) never has to know the s
 built on it."""
 from __future__ import annotations
 
-from typing import Any
-
 from ..config import DistributedConfig
 from ..model.policy import Policy
 from .distributed import Distributed

@@ -27,8 +27,8 @@ from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimi
 from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
-from .distributed import Distributed
 from ..model.policy import Policy, unwrap_model
+from .distributed import Distributed
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:

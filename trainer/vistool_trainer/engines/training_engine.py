@@ -19,8 +19,8 @@ from typing import Any
 
 import torch
 
-from .distributed import Distributed
 from ..model.policy import Policy, score_tokens
+from .distributed import Distributed
 
 ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
 

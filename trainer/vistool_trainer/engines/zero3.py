@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from .distributed import Distributed
 from ..model.policy import Policy
+from .distributed import Distributed
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 CHECKPOINT_FOLDER = "deepspeed"

@@ -18,7 +18,7 @@ from transformers import AutoModelForImageTextToText
 from ..config import PolicyConfig
 from .context_view import ContextView
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
-from .micro_model import MicroSize, build_micro_policy, save_policy
+from .micro_model import build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
 
 

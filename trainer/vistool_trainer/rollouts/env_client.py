@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlparse
 
-from ..config import EnvConfig
 from ..checkout import repo_root
+from ..config import EnvConfig
 
 
 class EnvServerError(RuntimeError):

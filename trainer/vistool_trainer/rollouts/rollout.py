@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..model.conversation_encoding import load_image_part
-from .env_client import EnvClient
 from ..model.policy import Policy
+from .env_client import EnvClient
 from .token_view import with_token_text
 
 

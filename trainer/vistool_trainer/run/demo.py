@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .demo_report import write_demo_report
-from .demo_summary import demo_summary
 from ..checkout import repo_root
 from ..config import RunConfig, to_dict
+from .demo_report import write_demo_report
+from .demo_summary import demo_summary
 from .run_config import load_config, resolve_config
 from .run_directory import write_json_atomic
 from .train import generate_tasks

@@ -13,8 +13,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from .run_directory import read_json_lines, run_status
 from ..algorithms.sft_schedule import PHASES
+from .run_directory import read_json_lines, run_status
 
 EVAL_COLUMNS = [
     ("eval/acc_tools", "accuracy with tools"),

@@ -12,7 +12,6 @@ import platform
 import shutil
 import sys
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from ..checkout import repo_root
 

@@ -8,12 +8,12 @@ import os
 import sys
 from pathlib import Path
 
-from ..trainers.evaluate import evaluate
-from .events import EventStream
 from ..model.context_view import ContextView
 from ..model.policy import Policy
 from ..rollouts.rollout import load_tasks
+from ..trainers.evaluate import evaluate
 from .config_migration import load_saved_config
+from .events import EventStream
 from .run_config import ConfigError
 from .run_directory import RunDirectory
 from .train import episode_options, generate_tasks, open_env

@@ -13,15 +13,15 @@ import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlparse
+from urllib.parse import urlparse
 
 import jsonschema
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
+from ..algorithms.sft_schedule import TARGET_KEYS
 from ..checkout import repo_root
 from ..config import RunConfig, from_dict
-from ..algorithms.sft_schedule import TARGET_KEYS
 
 SCHEMA_PATH = repo_root() / "schemas" / "run-config.schema.json"
 REWARD_SCHEMA_PATH = repo_root() / "env" / "rewards" / "config.schema.json"

@@ -22,25 +22,25 @@ from typing import Any
 
 import torch
 
-from ..model.context_view import EARLIER_IMAGE, ContextView
-from ..engines.distributed import Distributed, init_distributed
-from ..rollouts.env_client import EnvClient, LocalEnvServer, token_from
-from ..checkout import repo_root
-from .environment_check import check_environment
-from ..trainers.evaluate import evaluate
-from .events import EventStream
-from ..trainers.grpo import grpo_step
-from ..model.micro_model import parameter_count
-from ..model.policy import Policy
-from ..rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
-from ..config import DataGenerateConfig, RunConfig, to_dict
-from .run_config import resolve_config
-from .run_directory import RunDirectory, write_json_atomic
-from ..trainers.sft import gold_conversations, run_sft
-from ..trainers.sft_probe import SftProbe, split_probe
 from ..algorithms.sft_schedule import SftSchedule
+from ..checkout import repo_root
+from ..config import DataGenerateConfig, RunConfig, to_dict
+from ..engines.distributed import Distributed, init_distributed
 from ..engines.factory import make_training_engine
 from ..engines.training_engine import TrainingEngine, half_precision_warning
+from ..model.context_view import EARLIER_IMAGE, ContextView
+from ..model.micro_model import parameter_count
+from ..model.policy import Policy
+from ..rollouts.env_client import EnvClient, LocalEnvServer, token_from
+from ..rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
+from ..trainers.evaluate import evaluate
+from ..trainers.grpo import grpo_step
+from ..trainers.sft import gold_conversations, run_sft
+from ..trainers.sft_probe import SftProbe, split_probe
+from .environment_check import check_environment
+from .events import EventStream
+from .run_config import resolve_config
+from .run_directory import RunDirectory, write_json_atomic
 
 
 class _Discard:

@@ -9,8 +9,8 @@ import statistics
 from dataclasses import replace
 from typing import Any
 
-from ..rollouts.env_client import EnvClient
 from ..model.policy import Policy
+from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, run_rollouts
 
 

@@ -16,19 +16,19 @@ from typing import Any
 
 import torch
 
-from ..config import RlConfig
 from ..algorithms.advantages import group_advantages
-from ..engines.distributed import Distributed
 from ..algorithms.dynamic_sampling import sample_informative_groups
-from ..rollouts.env_client import EnvClient
 from ..algorithms.kl_penalty import kl_penalty
 from ..algorithms.loss_aggregation import masked_mean
-from ..model.policy import Policy, score_tokens
 from ..algorithms.policy_loss import clipped_policy_loss
+from ..config import RlConfig
+from ..engines.distributed import Distributed
+from ..engines.training_engine import TrainingEngine
+from ..model.policy import Policy, score_tokens
+from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
 from ..rollouts.token_view import ScoredPositions, token_view
 from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
-from ..engines.training_engine import TrainingEngine
 
 
 @dataclass

@@ -16,14 +16,14 @@ from typing import Any
 
 import torch
 
-from ..config import SftConfig
-from ..model.conversation_encoding import EncodedConversation
-from ..engines.distributed import Distributed
-from ..rollouts.env_client import EnvClient
-from ..model.policy import Policy
-from ..rollouts.rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
 from ..algorithms.sft_schedule import SftSchedule
+from ..config import SftConfig
+from ..engines.distributed import Distributed
 from ..engines.training_engine import TrainingEngine
+from ..model.conversation_encoding import EncodedConversation
+from ..model.policy import Policy
+from ..rollouts.env_client import EnvClient
+from ..rollouts.rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
 
 WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
 
