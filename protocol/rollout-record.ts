@@ -151,6 +151,14 @@ export interface ActionError {
    * Name of the tool involved, when one could be identified.
    */
   tool?: string;
+  /**
+   * Parse errors: the character offset (UTF-16 code units) into the turn's text, when it is known.
+   */
+  offset?: number;
+  /**
+   * Parse errors: the 1-based line of offset.
+   */
+  line?: number;
 }
 /**
  * This interface was referenced by `RolloutRecord`'s JSON-Schema

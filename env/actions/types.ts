@@ -14,13 +14,8 @@ export type ActionFormat = 'hermes' | 'openthinkimg' | 'refocus';
 /** How a final answer was written. */
 export type AnswerStyle = 'answer_tag' | 'final_answer' | 'boxed' | 'terminate';
 
-/** A parse error, with where in the message it was when that is known. */
-export interface ParseError extends ActionError {
-  /** Character offset (UTF-16 code units) into the message. */
-  offset?: number;
-  /** 1-based line of `offset`. */
-  line?: number;
-}
+/** A parse error: an ActionError with where in the message it was (`offset`, `line`) when that is known. */
+export type ParseError = ActionError;
 
 export interface ParsedAction {
   /** Calls in the order written. Calls here are syntactically well-formed; names are not yet checked against the registry. */

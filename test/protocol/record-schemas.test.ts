@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Ajv from 'ajv';
+import { parseAction } from '../../env/actions/parse.js';
 import { GENERATED_TYPES, generatedSource } from '../../scripts/generate-record-types.js';
 import { FLAT_GROUP, HOSTILE_GROUP, TABLE_GROUP, writeRunDirectory } from '../runs/run-directory.js';
 
@@ -52,6 +53,17 @@ test("the engine's played and scored episodes, as a run writes them, are valid r
   const metrics = (await readFile(join(dir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as unknown);
   assert.equal(metrics.length, 3);
   for (const line of metrics) assert.equal(problems(validateMetricsLine, line), '');
+});
+
+test('a turn whose parse error says where it was (offset, line) is a valid record', async () => {
+  const dir = await writeRunDirectory(await mkdtemp(join(tmpdir(), 'vistool-schema-')), { rolloutSteps: [1], groups: [TABLE_GROUP] });
+  const record = JSON.parse((await readFile(join(dir, 'rollouts', 'step-000001.jsonl'), 'utf8')).split('\n')[0]!) as Record<string, unknown>;
+  const turns = record['turns'] as Array<Record<string, unknown>>;
+  const text = 'Let me look.\n<tool_call>{"name": "zoom_in"';
+  const parsed = parseAction(text);
+  assert.ok(parsed.errors.some((e) => e.offset !== undefined && e.line === 2), JSON.stringify(parsed.errors));
+  turns[turns.findIndex((t) => t['role'] === 'assistant')] = { role: 'assistant', text, calls: [], errors: parsed.errors, answer: null };
+  assert.equal(problems(validateRecord, record), '');
 });
 
 test('the schemas reject records that break the contract', async () => {

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pyarrow.parquet as pq
 import torch
@@ -19,6 +20,7 @@ from verl.trainer.ppo.reward import get_custom_reward_fn
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
 import vistool_verl
+from vistool_trainer.checkout import repo_root
 from vistool_trainer.rollouts.rollout import load_tasks
 from vistool_verl.parquet_rows import read_verl, write_verl
 
@@ -82,9 +84,12 @@ def test_the_smoke_run_writes_a_run_directory_with_grpo_advantages_and_images_th
         # GRPO's outcome advantage, computed here on its own: (r - mean) / (std + 1e-6), unbiased std.
         expected = (rewards - rewards.mean()) / (rewards.std(ddof=1) + 1e-6)
         assert np.allclose([r["advantage"] for r in members], expected, atol=1e-4)
+    schema = jsonschema.Draft7Validator(json.loads((repo_root() / "schemas" / "rollout-record.schema.json").read_text()))
     for record in records:
         refs = [record["task"]["image"]] + [ref for turn in record["turns"] for ref in turn.get("images") or []]
         assert all((out / "images" / f"{ref}.png").is_file() for ref in refs)
+        # The records are the contract the viewer reads (an untrained policy's E1 errors carry offsets).
+        assert [error.message for error in schema.iter_errors(record)] == [], record["prompt_id"]
     metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert metrics[0]["step"] == 1 and "time" in metrics[0]
     assert metrics[0]["critic/score/mean"] == np.mean([r["reward"] for r in records])
