@@ -1,9 +1,10 @@
 /**
- * Writes protocol/rollout-record.ts, protocol/metrics-line.ts and protocol/run-config.ts from the
- * JSON Schemas in schemas/, so the TypeScript side reads the records and the config through the
- * same definitions the Python side validates against (and types its config from,
- * trainer/vistool_trainer/config.py). `npm run gen:types` rewrites the files; test/protocol/generated-types
- * fails when a checked-in file differs from what the schema gives.
+ * Writes protocol/rollout-record.ts, protocol/metrics-line.ts, protocol/reward-config.ts and
+ * protocol/run-config.ts from their JSON Schemas (schemas/, and the reward module's own), so the
+ * TypeScript side reads the records and the configs through the same definitions the Python side
+ * validates against (and types its config from, trainer/vistool_trainer/config.py).
+ * `npm run gen:types` rewrites the files; test/protocol/record-schemas.test.ts fails when a
+ * checked-in file differs from what its schema gives.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,49 +12,61 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 
 const ROOT = join(__dirname, '..');
 
-export const GENERATED_TYPES: ReadonlyArray<{ schema: string; output: string }> = [
+/**
+ * `resolved`: the form code reads after validation, where every key with a default is present
+ * (the loaders fill defaults), so the type marks it required. `title` names the type.
+ */
+interface GeneratedType {
+  schema: string;
+  output: string;
+  title?: string;
+  resolved?: boolean;
+}
+
+export const GENERATED_TYPES: readonly GeneratedType[] = [
   { schema: 'schemas/rollout-record.schema.json', output: 'protocol/rollout-record.ts' },
   { schema: 'schemas/metrics-line.schema.json', output: 'protocol/metrics-line.ts' },
-  { schema: 'schemas/run-config.schema.json', output: 'protocol/run-config.ts' },
+  { schema: 'env/rewards/config.schema.json', output: 'protocol/reward-config.ts', title: 'RewardConfig', resolved: true },
+  { schema: 'schemas/run-config.schema.json', output: 'protocol/run-config.ts', title: 'RunConfig', resolved: true },
 ];
 
 const readSchema = (path: string): JSONSchema => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as JSONSchema;
 
 /**
- * The run config as code reads it after validation: every key with a default is present (the
- * loaders fill defaults), so the type marks it required; the reward section's own schema
- * (referenced with `allOf: [{$ref}]`) is read from this checkout and put in place.
+ * Every key with a default required, at every depth. A section that references another schema
+ * (`allOf: [{$ref}]`, the run config's rewards) becomes that schema's generated type by name,
+ * imported beside it, so the reward config is typed once.
  */
-function resolvedRunConfig(schema: JSONSchema): JSONSchema {
+function resolvedSchema(schema: JSONSchema, imports: Set<string>): JSONSchema {
   const walk = (node: JSONSchema): JSONSchema => {
-    let out: JSONSchema = { ...node };
-    const ref = out.allOf?.find((part) => typeof part.$ref === 'string')?.$ref;
-    if (ref !== undefined) {
-      const { $schema: _, title: __, ...target } = readSchema(join('schemas', ref));
-      out = { ...target, ...out, allOf: undefined };
-      delete out.allOf;
+    const ref = node.allOf?.find((part) => typeof part.$ref === 'string')?.$ref;
+    const named = ref === undefined ? undefined : GENERATED_TYPES.find((t) => ref.endsWith(t.schema.replace(/^schemas\//, '')));
+    if (named?.title) {
+      imports.add(`import type { ${named.title} } from './${named.output.replace(/^protocol\//, '').replace(/\.ts$/, '.js')}';`);
+      return { description: node.description, tsType: named.title };
     }
-    if (out.properties) {
-      const properties = Object.fromEntries(Object.entries(out.properties).map(([key, sub]) => [key, walk(sub)]));
-      const required = Object.entries(out.properties).filter(([, sub]) => sub.default !== undefined).map(([key]) => key);
-      out = { ...out, properties, required: [...new Set([...(out.required as string[] | undefined ?? []), ...required])] };
-    }
-    return out;
+    if (!node.properties) return node;
+    const properties = Object.fromEntries(Object.entries(node.properties).map(([key, sub]) => [key, walk(sub)]));
+    const required = Object.entries(node.properties).filter(([, sub]) => sub.default !== undefined).map(([key]) => key);
+    return { ...node, properties, required: [...new Set([...((node.required as string[] | undefined) ?? []), ...required])] };
   };
-  return { ...walk(schema), title: 'RunConfig' };
+  return walk(schema);
 }
 
 export async function generatedSource(schemaPath: string): Promise<string> {
+  const entry = GENERATED_TYPES.find((t) => t.schema === schemaPath);
   const read = readSchema(schemaPath);
-  const schema = schemaPath.endsWith('run-config.schema.json') ? resolvedRunConfig(read) : read;
+  const imports = new Set<string>();
+  const schema = { ...(entry?.resolved ? resolvedSchema(read, imports) : read), ...(entry?.title ? { title: entry.title } : {}) };
   const banner = `/**\n * Generated from ${schemaPath} by scripts/generate-record-types.ts (npm run gen:types).\n * Do not edit: change the schema and regenerate.\n */`;
-  return compile(schema, String(schema.title), {
+  const source = await compile(schema, String(schema.title), {
     bannerComment: banner,
     additionalProperties: false,
     unreachableDefinitions: true,
     format: true,
     style: { singleQuote: true, printWidth: 120 },
   });
+  return imports.size === 0 ? source : source.replace(`${banner}\n`, `${banner}\n\n${[...imports].join('\n')}\n`);
 }
 
 async function main(): Promise<void> {
