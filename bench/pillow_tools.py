@@ -15,10 +15,16 @@ checks that vistool paints the same pixels).
 
 Usage: python bench/pillow_tools.py --image IMG --meta META.json --select A,B
            [--seconds 1.5] [--dump DIR]
+       python bench/pillow_tools.py --decode A.png,B.png [--seconds 1.5]
 Prints one JSON object: {"pillow": version, "results": {op: {"steps_per_s", "steps_per_cpu_s", "png_bytes"}}}:
 steps_per_s is the best of 5 short trials by wall clock (interference on a shared machine only
 slows a trial); steps_per_cpu_s counts steps per second of process CPU time over all trials.
-With --dump, writes each operation's result as raw RGB bytes to DIR/<op>.rgb for comparison.
+With --dump, writes each operation's result as raw RGB bytes to DIR/<op>.rgb for comparison,
+and Pillow's PNG of it to DIR/<op>.pillow.png.
+
+--decode times what the trainer pays to read a PNG (Image.open + convert("RGB"), as
+trainer/vistool_trainer/model/conversation_encoding.py does) and prints
+{"decode_cpu_ms": {path: CPU ms per decode}}: the encoder's settings must not make that dearer.
 """
 import argparse
 import io
@@ -72,14 +78,36 @@ def encode(image):
     return buffer.getvalue()
 
 
+def decode_cpu_ms(path, seconds):
+    def decode():
+        with Image.open(path) as opened:
+            return opened.convert("RGB")
+
+    for _ in range(2):  # warm-up
+        decode()
+    count = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds or count < 3:
+        decode()
+        count += 1
+    return (time.process_time() - start) * 1000 / count
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--image", required=True)
-    parser.add_argument("--meta", required=True)
-    parser.add_argument("--select", required=True, help="comma-separated column labels")
+    parser.add_argument("--image")
+    parser.add_argument("--meta")
+    parser.add_argument("--select", help="comma-separated column labels")
     parser.add_argument("--seconds", type=float, default=1.5)
     parser.add_argument("--dump")
+    parser.add_argument("--decode", help="comma-separated PNG paths to time decoding")
     args = parser.parse_args()
+    if args.decode:
+        paths = args.decode.split(",")
+        print(json.dumps({"decode_cpu_ms": {path: decode_cpu_ms(path, args.seconds / len(paths)) for path in paths}}))
+        return
+    if not (args.image and args.meta and args.select):
+        parser.error("--image, --meta and --select are required unless --decode is given")
 
     image = Image.open(args.image).convert("RGB")
     image.load()
@@ -110,6 +138,8 @@ def main():
         if args.dump:
             with open(os.path.join(args.dump, f"{name}.rgb"), "wb") as f:
                 f.write(operation(image, bands, selected).tobytes())
+            with open(os.path.join(args.dump, f"{name}.pillow.png"), "wb") as f:
+                f.write(step())
     print(json.dumps({"pillow": PIL.__version__, "results": results}))
 
 
