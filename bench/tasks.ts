@@ -14,7 +14,7 @@ import { checkTask } from '../env/tasks/check.js';
 import { generateDataset, type DatasetOptions } from '../env/tasks/dataset.js';
 import type { Difficulty } from '../env/tasks/difficulty.js';
 import { buildTask, GENERATED_KINDS } from '../env/tasks/generate.js';
-import { renderWithLabelMap } from '../env/tasks/label-map.js';
+import { renderWithLabelMap } from '../env/tasks/paint.js';
 import { recordLine } from '../env/tasks/record-line.js';
 
 /**
