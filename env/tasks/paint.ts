@@ -44,8 +44,8 @@ class Painter {
   mark = NO_INK;
 
   constructor(readonly width: number, readonly height: number, background: Rgb) {
-    this.data = Buffer.alloc(width * height * 3);
-    for (let p = 0; p < width * height; p++) {
+    this.data = Buffer.alloc(width * height * 3, background[0] === background[1] && background[1] === background[2] ? background[0] : 0);
+    if (background[0] !== background[1] || background[1] !== background[2]) for (let p = 0; p < width * height; p++) {
       this.data[p * 3] = background[0];
       this.data[p * 3 + 1] = background[1];
       this.data[p * 3 + 2] = background[2];
