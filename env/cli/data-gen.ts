@@ -4,7 +4,7 @@
  * terminal, a line every ~10% otherwise); the summary goes to stderr for people and, as one
  * JSON object, to stdout for scripts.
  */
-import { generateDataset, type DatasetOptions, type DatasetProgress } from '../tasks/dataset.js';
+import { defaultConcurrency, generateDataset, type DatasetOptions, type DatasetProgress } from '../tasks/dataset.js';
 import { isDifficulty, type Difficulty } from '../tasks/difficulty.js';
 import { GENERATED_KINDS, labelsProblem } from '../tasks/generate.js';
 import { SPLITS, type Split } from '../tasks/prng.js';
@@ -37,7 +37,7 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N 
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
   --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
                   the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
-  --concurrency   tasks in flight at once (default 4)
+  --concurrency   tasks in flight at once (default: the machine's cores, at least 2)
   --max-attempts  re-rolls per task before it is dropped (default 4)
   --out DIR       output folder (created; a previous data set there is replaced atomically)`;
 
@@ -150,7 +150,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
         split: split as Split,
         difficulty: parseDifficulty(values.difficulty),
         imageSize: parseImageSize(values['image-size']),
-        concurrency: values.concurrency === undefined ? 4 : integer(values.concurrency, 'concurrency', 1, 64),
+        concurrency: values.concurrency === undefined ? defaultConcurrency() : integer(values.concurrency, 'concurrency', 1, 64),
         maxAttempts: values['max-attempts'] === undefined ? 4 : integer(values['max-attempts'], 'max-attempts', 1, 100),
       };
       const families = parseFamilies(values.family);

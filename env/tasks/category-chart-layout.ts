@@ -15,7 +15,7 @@ import { chartFrame, formatTick, legendBlock, lineHeight, niceTicks } from './ch
 import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelExtent, labelWidth, placeText, type TextStyle } from './place-text.js';
 import type { Layer, Scene } from './scene.js';
-import { circle, polyline, rect } from './svg.js';
+import { circle, polyline, rect, type Primitive } from './svg.js';
 
 export interface ChartColours {
   text: string;
@@ -80,7 +80,7 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
   const frame = chartFrame(input.title, W, H, fs, colours.text);
   const { tiny, margin, valueStyle, layers } = frame;
   const tickStyle: TextStyle = { fontSize: fs };
-  const grid: string[] = [];
+  const grid: Primitive[] = [];
 
   let top = frame.top;
   if (series.length > 1) {
@@ -153,17 +153,17 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
     if (input.gridLines && v > 0) grid.push(rect(plotLeft, y, plotRight - plotLeft, 1, colours.grid));
     grid.push(rect(plotLeft - 1 - tickLen, y, tickLen, 1, colours.axis));
     const t = placeText(tickLabels[i] as string, tickStyle, { x: plotLeft - 1 - tickLen - 2, y: y + 0.5, h: 'right', v: 'middle' });
-    layers.push({ name: `value tick "${tickLabels[i]}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+    layers.push({ name: `value tick "${tickLabels[i]}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
   if (valueAxis) grid.push(rect(plotLeft - 1, plotTop, 1, plotBottom - plotTop + 1, colours.axis));
   grid.push(rect(plotLeft - 1, plotBottom, plotRight - plotLeft + 1, 1, colours.axis));
   if (axisTitle) {
     const t = placeText(axisTitle, { fontSize: fs, rotate: 90 }, { x: margin, y: (plotTop + plotBottom) / 2, h: 'left', v: 'middle' });
-    if (t.box.y1 >= 0 && t.box.y2 <= H) layers.push({ name: `axis title "${axisTitle}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+    if (t.box.y1 >= 0 && t.box.y2 <= H) layers.push({ name: `axis title "${axisTitle}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
   if (catTitle) {
     const t = placeText(catTitle, { fontSize: fs }, { x: (plotLeft + plotRight) / 2, y: zoneBottom + 1, h: 'center', v: 'top' });
-    layers.push({ name: `axis title "${catTitle}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+    layers.push({ name: `axis title "${catTitle}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
 
   const bands: Record<string, BBox> = {};
@@ -175,7 +175,7 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
     const cx = x1 + slot / 2;
     bands[label] = { x1, y1: plotTop, x2: x1 + slot, y2: zoneBottom };
     const t = placeText(label, rotated, { x: cx, y: labelsTop, h: 'center', v: 'top' });
-    marks.push({ name: `x tick label "${label}"`, owners: { x_values: label }, draw: (fill) => t.draw(fill ?? colours.text) });
+    marks.push({ name: `x tick label "${label}"`, owners: { x_values: label }, draw: (fill) => [t.draw(fill ?? colours.text)] });
     grid.push(rect(Math.floor(cx), plotBottom + 1, 1, tickLen, colours.axis));
     const vs = seriesValues(data, i);
     if (kind === 'vbar') {
@@ -183,30 +183,30 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
       const bx = x1 + Math.floor((slot - barW) / 2);
       const by = Math.min(yOf(vs[0] as number), plotBottom - 1);
       const colour = colours.series[(colours.perBar ? i : 0) % colours.series.length] as string;
-      marks.push({ name: `bar "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => rect(bx, by, barW, plotBottom - by, fill ?? colour) });
+      marks.push({ name: `bar "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [rect(bx, by, barW, plotBottom - by, fill ?? colour)] });
       const text = displayCell(data, i, 1);
       const v = placeText(text, valueStyle, { x: cx, y: by - 2, h: 'center', v: 'bottom' });
-      valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => v.draw(fill ?? colours.text) });
+      valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
     } else if (kind === 'grouped') {
       const barW = groupedBarW;
       const gx = x1 + Math.floor((slot - barW * series.length) / 2);
       const bars = vs.map((v, s) => ({ x: gx + s * barW, y: Math.min(yOf(v), plotBottom - 1), colour: colours.series[s % colours.series.length] as string }));
-      marks.push({ name: `bars of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => bars.map((b) => rect(b.x, b.y, barW, plotBottom - b.y, fill ?? b.colour)).join('') });
+      marks.push({ name: `bars of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => bars.map((b) => rect(b.x, b.y, barW, plotBottom - b.y, fill ?? b.colour)) });
       vs.forEach((_, s) => {
         const text = displayCell(data, i, s + 1);
         const b = bars[s] as { x: number; y: number };
         const v = placeText(text, valueStyle, { x: b.x + barW / 2, y: b.y - 2, h: 'center', v: 'bottom' });
-        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => v.draw(fill ?? colours.text) });
+        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
       });
     } else {
       const r = pointR;
       const points = vs.map((v, s) => ({ x: cx, y: yOf(v), colour: colours.series[s % colours.series.length] as string }));
       points.forEach((p, s) => (linePoints[s] as [number, number][]).push([p.x, p.y]));
-      marks.push({ name: `points of "${label}"`, owners: { x_values: label }, within: 'figure_bbox', draw: (fill) => points.map((p) => circle(p.x, p.y, r, fill ?? p.colour)).join('') });
+      marks.push({ name: `points of "${label}"`, owners: { x_values: label }, within: 'figure_bbox', draw: (fill) => points.map((p) => circle(p.x, p.y, r, fill ?? p.colour)) });
       if (series.length === 1) {
         const text = displayCell(data, i, 1);
         const v = placeText(text, valueStyle, { x: cx, y: (points[0] as { y: number }).y - r - 2, h: 'center', v: 'bottom' });
-        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => v.draw(fill ?? colours.text) });
+        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
       }
     }
   });

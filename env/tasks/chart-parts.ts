@@ -46,7 +46,7 @@ export interface Block {
 export function titleBlock(title: string, fontSize: number, width: number, top: number, colour: string): Block {
   const style: TextStyle = { fontSize, weight: 'bold' };
   const t = placeText(title, style, { x: width / 2, y: top, h: 'center', v: 'top' });
-  return { layers: [{ name: `title "${title}"`, owners: {}, draw: (fill) => t.draw(fill ?? colour) }], height: lineHeight(fontSize) + Math.round(fontSize * 0.5) };
+  return { layers: [{ name: `title "${title}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colour)] }], height: lineHeight(fontSize) + Math.round(fontSize * 0.5) };
 }
 
 export function titleFits(title: string, fontSize: number, width: number): boolean {
@@ -82,7 +82,7 @@ export function legendBlock(series: readonly string[], colours: readonly string[
       const sy = Math.round(y + (rowH - swatch) / 2);
       const sx = x;
       const t = placeText(e.name, style, { x: x + swatch + gap, y, h: 'left', v: 'top' });
-      layers.push({ name: `legend "${e.name}"`, owners: {}, draw: (fill) => rect(sx, sy, swatch, swatch, fill ?? colour) + t.draw(fill ?? textColour) });
+      layers.push({ name: `legend "${e.name}"`, owners: {}, draw: (fill) => [rect(sx, sy, swatch, swatch, fill ?? colour), t.draw(fill ?? textColour)] });
       x += e.width + spacing;
     }
   });

@@ -8,6 +8,7 @@
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { writeDirAtomically } from './atomic-dir.js';
 import { checkTask } from './check.js';
@@ -27,7 +28,7 @@ export interface DatasetOptions {
   imageSize: [number, number] | null;
   /** Tries per task before it is dropped (default 4). */
   maxAttempts?: number;
-  /** Tasks in flight at once (default 4: sharp renders on its own threads). */
+  /** Tasks in flight at once (default: the cores os.availableParallelism() reports, at least 2, so sharp's encodes overlap the JS painting). */
   concurrency?: number;
   /** Ask only these question families (absent: all). */
   families?: readonly QuestionFamily[];
@@ -73,6 +74,11 @@ export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split'
   };
 }
 
+/** What the cores allow: one task in flight per core, at least 2. */
+export function defaultConcurrency(): number {
+  return Math.max(2, availableParallelism());
+}
+
 function failureKey(err: unknown): string {
   const name = err instanceof Error ? err.name : 'Error';
   const message = err instanceof Error ? err.message : String(err);
@@ -103,7 +109,7 @@ async function makeOne(plan: Omit<TaskSpec, 'attempt'>, maxAttempts: number, fai
 export async function generateDataset(outDir: string, options: DatasetOptions, onProgress?: (p: DatasetProgress) => void): Promise<DatasetSummary> {
   const out = resolve(outDir);
   const maxAttempts = options.maxAttempts ?? 4;
-  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
   const started = process.hrtime.bigint();
   const failures = new Map<string, number>();
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };

@@ -10,9 +10,10 @@ import { recordCell, type DataTable } from './data-table.js';
 import { CHART_PROFILES, TABLE_PROFILES, TABLE_STYLES, type Difficulty } from './difficulty.js';
 import { goldCalls } from './gold.js';
 import { layoutHBarChart } from './hbar-layout.js';
-import { renderWithLabelMap, type LabelMap } from './label-map.js';
+import type { LabelMap } from './label-map.js';
 import type { LabelLength } from './labels.js';
 import { makeChartData, makeTableData } from './make-data.js';
+import { renderWithLabelMap } from './paint.js';
 import { taskStream, type Rng, type Split } from './prng.js';
 import { askQuestion, DEFAULT_FAMILIES, leadsBy, type AskedQuestion } from './questions.js';
 import type { GeneratedKind, GeneratorProvenance, QuestionFamily, TaskRecord } from './record.js';
@@ -21,7 +22,7 @@ import { layoutTable } from './table-layout.js';
 import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 
 /** Bump when a change to the generator changes its output for the same spec. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 export const GENERATED_KINDS: readonly GeneratedKind[] = ['table', 'vbar', 'hbar', 'grouped', 'line'];
 

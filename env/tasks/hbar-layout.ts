@@ -14,7 +14,7 @@ import type { CategoryChartInput, ChartLayoutResult } from './category-chart-lay
 import { BAND_INSET_PX, LayoutError } from './layout-error.js';
 import { labelWidth, placeText, type TextStyle } from './place-text.js';
 import type { Layer, Scene } from './scene.js';
-import { rect } from './svg.js';
+import { rect, type Primitive } from './svg.js';
 
 export type HBarInput = Omit<CategoryChartInput, 'kind' | 'preferRotated'>;
 
@@ -26,7 +26,7 @@ function attempt(input: HBarInput, fs: number): ChartLayoutResult | string {
   const frame = chartFrame(input.title, W, H, fs, colours.text);
   const { tiny, margin, valueStyle, layers } = frame;
   const style: TextStyle = { fontSize: fs };
-  const grid: string[] = [];
+  const grid: Primitive[] = [];
 
   const top = frame.top;
   const values = data.rows.map((r, i) => {
@@ -79,13 +79,13 @@ function attempt(input: HBarInput, fs: number): ChartLayoutResult | string {
     if (input.gridLines && v > 0) grid.push(rect(x, plotTop, 1, plotBottom - plotTop, colours.grid));
     grid.push(rect(x, plotBottom + 1, 1, tickLen, colours.axis));
     const t = placeText(tickLabels[i] as string, style, { x: x + 0.5, y: plotBottom + 1 + tickLen + 2, h: 'center', v: 'top' });
-    layers.push({ name: `value tick "${tickLabels[i]}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+    layers.push({ name: `value tick "${tickLabels[i]}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
   grid.push(rect(plotLeft - 1, plotTop, 1, plotBottom - plotTop + 1, colours.axis));
   if (valueAxis) grid.push(rect(plotLeft - 1, plotBottom, plotRight - plotLeft + 1, 1, colours.axis));
   if (axisTitle) {
     const t = placeText(axisTitle, style, { x: (plotLeft + plotRight) / 2, y: H - margin, h: 'center', v: 'bottom' });
-    layers.push({ name: `axis title "${axisTitle}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+    layers.push({ name: `axis title "${axisTitle}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
 
   const bands: Record<string, BBox> = {};
@@ -96,15 +96,15 @@ function attempt(input: HBarInput, fs: number): ChartLayoutResult | string {
     const cy = y1 + slot / 2;
     bands[label] = { x1: bandLeft, y1, x2: bandRight, y2: y1 + slot };
     const t = placeText(label, style, { x: labelRight, y: cy, h: 'right', v: 'middle' });
-    marks.push({ name: `y tick label "${label}"`, owners: { y_values: label }, draw: (fill) => t.draw(fill ?? colours.text) });
+    marks.push({ name: `y tick label "${label}"`, owners: { y_values: label }, draw: (fill) => [t.draw(fill ?? colours.text)] });
     grid.push(rect(plotLeft - 1 - tickLen, Math.floor(cy), tickLen, 1, colours.axis));
     const barH = Math.min(slot - 2 * (BAND_INSET_PX + 1), Math.max(2, Math.round(slot * input.barFraction)));
     const by = y1 + Math.floor((slot - barH) / 2);
     const bw = Math.max(1, Math.round((values[i] as number) * pxPerUnit));
     const colour = colours.series[(colours.perBar ? i : 0) % colours.series.length] as string;
-    marks.push({ name: `bar "${label}"`, owners: { y_values: label }, within: 'plot_bbox', draw: (fill) => rect(plotLeft, by, bw, barH, fill ?? colour) });
+    marks.push({ name: `bar "${label}"`, owners: { y_values: label }, within: 'plot_bbox', draw: (fill) => [rect(plotLeft, by, bw, barH, fill ?? colour)] });
     const v = placeText(valueTexts[i] as string, valueStyle, { x: plotLeft + bw + 3, y: cy, h: 'left', v: 'middle' });
-    valueMarks.push({ name: `value label "${valueTexts[i]}" of "${label}"`, owners: { y_values: label }, draw: (fill) => v.draw(fill ?? colours.text) });
+    valueMarks.push({ name: `value label "${valueTexts[i]}" of "${label}"`, owners: { y_values: label }, draw: (fill) => [v.draw(fill ?? colours.text)] });
   });
   const scene: Scene = {
     width: W,

@@ -1,12 +1,12 @@
 /**
  * Puts a label where layout wants its ink: "ink box left edge at x, top at y", centred, right
- * aligned, or rotated and centred on a tick. Returns the SVG writer and the estimated ink box
+ * aligned, or rotated and centred on a tick. Returns the text primitive's writer and the estimated ink box
  * (slack included), which layout uses for spacing and which the checker later verifies on
  * pixels. Vertical extent is the line's (all labels in a row share a baseline), horizontal
  * extent is the string's.
  */
 import type { BBox } from '../tools/metadata.js';
-import { text } from './svg.js';
+import { text, type TextPrimitive } from './svg.js';
 import { INK_SLACK_PX, lineInk, measureText, type FontWeight } from './text-metrics.js';
 
 export interface TextStyle {
@@ -27,7 +27,7 @@ export interface Placement {
 export interface PlacedText {
   content: string;
   box: BBox;
-  draw(fill: string): string;
+  draw(fill: string): TextPrimitive;
 }
 
 /** The estimated ink box of a label with its pen origin at (0, 0), rotation applied. */

@@ -1,13 +1,14 @@
 /**
- * A drawing before it becomes pixels: SVG layers in paint order, some of them "marks" — the
- * labels, bars and points whose ink must fall inside a given band. The image is the SVG of all
- * layers; the checker's label map re-draws only the marks, each in its own code colour, with the
- * very same geometry. Given a fill, a mark must paint only with that fill (no strokes, no other colours).
+ * A drawing before it becomes pixels: primitives (svg.ts) in paint order, some of them grouped
+ * into "marks" — the labels, bars and points whose ink must fall inside a given band. paint.ts
+ * rasterises the layers and records, per pixel, which mark inked it (the checker's label map).
+ * `sceneSvg` writes the same drawing as SVG for librsvg, the reference renderer. Given a fill,
+ * a mark must paint only with that fill (no strokes, no other colours).
  */
 import sharp from 'sharp';
 import type { RgbImage } from '../core/image.js';
 import type { BandFamily, BBox, ImageMetadata } from '../tools/metadata.js';
-import { rect } from './svg.js';
+import { primitivesSvg, primitiveSvg, rect, type Primitive } from './svg.js';
 
 /** The band a mark belongs to, per family. A family absent here must not see any of its ink. */
 export type MarkOwners = Partial<Record<BandFamily, string>>;
@@ -16,13 +17,13 @@ export interface Mark {
   /** For messages: `cell (Ana Berg, Wins)`, `x tick label "2015"`. */
   name: string;
   owners: MarkOwners;
-  /** Its SVG: in its own colours when `fill` is null (the image), else entirely in `fill` (the label map). */
-  draw(fill: string | null): string;
+  /** Its primitives: in its own colours when `fill` is null (the image), else entirely in `fill`. */
+  draw(fill: string | null): Primitive[];
   /** A metadata box the ink must also stay inside (e.g. bars inside `plot_bbox`). */
   within?: 'plot_bbox' | 'figure_bbox';
 }
 
-export type Layer = string | Mark;
+export type Layer = Primitive | Mark;
 
 export interface Scene {
   width: number;
@@ -34,7 +35,7 @@ export interface Scene {
 }
 
 export function isMark(layer: Layer): layer is Mark {
-  return typeof layer !== 'string';
+  return 'owners' in layer;
 }
 
 export function sceneMarks(scene: Scene): Mark[] {
@@ -43,7 +44,7 @@ export function sceneMarks(scene: Scene): Mark[] {
 
 /** The drawing without the <svg> wrapper, background included. */
 export function sceneBody(scene: Scene): string {
-  return rect(0, 0, scene.width, scene.height, scene.background) + scene.layers.map((l) => (isMark(l) ? l.draw(null) : l)).join('');
+  return primitiveSvg(rect(0, 0, scene.width, scene.height, scene.background)) + scene.layers.map((l) => (isMark(l) ? primitivesSvg(l.draw(null)) : primitiveSvg(l))).join('');
 }
 
 export function sceneSvg(scene: Scene): string {

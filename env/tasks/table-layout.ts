@@ -152,7 +152,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
 
   if (input.title) {
     const t = placeText(input.title, { fontSize: m.fs * 1.15, weight: 'bold' }, { x: left + Math.floor((contentW - m.titleW) / 2), y: top, h: 'left', v: 'top' });
-    layers.push({ name: `title "${input.title}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+    layers.push({ name: `title "${input.title}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
   if (style === 'header') {
     const groupTop = top + m.titleH;
@@ -165,7 +165,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
       const label = [g.label, SHORT_GROUP_LABEL[g.label] ?? ''].find((l) => l !== '' && labelWidth(l, head) + 2 * m.padX <= gx2 - gx1);
       if (label === undefined) continue;
       const t = placeText(label, head, { x: (gx1 + gx2) / 2, y: groupTop + m.padY, h: 'center', v: 'top' });
-      layers.push({ name: `group header "${label}"`, owners: {}, draw: (fill) => t.draw(fill ?? colours.text) });
+      layers.push({ name: `group header "${label}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
     }
   }
 
@@ -182,7 +182,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
     headerCells.push({ x1, y1: headerTop, x2, y2: headerTop + m.rowH });
     const right = column.kind === 'number';
     const t = placeText(column.name, head, { x: right ? x2 - m.padX : x1 + m.padX, y: headerTop + m.padY, h: right ? 'right' : 'left', v: 'top' });
-    layers.push({ name: `header "${column.name}"`, owners: { columns: column.name }, draw: (fill) => t.draw(fill ?? headerText) });
+    layers.push({ name: `header "${column.name}"`, owners: { columns: column.name }, draw: (fill) => [t.draw(fill ?? headerText)] });
   });
   cells.push(headerCells);
   data.rows.forEach((row, r) => {
@@ -197,7 +197,7 @@ export function layoutTable(input: TableLayoutInput): Scene {
       const right = column.kind === 'number';
       const content = displayCell(data, r, c);
       const t = placeText(content, body, { x: right ? x2 - m.padX : x1 + m.padX, y: y1 + m.padY, h: right ? 'right' : 'left', v: 'top' });
-      layers.push({ name: `cell (${key}, ${column.name})`, owners: { columns: column.name, rows: key }, draw: (fill) => t.draw(fill ?? colours.text) });
+      layers.push({ name: `cell (${key}, ${column.name})`, owners: { columns: column.name, rows: key }, draw: (fill) => [t.draw(fill ?? colours.text)] });
     });
     cells.push(rowCells);
   });

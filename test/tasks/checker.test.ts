@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { checkGeometry, checkTask } from '../../env/tasks/check.js';
 import { generateDataset } from '../../env/tasks/dataset.js';
 import { buildTask, renderTask } from '../../env/tasks/generate.js';
-import { renderLabelMap } from '../../env/tasks/label-map.js';
+import { renderLabelMap } from '../../env/tasks/paint.js';
 import { loadTasks } from '../../env/tasks/load.js';
 import { placeText } from '../../env/tasks/place-text.js';
 import { recordLine } from '../../env/tasks/record-line.js';
@@ -85,9 +85,9 @@ test('overlapping labels and labels cut off at the edge are caught on the label 
     height: 90,
     background: '#ffffff',
     layers: [
-      { name: 'label A', owners: {}, draw: (f) => a.draw(f ?? '#000') },
-      { name: 'label B', owners: {}, draw: (f) => b.draw(f ?? '#000') },
-      { name: 'label C', owners: {}, draw: (f) => c.draw(f ?? '#000') },
+      { name: 'label A', owners: {}, draw: (f) => [a.draw(f ?? '#000000')] },
+      { name: 'label B', owners: {}, draw: (f) => [b.draw(f ?? '#000000')] },
+      { name: 'label C', owners: {}, draw: (f) => [c.draw(f ?? '#000000')] },
     ],
     meta: { unit: 'pixels', source: 'generator' },
   };

@@ -54,7 +54,7 @@ test('the demo options give argmax-only tasks with labels A, B, C, a 20% lead, c
     assert.ok((top! - second!) >= 0.2 * top! - 1e-9, `${task.id}: ${top} leads ${second} by less than 20%`);
     assert.equal(task.answer, String(task.table!.rows.find((row) => row[1] === top)![0]), `${task.id}: the answer is the tallest bar's label`);
     assert.deepEqual(task.gold, [{ name: 'focus_on_x_values_with_highlight', arguments: { x_values: [task.answer] } }]);
-    assert.deepEqual(task.generator, { version: 2, seed: 11, split: 'train', index: task.generator!.index, attempt: task.generator!.attempt, kind: 'vbar', difficulty: 1, image_size: [112, 112], families: ['argmax'], labels: ['A', 'B', 'C'], min_top_gap: 0.2 });
+    assert.deepEqual(task.generator, { version: 3, seed: 11, split: 'train', index: task.generator!.index, attempt: task.generator!.attempt, kind: 'vbar', difficulty: 1, image_size: [112, 112], families: ['argmax'], labels: ['A', 'B', 'C'], min_top_gap: 0.2 });
     answers.add(task.answer as string);
   }
   assert.deepEqual([...answers].sort(), ['A', 'B', 'C'], 'each label is the tallest somewhere: the answer is not fixed by position');

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rasterise } from '../../env/tasks/scene.js';
 import { placeText } from '../../env/tasks/place-text.js';
+import { primitiveSvg } from '../../env/tasks/svg.js';
 import { taskStream } from '../../env/tasks/prng.js';
 import { DEJAVU_SANS_REGULAR } from '../../env/tasks/fonts/dejavu-sans-metrics.js';
 
@@ -29,7 +30,7 @@ test('the glyph table never understates where sharp puts a label’s ink, flat o
   const width = 420, height = 420;
   for (const c of cases) {
     const placed = placeText(c.text, { fontSize: c.fontSize, weight: c.weight, rotate: c.rotate }, { x: 210.3, y: 210.6, h: 'center', v: 'middle' });
-    const image = await rasterise(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${placed.draw('#000000')}</svg>`);
+    const image = await rasterise(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${primitiveSvg(placed.draw('#000000'))}</svg>`);
     const ink = inkBox(image.data, width, height);
     const box = placed.box;
     assert.ok(ink.x2 > 0, `no ink for ${JSON.stringify(c)}`);

@@ -1,0 +1,166 @@
+/**
+ * Text without laying it out again: each glyph is rasterised once by sharp (librsvg + pango,
+ * DejaVu Sans, the renderer the metrics in fonts/ were derived from) into a coverage mask, per
+ * (character, font size, weight, rotation, sub-pixel phase of its pen position quantised to
+ * 1/PHASES px in x and y), and kept for the life of the process. paint.ts composites the masks at
+ * the pen positions the glyph table's advances give, so where a label's glyphs go is exactly what
+ * layout measured (no kerning: pango's kerning only ever pulled glyphs closer).
+ *
+ * Glyphs a scene needs and the cache lacks are rendered together, one cell each in one atlas SVG,
+ * in one sharp call. A cell's origin is a whole pixel, so a glyph rasterises the same in any cell
+ * of any atlas: the masks, and so the images, do not depend on which task asked first.
+ */
+import sharp from 'sharp';
+import { DEJAVU_SANS_BOLD, DEJAVU_SANS_REGULAR, type GlyphMetrics } from './fonts/dejavu-sans-metrics.js';
+import { escapeXml, num, type TextPrimitive } from './svg.js';
+import { FONT_FAMILY, type FontWeight } from './text-metrics.js';
+
+/** Sub-pixel positions per pixel, in x and in y. */
+export const PHASES = 4;
+
+/** A glyph's coverage: alpha[v * width + u] is the pixel at (pen pixel + (dx + u, dy + v)). */
+export interface GlyphMask {
+  dx: number;
+  dy: number;
+  width: number;
+  height: number;
+  alpha: Uint8Array;
+}
+
+/** One glyph of a laid-out string: its cache key and the whole pixel its pen position falls in. */
+export interface PlacedGlyph {
+  key: string;
+  x: number;
+  y: number;
+}
+
+interface GlyphSpec {
+  char: string;
+  fontSize: number;
+  weight: FontWeight;
+  rotate: number;
+  phaseX: number;
+  phaseY: number;
+}
+
+/** Same as text-metrics.ts's stand-in for a character the table lacks. */
+const WIDEST: Record<FontWeight, GlyphMetrics> = {
+  normal: [1000, -50, 1050, -250, 950],
+  bold: [1100, -50, 1150, -250, 950],
+};
+
+const masks = new Map<string, GlyphMask | null>();
+const pending = new Map<string, Promise<void>>();
+const specs = new Map<string, GlyphSpec>();
+
+function metricsOf(c: string, weight: FontWeight): GlyphMetrics {
+  return (weight === 'bold' ? DEJAVU_SANS_BOLD : DEJAVU_SANS_REGULAR)[c] ?? WIDEST[weight];
+}
+
+/** The glyphs of a text primitive, pen positions from the glyph table's advances along the (rotated) baseline. */
+export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
+  const out: PlacedGlyph[] = [];
+  const scale = t.fontSize / 1000;
+  const angle = (t.rotate * Math.PI) / 180;
+  // Exact for the angles layout uses (0, -45, -90): no drift from sin/cos rounding at ±90.
+  const cos = t.rotate === -90 || t.rotate === 90 ? 0 : Math.cos(angle);
+  const sin = t.rotate === 0 ? 0 : Math.sin(angle);
+  let pen = 0;
+  for (const char of t.content) {
+    const [advance, xMin, xMax, yMin, yMax] = metricsOf(char, t.weight);
+    if (xMax > xMin || yMax > yMin) {
+      const qx = Math.round((t.x + cos * pen) * PHASES);
+      const qy = Math.round((t.y + sin * pen) * PHASES);
+      const phaseX = ((qx % PHASES) + PHASES) % PHASES;
+      const phaseY = ((qy % PHASES) + PHASES) % PHASES;
+      const key = `${t.weight === 'bold' ? 'b' : 'r'}${num(t.fontSize)}@${num(t.rotate)}:${phaseX},${phaseY}:${char}`;
+      if (!specs.has(key)) specs.set(key, { char, fontSize: t.fontSize, weight: t.weight, rotate: t.rotate, phaseX, phaseY });
+      out.push({ key, x: (qx - phaseX) / PHASES, y: (qy - phaseY) / PHASES });
+    }
+    pen += advance * scale;
+  }
+  return out;
+}
+
+/** The mask of a glyph placeGlyphs named (null: it has no ink); `ensureGlyphs` must have finished for it. */
+export function glyphMask(key: string): GlyphMask | null {
+  const mask = masks.get(key);
+  if (mask === undefined) throw new Error(`glyph ${key} was not rasterised (call ensureGlyphs first)`);
+  return mask;
+}
+
+/** Rasterises every glyph among `keys` the cache lacks, in one sharp call. */
+export async function ensureGlyphs(keys: Iterable<string>): Promise<void> {
+  const missing: string[] = [];
+  const waits: Promise<void>[] = [];
+  const seen = new Set<string>();
+  for (const key of keys) {
+    if (masks.has(key) || seen.has(key)) continue;
+    seen.add(key);
+    const inFlight = pending.get(key);
+    if (inFlight) waits.push(inFlight);
+    else missing.push(key);
+  }
+  if (missing.length > 0) {
+    const batch = renderAtlas(missing).finally(() => missing.forEach((k) => pending.delete(k)));
+    missing.forEach((k) => pending.set(k, batch));
+    waits.push(batch);
+  }
+  await Promise.all(waits);
+}
+
+/** Cells per atlas row. */
+const COLUMNS = 16;
+
+async function renderAtlas(keys: string[]): Promise<void> {
+  const list = keys.map((key) => {
+    const spec = specs.get(key);
+    if (!spec) throw new Error(`unknown glyph ${key}`);
+    return spec;
+  });
+  // The pen sits at the cell's centre; ink stays within 1.5 em of the pen whatever the rotation.
+  const half = Math.ceil(1.6 * Math.max(...list.map((s) => s.fontSize))) + 2;
+  const cell = 2 * half;
+  const rows = Math.ceil(list.length / COLUMNS);
+  const width = cell * Math.min(COLUMNS, list.length);
+  const height = cell * rows;
+  const body = list.map((s, i) => {
+    const px = (i % COLUMNS) * cell + half + s.phaseX / PHASES;
+    const py = Math.floor(i / COLUMNS) * cell + half + s.phaseY / PHASES;
+    const weight = s.weight === 'bold' ? ' font-weight="bold"' : '';
+    const place = s.rotate ? `x="0" y="0" transform="translate(${num(px)} ${num(py)}) rotate(${num(s.rotate)})"` : `x="${num(px)}" y="${num(py)}"`;
+    return `<text ${place} font-family="${FONT_FAMILY}" font-size="${num(s.fontSize)}"${weight} fill="#000000" xml:space="preserve">${escapeXml(s.char)}</text>`;
+  }).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`;
+  const { data, info } = await sharp(Buffer.from(svg), { density: 72 }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4 || info.width !== width || info.height !== height) throw new Error(`glyph atlas came back ${info.width}×${info.height}×${info.channels}, expected ${width}×${height}×4`);
+  keys.forEach((key, i) => {
+    const cx = (i % COLUMNS) * cell;
+    const cy = Math.floor(i / COLUMNS) * cell;
+    let x1 = cell, y1 = cell, x2 = -1, y2 = -1;
+    for (let v = 0; v < cell; v++) {
+      for (let u = 0; u < cell; u++) {
+        if (data[((cy + v) * width + cx + u) * 4 + 3] === 0) continue;
+        if (u < x1) x1 = u;
+        if (u > x2) x2 = u;
+        if (v < y1) y1 = v;
+        if (v > y2) y2 = v;
+      }
+    }
+    if (x2 < 0) {
+      masks.set(key, null);
+      return;
+    }
+    if (x1 === 0 || y1 === 0 || x2 === cell - 1 || y2 === cell - 1) throw new Error(`glyph ${key} reaches its atlas cell's edge: the cell is too small`);
+    const w = x2 - x1 + 1;
+    const h = y2 - y1 + 1;
+    const alpha = new Uint8Array(w * h);
+    for (let v = 0; v < h; v++) for (let u = 0; u < w; u++) alpha[v * w + u] = data[((cy + y1 + v) * width + cx + x1 + u) * 4 + 3] as number;
+    masks.set(key, { dx: x1 - half, dy: y1 - half, width: w, height: h, alpha });
+  });
+}
+
+/** How many glyph masks the cache holds (for the bench). */
+export function cachedGlyphs(): number {
+  return masks.size;
+}
