@@ -197,7 +197,7 @@ export async function benchTools(): Promise<void> {
     }
     process.stdout.write(
       `Tool steps on one core (a step = apply + PNG encode), ${SECONDS}s per cell. ms are CPU time per step (all threads); cpu × = vistool / Pillow per\n` +
-        `second of CPU time, with encodePng's settings (zlib level ${CURRENT_LEVEL}); L${PREVIOUS_LEVEL} cpu × = the same with the previous setting (level ${PREVIOUS_LEVEL}), measured\n` +
+        `second of CPU time, with encodePng's settings (zlib level ${PNG_ZLIB_LEVEL}); L${PREVIOUS_LEVEL} cpu × = the same with the previous setting (level ${PREVIOUS_LEVEL}), measured\n` +
         `in this run; wall × = best-of-${TRIALS} wall clock (sharp's worker thread overlaps with the main one, so it runs above one core);\n` +
         `Pil decode ms: what the trainer pays to read our PNG vs Pillow's own PNG of the same pixels (Image.open + convert("RGB"))\n${lines.join('\n')}\n`,
     );
@@ -219,8 +219,7 @@ function pillowDecodeMs(python: string, paths: string[]): string {
   return paths.map((p) => (times[p] ?? NaN).toFixed(2)).join('/');
 }
 
-/** encodePng's zlib level, and the one it used before (measured beside it as the baseline). */
-const CURRENT_LEVEL = PNG_ZLIB_LEVEL;
+/** The zlib level encodePng used before PNG_ZLIB_LEVEL, measured beside it as the baseline. */
 const PREVIOUS_LEVEL = 3;
 function encodeAt(image: RgbImage, compressionLevel: number): Promise<Buffer> {
   return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } }).png({ compressionLevel, adaptiveFiltering: false, palette: false }).toBuffer();
@@ -239,7 +238,7 @@ async function benchEncoderSettings(): Promise<void> {
   const results = await Promise.all(OPERATIONS.map((op) => applyOnce(image, meta, op)));
   const widths = [6, 9, 22, 22, 22, 10];
   const lines = [
-    `\nPNG encoder settings on the 800×600 results (sharp/libspng, one core): CPU ms per encode / KiB; current encodePng: level ${CURRENT_LEVEL}, no adaptive filtering`,
+    `\nPNG encoder settings on the 800×600 results (sharp/libspng, one core): CPU ms per encode / KiB; current encodePng: level ${PNG_ZLIB_LEVEL}, no adaptive filtering`,
     row(['level', 'adaptive', ...OPERATIONS, 'same twice'], widths),
   ];
   const settings: [number, boolean][] = [[1, false], [2, false], [3, false], [6, false], [9, false], [3, true], [6, true]];

@@ -11,9 +11,8 @@
  * of any atlas: the masks, and so the images, do not depend on which task asked first.
  */
 import sharp from 'sharp';
-import { DEJAVU_SANS_BOLD, DEJAVU_SANS_REGULAR, type GlyphMetrics } from './fonts/dejavu-sans-metrics.js';
 import { escapeXml, num, type TextPrimitive } from './svg.js';
-import { FONT_FAMILY, type FontWeight } from './text-metrics.js';
+import { FONT_FAMILY, glyphMetrics, type FontWeight } from './text-metrics.js';
 
 /** Sub-pixel positions per pixel, in x and in y. */
 export const PHASES = 4;
@@ -43,19 +42,9 @@ interface GlyphSpec {
   phaseY: number;
 }
 
-/** Same as text-metrics.ts's stand-in for a character the table lacks. */
-const WIDEST: Record<FontWeight, GlyphMetrics> = {
-  normal: [1000, -50, 1050, -250, 950],
-  bold: [1100, -50, 1150, -250, 950],
-};
-
 const masks = new Map<string, GlyphMask | null>();
 const pending = new Map<string, Promise<void>>();
 const specs = new Map<string, GlyphSpec>();
-
-function metricsOf(c: string, weight: FontWeight): GlyphMetrics {
-  return (weight === 'bold' ? DEJAVU_SANS_BOLD : DEJAVU_SANS_REGULAR)[c] ?? WIDEST[weight];
-}
 
 /** The glyphs of a text primitive, pen positions from the glyph table's advances along the (rotated) baseline. */
 export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
@@ -67,7 +56,7 @@ export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
   const sin = t.rotate === 0 ? 0 : Math.sin(angle);
   let pen = 0;
   for (const char of t.content) {
-    const [advance, xMin, xMax, yMin, yMax] = metricsOf(char, t.weight);
+    const [advance, xMin, xMax, yMin, yMax] = glyphMetrics(char, t.weight);
     if (xMax > xMin || yMax > yMin) {
       const qx = Math.round((t.x + cos * pen) * PHASES);
       const qy = Math.round((t.y + sin * pen) * PHASES);

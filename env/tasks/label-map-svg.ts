@@ -13,9 +13,8 @@
  * instead of being attributed to either mark. Text here is pango's own layout (with kerning),
  * so its pixels are not the generator's.
  */
-import type { BBox } from '../tools/metadata.js';
 import type { RgbImage } from '../core/image.js';
-import { CONFLICT, NO_INK, type LabelMap } from './label-map.js';
+import { CONFLICT, labelMapFromIds, NO_INK, type LabelMap } from './label-map.js';
 import { rasteriseOpaque, sceneBody, sceneMarks, type Mark, type Scene } from './scene.js';
 import { primitivesSvg, primitiveSvg, rect } from './svg.js';
 
@@ -96,11 +95,8 @@ export async function renderWithLabelMapSvg(scene: Scene): Promise<{ image: RgbI
 
 function decode(width: number, height: number, marks: Mark[], words: number[], codes: Buffer[]): LabelMap {
   const ids = new Int32Array(width * height).fill(NO_INK);
-  const extents: (BBox | null)[] = marks.map(() => null);
   const byWord = new Map<number, number>(words.map((w, i) => [w, i]));
   const pixels = width * height;
-  let conflicts = 0;
-  let firstConflict: { x: number; y: number } | null = null;
   for (let p = 0; p < pixels; p++) {
     const o = p * 3;
     let max = 0;
@@ -122,22 +118,7 @@ function decode(width: number, height: number, marks: Mark[], words: number[], c
       }
     }
     const id = clean ? byWord.get(word) : undefined;
-    if (id === undefined) {
-      ids[p] = CONFLICT;
-      conflicts++;
-      if (!firstConflict) firstConflict = { x: p % width, y: Math.floor(p / width) };
-      continue;
-    }
-    ids[p] = id;
-    const x = p % width;
-    const y = (p - x) / width;
-    const e = extents[id];
-    if (!e) extents[id] = { x1: x, y1: y, x2: x + 1, y2: y + 1 };
-    else {
-      if (x < e.x1) e.x1 = x;
-      if (x + 1 > e.x2) e.x2 = x + 1;
-      if (y + 1 > e.y2) e.y2 = y + 1;
-    }
+    ids[p] = id === undefined ? CONFLICT : id;
   }
-  return { width, height, ids, marks, extents, conflicts, firstConflict };
+  return labelMapFromIds(width, height, marks, ids);
 }

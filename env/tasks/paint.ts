@@ -13,9 +13,8 @@
  * - text: glyph masks from glyph-cache.ts at the glyph table's pen positions.
  */
 import type { RgbImage } from '../core/image.js';
-import type { BBox } from '../tools/metadata.js';
 import { ensureGlyphs, glyphMask, placeGlyphs, type PlacedGlyph } from './glyph-cache.js';
-import { CONFLICT, NO_INK, type LabelMap } from './label-map.js';
+import { CONFLICT, labelMapFromIds, NO_INK, type LabelMap } from './label-map.js';
 import { isMark, sceneMarks, type Mark, type Scene } from './scene.js';
 import type { CirclePrimitive, PolylinePrimitive, Primitive, RectPrimitive } from './svg.js';
 
@@ -180,35 +179,10 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
     else if (p.kind === 'polyline') painter.polyline(p);
     else painter.glyphs(placed.get(p) as PlacedGlyph[], p.fill);
   }
-  return { image: { width: scene.width, height: scene.height, data: painter.data }, labelMap: summarise(scene.width, scene.height, marks, painter.ids) };
+  return { image: { width: scene.width, height: scene.height, data: painter.data }, labelMap: labelMapFromIds(scene.width, scene.height, marks, painter.ids) };
 }
 
 /** The label map alone (for checking a stored task whose image is already on disk). */
 export async function renderLabelMap(scene: Scene): Promise<LabelMap> {
   return (await renderWithLabelMap(scene)).labelMap;
-}
-
-function summarise(width: number, height: number, marks: Mark[], ids: Int32Array): LabelMap {
-  const extents: (BBox | null)[] = marks.map(() => null);
-  let conflicts = 0;
-  let firstConflict: { x: number; y: number } | null = null;
-  for (let y = 0, p = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, p++) {
-      const id = ids[p] as number;
-      if (id === NO_INK) continue;
-      if (id === CONFLICT) {
-        conflicts++;
-        if (!firstConflict) firstConflict = { x, y };
-        continue;
-      }
-      const e = extents[id];
-      if (!e) extents[id] = { x1: x, y1: y, x2: x + 1, y2: y + 1 };
-      else {
-        if (x < e.x1) e.x1 = x;
-        if (x + 1 > e.x2) e.x2 = x + 1;
-        if (y + 1 > e.y2) e.y2 = y + 1;
-      }
-    }
-  }
-  return { width, height, ids, marks, extents, conflicts, firstConflict };
 }

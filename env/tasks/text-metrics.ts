@@ -31,7 +31,8 @@ const WIDEST: Record<FontWeight, GlyphMetrics> = {
   bold: [1100, -50, 1150, -250, 950],
 };
 
-function glyph(c: string, weight: FontWeight): GlyphMetrics {
+/** A character's metrics; one the table lacks gets the widest box, so estimates err large. */
+export function glyphMetrics(c: string, weight: FontWeight): GlyphMetrics {
   const table = weight === 'bold' ? DEJAVU_SANS_BOLD : DEJAVU_SANS_REGULAR;
   return table[c] ?? WIDEST[weight];
 }
@@ -45,7 +46,7 @@ export function measureText(text: string, fontSize: number, weight: FontWeight =
   let top = Infinity;
   let bottom = -Infinity;
   for (const c of text) {
-    const [advance, xMin, xMax, yMin, yMax] = glyph(c, weight);
+    const [advance, xMin, xMax, yMin, yMax] = glyphMetrics(c, weight);
     if (xMax > xMin || yMax > yMin) {
       left = Math.min(left, pen + xMin * scale);
       right = Math.max(right, pen + xMax * scale);
