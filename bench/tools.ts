@@ -140,6 +140,7 @@ export async function benchTools(): Promise<void> {
       const pillowBytes: Record<string, number> = {};
       const pooled: Record<string, Rate> = {};
       const fresh: Record<string, Rate> = {};
+      const serverMs: Record<string, number> = {};
       for (let round = 0; round < ROUNDS; round++) {
         if (python) {
           const run = runPillow(python, imagePath, metaPath, SECONDS / ROUNDS, round === 0 ? dir : undefined);
@@ -153,8 +154,8 @@ export async function benchTools(): Promise<void> {
           pooled[op] = best(pooled[op], await stepsPerSecond(() => toolStep(image, meta, op), SECONDS / ROUNDS));
           fresh[op] = best(fresh[op], await stepsPerSecond(() => toolStep(image, meta, op, false), SECONDS / ROUNDS));
         }
+        for (const [op, ms] of Object.entries(serverAllocatorStepMs(imagePath, metaPath, SECONDS / ROUNDS))) serverMs[op] = Math.min(serverMs[op] ?? Infinity, ms);
       }
-      const serverMs = serverAllocatorStepMs(imagePath, metaPath, SECONDS);
 
       for (const op of OPERATIONS) {
         const applied = await applyOnce(image, meta, op);
