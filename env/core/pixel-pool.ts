@@ -5,7 +5,8 @@
  * buffer that big is a fresh mapping from the system — glibc maps blocks over its mmap
  * threshold, and the env server fixes that threshold at 64 KiB so freed blocks go back — so each
  * call paid one page fault per 4 KiB written, and V8 collected more often for the external
- * memory. Together that was 20–40 % of a tool step (bench/tools.ts measures it both ways).
+ * memory: at 1600×1200 a step with a fresh buffer costs 1.7–2.2× one with a reused buffer
+ * (bench/tools.ts measures both).
  *
  * Ownership: a buffer from `takePixels` belongs to whoever holds the image it went into, like any
  * buffer; if nobody releases it, the garbage collector frees it as before. `releasePixels(image)`
