@@ -1,12 +1,21 @@
 /**
- * Tool throughput: steps per second for mask, draw and highlight on 800×600 and 1600×1200
- * tables, where a step is one tool call through the registry plus a PNG encode
- * (env/core/image.ts encodePng) — what an episode pays per tool call before storing the image.
+ * Tool throughput: CPU time per tool step for mask, draw and highlight on 800×600 and 1600×1200
+ * tables, against a Pillow implementation with ReFocus's exact geometry (bench/pillow_tools.py).
+ * A step is what an episode pays per tool call before storing the image (bench/tool-step.ts):
+ * the call through the registry, painting into a pooled buffer, the PNG encode
+ * (env/core/image.ts encodePng), and the image handed back to the pixel pool once replaced.
  *
  * One core: sharp.concurrency(1) limits libvips to one worker thread, and steps run strictly
  * one after another, so at most one thread computes at any moment. The Pillow baseline
- * (bench/pillow_tools.py, single-threaded) runs on the same images in the same run, timed
- * inside Python so process start-up is not counted. Both sides' pixels are compared for equality.
+ * (single-threaded) runs on the same images, timed inside Python so process start-up is not
+ * counted, interleaved with ours in ROUNDS rounds (Pillow, ours, Pillow, ours ...); each side's
+ * best round counts, since a shared machine only ever slows a round down. Both sides' pixels are
+ * compared for equality.
+ *
+ * Beside it, in the same rounds: the step with a fresh buffer every time (as before the pool),
+ * and, in a child process, the pooled step under the env server's allocator setting
+ * (MALLOC_MMAP_THRESHOLD_=65536), which glibc reads only at start-up and which makes every
+ * allocation over 64 KiB inside the encoder a fresh mapping.
  *
  * Also measures PNG encoder settings (zlib level × adaptive filtering) on one result, because
  * the encode dominates a step; every setting is checked to give the same bytes twice. The
@@ -21,17 +30,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { decodeImage, encodePng, PNG_ZLIB_LEVEL, type RgbImage } from '../env/core/image.js';
+import { releasePixels } from '../env/core/pixel-pool.js';
 import { resolveMetadata, type BBox, type PixelMetadata } from '../env/tools/metadata.js';
-import { runToolCall } from '../env/tools/registry.js';
+import { applyOnce, OPERATIONS, SELECTED, stepsPerSecond, toolStep, TRIALS, type Rate } from './tool-step.js';
 
 const SIZES: readonly [number, number][] = [
   [800, 600],
   [1600, 1200],
 ];
-const OPERATIONS = ['mask', 'draw', 'highlight'] as const;
-type Operation = (typeof OPERATIONS)[number];
-const SELECTED = ['Country', 'Wins'];
 const SECONDS = Number(process.env.VISTOOL_BENCH_SECONDS ?? '1.5');
+/** Pillow and our steps alternate this many times; each measures SECONDS / ROUNDS per cell. */
+const ROUNDS = 3;
+/** The env server's allocator setting (trainer/vistool_trainer/rollouts/env_client.py SERVER_MALLOC_ENV). */
+const SERVER_MALLOC = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
 const COLUMNS = ['Rider', 'Country', 'Wins', 'Team', 'Year', 'Stages', 'Podiums', 'Points'];
 
@@ -63,46 +74,6 @@ async function renderTable(width: number, height: number): Promise<{ png: Buffer
   return { png, image, meta: resolveMetadata({ columns_bbox }, width, height) };
 }
 
-/**
- * Steps per second of `step`, measured two ways, as bench/pillow_tools.py does:
- *  - wall: the best of TRIALS short trials (other processes on a shared machine only ever slow
- *    a trial down, so the fastest trial is the least disturbed);
- *  - cpu: steps per second of this process's CPU time over all trials (all threads, user +
- *    system), which contention for the cores does not inflate.
- * On a quiet machine the two agree; when they differ, trust cpu for the ratio.
- */
-const TRIALS = 5;
-interface Rate {
-  wall: number;
-  cpu: number;
-}
-async function stepsPerSecond(step: () => Promise<unknown>): Promise<Rate> {
-  for (let i = 0; i < 2; i++) await step(); // warm-up
-  let best = 0;
-  let total = 0;
-  const cpuBefore = process.cpuUsage();
-  for (let trial = 0; trial < TRIALS; trial++) {
-    let steps = 0;
-    let elapsed = 0;
-    const start = performance.now();
-    while (elapsed < SECONDS / TRIALS || steps < 3) {
-      await step();
-      steps++;
-      elapsed = (performance.now() - start) / 1000;
-    }
-    total += steps;
-    best = Math.max(best, steps / elapsed);
-  }
-  const cpu = process.cpuUsage(cpuBefore);
-  return { wall: best, cpu: total / ((cpu.user + cpu.system) / 1e6) };
-}
-
-async function applyOnce(image: RgbImage, meta: PixelMetadata, op: Operation): Promise<RgbImage> {
-  const outcome = await runToolCall(image, { name: `focus_on_columns_with_${op}`, arguments: { columns: SELECTED } }, meta);
-  if (!outcome.ok) throw new Error(`${op}: ${outcome.error.message}`);
-  return outcome.image;
-}
-
 /** Python with Pillow: $VISTOOL_PYTHON, else .venv/bin/python, else python3; null when none has Pillow. */
 function findPillowPython(): string | null {
   const candidates = [process.env.VISTOOL_PYTHON, '.venv/bin/python', 'python3'].filter((p): p is string => !!p && (p === 'python3' || existsSync(p)));
@@ -119,6 +90,29 @@ interface PillowResult {
   png_bytes: number;
 }
 
+function runPillow(python: string, imagePath: string, metaPath: string, seconds: number, dumpDir?: string): { version: string; results: Record<string, PillowResult> } {
+  const args = ['bench/pillow_tools.py', '--image', imagePath, '--meta', metaPath, '--select', SELECTED.join(','), '--seconds', String(seconds)];
+  const run = spawnSync(python, dumpDir ? [...args, '--dump', dumpDir] : args, { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`bench/pillow_tools.py failed: ${run.stderr}`);
+  const parsed = JSON.parse(run.stdout) as { pillow: string; results: Record<string, PillowResult> };
+  return { version: parsed.pillow, results: parsed.results };
+}
+
+/** The pooled step's CPU ms per op in a child process started with the env server's allocator setting. */
+function serverAllocatorStepMs(imagePath: string, metaPath: string, seconds: number): Record<string, number> {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/tool-step-child.ts', imagePath, metaPath, String(seconds)], {
+    encoding: 'utf8',
+    env: { ...process.env, ...SERVER_MALLOC },
+  });
+  if (run.status !== 0) throw new Error(`bench/tool-step-child.ts failed: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { cpu_ms: Record<string, number> }).cpu_ms;
+}
+
+/** The better of two rates, each way: the least disturbed round. */
+function best(a: Rate | undefined, b: Rate): Rate {
+  return a ? { wall: Math.max(a.wall, b.wall), cpu: Math.max(a.cpu, b.cpu) } : b;
+}
+
 function row(cells: (string | number)[], widths: number[]): string {
   return cells.map((c, i) => String(c).padStart(widths[i] ?? 10)).join('  ');
 }
@@ -128,10 +122,12 @@ export async function benchTools(): Promise<void> {
   const python = findPillowPython();
   if (!python) process.stdout.write('Pillow baseline not run: no Python with Pillow found ($VISTOOL_PYTHON, .venv/bin/python, python3). Install it with `pip install pillow`.\n');
   const dir = await mkdtemp(join(tmpdir(), 'vistool-bench-tools-'));
-  const widths = [10, 10, 9, 10, 8, 8, 9, 8, 9, 8, 8, 16, 18];
-  const header = ['size', 'op', 'apply ms', 'encode ms', 'encode %', 'step ms', 'Pillow ms', 'cpu ×', `L${PREVIOUS_LEVEL} cpu ×`, 'wall ×', 'same px', 'KiB us/L3/Pil', 'Pil decode ms us/Pil'];
+  const widths = [10, 10, 9, 10, 8, 8, 9, 7, 9, 11, 7, 8, 11, 18];
+  const header = ['size', 'op', 'apply ms', 'encode ms', 'encode %', 'step ms', 'Pillow ms', 'cpu ×', 'fresh ×', 'server mm ×', 'wall ×', 'same px', 'KiB us/Pil', 'Pil decode ms us/Pil'];
   const lines: string[] = [row(header, widths)];
   const perCore: number[] = [];
+  const perCoreServer: number[] = [];
+  let pillowVersion = '';
   try {
     for (const [width, height] of SIZES) {
       const { png, image, meta } = await renderTable(width, height);
@@ -140,25 +136,34 @@ export async function benchTools(): Promise<void> {
       await writeFile(imagePath, png);
       await writeFile(metaPath, JSON.stringify({ columns_bbox: meta.columns_bbox }));
 
-      let pillow: Record<string, PillowResult> | null = null;
-      let pillowVersion = '';
-      if (python) {
-        const run = spawnSync(python, ['bench/pillow_tools.py', '--image', imagePath, '--meta', metaPath, '--select', SELECTED.join(','), '--seconds', String(SECONDS), '--dump', dir], { encoding: 'utf8' });
-        if (run.status !== 0) throw new Error(`bench/pillow_tools.py failed: ${run.stderr}`);
-        const parsed = JSON.parse(run.stdout) as { pillow: string; results: Record<string, PillowResult> };
-        pillow = parsed.results;
-        pillowVersion = parsed.pillow;
+      const pillow: Record<string, Rate> = {};
+      const pillowBytes: Record<string, number> = {};
+      const pooled: Record<string, Rate> = {};
+      const fresh: Record<string, Rate> = {};
+      const serverMs: Record<string, number> = {};
+      for (let round = 0; round < ROUNDS; round++) {
+        if (python) {
+          const run = runPillow(python, imagePath, metaPath, SECONDS / ROUNDS, round === 0 ? dir : undefined);
+          pillowVersion = run.version;
+          for (const [op, result] of Object.entries(run.results)) {
+            pillow[op] = best(pillow[op], { wall: result.steps_per_s, cpu: result.steps_per_cpu_s });
+            pillowBytes[op] = result.png_bytes;
+          }
+        }
+        for (const op of OPERATIONS) {
+          pooled[op] = best(pooled[op], await stepsPerSecond(() => toolStep(image, meta, op), SECONDS / ROUNDS));
+          fresh[op] = best(fresh[op], await stepsPerSecond(() => toolStep(image, meta, op, false), SECONDS / ROUNDS));
+        }
+        for (const [op, ms] of Object.entries(serverAllocatorStepMs(imagePath, metaPath, SECONDS / ROUNDS))) serverMs[op] = Math.min(serverMs[op] ?? Infinity, ms);
       }
 
       for (const op of OPERATIONS) {
         const applied = await applyOnce(image, meta, op);
-        const ours = await stepsPerSecond(async () => encodePng(await applyOnce(image, meta, op)));
-        const before = await stepsPerSecond(async () => encodeAt(await applyOnce(image, meta, op), PREVIOUS_LEVEL));
-        const applyRate = await stepsPerSecond(async () => applyOnce(image, meta, op));
-        const encodeRate = await stepsPerSecond(async () => encodePng(applied));
+        const applyRate = await stepsPerSecond(async () => releasePixels(await applyOnce(image, meta, op)), SECONDS);
+        const encodeRate = await stepsPerSecond(async () => encodePng(applied), SECONDS);
         const ourPng = await encodePng(applied);
-        const previousPng = await encodeAt(applied, PREVIOUS_LEVEL);
-        const theirs = pillow?.[op];
+        const ours = pooled[op] as Rate;
+        const theirs = pillow[op];
         let same = 'n/a';
         let decode = 'n/a';
         if (python) {
@@ -170,8 +175,15 @@ export async function benchTools(): Promise<void> {
         }
         const applyMs = 1000 / applyRate.cpu;
         const encodeMs = 1000 / encodeRate.cpu;
+        const stepServerMs = serverMs[op] as number;
         const ratio = (a: number, b: number | undefined) => (b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
-        if (theirs) perCore.push(ours.cpu / theirs.steps_per_cpu_s);
+        if (theirs && same === 'yes') {
+          perCore.push(ours.cpu / theirs.cpu);
+          perCoreServer.push(1000 / stepServerMs / theirs.cpu);
+        } else if (theirs) {
+          perCore.push(0); // pixels differ: no ratio counts
+          perCoreServer.push(0);
+        }
         lines.push(
           row(
             [
@@ -181,29 +193,37 @@ export async function benchTools(): Promise<void> {
               encodeMs.toFixed(2),
               `${((100 * encodeMs) / (applyMs + encodeMs)).toFixed(0)}%`,
               (1000 / ours.cpu).toFixed(2),
-              theirs ? (1000 / theirs.steps_per_cpu_s).toFixed(2) : 'n/a',
-              ratio(ours.cpu, theirs?.steps_per_cpu_s),
-              ratio(before.cpu, theirs?.steps_per_cpu_s),
-              ratio(ours.wall, theirs?.steps_per_s),
+              theirs ? (1000 / theirs.cpu).toFixed(2) : 'n/a',
+              ratio(ours.cpu, theirs?.cpu),
+              ratio((fresh[op] as Rate).cpu, theirs?.cpu),
+              ratio(1000 / stepServerMs, theirs?.cpu),
+              ratio(ours.wall, theirs?.wall),
               same,
-              `${(ourPng.length / 1024).toFixed(0)}/${(previousPng.length / 1024).toFixed(0)}/${theirs ? (theirs.png_bytes / 1024).toFixed(0) : 'n/a'}`,
+              `${(ourPng.length / 1024).toFixed(0)}/${pillowBytes[op] ? (pillowBytes[op] / 1024).toFixed(0) : 'n/a'}`,
               decode,
             ],
             widths,
           ),
         );
+        releasePixels(applied);
       }
-      if (pillowVersion && width === SIZES[0]?.[0]) lines.push(`(Pillow ${pillowVersion})`);
     }
     process.stdout.write(
-      `Tool steps on one core (a step = apply + PNG encode), ${SECONDS}s per cell. ms are CPU time per step (all threads); cpu × = vistool / Pillow per\n` +
-        `second of CPU time, with encodePng's settings (zlib level ${PNG_ZLIB_LEVEL}); L${PREVIOUS_LEVEL} cpu × = the same with the previous setting (level ${PREVIOUS_LEVEL}), measured\n` +
-        `in this run; wall × = best-of-${TRIALS} wall clock (sharp's worker thread overlaps with the main one, so it runs above one core);\n` +
+      `Tool steps on one core, ${SECONDS}s per cell in ${ROUNDS} rounds interleaved with Pillow ${pillowVersion || '(not run)'}, best round each side.\n` +
+        `A step = the call (painting into a pooled buffer) + PNG encode (zlib level ${PNG_ZLIB_LEVEL}) + the image handed back, as an episode pays it.\n` +
+        `ms are CPU time per step (all threads); apply and encode are timed apart, encode % = encode / (apply + encode).\n` +
+        `cpu × = vistool / Pillow per second of CPU time; fresh × = the same with a fresh buffer every step (no pool, as before);\n` +
+        `server mm × = the pooled step in a child started with the env server's allocator (MALLOC_MMAP_THRESHOLD_=65536);\n` +
+        `wall × = best-of-${TRIALS} wall clock (sharp's worker thread overlaps with the main one, so it runs above one core);\n` +
         `Pil decode ms: what the trainer pays to read our PNG vs Pillow's own PNG of the same pixels (Image.open + convert("RGB"))\n${lines.join('\n')}\n`,
     );
     if (perCore.length > 0) {
       const worst = Math.min(...perCore);
-      process.stdout.write(`goal ≥ 4× Pillow per core at 800×600 and 1600×1200, pixels identical: lowest cpu × ${worst.toFixed(2)} — ${worst >= 4 ? 'met' : 'not met'}\n`);
+      const worstServer = Math.min(...perCoreServer);
+      process.stdout.write(
+        `goal ≥ 4× Pillow per core at 800×600 and 1600×1200, pixels identical: lowest cpu × ${worst.toFixed(2)} — ${worst >= 4 ? 'met' : 'not met'}` +
+          ` (under the env server's allocator: lowest ${worstServer.toFixed(2)}× — ${worstServer >= 4 ? 'met' : 'not met'})\n`,
+      );
     }
     await benchEncoderSettings();
   } finally {
@@ -217,12 +237,6 @@ function pillowDecodeMs(python: string, paths: string[]): string {
   if (run.status !== 0) throw new Error(`bench/pillow_tools.py --decode failed: ${run.stderr}`);
   const times = (JSON.parse(run.stdout) as { decode_cpu_ms: Record<string, number> }).decode_cpu_ms;
   return paths.map((p) => (times[p] ?? NaN).toFixed(2)).join('/');
-}
-
-/** The zlib level encodePng used before PNG_ZLIB_LEVEL, measured beside it as the baseline. */
-const PREVIOUS_LEVEL = 3;
-function encodeAt(image: RgbImage, compressionLevel: number): Promise<Buffer> {
-  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } }).png({ compressionLevel, adaptiveFiltering: false, palette: false }).toBuffer();
 }
 
 function countDifferent(a: Buffer, b: Buffer): number {
@@ -249,7 +263,7 @@ async function benchEncoderSettings(): Promise<void> {
       const encode = () => sharp(result.data, { raw: { width: result.width, height: result.height, channels: 3 } }).png({ compressionLevel, adaptiveFiltering, palette: false }).toBuffer();
       const a = await encode();
       deterministic &&= a.equals(await encode());
-      const rate = await stepsPerSecond(encode);
+      const rate = await stepsPerSecond(encode, SECONDS);
       cells.push(`${(1000 / rate.cpu).toFixed(2)} ms / ${(a.length / 1024).toFixed(0)} KiB`);
     }
     lines.push(row([compressionLevel, String(adaptiveFiltering), ...cells, deterministic ? 'yes' : 'NO'], widths));

@@ -48,9 +48,10 @@ export async function decodeImage(input: string | Buffer, options: { maxPixels?:
 
 /**
  * zlib level of every PNG vistool writes. Level 1, not 3 or 6: the encode is most of a tool step
- * (60–80 %), level 1 costs ~35–45 % less than 3 for files ~10–30 % larger, and Pillow reads them
- * as fast (bench/tools.ts measures all three, and the trainer's decode). Filtering stays off:
- * adaptive filtering triples the encode for 1–3 % smaller files on charts and tables.
+ * (70–96 % since tool outputs reuse their buffers), level 1 costs ~35–45 % less than 3 for files
+ * ~10–30 % larger, and Pillow reads them as fast (bench/tools.ts measures all three, and the
+ * trainer's decode). Filtering stays off: adaptive filtering triples the encode for 1–3 % smaller
+ * files on charts and tables.
  */
 export const PNG_ZLIB_LEVEL = 1;
 

@@ -14,6 +14,7 @@ import { examplesFor } from './task-examples.js';
 import type { ParsedAction, ParseOptions } from '../actions/types.js';
 import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
+import { releasePixels } from '../core/pixel-pool.js';
 import type { PixelMetadata } from '../tools/metadata.js';
 import { availableToolNames, runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
 import type { ToolCall } from '../tools/types.js';
@@ -84,8 +85,15 @@ export class Episode {
   private readonly imageVariables: string[] = [];
   /** The call and answer forms this episode's messages show, made from its own image. */
   private readonly examples: Readonly<ActionExamples>;
+  /**
+   * Images this episode's tool calls made (not the task image, not an input a tool handed back).
+   * The episode is their only holder — the observation carries the stored PNG, never pixels — so
+   * it returns each one to the pixel pool once nothing will read it again (env/core/pixel-pool.ts).
+   */
+  private readonly produced = new WeakSet<RgbImage>();
   private turn = 0;
   private done = false;
+  private stepping = false;
   private readonly record: Trajectory;
   lastActive = Date.now();
 
@@ -157,11 +165,25 @@ export class Episode {
     if (!this.done) {
       this.done = true;
       this.record.end_reason = reason;
+      // A close that arrives while a step runs (the server's DELETE or expiry does not wait for
+      // one) leaves the pixels to that step, which may still be reading them; it releases them.
+      if (!this.stepping) this.release(this.currentPixels);
     }
   }
 
   async step(action: Action): Promise<StepResult> {
     if (this.done) throw new EpisodeError(`episode ${this.id} is over (${this.record.end_reason}); start a new one`);
+    this.stepping = true;
+    try {
+      return await this.takeTurn(action);
+    } finally {
+      this.stepping = false;
+      // An episode that is over reads no image again.
+      if (this.done) this.release(this.currentPixels);
+    }
+  }
+
+  private async takeTurn(action: Action): Promise<StepResult> {
     this.lastActive = Date.now();
     this.turn += 1;
     const parsed: ParsedAction =
@@ -231,6 +253,7 @@ export class Episode {
       }
       if (outcome.image.width * outcome.image.height > this.limits.maxPixels) {
         const error = actionError('E5', `the result would be ${outcome.image.width}×${outcome.image.height} pixels, over the limit of ${this.limits.maxPixels}; use a smaller zoom factor`, call.name);
+        if (outcome.image !== image) releasePixels(outcome.image); // refused: nobody will read it
         this.record.tool_errors += 1;
         assistant.calls.push({ name: call.name, arguments: call.arguments, ok: false, image_in: imageIn, error });
         assistant.errors.push(error);
@@ -238,6 +261,11 @@ export class Episode {
       }
       this.record.tool_calls += 1;
       produced = await this.store.put(outcome.image);
+      if (outcome.image !== image) {
+        this.produced.add(outcome.image);
+        // An earlier result of this message: stored, and read by the call that just ran.
+        if (image !== this.currentPixels) this.release(image);
+      }
       image = outcome.image;
       // A tool that moves pixels (zoom_in) hands back the boxes moved with them.
       if (outcome.meta) this.meta = outcome.meta;
@@ -251,6 +279,7 @@ export class Episode {
     const failed = assistant.calls.find((c) => !c.ok);
     if (failed?.error) content.push({ type: 'text', text: errorObservationText(failed.error.class, failed.error.message) });
     if (produced) {
+      if (image !== this.currentPixels) this.release(this.currentPixels);
       this.current = produced;
       this.currentPixels = image;
       this.imagesShown += 1;
@@ -274,6 +303,13 @@ export class Episode {
     this.done = true;
     this.record.end_reason = reason;
     this.record.answer = answer;
+  }
+
+  /** Returns an image this episode made to the pixel pool; the task image and foreign ones stay with their holders. */
+  private release(image: RgbImage): void {
+    if (!this.produced.has(image)) return;
+    this.produced.delete(image);
+    releasePixels(image);
   }
 
   private errorMessage(role: 'user' | 'tool', name: string | undefined, errors: ActionError[]): ChatMessage {

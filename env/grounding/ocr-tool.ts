@@ -7,6 +7,7 @@
  * beyond its validated arguments and never executes anything.
  */
 import type { RgbImage } from '../core/image.js';
+import { releasePixels } from '../core/pixel-pool.js';
 import type { BBox, PixelMetadata } from '../tools/metadata.js';
 import { inlineJson, toolError, toolSuccess } from '../tools/outcome.js';
 import { clipRegion } from '../tools/region.js';
@@ -58,6 +59,7 @@ export function createOcrTool(options: OcrOptions = {}): ToolDefinition {
       // Loaded on first use: listing tools must not start onnxruntime.
       const { readText } = await import('./ocr.js');
       const result = await readText(crop, options);
+      if (crop !== image) releasePixels(crop); // read by the recogniser only, which is done with it
       const items: OcrItem[] = result.segments.map((s) => ({
         text: s.text,
         box: { x1: s.box.x1 + region.x1, y1: s.box.y1 + region.y1, x2: s.box.x2 + region.x1, y2: s.box.y2 + region.y1 },

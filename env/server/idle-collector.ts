@@ -5,11 +5,14 @@
  * heap. V8 frees them only at a collection, and an idle server allocates nothing that would start
  * one, so without this the server would sit on a burst's garbage (100–180 MiB measured after 256
  * concurrent episodes) until the next burst. A collection when nobody is waiting costs no one
- * latency. The trainer also starts the server with a fixed glibc mmap threshold
- * (trainer/vistool_trainer/rollouts/env_client.py) so that the freed buffers go back to the system.
+ * latency. The pixel pool (env/core/pixel-pool.ts) is emptied first, so the buffers it kept for
+ * the next burst are freed too. The trainer also starts the server with a fixed glibc mmap
+ * threshold (trainer/vistool_trainer/rollouts/env_client.py) so that the freed buffers go back to
+ * the system.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { drainPixelPool } from '../core/pixel-pool.js';
 
 let collect: (() => void) | undefined;
 
@@ -47,6 +50,7 @@ export class IdleCollector {
       this.timer = undefined;
       if (!this.isIdle()) return;
       this.busy = false;
+      drainPixelPool();
       fullCollection()();
       this.collections += 1;
     }, this.delayMs);

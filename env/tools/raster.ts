@@ -6,6 +6,7 @@
  * Rectangles are half-open: a rect covers left ≤ x < right, top ≤ y < bottom.
  */
 import type { RgbImage } from '../core/image.js';
+import { takePixels } from '../core/pixel-pool.js';
 import type { BBox } from './metadata.js';
 
 export interface PixelRect {
@@ -44,9 +45,12 @@ export function clampRect(rect: PixelRect, width: number, height: number): Pixel
   return left < right && top < bottom ? { left, top, right, bottom } : null;
 }
 
-/** A writable copy of an image: the only thing the primitives below are ever given. */
+/**
+ * A writable copy of an image: the only thing the primitives below are ever given. Its buffer
+ * comes from the pixel pool (env/core/pixel-pool.ts), so an episode can hand it back for reuse.
+ */
 export function copyForPainting(image: RgbImage): RgbImage {
-  const data = Buffer.allocUnsafe(image.data.length);
+  const data = takePixels(image.data.length);
   image.data.copy(data);
   return { width: image.width, height: image.height, data };
 }

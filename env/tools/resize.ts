@@ -10,6 +10,7 @@
  * stays exactly that colour and a scale of 1 copies the source unchanged.
  */
 import type { RgbImage } from '../core/image.js';
+import { takePixels } from '../core/pixel-pool.js';
 
 const WEIGHT_BITS = 14;
 const WEIGHT_ONE = 1 << WEIGHT_BITS;
@@ -91,7 +92,7 @@ export function resizeCubic(source: RgbImage, dstWidth: number, dstHeight: numbe
   }
 
   // Pass 2: columns. Sums reach ~2^37, exact in a double; one rounding at the very end.
-  const out = Buffer.allocUnsafe(dstWidth * dstHeight * 3);
+  const out = takePixels(dstWidth * dstHeight * 3);
   const shift = 2 ** (2 * WEIGHT_BITS);
   const half = shift / 2;
   const rowStride = dstWidth * 3;
@@ -111,11 +112,11 @@ export function resizeCubic(source: RgbImage, dstWidth: number, dstHeight: numbe
   return { width: dstWidth, height: dstHeight, data: out };
 }
 
-/** The sub-image left ≤ x < right, top ≤ y < bottom (a copy). */
+/** The sub-image left ≤ x < right, top ≤ y < bottom (a copy, in a buffer from the pixel pool). */
 export function cropImage(image: RgbImage, left: number, top: number, right: number, bottom: number): RgbImage {
   const width = right - left;
   const height = bottom - top;
-  const data = Buffer.allocUnsafe(width * height * 3);
+  const data = takePixels(width * height * 3);
   for (let y = 0; y < height; y++) {
     const from = ((top + y) * image.width + left) * 3;
     image.data.copy(data, y * width * 3, from, from + width * 3);

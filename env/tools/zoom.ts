@@ -18,6 +18,7 @@
  * crop are dropped), since every later call speaks in the new image's pixels.
  */
 import type { RgbImage } from '../core/image.js';
+import { releasePixels } from '../core/pixel-pool.js';
 import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata } from './metadata.js';
 import { inlineJson, toolError, toolSuccess } from './outcome.js';
 import { clipRegion, type PixelRegion } from './region.js';
@@ -132,6 +133,7 @@ export const zoomTool: ToolDefinition = {
     const crop = cropImage(image, plan.left, plan.top, plan.right, plan.bottom);
     const sameSize = plan.outWidth === crop.width && plan.outHeight === crop.height;
     const zoomed = sameSize ? crop : resizeCubic(crop, plan.outWidth, plan.outHeight);
+    if (zoomed !== crop) releasePixels(crop); // read by the resampler only: nobody else holds it
     const region = `[${plan.left}, ${plan.top}, ${plan.right}, ${plan.bottom}]`;
     const grown = plan.grown ? ` (grown to the ${ZOOM_MIN_SIDE} px minimum)` : '';
     const summary = `zoomed into ${region}${grown}: the new image is ${zoomed.width}×${zoomed.height}; coordinates in later calls refer to this new image.`;
