@@ -131,6 +131,29 @@ function sampleRegion(image: RgbImage, region: OrientedBox, width: number, input
   }
 }
 
+const allowedLists = new WeakMap<Uint8Array, { classCount: number; list: Int32Array }>();
+const everyClass = new Map<number, Int32Array>();
+
+/**
+ * The class indices the mask allows, ascending (every class when there is no mask). Scanning
+ * only these: the Latin alphabet is ~200 of the recogniser's 6,625 classes, and the scan runs
+ * once per output step.
+ */
+function allowedClasses(mask: Uint8Array | null, classCount: number): Int32Array {
+  if (mask === null) {
+    let all = everyClass.get(classCount);
+    if (!all) everyClass.set(classCount, (all = Int32Array.from({ length: classCount }, (_, k) => k)));
+    return all;
+  }
+  const cached = allowedLists.get(mask);
+  if (cached && cached.classCount === classCount) return cached.list;
+  const indices: number[] = [];
+  for (let k = 0; k < Math.min(classCount, mask.length); k++) if (mask[k] === 1) indices.push(k);
+  const list = Int32Array.from(indices);
+  allowedLists.set(mask, { classCount, list });
+  return list;
+}
+
 /**
  * Greedy CTC: the best allowed class per step; repeats collapse, blanks separate. Each character
  * keeps the centre of the steps that produced it, converted to image pixels along the region.
@@ -149,15 +172,16 @@ export function decodeCtc(probs: Float32Array, base: number, steps: number, clas
     if (runSecond !== 0) ch.alternative = { text: classes[runSecond] as string, probability: runSecondP };
     characters.push(ch);
   };
+  const allowed = allowedClasses(mask, classCount);
   for (let t = 0; t < steps; t++) {
     const row = base + t * classCount;
     let best = 0;
     let bestP = -1;
     let second = 0;
     let secondP = -1;
-    for (let k = 0; k < classCount; k++) {
+    for (let a = 0; a < allowed.length; a++) {
+      const k = allowed[a] as number;
       const p = probs[row + k] as number;
-      if (mask !== null && mask[k] !== 1) continue;
       if (p > bestP) {
         second = best;
         secondP = bestP;
