@@ -51,8 +51,13 @@ class Painter {
   readonly ids: Int32Array;
   /** The mark being painted (its index), or NO_INK for plain layers. */
   mark = UNOWNED;
+  /** Per mark, [x1, y1, x2, y2]: the union of the boxes its primitives were drawn in (every pixel it claims lies inside). */
+  readonly searchBoxes: Int32Array;
+  /** Pixels that became CONFLICT, and the first of them in row-major order. */
+  conflicts = 0;
+  firstConflict = Infinity;
 
-  constructor(readonly width: number, readonly height: number, background: Rgb) {
+  constructor(readonly width: number, readonly height: number, background: Rgb, markCount: number) {
     this.data = Buffer.alloc(width * height * 3, background[0] === background[1] && background[1] === background[2] ? background[0] : 0);
     if (background[0] !== background[1] || background[1] !== background[2]) for (let p = 0; p < width * height; p++) {
       this.data[p * 3] = background[0];
@@ -60,6 +65,30 @@ class Painter {
       this.data[p * 3 + 2] = background[2];
     }
     this.ids = new Int32Array(width * height).fill(UNOWNED);
+    this.searchBoxes = new Int32Array(markCount * 4);
+    for (let m = 0; m < markCount; m++) this.searchBoxes.set([width, height, 0, 0], m * 4);
+  }
+
+  /** Widens the current mark's search box to hold [x1, x2) × [y1, y2). */
+  private search(x1: number, y1: number, x2: number, y2: number): void {
+    if (this.mark === UNOWNED || x2 <= x1 || y2 <= y1) return;
+    const b = this.searchBoxes, o = this.mark * 4;
+    if (x1 < (b[o] as number)) b[o] = x1;
+    if (y1 < (b[o + 1] as number)) b[o + 1] = y1;
+    if (x2 > (b[o + 2] as number)) b[o + 2] = x2;
+    if (y2 > (b[o + 3] as number)) b[o + 3] = y2;
+  }
+
+  /** Claims pixel p for the current mark; a pixel another mark claimed becomes CONFLICT (counted once). */
+  private claim(p: number, mark: number): void {
+    const ids = this.ids;
+    const owner = ids[p] as number;
+    if (owner === UNOWNED) ids[p] = mark;
+    else if (owner !== mark && owner !== CLASH) {
+      ids[p] = CLASH;
+      this.conflicts++;
+      if (p < this.firstConflict) this.firstConflict = p;
+    }
   }
 
   /** Blends (r, g, b) at coverage a (1–255) into pixel p, source-over in 8 bits, and claims p for the current mark. */
@@ -77,11 +106,7 @@ class Painter {
       d[o + 2] = ((d[o + 2] as number) * k + b * a + 127) / 255;
     }
     const mark = this.mark;
-    if (mark === UNOWNED) return;
-    const ids = this.ids;
-    const owner = ids[p] as number;
-    if (owner === UNOWNED) ids[p] = mark;
-    else if (owner !== mark) ids[p] = CLASH;
+    if (mark !== UNOWNED) this.claim(p, mark);
   }
 
   /** Pixels [p, p + count) at full coverage: one colour written straight, each pixel claimed. */
@@ -97,9 +122,8 @@ class Painter {
     if (mark === UNOWNED) return;
     const ids = this.ids;
     for (let q = p; q < p + count; q++) {
-      const owner = ids[q] as number;
-      if (owner === UNOWNED) ids[q] = mark;
-      else if (owner !== mark) ids[q] = CLASH;
+      if (ids[q] === UNOWNED) ids[q] = mark;
+      else this.claim(q, mark);
     }
   }
 
@@ -109,6 +133,7 @@ class Painter {
     const x1 = Math.max(0, Math.floor(rect.x)), x2 = Math.min(this.width, Math.ceil(right));
     const y1 = Math.max(0, Math.floor(rect.y)), y2 = Math.min(this.height, Math.ceil(bottom));
     if (x2 <= x1 || y2 <= y1) return;
+    this.search(x1, y1, x2, y2);
     // Per-column coverage. The columns a rect covers wholly (cx = 1) are exactly those between its
     // partial edge columns, so in a row it covers wholly (cy = 1) they are one solid run.
     const cxs = new Float64Array(x2 - x1);
@@ -138,6 +163,7 @@ class Painter {
     const [r, g, b] = parseColour(k.fill);
     const x1 = Math.max(0, Math.floor(k.cx - k.r - 1)), x2 = Math.min(this.width, Math.ceil(k.cx + k.r + 1));
     const y1 = Math.max(0, Math.floor(k.cy - k.r - 1)), y2 = Math.min(this.height, Math.ceil(k.cy + k.r + 1));
+    this.search(x1, y1, x2, y2);
     // Coverage is 0 from r + ½ out: such pixels are skipped on their squared distance (no square root).
     const reach = k.r + 0.5;
     const reach2 = reach * reach;
@@ -164,7 +190,11 @@ class Painter {
     const by1 = Math.max(0, Math.floor(Math.min(...ys) - reach)), by2 = Math.min(this.height, Math.ceil(Math.max(...ys) + reach));
     const bw = bx2 - bx1;
     if (bw <= 0 || by2 <= by1) return;
+    this.search(bx1, by1, bx2, by2);
+    // The stroke's coverage over its box, and the pixels it reaches (a line chart's box is most of
+    // the plot, its stroke a thin part of it): only those are blended, each once, at its largest coverage.
     const cover = new Float32Array(bw * (by2 - by1));
+    const touched: number[] = [];
     const segments = l.points.length === 1 ? [[l.points[0], l.points[0]] as const] : l.points.slice(1).map((p, i) => [l.points[i], p] as const);
     for (const [from, to] of segments) {
       const [ax, ay] = from as readonly [number, number];
@@ -182,17 +212,17 @@ class Painter {
           if (qx * qx + qy * qy >= reach2) continue;
           const v = reach - Math.hypot(qx, qy);
           const i = (y - by1) * bw + (x - bx1);
-          if (v > (cover[i] as number)) cover[i] = v;
+          const old = cover[i] as number;
+          if (v <= old) continue;
+          cover[i] = v;
+          if (old === 0 && cover[i] !== 0) touched.push(i);
         }
       }
     }
-    for (let y = by1; y < by2; y++) {
-      for (let x = bx1; x < bx2; x++) {
-        const v = cover[(y - by1) * bw + (x - bx1)] as number;
-        if (v <= 0) continue;
-        const a = Math.round(Math.min(1, v) * 255);
-        if (a > 0) this.blend(y * this.width + x, r, g, b, a);
-      }
+    // Each pixel blends on its own, so the order they are blended in does not change the result.
+    for (const i of touched) {
+      const a = Math.round(Math.min(1, cover[i] as number) * 255);
+      if (a > 0) this.blend((by1 + Math.floor(i / bw)) * this.width + bx1 + (i % bw), r, g, b, a);
     }
   }
 
@@ -206,6 +236,7 @@ class Painter {
       // The part of the mask inside the image.
       const u1 = Math.max(0, -ox), u2 = Math.min(m.width, width - ox);
       const v1 = Math.max(0, -oy), v2 = Math.min(m.height, height - oy);
+      this.search(ox + u1, oy + v1, ox + u2, oy + v2);
       const alpha = m.alpha;
       for (let v = v1; v < v2; v++) {
         const row = (oy + v) * width + ox;
@@ -232,7 +263,7 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
   const placed = new Map<Primitive, PlacedGlyph[]>();
   for (const { p } of items) if (p.kind === 'text') placed.set(p, placeGlyphs(p));
   await ensureGlyphs([...placed.values()].flatMap((g) => g.map((x) => x.key)));
-  const painter = new Painter(scene.width, scene.height, parseColour(scene.background));
+  const painter = new Painter(scene.width, scene.height, parseColour(scene.background), marks.length);
   for (const { p, mark } of items) {
     painter.mark = mark;
     if (p.kind === 'rect') painter.rect(p);
@@ -240,7 +271,7 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
     else if (p.kind === 'polyline') painter.polyline(p);
     else painter.glyphs(placed.get(p) as PlacedGlyph[], p.fill);
   }
-  return { image: { width: scene.width, height: scene.height, data: painter.data }, labelMap: labelMapFromIds(scene.width, scene.height, marks, painter.ids) };
+  return { image: { width: scene.width, height: scene.height, data: painter.data }, labelMap: labelMapFromIds(scene.width, scene.height, marks, painter.ids, painter) };
 }
 
 /** The label map alone (for checking a stored task whose image is already on disk). */
