@@ -45,6 +45,8 @@ interface GlyphSpec {
 const masks = new Map<string, GlyphMask | null>();
 const pending = new Map<string, Promise<void>>();
 const specs = new Map<string, GlyphSpec>();
+/** Masks rasterised here since `takeNewGlyphs` last ran (what this thread can share with others). */
+let fresh: [string, GlyphMask | null][] = [];
 
 /** The glyphs of a text primitive, pen positions from the glyph table's advances along the (rotated) baseline. */
 export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
@@ -55,6 +57,7 @@ export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
   const cos = t.rotate === -90 || t.rotate === 90 ? 0 : Math.cos(angle);
   const sin = t.rotate === 0 ? 0 : Math.sin(angle);
   let pen = 0;
+  const prefix = `${t.weight === 'bold' ? 'b' : 'r'}${num(t.fontSize)}@${num(t.rotate)}:`;
   for (const char of t.content) {
     const [advance, xMin, xMax, yMin, yMax] = glyphMetrics(char, t.weight);
     if (xMax > xMin || yMax > yMin) {
@@ -62,7 +65,7 @@ export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
       const qy = Math.round((t.y + sin * pen) * PHASES);
       const phaseX = ((qx % PHASES) + PHASES) % PHASES;
       const phaseY = ((qy % PHASES) + PHASES) % PHASES;
-      const key = `${t.weight === 'bold' ? 'b' : 'r'}${num(t.fontSize)}@${num(t.rotate)}:${phaseX},${phaseY}:${char}`;
+      const key = `${prefix}${phaseX},${phaseY}:${char}`;
       if (!specs.has(key)) specs.set(key, { char, fontSize: t.fontSize, weight: t.weight, rotate: t.rotate, phaseX, phaseY });
       out.push({ key, x: (qx - phaseX) / PHASES, y: (qy - phaseY) / PHASES });
     }
@@ -138,6 +141,7 @@ async function renderAtlas(keys: string[]): Promise<void> {
     }
     if (x2 < 0) {
       masks.set(key, null);
+      fresh.push([key, null]);
       return;
     }
     if (x1 === 0 || y1 === 0 || x2 === cell - 1 || y2 === cell - 1) throw new Error(`glyph ${key} reaches its atlas cell's edge: the cell is too small`);
@@ -145,8 +149,26 @@ async function renderAtlas(keys: string[]): Promise<void> {
     const h = y2 - y1 + 1;
     const alpha = new Uint8Array(w * h);
     for (let v = 0; v < h; v++) for (let u = 0; u < w; u++) alpha[v * w + u] = data[((cy + y1 + v) * width + cx + x1 + u) * 4 + 3] as number;
-    masks.set(key, { dx: x1 - half, dy: y1 - half, width: w, height: h, alpha });
+    const mask = { dx: x1 - half, dy: y1 - half, width: w, height: h, alpha };
+    masks.set(key, mask);
+    fresh.push([key, mask]);
   });
+}
+
+/**
+ * The masks rasterised in this thread since the last call, for other threads of the same process
+ * (the task pool's workers share them, so each glyph is rasterised about once per data set).
+ * A mask is a pure function of its key, so one made anywhere is the one this thread would make.
+ */
+export function takeNewGlyphs(): [string, GlyphMask | null][] {
+  const taken = fresh;
+  fresh = [];
+  return taken;
+}
+
+/** Masks another thread rasterised (see takeNewGlyphs). */
+export function addGlyphs(entries: readonly (readonly [string, GlyphMask | null])[]): void {
+  for (const [key, mask] of entries) if (!masks.has(key)) masks.set(key, mask);
 }
 
 /** How many glyph masks the cache holds (for the bench). */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeImage, encodePng } from '../../env/core/image.js';
 import { checkTask } from '../../env/tasks/check.js';
-import { generateDataset, planTask } from '../../env/tasks/dataset.js';
+import { generateDataset, MIN_TASKS_FOR_WORKERS, planTask } from '../../env/tasks/dataset.js';
 import { loadTasks } from '../../env/tasks/load.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
@@ -16,13 +16,15 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
 
 test('the same seed and options give byte-identical tasks.jsonl and PNGs, whatever the concurrency', async (t) => {
   const dir = await tempDir(t);
-  const options = { kind: 'mixed' as const, n: 10, seed: 9, split: 'train' as const, difficulty: [1, 3] as [1, 3], imageSize: null };
-  await generateDataset(join(dir, 'a'), { ...options, concurrency: 1 });
-  await generateDataset(join(dir, 'b'), { ...options, concurrency: 4 });
+  // Enough tasks that concurrency 3 starts worker threads (their glyph masks shared between them).
+  const options = { kind: 'mixed' as const, n: MIN_TASKS_FOR_WORKERS, seed: 9, split: 'train' as const, difficulty: [1, 3] as [1, 3], imageSize: null };
+  const inline = await generateDataset(join(dir, 'a'), { ...options, concurrency: 1 });
+  const threaded = await generateDataset(join(dir, 'b'), { ...options, concurrency: 3 });
+  assert.deepEqual([inline.workers, threaded.workers], [0, 3]);
   assert.ok((await readFile(join(dir, 'a', 'tasks.jsonl'))).equals(await readFile(join(dir, 'b', 'tasks.jsonl'))));
   const images = (await readdir(join(dir, 'a', 'images'))).sort();
   assert.deepEqual(images, (await readdir(join(dir, 'b', 'images'))).sort());
-  assert.equal(images.length, 10);
+  assert.equal(images.length, MIN_TASKS_FOR_WORKERS);
   for (const name of images) assert.ok((await readFile(join(dir, 'a', 'images', name))).equals(await readFile(join(dir, 'b', 'images', name))), name);
   // The PNGs are exactly what env/core/image.ts's fixed encoder writes for those pixels.
   const first = await readFile(join(dir, 'a', 'images', images[0]!));

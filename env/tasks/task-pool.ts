@@ -1,0 +1,70 @@
+/**
+ * Worker threads that make tasks (task-worker.ts), so a data set uses every core: painting,
+ * checking and building are JavaScript, which one thread runs on one core. Tasks go to the worker
+ * with the fewest in flight; what a task becomes depends only on its plan, never on the worker
+ * (the glyph masks they share are pure functions of their keys), so output does not depend on the
+ * pool's size. A worker that dies fails the tasks it held, and the data set with them.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { TaskOutcome, TaskPlan } from './make-task.js';
+import type { WorkerReply, WorkerRequest } from './task-worker.js';
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, { resolve: (outcome: TaskOutcome) => void; reject: (err: Error) => void }>;
+  dead: Error | null;
+}
+
+/** The worker script beside the bundle in dist/, or, running from source under tsx (tests, bench), the TypeScript file through tsx's require hook, which workers do not inherit. */
+function startWorker(): Worker {
+  const bundled = join(__dirname, 'task-worker.js');
+  if (existsSync(bundled)) return new Worker(bundled);
+  const source = join(__dirname, 'task-worker.ts');
+  if (!existsSync(source)) throw new Error(`the task generator's worker script ${bundled} is missing: rebuild with \`npm run build\``);
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
+}
+
+export class TaskPool {
+  private readonly slots: Slot[];
+  private nextId = 0;
+
+  constructor(readonly size: number) {
+    this.slots = Array.from({ length: size }, () => this.spawn());
+  }
+
+  run(plan: TaskPlan, maxAttempts: number): Promise<TaskOutcome> {
+    const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
+    if (slot.dead) return Promise.reject(slot.dead);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ type: 'task', id, plan, maxAttempts } satisfies WorkerRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const slot: Slot = { worker: startWorker(), pending: new Map(), dead: null };
+    slot.worker.on('message', (reply: WorkerReply) => {
+      if (reply.glyphs.length > 0) for (const other of this.slots) if (other !== slot) other.worker.postMessage({ type: 'glyphs', glyphs: reply.glyphs } satisfies WorkerRequest);
+      const waiting = slot.pending.get(reply.id);
+      slot.pending.delete(reply.id);
+      if (!waiting) return;
+      if (reply.type === 'done') waiting.resolve(reply.outcome);
+      else waiting.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name, stack: reply.error.stack ?? reply.error.message }));
+    });
+    const die = (err: Error) => {
+      slot.dead ??= err;
+      for (const waiting of slot.pending.values()) waiting.reject(slot.dead);
+      slot.pending.clear();
+    };
+    slot.worker.on('error', die);
+    slot.worker.on('exit', (code) => die(new Error(`a task worker stopped (exit code ${code})`)));
+    return slot;
+  }
+}

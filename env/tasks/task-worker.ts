@@ -1,0 +1,34 @@
+/**
+ * A task-pool worker (task-pool.ts): makes the tasks the data set's main thread hands it, two or
+ * more at a time, so its painting overlaps its own PNG encodes. The main thread only writes
+ * files. Glyph masks this worker rasterises go back with each result and reach the other
+ * workers, so a data set rasterises each glyph about once, not once per worker.
+ */
+import { parentPort } from 'node:worker_threads';
+import { addGlyphs, takeNewGlyphs, type GlyphMask } from './glyph-cache.js';
+import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
+
+export type GlyphEntries = [string, GlyphMask | null][];
+
+export type WorkerRequest =
+  | { type: 'task'; id: number; plan: TaskPlan; maxAttempts: number }
+  | { type: 'glyphs'; glyphs: GlyphEntries };
+
+export type WorkerReply =
+  | { type: 'done'; id: number; outcome: TaskOutcome; glyphs: GlyphEntries }
+  | { type: 'failed'; id: number; error: { name: string; message: string; stack?: string }; glyphs: GlyphEntries };
+
+const port = parentPort;
+port?.on('message', (request: WorkerRequest) => {
+  if (request.type === 'glyphs') {
+    addGlyphs(request.glyphs);
+    return;
+  }
+  makeTask(request.plan, request.maxAttempts).then(
+    (outcome) => port.postMessage({ type: 'done', id: request.id, outcome, glyphs: takeNewGlyphs() } satisfies WorkerReply),
+    (err: unknown) => {
+      const error = err instanceof Error ? { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } : { name: 'Error', message: String(err) };
+      port.postMessage({ type: 'failed', id: request.id, error, glyphs: takeNewGlyphs() } satisfies WorkerReply);
+    },
+  );
+});
