@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { writeDirAtomically } from './atomic-dir.js';
 import { isDifficulty, type Difficulty } from './difficulty.js';
 import { GENERATED_KINDS } from './generate.js';
+import { saveToStore, takeNewGlyphs } from './glyph-cache.js';
 import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
 import { taskStream, type Split } from './prng.js';
 import type { GeneratedKind, QuestionFamily } from './record.js';
@@ -59,6 +60,8 @@ export interface DatasetSummary extends DatasetProgress {
   seconds: number;
   /** Worker threads that made the tasks (0: the main thread made them). */
   workers: number;
+  /** Glyph masks rasterised for this data set (the rest came from memory or the store on disk). */
+  glyphsRasterised: number;
   tasksPerSecond: number;
   /** Why attempts failed, counted (a repaired task counts its failed attempts here too). */
   failures: Record<string, number>;
@@ -155,6 +158,9 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
   } finally {
     await pool?.close();
   }
+  // The masks rasterised for this data set go to the store on disk, for the next one.
+  const rasterised = pool ? pool.rendered : takeNewGlyphs();
+  await saveToStore(rasterised);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { ...progress, seconds, workers: pool?.size ?? 0, tasksPerSecond: progress.generated / seconds, failures: Object.fromEntries(failures), out };
+  return { ...progress, seconds, workers: pool?.size ?? 0, glyphsRasterised: rasterised.length, tasksPerSecond: progress.generated / seconds, failures: Object.fromEntries(failures), out };
 }

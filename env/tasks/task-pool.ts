@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { GlyphEntry } from './glyph-store.js';
 import type { TaskOutcome, TaskPlan } from './make-task.js';
 import type { WorkerReply, WorkerRequest } from './task-worker.js';
 
@@ -29,6 +30,8 @@ function startWorker(): Worker {
 export class TaskPool {
   private readonly slots: Slot[];
   private nextId = 0;
+  /** Every glyph mask the workers rasterised (for the store on disk). */
+  readonly rendered: GlyphEntry[] = [];
 
   constructor(readonly size: number) {
     this.slots = Array.from({ length: size }, () => this.spawn());
@@ -51,7 +54,10 @@ export class TaskPool {
   private spawn(): Slot {
     const slot: Slot = { worker: startWorker(), pending: new Map(), dead: null };
     slot.worker.on('message', (reply: WorkerReply) => {
-      if (reply.glyphs.length > 0) for (const other of this.slots) if (other !== slot) other.worker.postMessage({ type: 'glyphs', glyphs: reply.glyphs } satisfies WorkerRequest);
+      if (reply.glyphs.length > 0) {
+        this.rendered.push(...reply.glyphs);
+        for (const other of this.slots) if (other !== slot) other.worker.postMessage({ type: 'glyphs', glyphs: reply.glyphs } satisfies WorkerRequest);
+      }
       const waiting = slot.pending.get(reply.id);
       slot.pending.delete(reply.id);
       if (!waiting) return;

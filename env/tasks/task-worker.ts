@@ -5,18 +5,17 @@
  * workers, so a data set rasterises each glyph about once, not once per worker.
  */
 import { parentPort } from 'node:worker_threads';
-import { addGlyphs, takeNewGlyphs, type GlyphMask } from './glyph-cache.js';
+import { addGlyphs, takeNewGlyphs } from './glyph-cache.js';
+import type { GlyphEntry } from './glyph-store.js';
 import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
-
-export type GlyphEntries = [string, GlyphMask | null][];
 
 export type WorkerRequest =
   | { type: 'task'; id: number; plan: TaskPlan; maxAttempts: number }
-  | { type: 'glyphs'; glyphs: GlyphEntries };
+  | { type: 'glyphs'; glyphs: GlyphEntry[] };
 
 export type WorkerReply =
-  | { type: 'done'; id: number; outcome: TaskOutcome; glyphs: GlyphEntries }
-  | { type: 'failed'; id: number; error: { name: string; message: string; stack?: string }; glyphs: GlyphEntries };
+  | { type: 'done'; id: number; outcome: TaskOutcome; glyphs: GlyphEntry[] }
+  | { type: 'failed'; id: number; error: { name: string; message: string; stack?: string }; glyphs: GlyphEntry[] };
 
 const port = parentPort;
 port?.on('message', (request: WorkerRequest) => {
