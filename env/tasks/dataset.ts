@@ -7,7 +7,6 @@
  * sibling folder and renamed into place at the end, so a reader never sees half a data set.
  */
 import { createWriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
@@ -105,10 +104,11 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
   const failures = new Map<string, number>();
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
   const pool = workers >= 2 ? new TaskPool(workers) : null;
-  const make = (plan: TaskPlan): Promise<TaskOutcome> => (pool ? pool.run(plan, maxAttempts) : makeTask(plan, maxAttempts));
   try {
     await writeDirAtomically(out, async (tmp) => {
       const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
+      const images = join(tmp, 'images');
+      const make = (plan: TaskPlan): Promise<TaskOutcome> => (pool ? pool.run(plan, maxAttempts, images) : makeTask(plan, maxAttempts, images));
       // Lines are written in index order whatever order the tasks finish in.
       const pending = new Map<number, string | null>();
       let nextToWrite = 0;
@@ -131,7 +131,6 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
             progress.dropped++;
             pending.set(index, null);
           } else {
-            await writeFile(join(tmp, 'images', `${outcome.id}.png`), outcome.png);
             progress.generated++;
             if (outcome.attempts > 1) progress.repaired++;
             pending.set(index, outcome.line);

@@ -15,6 +15,7 @@
 import type { RgbImage } from '../core/image.js';
 import { ensureGlyphs, glyphMask, placeGlyphs, type PlacedGlyph } from './glyph-cache.js';
 import { CONFLICT, labelMapFromIds, NO_INK, type LabelMap } from './label-map.js';
+import { recycle, takeBuffer } from './pixel-buffers.js';
 import { isMark, sceneMarks, type Mark, type Scene } from './scene.js';
 import type { CirclePrimitive, PolylinePrimitive, Primitive, RectPrimitive } from './svg.js';
 
@@ -35,6 +36,11 @@ export function parseColour(fill: string): Rgb {
   colours.set(fill, c);
   return c;
 }
+
+/** Scratch for a rect's per-column coverage, reused: a table paints hundreds of rects, each would otherwise allocate. */
+let columnCover = new Float64Array(1024);
+/** Scratch for the pixels a stroke reaches (indices into its box), reused for the same reason. */
+let touchedScratch = new Int32Array(4096);
 
 // Local copies of the label-map codes: the per-pixel loops below read them millions of times, and
 // a module namespace's export (what tsx turns an import into) is a getter call each time.
@@ -58,13 +64,14 @@ class Painter {
   firstConflict = Infinity;
 
   constructor(readonly width: number, readonly height: number, background: Rgb, markCount: number) {
-    this.data = Buffer.alloc(width * height * 3, background[0] === background[1] && background[1] === background[2] ? background[0] : 0);
-    if (background[0] !== background[1] || background[1] !== background[2]) for (let p = 0; p < width * height; p++) {
+    this.data = Buffer.from(takeBuffer(width * height * 3));
+    if (background[0] === background[1] && background[1] === background[2]) this.data.fill(background[0]);
+    else for (let p = 0; p < width * height; p++) {
       this.data[p * 3] = background[0];
       this.data[p * 3 + 1] = background[1];
       this.data[p * 3 + 2] = background[2];
     }
-    this.ids = new Int32Array(width * height).fill(UNOWNED);
+    this.ids = new Int32Array(takeBuffer(width * height * 4)).fill(UNOWNED);
     this.searchBoxes = new Int32Array(markCount * 4);
     for (let m = 0; m < markCount; m++) this.searchBoxes.set([width, height, 0, 0], m * 4);
   }
@@ -136,7 +143,8 @@ class Painter {
     this.search(x1, y1, x2, y2);
     // Per-column coverage. The columns a rect covers wholly (cx = 1) are exactly those between its
     // partial edge columns, so in a row it covers wholly (cy = 1) they are one solid run.
-    const cxs = new Float64Array(x2 - x1);
+    if (columnCover.length < x2 - x1) columnCover = new Float64Array(2 * (x2 - x1));
+    const cxs = columnCover;
     let full1 = x2, full2 = x2;
     for (let x = x1; x < x2; x++) {
       const cx = Math.min(x + 1, right) - Math.max(x, rect.x);
@@ -193,8 +201,9 @@ class Painter {
     this.search(bx1, by1, bx2, by2);
     // The stroke's coverage over its box, and the pixels it reaches (a line chart's box is most of
     // the plot, its stroke a thin part of it): only those are blended, each once, at its largest coverage.
-    const cover = new Float32Array(bw * (by2 - by1));
-    const touched: number[] = [];
+    const cover = new Float32Array(takeBuffer(bw * (by2 - by1) * 4)).fill(0);
+    let touched = touchedScratch;
+    let touchedCount = 0;
     const segments = l.points.length === 1 ? [[l.points[0], l.points[0]] as const] : l.points.slice(1).map((p, i) => [l.points[i], p] as const);
     for (const [from, to] of segments) {
       const [ax, ay] = from as readonly [number, number];
@@ -215,15 +224,24 @@ class Painter {
           const old = cover[i] as number;
           if (v <= old) continue;
           cover[i] = v;
-          if (old === 0 && cover[i] !== 0) touched.push(i);
+          if (old === 0 && cover[i] !== 0) {
+            if (touchedCount === touched.length) {
+              touched = new Int32Array(2 * touched.length);
+              touched.set(touchedScratch);
+              touchedScratch = touched;
+            }
+            touched[touchedCount++] = i;
+          }
         }
       }
     }
     // Each pixel blends on its own, so the order they are blended in does not change the result.
-    for (const i of touched) {
+    for (let k = 0; k < touchedCount; k++) {
+      const i = touched[k] as number;
       const a = Math.round(Math.min(1, cover[i] as number) * 255);
       if (a > 0) this.blend((by1 + Math.floor(i / bw)) * this.width + bx1 + (i % bw), r, g, b, a);
     }
+    recycle(cover);
   }
 
   glyphs(placed: readonly PlacedGlyph[], fill: string): void {

@@ -1,7 +1,7 @@
 /**
  * A task-pool worker (task-pool.ts): makes the tasks the data set's main thread hands it, two or
- * more at a time, so its painting overlaps its own PNG encodes. The main thread only writes
- * files. Glyph masks this worker rasterises go back with each result and reach the other
+ * more at a time, so its painting overlaps its own PNG encodes, and writes their PNGs; the main
+ * thread writes the JSONL in index order. Glyph masks this worker rasterises go back with each result and reach the other
  * workers, so a data set rasterises each glyph about once, not once per worker.
  */
 import { parentPort } from 'node:worker_threads';
@@ -10,7 +10,7 @@ import type { GlyphEntry } from './glyph-store.js';
 import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
 
 export type WorkerRequest =
-  | { type: 'task'; id: number; plan: TaskPlan; maxAttempts: number }
+  | { type: 'task'; id: number; plan: TaskPlan; maxAttempts: number; imagesDir: string }
   | { type: 'glyphs'; glyphs: GlyphEntry[] };
 
 export type WorkerReply =
@@ -23,7 +23,7 @@ port?.on('message', (request: WorkerRequest) => {
     addGlyphs(request.glyphs);
     return;
   }
-  makeTask(request.plan, request.maxAttempts).then(
+  makeTask(request.plan, request.maxAttempts, request.imagesDir).then(
     (outcome) => port.postMessage({ type: 'done', id: request.id, outcome, glyphs: takeNewGlyphs() } satisfies WorkerReply),
     (err: unknown) => {
       const error = err instanceof Error ? { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } : { name: 'Error', message: String(err) };
