@@ -15,8 +15,9 @@ const nodeMainFields = ['module', 'main'];
 
 /** @type {esbuild.BuildOptions[]} */
 const targets = [
-  // The env server's parser worker runs from its own file beside the CLI bundle (env/server/parser-pool.ts).
-  { entryPoints: { cli: 'env/cli/main.ts', 'parse-worker': 'env/server/parse-worker.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, mainFields: nodeMainFields },
+  // The env server's parser worker and the task generator's workers run from their own files beside
+  // the CLI bundle (env/server/parser-pool.ts, env/tasks/task-pool.ts).
+  { entryPoints: { cli: 'env/cli/main.ts', 'parse-worker': 'env/server/parse-worker.ts', 'task-worker': 'env/tasks/task-worker.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, mainFields: nodeMainFields },
   { entryPoints: { extension: 'extension/extension.ts' }, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, mainFields: nodeMainFields },
   // The panels: browser bundles and styles into dist/webview/ (see webview/bundles.mjs).
   ...webviewTargets,

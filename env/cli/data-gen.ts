@@ -37,7 +37,8 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N 
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
   --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
                   the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
-  --concurrency   tasks in flight at once (default: the machine's cores, at least 2)
+  --concurrency   worker threads making tasks (default: the machine's cores, at least 2);
+                  1, or fewer than 100 tasks, makes them on the main thread
   --max-attempts  re-rolls per task before it is dropped (default 4)
   --out DIR       output folder (created; a previous data set there is replaced atomically)`;
 
@@ -182,7 +183,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
       }
       const summary = await generateDataset(values.out, options, progressReporter(io.stderr, options.n));
       io.stderr.write(
-        `data gen: ${summary.generated} generated (${summary.repaired} repaired), ${summary.dropped} dropped in ${summary.seconds.toFixed(1)} s — ${summary.tasksPerSecond.toFixed(1)} tasks/s → ${summary.out}\n`,
+        `data gen: ${summary.generated} generated (${summary.repaired} repaired), ${summary.dropped} dropped in ${summary.seconds.toFixed(1)} s — ${summary.tasksPerSecond.toFixed(1)} tasks/s${summary.workers > 0 ? ` on ${summary.workers} worker threads` : ''} → ${summary.out}\n`,
       );
       for (const [reason, count] of Object.entries(summary.failures).sort((a, b) => b[1] - a[1]).slice(0, 5)) io.stderr.write(`  ${count}× ${reason}\n`);
       io.stdout.write(`${JSON.stringify({ out: summary.out, generated: summary.generated, repaired: summary.repaired, dropped: summary.dropped, seconds: Number(summary.seconds.toFixed(3)), tasks_per_second: Number(summary.tasksPerSecond.toFixed(2)), failures: summary.failures })}\n`);

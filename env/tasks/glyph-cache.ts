@@ -12,6 +12,7 @@
  */
 import sharp from 'sharp';
 import { escapeXml, num, type TextPrimitive } from './svg.js';
+import { glyphStorePath, readGlyphStore, writeGlyphStore, type GlyphEntry } from './glyph-store.js';
 import { FONT_FAMILY, glyphMetrics, type FontWeight } from './text-metrics.js';
 
 /** Sub-pixel positions per pixel, in x and in y. */
@@ -45,6 +46,8 @@ interface GlyphSpec {
 const masks = new Map<string, GlyphMask | null>();
 const pending = new Map<string, Promise<void>>();
 const specs = new Map<string, GlyphSpec>();
+/** Masks rasterised here since `takeNewGlyphs` last ran (what this thread can share with others). */
+let fresh: GlyphEntry[] = [];
 
 /** The glyphs of a text primitive, pen positions from the glyph table's advances along the (rotated) baseline. */
 export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
@@ -55,6 +58,7 @@ export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
   const cos = t.rotate === -90 || t.rotate === 90 ? 0 : Math.cos(angle);
   const sin = t.rotate === 0 ? 0 : Math.sin(angle);
   let pen = 0;
+  const prefix = `${t.weight === 'bold' ? 'b' : 'r'}${num(t.fontSize)}@${num(t.rotate)}:`;
   for (const char of t.content) {
     const [advance, xMin, xMax, yMin, yMax] = glyphMetrics(char, t.weight);
     if (xMax > xMin || yMax > yMin) {
@@ -62,7 +66,7 @@ export function placeGlyphs(t: TextPrimitive): PlacedGlyph[] {
       const qy = Math.round((t.y + sin * pen) * PHASES);
       const phaseX = ((qx % PHASES) + PHASES) % PHASES;
       const phaseY = ((qy % PHASES) + PHASES) % PHASES;
-      const key = `${t.weight === 'bold' ? 'b' : 'r'}${num(t.fontSize)}@${num(t.rotate)}:${phaseX},${phaseY}:${char}`;
+      const key = `${prefix}${phaseX},${phaseY}:${char}`;
       if (!specs.has(key)) specs.set(key, { char, fontSize: t.fontSize, weight: t.weight, rotate: t.rotate, phaseX, phaseY });
       out.push({ key, x: (qx - phaseX) / PHASES, y: (qy - phaseY) / PHASES });
     }
@@ -78,8 +82,9 @@ export function glyphMask(key: string): GlyphMask | null {
   return mask;
 }
 
-/** Rasterises every glyph among `keys` the cache lacks, in one sharp call. */
+/** Rasterises every glyph among `keys` the cache lacks, in one sharp call (after reading the store, the first time). */
 export async function ensureGlyphs(keys: Iterable<string>): Promise<void> {
+  await loadStore();
   const missing: string[] = [];
   const waits: Promise<void>[] = [];
   const seen = new Set<string>();
@@ -91,22 +96,84 @@ export async function ensureGlyphs(keys: Iterable<string>): Promise<void> {
     else missing.push(key);
   }
   if (missing.length > 0) {
-    const batch = renderAtlas(missing).finally(() => missing.forEach((k) => pending.delete(k)));
+    const batch = renderIntoCache(missing).finally(() => missing.forEach((k) => pending.delete(k)));
     missing.forEach((k) => pending.set(k, batch));
     waits.push(batch);
   }
   await Promise.all(waits);
 }
 
+/** What names the renderer besides sharp's versions, for the store's file name. */
+const RENDERER = { family: FONT_FAMILY, phases: PHASES, atlas: 'v1' };
+
+/** Masks the store check re-renders: enough to catch a different font or hinting, a few ms. */
+const STORE_SAMPLE = 16;
+
+let storeLoad: Promise<void> | null = null;
+
+/**
+ * Reads the store once per thread: its masks join the cache if a sample of them, rendered
+ * afresh, comes out identical; otherwise the file is ignored (and replaced at the next save).
+ */
+function loadStore(): Promise<void> {
+  storeLoad ??= (async () => {
+    const path = glyphStorePath(RENDERER);
+    const stored = path ? readGlyphStore(path) : [];
+    if (stored.length === 0 || !(await rendersAsStored(stored))) return;
+    for (const [key, mask] of stored) if (!masks.has(key)) masks.set(key, mask);
+  })();
+  return storeLoad;
+}
+
+/** Whether a sample of stored masks, rendered afresh here, comes out identical. */
+async function rendersAsStored(stored: readonly GlyphEntry[]): Promise<boolean> {
+  const step = Math.max(1, Math.floor(stored.length / STORE_SAMPLE));
+  const sample = stored.filter((_, i) => i % step === 0).slice(0, STORE_SAMPLE);
+  const rerendered = await renderAtlas(sample.map(([key]) => key));
+  return sample.every(([key, mask]) => sameMask(mask, rerendered.get(key) ?? null));
+}
+
+function sameMask(a: GlyphMask | null, b: GlyphMask | null): boolean {
+  if (!a || !b) return a === b;
+  return a.dx === b.dx && a.dy === b.dy && a.width === b.width && a.height === b.height && Buffer.from(a.alpha).equals(Buffer.from(b.alpha));
+}
+
+/**
+ * Adds masks made in this process (by any of its threads) to the store on disk, for later runs;
+ * a file whose masks fail the check is replaced instead. The data-set generator calls it once, at the end.
+ */
+export async function saveToStore(entries: readonly GlyphEntry[]): Promise<void> {
+  const path = glyphStorePath(RENDERER);
+  if (!path || entries.length === 0) return;
+  const stored = readGlyphStore(path);
+  const replace = stored.length > 0 && !(await rendersAsStored(stored));
+  writeGlyphStore(path, entries, { replace });
+}
+
 /** Cells per atlas row. */
 const COLUMNS = 16;
 
-async function renderAtlas(keys: string[]): Promise<void> {
-  const list = keys.map((key) => {
-    const spec = specs.get(key);
-    if (!spec) throw new Error(`unknown glyph ${key}`);
-    return spec;
-  });
+/** Rasterises the glyphs into the cache (and the list of masks this thread made). */
+async function renderIntoCache(keys: string[]): Promise<void> {
+  for (const [key, mask] of await renderAtlas(keys)) {
+    masks.set(key, mask);
+    fresh.push([key, mask]);
+  }
+}
+
+/** The spec a key names (the inverse of placeGlyphs' key): for keys read from the store. */
+function specOfKey(key: string): GlyphSpec {
+  const known = specs.get(key);
+  if (known) return known;
+  const m = /^([br])([\d.]+)@(-?[\d.]+):(\d+),(\d+):(.+)$/su.exec(key);
+  if (!m) throw new Error(`unknown glyph ${key}`);
+  return { weight: m[1] === 'b' ? 'bold' : 'normal', fontSize: Number(m[2]), rotate: Number(m[3]), phaseX: Number(m[4]), phaseY: Number(m[5]), char: m[6] as string };
+}
+
+/** One sharp call for many glyphs: a cell each, the pen at the cell's centre plus its phase. */
+async function renderAtlas(keys: string[]): Promise<Map<string, GlyphMask | null>> {
+  const list = keys.map(specOfKey);
+  const out = new Map<string, GlyphMask | null>();
   // The pen sits at the cell's centre; ink stays within 1.5 em of the pen whatever the rotation.
   const half = Math.ceil(1.6 * Math.max(...list.map((s) => s.fontSize))) + 2;
   const cell = 2 * half;
@@ -137,7 +204,7 @@ async function renderAtlas(keys: string[]): Promise<void> {
       }
     }
     if (x2 < 0) {
-      masks.set(key, null);
+      out.set(key, null);
       return;
     }
     if (x1 === 0 || y1 === 0 || x2 === cell - 1 || y2 === cell - 1) throw new Error(`glyph ${key} reaches its atlas cell's edge: the cell is too small`);
@@ -145,8 +212,25 @@ async function renderAtlas(keys: string[]): Promise<void> {
     const h = y2 - y1 + 1;
     const alpha = new Uint8Array(w * h);
     for (let v = 0; v < h; v++) for (let u = 0; u < w; u++) alpha[v * w + u] = data[((cy + y1 + v) * width + cx + x1 + u) * 4 + 3] as number;
-    masks.set(key, { dx: x1 - half, dy: y1 - half, width: w, height: h, alpha });
+    out.set(key, { dx: x1 - half, dy: y1 - half, width: w, height: h, alpha });
   });
+  return out;
+}
+
+/**
+ * The masks rasterised in this thread since the last call, for other threads of the same process
+ * (the task pool's workers share them, so each glyph is rasterised about once per data set).
+ * A mask is a pure function of its key, so one made anywhere is the one this thread would make.
+ */
+export function takeNewGlyphs(): GlyphEntry[] {
+  const taken = fresh;
+  fresh = [];
+  return taken;
+}
+
+/** Masks another thread rasterised (see takeNewGlyphs). */
+export function addGlyphs(entries: readonly GlyphEntry[]): void {
+  for (const [key, mask] of entries) if (!masks.has(key)) masks.set(key, mask);
 }
 
 /** How many glyph masks the cache holds (for the bench). */

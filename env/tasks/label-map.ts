@@ -38,8 +38,24 @@ export function inkInside(map: LabelMap, id: number, box: BBox): number {
   return count;
 }
 
-/** Extents and conflicts read off per-pixel ids, in row-major order (the first conflict is the topmost, then leftmost). */
-export function labelMapFromIds(width: number, height: number, marks: Mark[], ids: Int32Array): LabelMap {
+/**
+ * What the painter already knows about its ids: per mark, a box holding every pixel it may have
+ * claimed (the union of its primitives' clipped drawing boxes, [x1, y1, x2, y2] half-open), and the
+ * conflicts it made (pixels that became CONFLICT, and the first of them in row-major order).
+ */
+export interface PaintedIds {
+  searchBoxes: Int32Array;
+  conflicts: number;
+  firstConflict: number;
+}
+
+/**
+ * Extents and conflicts read off per-pixel ids, in row-major order (the first conflict is the
+ * topmost, then leftmost). With `painted`, each mark's extent is read from its search box alone
+ * instead of the whole image: the same extents, since a mark's pixels all lie in its box.
+ */
+export function labelMapFromIds(width: number, height: number, marks: Mark[], ids: Int32Array, painted?: PaintedIds): LabelMap {
+  if (painted) return fromSearchBoxes(width, height, marks, ids, painted);
   const extents: (BBox | null)[] = marks.map(() => null);
   let conflicts = 0;
   let firstConflict: { x: number; y: number } | null = null;
@@ -62,4 +78,23 @@ export function labelMapFromIds(width: number, height: number, marks: Mark[], id
     }
   }
   return { width, height, ids, marks, extents, conflicts, firstConflict };
+}
+
+function fromSearchBoxes(width: number, height: number, marks: Mark[], ids: Int32Array, painted: PaintedIds): LabelMap {
+  const boxes = painted.searchBoxes;
+  const extents = marks.map((_, id): BBox | null => {
+    let x1 = width, y1 = height, x2 = -1, y2 = -1;
+    for (let y = boxes[id * 4 + 1] as number, yEnd = boxes[id * 4 + 3] as number; y < yEnd; y++) {
+      for (let x = boxes[id * 4] as number, xEnd = boxes[id * 4 + 2] as number, p = y * width + x; x < xEnd; x++, p++) {
+        if (ids[p] !== id) continue;
+        if (x < x1) x1 = x;
+        if (x >= x2) x2 = x + 1;
+        if (y < y1) y1 = y;
+        y2 = y + 1;
+      }
+    }
+    return x2 < 0 ? null : { x1, y1, x2, y2 };
+  });
+  const first = painted.firstConflict;
+  return { width, height, ids, marks, extents, conflicts: painted.conflicts, firstConflict: painted.conflicts > 0 ? { x: first % width, y: Math.floor(first / width) } : null };
 }

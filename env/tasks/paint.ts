@@ -15,6 +15,7 @@
 import type { RgbImage } from '../core/image.js';
 import { ensureGlyphs, glyphMask, placeGlyphs, type PlacedGlyph } from './glyph-cache.js';
 import { CONFLICT, labelMapFromIds, NO_INK, type LabelMap } from './label-map.js';
+import { recycle, takeBuffer } from './pixel-buffers.js';
 import { isMark, sceneMarks, type Mark, type Scene } from './scene.js';
 import type { CirclePrimitive, PolylinePrimitive, Primitive, RectPrimitive } from './svg.js';
 
@@ -36,85 +37,177 @@ export function parseColour(fill: string): Rgb {
   return c;
 }
 
+/** Scratch for a rect's per-column coverage, reused: a table paints hundreds of rects, each would otherwise allocate. */
+let columnCover = new Float64Array(1024);
+/** Scratch for the pixels a stroke reaches (indices into its box), reused for the same reason. */
+let touchedScratch = new Int32Array(4096);
+
+// Local copies of the label-map codes: the per-pixel loops below read them millions of times, and
+// a module namespace's export (what tsx turns an import into) is a getter call each time.
+const UNOWNED = NO_INK;
+const CLASH = CONFLICT;
+
+/**
+ * The loops are written out per primitive (no per-pixel method call, no colour array): painting is
+ * most of a task's CPU. Each pixel still gets exactly the coverage the formulas in the header give,
+ * computed by the same expressions, so the pixels do not depend on how the loops are arranged.
+ */
 class Painter {
   readonly data: Buffer;
   readonly ids: Int32Array;
   /** The mark being painted (its index), or NO_INK for plain layers. */
-  mark = NO_INK;
+  mark = UNOWNED;
+  /** Per mark, [x1, y1, x2, y2]: the union of the boxes its primitives were drawn in (every pixel it claims lies inside). */
+  readonly searchBoxes: Int32Array;
+  /** Pixels that became CONFLICT, and the first of them in row-major order. */
+  conflicts = 0;
+  firstConflict = Infinity;
 
-  constructor(readonly width: number, readonly height: number, background: Rgb) {
-    this.data = Buffer.alloc(width * height * 3, background[0] === background[1] && background[1] === background[2] ? background[0] : 0);
-    if (background[0] !== background[1] || background[1] !== background[2]) for (let p = 0; p < width * height; p++) {
+  constructor(readonly width: number, readonly height: number, background: Rgb, markCount: number) {
+    this.data = Buffer.from(takeBuffer(width * height * 3));
+    if (background[0] === background[1] && background[1] === background[2]) this.data.fill(background[0]);
+    else for (let p = 0; p < width * height; p++) {
       this.data[p * 3] = background[0];
       this.data[p * 3 + 1] = background[1];
       this.data[p * 3 + 2] = background[2];
     }
-    this.ids = new Int32Array(width * height).fill(NO_INK);
+    this.ids = new Int32Array(takeBuffer(width * height * 4)).fill(UNOWNED);
+    this.searchBoxes = new Int32Array(markCount * 4);
+    for (let m = 0; m < markCount; m++) this.searchBoxes.set([width, height, 0, 0], m * 4);
   }
 
-  /** Blends colour c at coverage a (1–255) into pixel p, and claims p for the current mark. */
-  blend(p: number, c: Rgb, a: number): void {
+  /** Widens the current mark's search box to hold [x1, x2) × [y1, y2). */
+  private search(x1: number, y1: number, x2: number, y2: number): void {
+    if (this.mark === UNOWNED || x2 <= x1 || y2 <= y1) return;
+    const b = this.searchBoxes, o = this.mark * 4;
+    if (x1 < (b[o] as number)) b[o] = x1;
+    if (y1 < (b[o + 1] as number)) b[o + 1] = y1;
+    if (x2 > (b[o + 2] as number)) b[o + 2] = x2;
+    if (y2 > (b[o + 3] as number)) b[o + 3] = y2;
+  }
+
+  /** Claims pixel p for the current mark; a pixel another mark claimed becomes CONFLICT (counted once). */
+  private claim(p: number, mark: number): void {
+    const ids = this.ids;
+    const owner = ids[p] as number;
+    if (owner === UNOWNED) ids[p] = mark;
+    else if (owner !== mark && owner !== CLASH) {
+      ids[p] = CLASH;
+      this.conflicts++;
+      if (p < this.firstConflict) this.firstConflict = p;
+    }
+  }
+
+  /** Blends (r, g, b) at coverage a (1–255) into pixel p, source-over in 8 bits, and claims p for the current mark. */
+  blend(p: number, r: number, g: number, b: number, a: number): void {
     const o = p * 3;
     const d = this.data;
     if (a >= 255) {
-      d[o] = c[0];
-      d[o + 1] = c[1];
-      d[o + 2] = c[2];
+      d[o] = r;
+      d[o + 1] = g;
+      d[o + 2] = b;
     } else {
-      const b = 255 - a;
-      d[o] = ((d[o] as number) * b + c[0] * a + 127) / 255;
-      d[o + 1] = ((d[o + 1] as number) * b + c[1] * a + 127) / 255;
-      d[o + 2] = ((d[o + 2] as number) * b + c[2] * a + 127) / 255;
+      const k = 255 - a;
+      d[o] = ((d[o] as number) * k + r * a + 127) / 255;
+      d[o + 1] = ((d[o + 1] as number) * k + g * a + 127) / 255;
+      d[o + 2] = ((d[o + 2] as number) * k + b * a + 127) / 255;
     }
-    if (this.mark === NO_INK) return;
-    const owner = this.ids[p] as number;
-    if (owner === NO_INK) this.ids[p] = this.mark;
-    else if (owner !== this.mark) this.ids[p] = CONFLICT;
+    const mark = this.mark;
+    if (mark !== UNOWNED) this.claim(p, mark);
   }
 
-  rect(r: RectPrimitive): void {
-    const c = parseColour(r.fill);
-    const x1 = Math.max(0, Math.floor(r.x)), x2 = Math.min(this.width, Math.ceil(r.x + r.width));
-    const y1 = Math.max(0, Math.floor(r.y)), y2 = Math.min(this.height, Math.ceil(r.y + r.height));
+  /** Pixels [p, p + count) at full coverage: one colour written straight, each pixel claimed. */
+  solidRun(p: number, count: number, r: number, g: number, b: number): void {
+    const d = this.data;
+    if (r === g && g === b) d.fill(r, p * 3, (p + count) * 3);
+    else for (let o = p * 3, end = (p + count) * 3; o < end; o += 3) {
+      d[o] = r;
+      d[o + 1] = g;
+      d[o + 2] = b;
+    }
+    const mark = this.mark;
+    if (mark === UNOWNED) return;
+    const ids = this.ids;
+    for (let q = p; q < p + count; q++) {
+      if (ids[q] === UNOWNED) ids[q] = mark;
+      else this.claim(q, mark);
+    }
+  }
+
+  rect(rect: RectPrimitive): void {
+    const [r, g, b] = parseColour(rect.fill);
+    const right = rect.x + rect.width, bottom = rect.y + rect.height;
+    const x1 = Math.max(0, Math.floor(rect.x)), x2 = Math.min(this.width, Math.ceil(right));
+    const y1 = Math.max(0, Math.floor(rect.y)), y2 = Math.min(this.height, Math.ceil(bottom));
+    if (x2 <= x1 || y2 <= y1) return;
+    this.search(x1, y1, x2, y2);
+    // Per-column coverage. The columns a rect covers wholly (cx = 1) are exactly those between its
+    // partial edge columns, so in a row it covers wholly (cy = 1) they are one solid run.
+    if (columnCover.length < x2 - x1) columnCover = new Float64Array(2 * (x2 - x1));
+    const cxs = columnCover;
+    let full1 = x2, full2 = x2;
+    for (let x = x1; x < x2; x++) {
+      const cx = Math.min(x + 1, right) - Math.max(x, rect.x);
+      cxs[x - x1] = cx;
+      if (cx === 1 && full1 === x2) full1 = x;
+      if (cx === 1) full2 = x + 1;
+    }
     for (let y = y1; y < y2; y++) {
-      const cy = Math.min(y + 1, r.y + r.height) - Math.max(y, r.y);
+      const cy = Math.min(y + 1, bottom) - Math.max(y, rect.y);
+      const row = y * this.width;
       for (let x = x1; x < x2; x++) {
-        const cx = Math.min(x + 1, r.x + r.width) - Math.max(x, r.x);
-        const a = Math.round(cx * cy * 255);
-        if (a > 0) this.blend(y * this.width + x, c, a);
+        if (cy === 1 && x === full1) {
+          this.solidRun(row + x, full2 - full1, r, g, b);
+          x = full2 - 1;
+          continue;
+        }
+        const a = Math.round((cxs[x - x1] as number) * cy * 255);
+        if (a > 0) this.blend(row + x, r, g, b, a);
       }
     }
   }
 
   circle(k: CirclePrimitive): void {
-    const c = parseColour(k.fill);
+    const [r, g, b] = parseColour(k.fill);
     const x1 = Math.max(0, Math.floor(k.cx - k.r - 1)), x2 = Math.min(this.width, Math.ceil(k.cx + k.r + 1));
     const y1 = Math.max(0, Math.floor(k.cy - k.r - 1)), y2 = Math.min(this.height, Math.ceil(k.cy + k.r + 1));
+    this.search(x1, y1, x2, y2);
+    // Coverage is 0 from r + ½ out: such pixels are skipped on their squared distance (no square root).
+    const reach = k.r + 0.5;
+    const reach2 = reach * reach;
     for (let y = y1; y < y2; y++) {
       for (let x = x1; x < x2; x++) {
-        const d = Math.hypot(x + 0.5 - k.cx, y + 0.5 - k.cy);
-        const a = Math.round(Math.min(1, Math.max(0, k.r + 0.5 - d)) * 255);
-        if (a > 0) this.blend(y * this.width + x, c, a);
+        const ex = x + 0.5 - k.cx, ey = y + 0.5 - k.cy;
+        if (ex * ex + ey * ey >= reach2) continue;
+        const d = Math.hypot(ex, ey);
+        const a = Math.round(Math.min(1, Math.max(0, reach - d)) * 255);
+        if (a > 0) this.blend(y * this.width + x, r, g, b, a);
       }
     }
   }
 
   polyline(l: PolylinePrimitive): void {
     if (l.points.length === 0) return;
-    const c = parseColour(l.stroke);
+    const [r, g, b] = parseColour(l.stroke);
     const hw = l.width / 2;
     const reach = hw + 0.5;
+    const reach2 = reach * reach;
     const xs = l.points.map((p) => p[0]);
     const ys = l.points.map((p) => p[1]);
     const bx1 = Math.max(0, Math.floor(Math.min(...xs) - reach)), bx2 = Math.min(this.width, Math.ceil(Math.max(...xs) + reach));
     const by1 = Math.max(0, Math.floor(Math.min(...ys) - reach)), by2 = Math.min(this.height, Math.ceil(Math.max(...ys) + reach));
     const bw = bx2 - bx1;
     if (bw <= 0 || by2 <= by1) return;
-    const cover = new Float32Array(bw * (by2 - by1));
+    this.search(bx1, by1, bx2, by2);
+    // The stroke's coverage over its box, and the pixels it reaches (a line chart's box is most of
+    // the plot, its stroke a thin part of it): only those are blended, each once, at its largest coverage.
+    const cover = new Float32Array(takeBuffer(bw * (by2 - by1) * 4)).fill(0);
+    let touched = touchedScratch;
+    let touchedCount = 0;
     const segments = l.points.length === 1 ? [[l.points[0], l.points[0]] as const] : l.points.slice(1).map((p, i) => [l.points[i], p] as const);
-    for (const [a, b] of segments) {
-      const [ax, ay] = a as readonly [number, number];
-      const [ex, ey] = b as readonly [number, number];
+    for (const [from, to] of segments) {
+      const [ax, ay] = from as readonly [number, number];
+      const [ex, ey] = to as readonly [number, number];
       const dx = ex - ax, dy = ey - ay;
       const len2 = dx * dx + dy * dy;
       const x1 = Math.max(bx1, Math.floor(Math.min(ax, ex) - reach)), x2 = Math.min(bx2, Math.ceil(Math.max(ax, ex) + reach));
@@ -123,35 +216,52 @@ class Painter {
         for (let x = x1; x < x2; x++) {
           const px = x + 0.5 - ax, py = y + 0.5 - ay;
           const t = len2 === 0 ? 0 : Math.min(1, Math.max(0, (px * dx + py * dy) / len2));
-          const d = Math.hypot(px - t * dx, py - t * dy);
-          const v = reach - d;
+          const qx = px - t * dx, qy = py - t * dy;
+          // Beyond the reach the coverage is 0 and never raises `cover`: skip the square root there.
+          if (qx * qx + qy * qy >= reach2) continue;
+          const v = reach - Math.hypot(qx, qy);
           const i = (y - by1) * bw + (x - bx1);
-          if (v > (cover[i] as number)) cover[i] = v;
+          const old = cover[i] as number;
+          if (v <= old) continue;
+          cover[i] = v;
+          if (old === 0 && cover[i] !== 0) {
+            if (touchedCount === touched.length) {
+              touched = new Int32Array(2 * touched.length);
+              touched.set(touchedScratch);
+              touchedScratch = touched;
+            }
+            touched[touchedCount++] = i;
+          }
         }
       }
     }
-    for (let y = by1; y < by2; y++) {
-      for (let x = bx1; x < bx2; x++) {
-        const a = Math.round(Math.min(1, cover[(y - by1) * bw + (x - bx1)] as number) * 255);
-        if (a > 0) this.blend(y * this.width + x, c, a);
-      }
+    // Each pixel blends on its own, so the order they are blended in does not change the result.
+    for (let k = 0; k < touchedCount; k++) {
+      const i = touched[k] as number;
+      const a = Math.round(Math.min(1, cover[i] as number) * 255);
+      if (a > 0) this.blend((by1 + Math.floor(i / bw)) * this.width + bx1 + (i % bw), r, g, b, a);
     }
+    recycle(cover);
   }
 
   glyphs(placed: readonly PlacedGlyph[], fill: string): void {
-    const c = parseColour(fill);
-    for (const g of placed) {
-      const m = glyphMask(g.key);
+    const [r, g, b] = parseColour(fill);
+    const { width, height } = this;
+    for (const glyph of placed) {
+      const m = glyphMask(glyph.key);
       if (!m) continue;
-      const ox = g.x + m.dx, oy = g.y + m.dy;
-      for (let v = 0; v < m.height; v++) {
-        const y = oy + v;
-        if (y < 0 || y >= this.height) continue;
-        for (let u = 0; u < m.width; u++) {
-          const a = m.alpha[v * m.width + u] as number;
-          const x = ox + u;
-          if (a === 0 || x < 0 || x >= this.width) continue;
-          this.blend(y * this.width + x, c, a);
+      const ox = glyph.x + m.dx, oy = glyph.y + m.dy;
+      // The part of the mask inside the image.
+      const u1 = Math.max(0, -ox), u2 = Math.min(m.width, width - ox);
+      const v1 = Math.max(0, -oy), v2 = Math.min(m.height, height - oy);
+      this.search(ox + u1, oy + v1, ox + u2, oy + v2);
+      const alpha = m.alpha;
+      for (let v = v1; v < v2; v++) {
+        const row = (oy + v) * width + ox;
+        const maskRow = v * m.width;
+        for (let u = u1; u < u2; u++) {
+          const a = alpha[maskRow + u] as number;
+          if (a !== 0) this.blend(row + u, r, g, b, a);
         }
       }
     }
@@ -171,7 +281,7 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
   const placed = new Map<Primitive, PlacedGlyph[]>();
   for (const { p } of items) if (p.kind === 'text') placed.set(p, placeGlyphs(p));
   await ensureGlyphs([...placed.values()].flatMap((g) => g.map((x) => x.key)));
-  const painter = new Painter(scene.width, scene.height, parseColour(scene.background));
+  const painter = new Painter(scene.width, scene.height, parseColour(scene.background), marks.length);
   for (const { p, mark } of items) {
     painter.mark = mark;
     if (p.kind === 'rect') painter.rect(p);
@@ -179,7 +289,7 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
     else if (p.kind === 'polyline') painter.polyline(p);
     else painter.glyphs(placed.get(p) as PlacedGlyph[], p.fill);
   }
-  return { image: { width: scene.width, height: scene.height, data: painter.data }, labelMap: labelMapFromIds(scene.width, scene.height, marks, painter.ids) };
+  return { image: { width: scene.width, height: scene.height, data: painter.data }, labelMap: labelMapFromIds(scene.width, scene.height, marks, painter.ids, painter) };
 }
 
 /** The label map alone (for checking a stored task whose image is already on disk). */

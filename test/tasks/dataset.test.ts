@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeImage, encodePng } from '../../env/core/image.js';
 import { checkTask } from '../../env/tasks/check.js';
-import { generateDataset, planTask } from '../../env/tasks/dataset.js';
+import { generateDataset, MIN_TASKS_FOR_WORKERS, planTask } from '../../env/tasks/dataset.js';
+import { readGlyphStore, writeGlyphStore } from '../../env/tasks/glyph-store.js';
 import { loadTasks } from '../../env/tasks/load.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
@@ -16,13 +17,15 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
 
 test('the same seed and options give byte-identical tasks.jsonl and PNGs, whatever the concurrency', async (t) => {
   const dir = await tempDir(t);
-  const options = { kind: 'mixed' as const, n: 10, seed: 9, split: 'train' as const, difficulty: [1, 3] as [1, 3], imageSize: null };
-  await generateDataset(join(dir, 'a'), { ...options, concurrency: 1 });
-  await generateDataset(join(dir, 'b'), { ...options, concurrency: 4 });
+  // Enough tasks that concurrency 3 starts worker threads (their glyph masks shared between them).
+  const options = { kind: 'mixed' as const, n: MIN_TASKS_FOR_WORKERS, seed: 9, split: 'train' as const, difficulty: [1, 3] as [1, 3], imageSize: null };
+  const inline = await generateDataset(join(dir, 'a'), { ...options, concurrency: 1 });
+  const threaded = await generateDataset(join(dir, 'b'), { ...options, concurrency: 3 });
+  assert.deepEqual([inline.workers, threaded.workers], [0, 3]);
   assert.ok((await readFile(join(dir, 'a', 'tasks.jsonl'))).equals(await readFile(join(dir, 'b', 'tasks.jsonl'))));
   const images = (await readdir(join(dir, 'a', 'images'))).sort();
   assert.deepEqual(images, (await readdir(join(dir, 'b', 'images'))).sort());
-  assert.equal(images.length, 10);
+  assert.equal(images.length, MIN_TASKS_FOR_WORKERS);
   for (const name of images) assert.ok((await readFile(join(dir, 'a', 'images', name))).equals(await readFile(join(dir, 'b', 'images', name))), name);
   // The PNGs are exactly what env/core/image.ts's fixed encoder writes for those pixels.
   const first = await readFile(join(dir, 'a', 'images', images[0]!));
@@ -75,4 +78,35 @@ test('a folder holding other files is never replaced', async (t) => {
   await writeFile(join(dir, 'notes.txt'), 'mine');
   await assert.rejects(generateDataset(dir, { kind: 'table', n: 1, seed: 1, split: 'train', difficulty: [1, 1], imageSize: null }), /not a vistool data set/);
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), 'mine');
+});
+
+test('glyph masks kept on disk give the same bytes as masks rasterised afresh, and a store that fails the check is replaced', async (t) => {
+  const dir = await tempDir(t);
+  const store = join(dir, 'store');
+  const before = process.env.VISTOOL_GLYPH_CACHE;
+  process.env.VISTOOL_GLYPH_CACHE = store;
+  t.after(() => {
+    if (before === undefined) delete process.env.VISTOOL_GLYPH_CACHE;
+    else process.env.VISTOOL_GLYPH_CACHE = before;
+  });
+  // Worker threads start with empty caches, so each run below reads the store afresh.
+  const options = { kind: 'mixed' as const, n: MIN_TASKS_FOR_WORKERS, seed: 21, split: 'val' as const, difficulty: [1, 2] as [1, 2], imageSize: null, concurrency: 2 };
+  const cold = await generateDataset(join(dir, 'cold'), options);
+  const [file] = await readdir(store);
+  assert.ok(file && cold.glyphsRasterised > 100, `the first run rasterised ${cold.glyphsRasterised} masks into ${file}`);
+  const warm = await generateDataset(join(dir, 'warm'), options);
+  assert.equal(warm.glyphsRasterised, 0, 'the second run found every mask in the store');
+  const sameFiles = async (a: string, b: string) => {
+    assert.ok((await readFile(join(a, 'tasks.jsonl'))).equals(await readFile(join(b, 'tasks.jsonl'))));
+    for (const name of await readdir(join(a, 'images'))) assert.ok((await readFile(join(a, 'images', name))).equals(await readFile(join(b, 'images', name))), name);
+  };
+  await sameFiles(join(dir, 'cold'), join(dir, 'warm'));
+  // A store from another renderer (here: every mask's ink darkened by one grey level) fails the re-render check: it is not used, and is replaced.
+  const entries = readGlyphStore(join(store, file));
+  writeGlyphStore(join(store, file), entries.map(([key, mask]) => [key, mask && { ...mask, alpha: mask.alpha.map((a) => Math.min(255, a + 1)) }]), { replace: true });
+  const rejected = await generateDataset(join(dir, 'rejected'), options);
+  assert.ok(rejected.glyphsRasterised > 100, 'masks that failed the check were rasterised again');
+  await sameFiles(join(dir, 'cold'), join(dir, 'rejected'));
+  const replaced = new Map(readGlyphStore(join(store, file)));
+  for (const [key, mask] of entries.slice(0, 50)) assert.deepEqual(replaced.get(key), mask, key);
 });

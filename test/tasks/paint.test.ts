@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderWithLabelMap } from '../../env/tasks/paint.js';
 import { renderWithLabelMapSvg } from '../../env/tasks/label-map-svg.js';
-import { CONFLICT } from '../../env/tasks/label-map.js';
+import { CONFLICT, labelMapFromIds } from '../../env/tasks/label-map.js';
 import { measureText } from '../../env/tasks/text-metrics.js';
 import { taskStream } from '../../env/tasks/prng.js';
 import type { Scene } from '../../env/tasks/scene.js';
-import { text, type TextPrimitive } from '../../env/tasks/svg.js';
+import { text, type Primitive, type TextPrimitive } from '../../env/tasks/svg.js';
 
 function oneLabel(t: TextPrimitive, width = 320, height = 120): Scene {
   return { width, height, background: '#ffffff', layers: [{ name: 'label', owners: {}, draw: (f) => [{ ...t, fill: f ?? t.fill }] }], meta: { unit: 'pixels', source: 'generator' } };
@@ -77,4 +77,89 @@ test('the painted label map marks pixels two marks cover as conflicts, as the li
   // The bar: an exact rect, half-covered columns at its left and right edge; same box as librsvg's.
   assert.deepEqual(ours.extents[2], { x1: 100, y1: 10, x2: 111, y2: 30 });
   assert.deepEqual(ours.extents[2], ref.extents[2]);
+  // Summarised from the painter's search boxes and conflict tally: the same as a full scan of its ids.
+  const full = labelMapFromIds(scene.width, scene.height, ours.marks, ours.ids);
+  assert.deepEqual([ours.extents, ours.conflicts, ours.firstConflict], [full.extents, full.conflicts, full.firstConflict]);
+});
+
+/**
+ * The painter's coverage rules (paint.ts's header), written the plain way: every pixel of the
+ * image, every primitive, the formula as stated. The painter's loops (solid runs, skipped square
+ * roots, a stroke's touched pixels only) must give exactly these pixels and owners.
+ */
+function referencePaint(scene: Scene): { data: Uint8Array; ids: Int32Array } {
+  const { width, height } = scene;
+  const data = new Uint8Array(width * height * 3).fill(255);
+  const ids = new Int32Array(width * height).fill(-1);
+  const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+  let markIndex = 0;
+  for (const layer of scene.layers) {
+    const isMark = 'owners' in layer;
+    const mark = isMark ? markIndex++ : -1;
+    for (const p of isMark ? layer.draw(null) : [layer]) {
+      if (p.kind === 'text') throw new Error('the reference paints shapes only');
+      const colour = hex(p.kind === 'polyline' ? p.stroke : p.fill);
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          let cover: number;
+          if (p.kind === 'rect') {
+            cover = Math.max(0, Math.min(x + 1, p.x + p.width) - Math.max(x, p.x)) * Math.max(0, Math.min(y + 1, p.y + p.height) - Math.max(y, p.y));
+          } else if (p.kind === 'circle') {
+            cover = Math.min(1, Math.max(0, p.r + 0.5 - Math.hypot(x + 0.5 - p.cx, y + 0.5 - p.cy)));
+          } else {
+            cover = 0;
+            for (let s = 0; s < Math.max(1, p.points.length - 1); s++) {
+              const [ax, ay] = p.points[s] as readonly [number, number];
+              const [bx, by] = (p.points[s + 1] ?? p.points[s]) as readonly [number, number];
+              const dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+              const px = x + 0.5 - ax, py = y + 0.5 - ay;
+              const t = len2 === 0 ? 0 : Math.min(1, Math.max(0, (px * dx + py * dy) / len2));
+              cover = Math.max(cover, Math.min(1, Math.max(0, p.width / 2 + 0.5 - Math.hypot(px - t * dx, py - t * dy))));
+            }
+          }
+          const a = Math.round(cover * 255);
+          if (a === 0) continue;
+          const i = (y * width + x) * 3;
+          for (let c = 0; c < 3; c++) data[i + c] = a >= 255 ? (colour[c] as number) : Math.floor(((data[i + c] as number) * (255 - a) + (colour[c] as number) * a + 127) / 255);
+          if (mark < 0) continue;
+          const owner = ids[y * width + x] as number;
+          ids[y * width + x] = owner === -1 || owner === mark ? mark : CONFLICT;
+        }
+      }
+    }
+  }
+  return { data, ids };
+}
+
+test('rects, circles and strokes are painted exactly as the coverage rules say, owners and conflicts included', async () => {
+  const rng = taskStream(5, 'test', 0, 0);
+  let roundsWithConflicts = 0;
+  for (let round = 0; round < 12; round++) {
+    const shapes = (): Scene['layers'][number] => {
+      const kind = rng.pick(['rect', 'circle', 'polyline'] as const);
+      const colour = rng.pick(['#336699', '#cc3311', '#777777', '#20a060']);
+      const at = () => rng.next() * 90 - 5;
+      if (kind === 'rect') return { kind, x: at(), y: at() * 0.6, width: rng.next() * 30, height: rng.next() * 20 + (rng.chance(0.5) ? 0 : 0.5), fill: colour };
+      if (kind === 'circle') return { kind, cx: at(), cy: at() * 0.6, r: 0.5 + rng.next() * 6, fill: colour };
+      return { kind, points: Array.from({ length: rng.int(1, 5) }, () => [at(), at() * 0.6] as const), stroke: colour, width: 0.5 + rng.next() * 3 };
+    };
+    const layers: Scene['layers'] = [];
+    for (let i = 0; i < 8; i++) {
+      const primitive = shapes();
+      layers.push(rng.chance(0.5) ? primitive as Primitive : { name: `mark ${i}`, owners: {}, draw: () => [primitive as Primitive] });
+    }
+    // Whole-pixel rects take the solid-run path.
+    const bar: Primitive = { kind: 'rect', x: rng.int(0, 40), y: rng.int(0, 20), width: rng.int(1, 40), height: rng.int(1, 30), fill: '#112233' };
+    layers.push({ name: 'bar', owners: {}, draw: () => [bar] });
+    const scene: Scene = { width: 90, height: 56, background: '#ffffff', layers, meta: { unit: 'pixels', source: 'generator' } };
+    const ours = await renderWithLabelMap(scene);
+    const ref = referencePaint(scene);
+    assert.ok(Buffer.from(ref.data).equals(ours.image.data), `round ${round}: pixels differ from the reference`);
+    assert.deepEqual(ours.labelMap.ids, ref.ids, `round ${round}: owners differ from the reference`);
+    // The label map the painter summarises from its search boxes and conflict tally equals a full scan of the ids.
+    const full = labelMapFromIds(scene.width, scene.height, ours.labelMap.marks, ref.ids);
+    assert.deepEqual([ours.labelMap.extents, ours.labelMap.conflicts, ours.labelMap.firstConflict], [full.extents, full.conflicts, full.firstConflict]);
+    if (full.conflicts > 0) roundsWithConflicts++;
+  }
+  assert.ok(roundsWithConflicts >= 3, `only ${roundsWithConflicts} rounds had overlapping marks`);
 });

@@ -50,7 +50,7 @@ suite('vistool in a real VS Code', () => {
     assert.ok(!extension.extensionPath.startsWith(workspaceDir()), 'not loaded from the workspace');
     // A .vsix install lands in the extensions folder as publisher.name-version; test-electron loads the checkout instead.
     if (process.env.VISTOOL_EDITOR_TEST_MODE === 'vsix') assert.match(extension.extensionPath, /vistool\.vistool-0\.1\.0/);
-    for (const shipped of ['dist/extension.js', 'dist/cli.js', 'dist/parse-worker.js', 'dist/webview/dashboard.js', 'trainer/vistool_trainer/run/train.py', 'trainer/vistool_trainer/config.py', 'trainer/vistool_trainer/model/tool_chat_template.jinja', 'schemas/run-config.schema.json']) {
+    for (const shipped of ['dist/extension.js', 'dist/cli.js', 'dist/parse-worker.js', 'dist/task-worker.js', 'dist/webview/dashboard.js', 'trainer/vistool_trainer/run/train.py', 'trainer/vistool_trainer/config.py', 'trainer/vistool_trainer/model/tool_chat_template.jinja', 'schemas/run-config.schema.json']) {
       assert.ok(existsSync(join(extension.extensionPath, shipped)), `the .vsix ships ${shipped}`);
     }
   });
