@@ -183,7 +183,10 @@ class Viewer {
     const index = await this.host.request(RolloutIndexRequest, { runId: this.state.runId, step });
     if (token !== this.loadToken) return;
     this.setIndex(index);
-    await this.showSelection();
+    // The step's histograms are painted once its first rollout is on screen, which they would otherwise hold up.
+    const selection = this.showSelection();
+    this.histograms.show(index.rollouts, selection);
+    await selection;
   }
 
   /**
@@ -213,7 +216,6 @@ class Viewer {
     if (index.step !== this.index?.step) this.listLimit = LIST_PAGE;
     this.index = index;
     this.groups = groupRollouts(index.rollouts);
-    this.histograms.show(index.rollouts);
     this.renderControls();
     this.renderList();
   }
