@@ -68,7 +68,7 @@ export class DrawQueue {
     this.frame = null;
     const started = performance.now();
     let drawn = 0;
-    for (const item of [...this.dirty]) {
+    for (const item of this.inPageOrder()) {
       if (!this.onScreen.has(item.element)) continue;
       if (drawn > 0 && performance.now() - started + this.drawCost > FRAME_BUDGET_MS) break;
       this.draw(item);
@@ -80,7 +80,7 @@ export class DrawQueue {
   private flushIdle(deadline: IdleDeadline): void {
     this.idle = null;
     let drawn = 0;
-    for (const item of [...this.dirty]) {
+    for (const item of this.inPageOrder()) {
       if (this.onScreen.has(item.element)) continue;
       // One chart per idle callback when the wait ran out: the page was busy, it must stay responsive.
       if (drawn > 0 && (deadline.didTimeout || deadline.timeRemaining() < this.drawCost)) break;
@@ -90,9 +90,14 @@ export class DrawQueue {
     this.kick();
   }
 
+  /** The charts waiting, first on the page first (the reward chart before the ones below it). */
+  private inPageOrder(): Drawable[] {
+    return [...this.dirty].sort((a, b) => (a.element.compareDocumentPosition(b.element) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  }
+
   private draw(item: Drawable): void {
     const started = performance.now();
-    // A chart that wants another turn keeps its place in the queue (first on the page, first drawn).
+    // A chart that wants another turn stays in the queue.
     if (item.draw()) this.dirty.delete(item);
     const took = performance.now() - started;
     this.drawCost = this.drawCost === 0 ? took : 0.7 * this.drawCost + 0.3 * took;

@@ -70,8 +70,9 @@ function isDashboardState(value: unknown): value is DashboardState {
 /** One metric's line as the host last answered it. */
 interface AnsweredSeries {
   series: MetricSeries;
-  /** The x axis it was answered on: after a switch, charts wait for answers on the new axis. */
+  /** The x axis and the range (a zoom; null: all of it) it was answered for: after a switch or a zoom, the chart waits for its new answer. */
   axis: XAxis;
+  range: XRange | null;
   /** Unique per answer, so a chart redraws only when one of its lines has new data. */
   stamp: number;
 }
@@ -273,7 +274,7 @@ class Dashboard {
         const result = await this.host.request(MetricSeriesRequest, params);
         if (this.runs.get(run.summary.id) !== run) return;
         const { series, ...shape } = result;
-        for (const line of series) run.series.set(line.metric, { series: line, axis: xAxis, stamp: ++this.answers });
+        for (const line of series) run.series.set(line.metric, { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
         run.shape = shape;
         this.renderCharts();
         this.renderBanners();
@@ -499,10 +500,11 @@ class Dashboard {
     else if (this.chartGrid.children[evalAt] !== this.evalChart.element) this.chartGrid.insertBefore(this.evalChart.element, this.chartGrid.children[evalAt] ?? null);
     const runs = this.visibleRuns();
     this.chartGrid.classList.toggle('empty', metrics.length === 0);
-    // A chart waits while a shown run still owes its first answer on this axis for one of the
-    // chart's metrics: the first picture does not gain runs one by one, a metric just chosen waits
-    // for its data, and after a switch of x axis no chart mixes the two axes. A run whose answer
-    // for the current question is complete owes nothing (a failed one is left out).
+    // A chart waits while a shown run still owes it an answer for its axis and range: the first
+    // picture does not gain runs one by one, a metric just chosen waits for its data, and after a
+    // switch of x axis or a zoom no chart draws the old lines under the new axis. Other answers
+    // still owed (new rows, another smoothing) leave the chart as it is until they come. A run
+    // whose answer for the current question is complete owes nothing (a failed one is left out).
     const owing = runs.filter((run) => run.answered !== this.question(run));
     const hadCharts = this.charts.size > 0;
     const showRaw = this.state.showRaw !== false;
@@ -526,10 +528,15 @@ class Dashboard {
       const at = evalAt >= 0 && position >= evalAt ? position + 1 : position;
       if (this.chartGrid.children[at] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[at] ?? null);
       chart.describe(xAxis);
-      const answeredOnAxis = (run: RunData) => spec.members.every((m) => run.series.get(m)?.axis === xAxis);
-      if (owing.some((run) => !answeredOnAxis(run))) continue;
-      const ready = runs.filter(answeredOnAxis);
-      const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.colourOf(r.summary.id)]), xAxis, this.zooms.get(metric) ?? null, showRaw]);
+      const zoom = this.zooms.get(metric) ?? null;
+      const answered = (run: RunData) =>
+        spec.members.every((m) => {
+          const line = run.series.get(m);
+          return line?.axis === xAxis && line.range?.min === zoom?.min && line.range?.max === zoom?.max;
+        });
+      if (owing.some((run) => !answered(run))) continue;
+      const ready = runs.filter(answered);
+      const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.colourOf(r.summary.id)]), xAxis, zoom, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
       const series: RunSeries[] = ready.flatMap((run, runIndex) =>
@@ -556,7 +563,7 @@ class Dashboard {
           }];
         }),
       );
-      chart.update(series, xAxis, this.zooms.get(metric) ?? null, showRaw);
+      chart.update(series, xAxis, zoom, showRaw);
       this.drawQueue.markDirty(chart);
     }
     if (!hadCharts && this.charts.size > 0) this.measureLinePoints();

@@ -189,9 +189,13 @@ export class MetricChart implements Drawable {
     this.pickLine.replaceChildren(...(content ? [content] : []));
   }
 
-  /** Names the chart by the chosen x axis at once (its lines follow when the host answers). */
+  /**
+   * Names the chart by the chosen x axis at once (its lines follow when the host answers); lines
+   * on the other axis still waiting to be painted are dropped, so they cannot name it back.
+   */
   describe(xAxis: XAxis): void {
     this.canvas.setAttribute('aria-label', `${this.metric} by ${xAxis === 'step' ? 'step' : 'wall time'}`);
+    if (this.pending && this.pending.xAxis !== xAxis) this.pending = null;
   }
 
   /** Records what to draw; the canvas changes at the next draw(). */
