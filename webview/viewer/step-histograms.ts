@@ -35,7 +35,8 @@ interface ChartToPaint {
   name: string;
   canvas: HTMLCanvasElement;
   hist: Histogram;
-  colour: string;
+  /** Which of the theme's series colours it is drawn in. */
+  colour: number;
 }
 
 export class StepHistograms {
@@ -59,10 +60,9 @@ export class StepHistograms {
     this.element.dataset.painted = String(rollouts.length === 0);
     if (rollouts.length === 0) return;
     const toPaint: ChartToPaint[] = [];
-    const theme = themeColours();
-    for (const [name, values, color] of [
-      ['reward', rollouts.map((r) => r.reward), theme.series[0]],
-      ['advantage', rollouts.map((r) => r.advantage), theme.series[1]],
+    for (const [name, values, colour] of [
+      ['reward', rollouts.map((r) => r.reward), 0],
+      ['advantage', rollouts.map((r) => r.advantage), 1],
     ] as const) {
       const hist = histogram(values, BINS);
       const canvas = h('canvas', { role: 'img', 'aria-label': describe(name, hist) }) as HTMLCanvasElement;
@@ -77,7 +77,7 @@ export class StepHistograms {
         figure.append(h('p', { class: 'muted' }, 'none recorded in this step'));
         continue;
       }
-      toPaint.push({ name, canvas, hist, colour: color ?? '#1a85ff' });
+      toPaint.push({ name, canvas, hist, colour });
     }
     void after.catch(() => undefined).then(() => this.paint(shown, toPaint));
   }
@@ -102,7 +102,7 @@ function chartOf({ name, canvas, hist, colour }: ChartToPaint): Chart<'bar'> {
   const theme = themeColours();
   return new Chart(canvas, {
     type: 'bar',
-    data: { labels: binLabels(hist), datasets: [{ label: name, data: hist.counts, backgroundColor: colour, barPercentage: 1, categoryPercentage: 0.95 }] },
+    data: { labels: binLabels(hist), datasets: [{ label: name, data: hist.counts, backgroundColor: theme.series[colour] ?? '#1a85ff', barPercentage: 1, categoryPercentage: 0.95 }] },
     options: {
       animation: false,
       maintainAspectRatio: false,
