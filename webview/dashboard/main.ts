@@ -11,9 +11,11 @@
  * the chart's width, with each bucket's min and max, the EMA and the stats computed over every
  * row, and the tool-fading verdict judged on every row. So neither the answer nor the work in the
  * page grows with the run: a 100k-line run costs what a 1k-line one does. A summary snapshot that
- * says a run has new rows asks again, one request per run in flight at a time, so a burst of
- * appends (or slider moves) costs one request after the one in flight, never a queue. Charts are
- * painted by a DrawQueue: a few per frame, and only those on screen.
+ * says a run has new rows asks again, one round of requests per run in flight at a time, so a
+ * burst of appends (or slider moves) costs one round after the one in flight, never a queue; while
+ * the host is still reading a big file, a run is asked at most once a second. Each answer is drawn
+ * as it comes (the single charts need not wait for the group charts'). Charts are painted by a
+ * DrawQueue: in page order, as many per frame as fit in it, and only those on screen.
  */
 import type { PanelHost } from '../shared/host.js';
 import {
