@@ -392,6 +392,13 @@ export const ShowInViewerCommand = command<ShowInViewerParams>('viewer/show', (p
   hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger }),
 );
 
+/**
+ * The panel no longer wants the answer to its request `id` (a search superseded or cleared): the
+ * host stops working on it where it can (a search across steps stops reading step files) and
+ * answers it as cancelled. A browser page also cancels by closing the request's connection.
+ */
+export const CancelRequestCommand = command<{ id: string }>('request/cancel', (p): p is { id: string } => hasFields(p, { id: isString }));
+
 // ---------------------------------------------------------------------------------------------
 // Requests (panel → host → panel)
 
@@ -568,7 +575,7 @@ export const REQUESTS = [
   FormatCallRequest,
 ] as const;
 
-export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand] as const;
+export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand, CancelRequestCommand] as const;
 
 /** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
 export interface PageConfig {

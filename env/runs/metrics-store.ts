@@ -174,6 +174,7 @@ export class MetricsStore {
       }
       changed ||= lines.length > 0;
       this.unread = more;
+      if (more) this.reserve();
       if (!more || budget <= 0) return changed;
     }
   }
@@ -213,8 +214,19 @@ export class MetricsStore {
     return this.stageNames.length - 1;
   }
 
-  private grow(): void {
-    this.capacity = Math.max(FIRST_CAPACITY, this.capacity * 2);
+  /**
+   * Room for the rows the rest of the file holds, at the mean line length so far (a 100 MB file
+   * grown by doubling copied every column seven times over).
+   */
+  private reserve(): void {
+    const read = this.tail.position;
+    if (this.length === 0 || read === 0) return;
+    const expected = Math.ceil((this.length * this.tail.size) / read * 1.02);
+    if (expected > this.capacity) this.grow(expected);
+  }
+
+  private grow(atLeast = 0): void {
+    this.capacity = Math.max(FIRST_CAPACITY, this.capacity * 2, atLeast);
     this.steps = grown(this.steps, this.capacity);
     this.times = grown(this.times, this.capacity);
     const codes = new Int32Array(this.capacity).fill(-1);

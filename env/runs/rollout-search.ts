@@ -101,12 +101,16 @@ export function findInRecord(record: Record<string, unknown>, query: string): Om
   return null;
 }
 
-/** Searches the given step files of the run at `runDir` (ascending steps), reading each as a stream of slices (`sliceBytes`, default 1 MiB). */
+/**
+ * Searches the given step files of the run at `runDir` (ascending steps), reading each as a stream
+ * of slices (`sliceBytes`, default 1 MiB). Once `signal` is aborted (the panel dropped the search)
+ * no further slice is read, and the search rejects with the signal's reason.
+ */
 export async function searchRollouts(
   runDir: string,
   files: readonly StepFileInfo[],
   params: Omit<RolloutSearchParams, 'runId'>,
-  options: { sliceBytes?: number } = {},
+  options: { sliceBytes?: number; signal?: AbortSignal } = {},
 ): Promise<Omit<RolloutSearchResult, 'runId'>> {
   const limit = params.limit ?? SEARCH_LIMIT;
   const from = params.from ?? { step: 0, line: 0 };
@@ -124,6 +128,7 @@ export async function searchRollouts(
     let count = 0;
     scanned.steps += 1;
     for (let more = true; more; ) {
+      options.signal?.throwIfAborted();
       const read = await tail.read(options.sliceBytes ?? SLICE_BYTES);
       more = read.more;
       for (const { line, text } of read.lines) {

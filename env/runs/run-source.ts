@@ -44,6 +44,8 @@ export class RunSource {
   private fileEvaluations: EvalResult[] = [];
   private evalProblems: string[] = [];
   private readonly stamps = new Map<string, string>();
+  /** The rollouts folder's stamp when `steps` was listed: a listing is only made again when a file came or went. */
+  private listedStamp: string | null = null;
   private readonly indexes = new Map<number, StepFileIndex>();
 
   constructor(
@@ -73,10 +75,9 @@ export class RunSource {
       this.gone = gone;
       changed = true;
     }
-    const rolloutStamp = await this.changed('rollouts');
-    if (rolloutStamp) {
+    if (await this.changed('rollouts')) {
       changed = true;
-      this.steps = await listStepFiles(this.dir);
+      await this.listSteps(this.stamps.get('rollouts') ?? '');
     }
     // results.json and eval/ are re-read only when one of them changed.
     const resultsChanged = await this.changed('results.json');
@@ -124,10 +125,22 @@ export class RunSource {
     return !isProcessAlive(run.pid);
   }
 
+  /**
+   * The step files as of now. A listing can be older than the last poll, so the folder is looked at
+   * again (one stat); it is listed again only when a file came or went since (a stat per file: on a
+   * run of a thousand steps, that took longer than the rest of opening the viewer on the host). The
+   * sizes are those of the listing.
+   */
   async stepFiles(): Promise<StepFileInfo[]> {
-    // A listing can be older than the last poll; the viewer asks when it opens, so list afresh.
-    this.steps = await listStepFiles(this.dir);
+    const now = await stamp(join(this.dir, 'rollouts'));
+    if (now !== this.listedStamp) await this.listSteps(now);
     return this.steps;
+  }
+
+  /** Lists the step files; `folderStamp` is the rollouts folder's stamp taken before. */
+  private async listSteps(folderStamp: string): Promise<void> {
+    this.steps = await listStepFiles(this.dir);
+    this.listedStamp = folderStamp;
   }
 
   /** The index of one step file, created on first use and grown on every call. */

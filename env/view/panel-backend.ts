@@ -26,6 +26,7 @@ import { basename, join, resolve } from 'node:path';
 import { formatToolCall } from '../actions/format.js';
 import { listTools } from '../tools/registry.js';
 import {
+  CancelRequestCommand,
   ErrorCommand,
   FormatCallRequest,
   isPanelToHostMessage,
@@ -94,6 +95,8 @@ export class PanelBackend {
   private polling: Promise<boolean> = Promise.resolve(false);
   private lastNotified = 0;
   private stopped = false;
+  /** Requests being answered, by id, so a panel's request/cancel can stop one. */
+  private readonly inFlight = new Map<string, AbortController>();
 
   constructor(options: PanelBackendOptions) {
     const used = new Set<string>();
@@ -182,21 +185,38 @@ export class PanelBackend {
     return this.runs.some((run) => run.metricsPending);
   }
 
-  async handle(message: unknown): Promise<ResponseMessage | null> {
+  /** Requests still being answered (a cancelled one leaves at once). */
+  get requestsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Answers one message. `signal`, when aborted, cancels the request as a request/cancel command
+   * for its id does (`vistool view` aborts it when the page closes the request's connection).
+   * Request ids are unique per panel, and a VS Code panel has a backend of its own.
+   */
+  async handle(message: unknown, signal?: AbortSignal): Promise<ResponseMessage | null> {
     if (!isPanelToHostMessage(message)) throw new Error('not a panel message: expected {kind: "command" | "request", id, method, params}');
     if (message.kind === 'command') {
       this.command(message);
       return null;
     }
+    const cancel = new AbortController();
+    const cancelled = signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal;
+    this.inFlight.set(message.id, cancel);
     try {
-      return { kind: 'response', id: message.id, method: message.method, ok: true, result: await this.request(message) };
+      return { kind: 'response', id: message.id, method: message.method, ok: true, result: await this.request(message, cancelled) };
     } catch (err) {
-      return { kind: 'response', id: message.id, method: message.method, ok: false, error: { message: (err as Error).message } };
+      const text = cancelled.aborted ? `request ${message.id} (${message.method}) was cancelled` : (err as Error).message;
+      return { kind: 'response', id: message.id, method: message.method, ok: false, error: { message: text } };
+    } finally {
+      if (this.inFlight.get(message.id) === cancel) this.inFlight.delete(message.id);
     }
   }
 
   private command(message: { method: string; params: unknown }): void {
     if (ReadyCommand.is(message)) this.notify(this.runsSnapshot());
+    else if (CancelRequestCommand.is(message)) this.inFlight.get(message.params.id)?.abort();
     else if (ErrorCommand.is(message)) this.log('error', `panel ${message.params.panel}: ${message.params.message}`);
     else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
     else if (ShowInPlaygroundCommand.is(message)) this.log('warn', `playground/show (${message.params.path}) is for the VS Code host; a browser opens the playground page itself`);
@@ -204,7 +224,7 @@ export class PanelBackend {
     else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
   }
 
-  private async request(message: unknown): Promise<unknown> {
+  private async request(message: unknown, signal: AbortSignal): Promise<unknown> {
     if (RunsListRequest.is(message)) return { runs: this.summaries() };
     if (MetricRowsRequest.is(message)) {
       const run = this.run(message.params.runId);
@@ -231,7 +251,7 @@ export class PanelBackend {
     if (RolloutSearchRequest.is(message)) {
       const { runId, ...query } = message.params;
       const run = this.run(runId);
-      return { runId: run.id, ...(await searchRollouts(run.dir, await run.stepFiles(), query)) };
+      return { runId: run.id, ...(await searchRollouts(run.dir, await run.stepFiles(), query, { signal })) };
     }
     if (RunImageRequest.is(message)) return this.runImage(message.params);
     if (RunConfigsRequest.is(message)) {

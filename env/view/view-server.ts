@@ -199,12 +199,18 @@ export class ViewServer {
   private async ipc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new HttpError(415, 'POST /api/ipc takes application/json');
     const message = await readJsonBody(req, this.options.maxBodyBytes ?? 40 << 20);
+    // A page that closes the request (a search it dropped, a tab closed) no longer wants the answer: the backend stops working on it.
+    const closed = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) closed.abort();
+    });
     let reply;
     try {
-      reply = await this.options.backend.handle(message);
+      reply = await this.options.backend.handle(message, closed.signal);
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }
+    if (closed.signal.aborted) return;
     this.securityHeaders(res, null);
     if (reply === null) {
       res.writeHead(204);

@@ -122,3 +122,17 @@ test('the request guard refuses a bad filter, an overlong query and an out-of-ra
   assert.equal(RolloutSearchRequest.is(message({ ...ok, filter: { ...NO_FACETS, outcome: 'maybe' } })), false);
   assert.equal(RolloutSearchRequest.is(message({ ...ok, filter: { outcome: 'all' } })), false);
 });
+
+test('a search whose signal is aborted reads no further step file and rejects with the abort', async () => {
+  const files = await listStepFiles(dir);
+  const controller = new AbortController();
+  // The search reaches step 2's file after reading step 1's: the signal is aborted right then.
+  const watched = files.map((f) => (f.step === 2 ? { step: f.step, bytes: f.bytes, get file() {
+    controller.abort();
+    return f.file;
+  } } : f));
+  await assert.rejects(searchRollouts(dir, watched, { query: 'merckx', filter: NO_FACETS }, { signal: controller.signal }), { name: 'AbortError' });
+  const done = new AbortController();
+  done.abort();
+  await assert.rejects(searchRollouts(dir, files, { query: 'merckx', filter: NO_FACETS }, { signal: done.signal }), { name: 'AbortError' });
+});

@@ -49,3 +49,16 @@ export function formatDurationTicks(values: readonly number[]): string[] {
     return hours ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${Math.floor(s / 60)}:${rest}`;
   });
 }
+
+/** Labels for a whole axis at once (Chart.js asks tick by tick; the notation must be shared). */
+export function tickLabeller(format: (values: number[]) => string[]): (value: number | string, index: number, ticks: { value: number }[]) => string {
+  let last: { value: number }[] | null = null;
+  let labels: string[] = [];
+  return (value, index, ticks) => {
+    if (ticks !== last) {
+      last = ticks;
+      labels = format(ticks.map((t) => t.value));
+    }
+    return labels[index] ?? String(value);
+  };
+}

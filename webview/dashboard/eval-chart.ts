@@ -12,7 +12,7 @@ import { Chart, type ChartDataset, type TooltipItem } from 'chart.js';
 import type { EvalResult } from '../../protocol/panel-protocol.js';
 import { formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
-import { formatTicks } from './axis-ticks.js';
+import { formatTicks, tickLabeller } from './axis-ticks.js';
 import type { Drawable } from './draw-queue.js';
 import { EVAL_ACCURACY_METRICS, type EvalLine, type EvalMark, evalLines } from './eval-series.js';
 import { background } from './metric-chart.js';
@@ -61,9 +61,14 @@ export class EvalChart implements Drawable {
     return drawn.length > 0;
   }
 
+  /** Like MetricChart.draw: the first call only creates the chart, empty (the page's first Chart.js chart is its most expensive). */
   draw(): boolean {
     const pending = this.pending;
     if (!pending) return true;
+    if (!this.chart) {
+      this.create([]);
+      return false;
+    }
     this.pending = null;
     const datasets: EvalDataset[] = [];
     for (const { run, lines } of pending.runs) {
@@ -75,13 +80,9 @@ export class EvalChart implements Drawable {
         if (line.marks.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.marks, showLine: false, pointRadius: 5, ...(tools ? {} : { backgroundColor: 'transparent', borderWidth: 2 }) });
       }
     }
-    if (this.chart) {
-      this.chart.data.datasets = datasets;
-      this.applyTheme();
-      this.chart.update('none');
-    } else {
-      this.create(datasets);
-    }
+    this.chart.data.datasets = datasets;
+    this.applyTheme();
+    this.chart.update('none');
     this.element.dataset.datasets = JSON.stringify(datasets.map((d) => ({ label: d.label, line: d.showLine === true, points: d.data.length })));
     return true;
   }
@@ -105,9 +106,10 @@ export class EvalChart implements Drawable {
         maintainAspectRatio: false,
         interaction: { mode: 'nearest', intersect: false },
         scales: {
-          x: { type: 'linear', suggestedMin: 0, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 8, callback: (value) => formatTicks([Number(value)])[0] ?? String(value) } },
+          x: { type: 'linear', suggestedMin: 0, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 8, callback: tickLabeller(formatTicks) } },
           // Accuracy is a fraction: the whole 0–1 range, so a small difference is not drawn as a large one.
-          y: { type: 'linear', min: 0, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 6 } },
+          // Labels by formatTicks too: Chart.js's own would build an Intl.NumberFormat, tens of ms on a page's first chart.
+          y: { type: 'linear', min: 0, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
           legend: {

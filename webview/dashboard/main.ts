@@ -11,9 +11,11 @@
  * the chart's width, with each bucket's min and max, the EMA and the stats computed over every
  * row, and the tool-fading verdict judged on every row. So neither the answer nor the work in the
  * page grows with the run: a 100k-line run costs what a 1k-line one does. A summary snapshot that
- * says a run has new rows asks again, one request per run in flight at a time, so a burst of
- * appends (or slider moves) costs one request after the one in flight, never a queue. Charts are
- * painted by a DrawQueue: a few per frame, and only those on screen.
+ * says a run has new rows asks again, one round of requests per run in flight at a time, so a
+ * burst of appends (or slider moves) costs one round after the one in flight, never a queue; while
+ * the host is still reading a big file, a run is asked at most once a second. Each answer is drawn
+ * as it comes (the single charts need not wait for the group charts'). Charts are painted by a
+ * DrawQueue: in page order, as many per frame as fit in it, and only those on screen.
  */
 import type { PanelHost } from '../shared/host.js';
 import {
@@ -67,18 +69,28 @@ function isDashboardState(value: unknown): value is DashboardState {
   });
 }
 
+/** One metric's line as the host last answered it. */
+interface AnsweredSeries {
+  series: MetricSeries;
+  /** The x axis and the range (a zoom; null: all of it) it was answered for: after a switch or a zoom, the chart waits for its new answer. */
+  axis: XAxis;
+  range: XRange | null;
+  /** Unique per answer, so a chart redraws only when one of its lines has new data. */
+  stamp: number;
+}
+
 interface RunData {
   summary: RunSummary;
-  /** The last answer, by metric; the rest of it (stage changes, tool fading, x source) in `shape`. */
-  series: Map<string, MetricSeries>;
+  /** The last answer for each metric; the rest of an answer (stage changes, tool fading, x source) in `shape`. */
+  series: Map<string, AnsweredSeries>;
   shape: Omit<MetricSeriesResult, 'series'> | null;
-  /** Which question `series` answers (rows, metrics, axis, smoothing, width, zooms). */
+  /** Which question the run's answers are complete for (rows, metrics, axis, smoothing, width, zooms). */
   answered: string | null;
-  /** The x axis of `series`: after a switch, charts wait for answers on the new axis. */
-  axis: XAxis;
-  /** Bumped with every answer, so a chart redraws only when one of its runs has new data. */
-  version: number;
+  /** When the last complete answer came (performance.now()). */
+  answeredAt: number;
   fetching: boolean;
+  /** The next question while the host is still reading the run's metrics.jsonl (see LOADING_ASK_MS). */
+  askLater: ReturnType<typeof setTimeout> | null;
 }
 
 /** The fewest points a line is asked for, and the step the chart width is rounded to (a resize by a pixel asks nothing). */
@@ -86,6 +98,13 @@ const MIN_POINTS = 100;
 /** The fewest points a line of a group chart is asked for. */
 const MIN_GROUP_POINTS = 50;
 const WIDTH_STEP = 50;
+/**
+ * While the host is still reading a big metrics.jsonl, each answer is a partial picture that
+ * every chart redraws; a run is asked again at most this often then (and at once when the reading
+ * is done), so the page's drawing leaves the host's reading the CPU. On two cores, redrawing every
+ * chart at each of the host's loading notices (300 ms apart) slowed the reading by as much again.
+ */
+const LOADING_ASK_MS = 1000;
 
 function points(line: { x: number[]; y: number[] }): Point[] {
   return line.x.map((x, i) => ({ x, y: line.y[i] as number }));
@@ -111,6 +130,7 @@ class Dashboard {
   private togglesFor = '';
   private palette: string[] | null = null;
   private linePoints = 600;
+  private answers = 0;
   private evaluationsFor = '';
   private readonly configPanel = h('section', { class: 'config-diff', 'aria-label': 'Config differences', 'data-testid': 'config-diff', hidden: true });
   /** Which runs the config diff was last asked for; the configs are read once per set of compared runs (and again while one lacks its config.json: a run just starting writes it soon). */
@@ -194,9 +214,13 @@ class Dashboard {
     for (const summary of summaries) {
       const known = this.runs.get(summary.id);
       if (known) known.summary = summary;
-      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, axis: this.state.xAxis, version: 0, fetching: false });
+      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, answeredAt: 0, fetching: false, askLater: null });
     }
-    for (const id of [...this.runs.keys()]) if (!summaries.some((s) => s.id === id)) this.runs.delete(id);
+    for (const [id, run] of [...this.runs]) {
+      if (summaries.some((s) => s.id === id)) continue;
+      if (run.askLater) clearTimeout(run.askLater);
+      this.runs.delete(id);
+    }
     this.render();
   }
 
@@ -212,43 +236,63 @@ class Dashboard {
   }
 
   private async fetchSeries(run: RunData): Promise<void> {
-    if (run.fetching || this.state.hiddenRuns.includes(run.summary.id)) return; // the request in flight asks again when it is answered
+    // The host finished reading: a question put off for the loading is asked now.
+    if (run.askLater && !run.summary.metricsLoading) {
+      clearTimeout(run.askLater);
+      run.askLater = null;
+    }
+    if (run.fetching || run.askLater || this.state.hiddenRuns.includes(run.summary.id)) return; // the request in flight asks again when it is answered
     const question = this.question(run);
     if (question === run.answered) return;
+    const wait = run.summary.metricsLoading && run.answered !== null ? run.answeredAt + LOADING_ASK_MS - performance.now() : 0;
+    if (wait > 0) {
+      run.askLater = setTimeout(() => {
+        run.askLater = null;
+        void this.fetchSeries(run);
+      }, wait);
+      return;
+    }
     run.fetching = true;
     const { xAxis, smoothing } = this.state;
     const specs = this.specs();
     const maxPoints = this.linePoints;
     const common = { runId: run.summary.id, xAxis, smoothing, maxPoints };
-    try {
-      // Single charts share one request; zoomed charts ask for their own range, and a group chart
-      // for all its members at once, with fewer points per line so that the chart draws about as
-      // many points as a single one (its many lines in one canvas would otherwise make one long task).
-      const whole = specs.filter((c) => !this.zooms.has(c.key) && c.labels === null).flatMap((c) => c.members);
-      const own = specs.filter((c) => this.zooms.has(c.key) || c.labels !== null);
-      const [first, ...ranges] = await Promise.all([
-        this.host.request(MetricSeriesRequest, { ...common, metrics: whole }),
-        ...own.map((spec) => {
-          const range = this.zooms.get(spec.key);
-          const perLine = spec.labels === null ? maxPoints : Math.max(MIN_GROUP_POINTS, Math.floor(maxPoints / spec.members.length));
-          return this.host.request(MetricSeriesRequest, { ...common, metrics: spec.members, maxPoints: perLine, ...(range ? { range } : {}) });
-        }),
-      ]);
-      if (this.runs.get(run.summary.id) !== run || !first) return;
-      const { series, ...shape } = first;
-      run.series = new Map([...series, ...ranges.flatMap((r) => r.series)].map((s) => [s.metric, s]));
-      run.shape = shape;
-    } catch (err) {
-      this.host.reportError(err);
-      run.series = new Map();
-    } finally {
-      run.axis = xAxis;
-      run.version += 1;
-      run.answered = question;
-      run.fetching = false;
+    // Single charts share one request; zoomed charts ask for their own range, and a group chart
+    // for all its members at once, with fewer points per line so that the chart draws about as
+    // many points as a single one (its many lines in one canvas would otherwise make one long task).
+    // Each answer is drawn as it comes: the single charts (the reward first) need not wait for the groups'.
+    const whole = specs.filter((c) => !this.zooms.has(c.key) && c.labels === null).flatMap((c) => c.members);
+    const own = specs.filter((c) => this.zooms.has(c.key) || c.labels !== null);
+    const asked = [
+      { ...common, metrics: whole },
+      ...own.map((spec) => {
+        const range = this.zooms.get(spec.key);
+        const perLine = spec.labels === null ? maxPoints : Math.max(MIN_GROUP_POINTS, Math.floor(maxPoints / spec.members.length));
+        return { ...common, metrics: spec.members, maxPoints: perLine, ...(range ? { range } : {}) };
+      }),
+    ];
+    const results = await Promise.allSettled(
+      asked.map(async (params) => {
+        const result = await this.host.request(MetricSeriesRequest, params);
+        if (this.runs.get(run.summary.id) !== run) return;
+        const { series, ...shape } = result;
+        for (const line of series) run.series.set(line.metric, { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
+        run.shape = shape;
+        this.renderCharts();
+        this.renderBanners();
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) this.host.reportError(failed.reason);
+    // Complete, or failed: either way the run's charts no longer wait for it (what it lacks is left out).
+    run.answered = question;
+    run.answeredAt = performance.now();
+    run.fetching = false;
+    if (this.runs.get(run.summary.id) !== run) return;
+    if (failed) {
+      this.renderCharts();
+      this.renderBanners();
     }
-    this.renderCharts();
-    this.renderBanners();
     void this.fetchSeries(run);
   }
 
@@ -458,10 +502,15 @@ class Dashboard {
     else if (this.chartGrid.children[evalAt] !== this.evalChart.element) this.chartGrid.insertBefore(this.evalChart.element, this.chartGrid.children[evalAt] ?? null);
     const runs = this.visibleRuns();
     this.chartGrid.classList.toggle('empty', metrics.length === 0);
-    // The first picture waits for every run's first answer, so runs do not pop in one by one, and
-    // after a switch of x axis the charts wait for answers on the new one.
-    const waiting = runs.some((run) => run.answered === null || run.axis !== this.state.xAxis);
+    // A chart waits while a shown run still owes it an answer for its axis and range: the first
+    // picture does not gain runs one by one, a metric just chosen waits for its data, and after a
+    // switch of x axis or a zoom no chart draws the old lines under the new axis. Other answers
+    // still owed (new rows, another smoothing) leave the chart as it is until they come. A run
+    // whose answer for the current question is complete owes nothing (a failed one is left out).
+    const owing = runs.filter((run) => run.answered !== this.question(run));
     const hadCharts = this.charts.size > 0;
+    const showRaw = this.state.showRaw !== false;
+    const xAxis = this.state.xAxis;
     for (const [position, spec] of specs.entries()) {
       const metric = spec.key;
       let chart = this.charts.get(metric);
@@ -480,17 +529,21 @@ class Dashboard {
       // In the chosen order; a card already in place is not moved (moving one reconnects its buttons).
       const at = evalAt >= 0 && position >= evalAt ? position + 1 : position;
       if (this.chartGrid.children[at] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[at] ?? null);
-      chart.describe(this.state.xAxis);
-      if (waiting) continue;
-      // Only runs whose answer covers this chart (a metric just chosen waits for its data).
-      const ready = runs.filter((run) => spec.members.every((m) => run.series.has(m)));
-      const showRaw = this.state.showRaw !== false;
-      const from = JSON.stringify([ready.map((r) => [r.summary.id, r.version, this.colourOf(r.summary.id)]), this.state.xAxis, this.zooms.get(metric) ?? null, showRaw]);
+      chart.describe(xAxis);
+      const zoom = this.zooms.get(metric) ?? null;
+      const answered = (run: RunData) =>
+        spec.members.every((m) => {
+          const line = run.series.get(m);
+          return line?.axis === xAxis && line.range?.min === zoom?.min && line.range?.max === zoom?.max;
+        });
+      if (owing.some((run) => !answered(run))) continue;
+      const ready = runs.filter(answered);
+      const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.colourOf(r.summary.id)]), xAxis, zoom, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
       const series: RunSeries[] = ready.flatMap((run, runIndex) =>
         spec.members.flatMap((member, i): RunSeries[] => {
-          const data = run.series.get(member);
+          const data = run.series.get(member)?.series;
           const label = spec.labels?.[i];
           const line = {
             raw: data ? points(data.raw) : [],
@@ -512,7 +565,7 @@ class Dashboard {
           }];
         }),
       );
-      chart.update(series, this.state.xAxis, this.zooms.get(metric) ?? null, showRaw);
+      chart.update(series, xAxis, zoom, showRaw);
       this.drawQueue.markDirty(chart);
     }
     if (!hadCharts && this.charts.size > 0) this.measureLinePoints();

@@ -31,7 +31,7 @@ import {
 } from 'chart.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
-import { formatDurationTicks, formatTicks } from './axis-ticks.js';
+import { formatDurationTicks, formatTicks, tickLabeller } from './axis-ticks.js';
 import { attachDragZoom } from './drag-zoom.js';
 import type { Drawable } from './draw-queue.js';
 import { formatDuration, type Point, type SeriesStats, type XAxis } from './series.js';
@@ -56,19 +56,6 @@ export interface RunSeries {
 export interface XRange {
   min: number;
   max: number;
-}
-
-/** Labels for a whole axis at once (Chart.js asks tick by tick; the notation must be shared). */
-function tickLabeller(format: (values: number[]) => string[]): (value: number | string, index: number, ticks: { value: number }[]) => string {
-  let last: { value: number }[] | null = null;
-  let labels: string[] = [];
-  return (value, index, ticks) => {
-    if (ticks !== last) {
-      last = ticks;
-      labels = format(ticks.map((t) => t.value));
-    }
-    return labels[index] ?? String(value);
-  };
 }
 
 interface TaggedDataset extends ChartDataset<'line', Point[]> {
@@ -137,7 +124,9 @@ export class MetricChart implements Drawable {
   readonly element: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private readonly statsLine: HTMLElement;
-  private readonly resetZoom: HTMLElement;
+  private readonly actions: HTMLElement;
+  /** Made at the first zoom: a card per chart, each with a hidden button, made the dashboard's first render longer. */
+  private resetZoom: HTMLElement | null = null;
   private readonly pickLine: HTMLElement;
   private chart: Chart<'line', Point[]> | null = null;
   private stats = new Map<string, SeriesStats>();
@@ -161,13 +150,12 @@ export class MetricChart implements Drawable {
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${metric} by step` });
     this.statsLine = h('div', { class: 'chart-stats muted' });
     this.pickLine = h('div', { class: 'chart-pick', 'data-testid': 'chart-pick', hidden: true });
-    this.resetZoom = button('Reset zoom', () => this.onZoom(this.metric, null), { icon: 'zoom-out', secondary: true, title: `Show all of ${metric} again`, testid: 'reset-zoom' });
-    this.resetZoom.hidden = true;
+    this.actions = h('span', { class: 'chart-actions' }, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }));
     const box = h('div', { class: 'chart-box', title: 'Click a point for its step\'s rollouts; drag across the chart to zoom into a range; double-click to zoom out' }, this.canvas);
     this.element = h(
       'figure',
       { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card' },
-      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), h('span', { class: 'chart-actions' }, this.resetZoom, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }))),
+      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), this.actions),
       box,
       this.statsLine,
       this.pickLine,
@@ -201,9 +189,13 @@ export class MetricChart implements Drawable {
     this.pickLine.replaceChildren(...(content ? [content] : []));
   }
 
-  /** Names the chart by the chosen x axis at once (its lines follow when the host answers). */
+  /**
+   * Names the chart by the chosen x axis at once (its lines follow when the host answers); lines
+   * on the other axis still waiting to be painted are dropped, so they cannot name it back.
+   */
   describe(xAxis: XAxis): void {
     this.canvas.setAttribute('aria-label', `${this.metric} by ${xAxis === 'step' ? 'step' : 'wall time'}`);
+    if (this.pending && this.pending.xAxis !== xAxis) this.pending = null;
   }
 
   /** Records what to draw; the canvas changes at the next draw(). */
@@ -227,7 +219,11 @@ export class MetricChart implements Drawable {
     const { series, xAxis, zoom, showRaw } = pending;
     this.xAxis = xAxis;
     this.zoom = zoom;
-    this.resetZoom.hidden = zoom === null;
+    if (zoom !== null && !this.resetZoom) {
+      this.resetZoom = button('Reset zoom', () => this.onZoom(this.metric, null), { icon: 'zoom-out', secondary: true, title: `Show all of ${this.metric} again`, testid: 'reset-zoom' });
+      this.actions.prepend(this.resetZoom);
+    }
+    if (this.resetZoom) this.resetZoom.hidden = zoom === null;
     this.element.dataset.zoom = zoom ? JSON.stringify(zoom) : '';
     this.stats = new Map(series.flatMap((s) => (s.stats ? [[s.runId, s.stats] as const] : [])));
     this.element.dataset.points = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.stats?.count ?? 0])));

@@ -11,6 +11,7 @@
  * Browser code only: no Node modules, no vscode import (the VS Code API is a global there).
  */
 import {
+  CancelRequestCommand,
   type CommandType,
   ErrorCommand,
   type HostToPanelMessage,
@@ -55,6 +56,8 @@ export function readPageConfig(doc: Document): PageConfig {
 export interface Transport {
   readonly kind: 'vscode' | 'browser';
   post(message: PanelToHostMessage): void;
+  /** Tells the host that the request `id` posted before is no longer wanted. */
+  cancel(id: string): void;
   onMessage(listener: (message: HostToPanelMessage) => void): void;
   getState(): unknown;
   setState(state: unknown): void;
@@ -91,6 +94,10 @@ export class VsCodeTransport implements Transport {
     this.api.postMessage(message);
   }
 
+  cancel(id: string): void {
+    this.api.postMessage({ kind: 'command', id: `${id}-cancel`, method: CancelRequestCommand.method, params: { id } });
+  }
+
   onMessage(listener: (message: HostToPanelMessage) => void): void {
     window.addEventListener('message', (event: MessageEvent) => {
       const data: unknown = event.data;
@@ -119,6 +126,8 @@ export class BrowserTransport implements Transport {
   private readonly listeners: ((message: HostToPanelMessage) => void)[] = [];
   private events: EventSource | null = null;
   private readonly stateKey: string;
+  /** Requests whose answer has not come, so that a cancelled one's connection can be closed (the host then stops working on it). */
+  private readonly inFlight = new Map<string, AbortController>();
 
   constructor(private readonly config: PageConfig) {
     this.stateKey = `vistool:${config.panel}:state`;
@@ -128,17 +137,27 @@ export class BrowserTransport implements Transport {
     void this.send(message);
   }
 
+  cancel(id: string): void {
+    this.inFlight.get(id)?.abort();
+  }
+
   private async send(message: PanelToHostMessage): Promise<void> {
+    const connection = new AbortController();
+    if (message.kind === 'request') this.inFlight.set(message.id, connection);
     let reply: unknown;
     try {
       const response = await fetch('api/ipc', {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.config.token ? { authorization: `Bearer ${this.config.token}` } : {}) },
         body: JSON.stringify(message),
+        signal: connection.signal,
       });
       reply = response.status === 204 ? null : await response.json();
     } catch (err) {
+      if (connection.signal.aborted) return; // cancelled: the panel has stopped waiting for it
       reply = { kind: 'response', id: message.id, method: message.method, ok: false, error: { message: `the vistool view server did not answer (${(err as Error).message}); is it still running?` } };
+    } finally {
+      this.inFlight.delete(message.id);
     }
     if (message.kind === 'request' && isResponseMessage(reply)) this.deliver(reply);
   }
@@ -206,10 +225,28 @@ export class PanelHost {
     return this.transport.kind === 'vscode';
   }
 
-  request<T extends RequestType<unknown, unknown>>(type: T, params: RequestParams<T>): Promise<RequestResult<T>> {
+  /**
+   * Asks the host. When `signal` is aborted before the answer comes, the promise rejects with the
+   * signal's reason (an AbortError) and the host is told to stop working on it.
+   */
+  request<T extends RequestType<unknown, unknown>>(type: T, params: RequestParams<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
     const id = `${this.panel}-${this.nextId++}`;
     return new Promise<RequestResult<T>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        this.transport.cancel(id);
+        reject(signal?.reason);
+      };
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      this.pending.set(id, {
+        resolve: (value) => (settle(), resolve(value as RequestResult<T>)),
+        reject: (error) => (settle(), reject(error)),
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.transport.post({ kind: 'request', id, method: type.method, params });
     });
   }

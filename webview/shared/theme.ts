@@ -21,7 +21,22 @@ function cssVar(name: string, fallback: string): string {
   return value === '' ? fallback : value;
 }
 
+/** The colours last read, and the theme they were read under. */
+let cached: { theme: string; colours: ThemeColours } | null = null;
+
+/**
+ * The theme's colours. Reading computed styles makes the browser recompute the page's styles
+ * whenever the page changed since (tens of milliseconds on a page that just drew its lists and
+ * charts), and the colours only change with the theme: the body's class, or the variables VS Code
+ * sets on the <html> element. So they are read again only when one of those changed.
+ */
 export function themeColours(): ThemeColours {
+  const theme = `${document.body.className}\n${document.documentElement.getAttribute('style') ?? ''}`;
+  if (cached?.theme !== theme) cached = { theme, colours: readColours() };
+  return cached.colours;
+}
+
+function readColours(): ThemeColours {
   return {
     foreground: cssVar('--vscode-foreground', '#3b3b3b'),
     muted: cssVar('--vscode-descriptionForeground', '#717171'),

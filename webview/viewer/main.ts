@@ -89,7 +89,7 @@ class Viewer {
   private shown: RenderedRollout[] = [];
   /** The list's row elements by line, so selection changes touch two rows, not the whole list. */
   private rows = new Map<number, HTMLElement>();
-  private readonly controls = h('div', { class: 'viewer-controls' });
+  private readonly controls: HTMLElement;
   private readonly list = h('nav', { class: 'group-list', 'aria-label': 'Prompt groups', 'data-testid': 'group-list' });
   private readonly detail = h('main', { class: 'rollout-detail', 'data-testid': 'rollout-detail' });
   private readonly status = h('div', { class: 'viewer-status muted', role: 'status' });
@@ -100,11 +100,22 @@ class Viewer {
   private loadToken = 0;
   /** Groups drawn in the list; a step with thousands of prompts grows it page by page instead of building every row at once. */
   private listLimit = LIST_PAGE;
+  /**
+   * The controls are rebuilt on every step opened, but the step chooser (an option per step file)
+   * only when the list of steps changed, and it never leaves the page in between: on a run of a
+   * thousand steps, making it or moving it made the browser restyle a thousand options, some 30 ms
+   * each time. So the controls bar has three parts that stay in place (display: contents).
+   */
+  private readonly controlsBefore = h('span', { class: 'controls-part' });
+  private readonly stepChooser = h('span', { class: 'controls-part' });
+  private readonly controlsAfter = h('span', { class: 'controls-part' });
+  private stepsOffered: StepFileInfo[] | null = null;
 
   constructor(
     private readonly host: PanelHost,
     private readonly root: HTMLElement,
   ) {
+    this.controls = h('div', { class: 'viewer-controls' }, this.controlsBefore, this.stepChooser, this.controlsAfter);
     this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
     this.runSearch = new RunSearch(host, {
       query: this.state.runSearch ?? '',
@@ -183,7 +194,10 @@ class Viewer {
     const index = await this.host.request(RolloutIndexRequest, { runId: this.state.runId, step });
     if (token !== this.loadToken) return;
     this.setIndex(index);
-    await this.showSelection();
+    // The step's histograms are painted once its first rollout is on screen, which they would otherwise hold up.
+    const selection = this.showSelection();
+    this.histograms.show(index.rollouts, selection);
+    await selection;
   }
 
   /**
@@ -213,7 +227,6 @@ class Viewer {
     if (index.step !== this.index?.step) this.listLimit = LIST_PAGE;
     this.index = index;
     this.groups = groupRollouts(index.rollouts);
-    this.histograms.show(index.rollouts);
     this.renderControls();
     this.renderList();
   }
@@ -230,7 +243,6 @@ class Viewer {
 
   private renderControls(): void {
     const runOptions: [string, string][] = this.runs.map((r) => [r.id, r.name]);
-    const stepOptions: [string, string][] = this.steps.map((s) => [String(s.step), `step ${s.step}`]);
     const filter = this.state.filter;
     const choices = mergeChoices(filterChoices(this.index?.rollouts ?? []), this.runFacets, filter);
     const setFilter = (patch: Partial<RolloutFilter>) => {
@@ -269,10 +281,13 @@ class Viewer {
       void this.showSelection();
     });
     replaceChildren(
-      this.controls,
+      this.controlsBefore,
       runOptions.length > 1 ? select('run', 'run-select', runOptions, this.state.runId ?? '', (v) => void this.openRun(v)) : null,
       button('', () => void this.openStep(this.steps[stepIndex - 1]?.step ?? this.state.step), { icon: 'chevron-left', secondary: true, title: 'Previous step' }),
-      select('step', 'step-select', stepOptions, String(this.state.step ?? ''), (v) => void this.openStep(Number(v))),
+    );
+    this.renderStepChooser();
+    replaceChildren(
+      this.controlsAfter,
       button('', () => void this.openStep(this.steps[stepIndex + 1]?.step ?? this.state.step), { icon: 'chevron-right', secondary: true, title: 'Next step' }),
       slider,
       search,
@@ -285,6 +300,17 @@ class Viewer {
       compare,
       h('span', { class: 'muted keys', title: 'j / k: next / previous rollout · [ / ]: previous / next turn' }, 'j/k · [ ]'),
     );
+  }
+
+  /** Offers the steps (made again only when the list of steps changed) with the open one chosen. */
+  private renderStepChooser(): void {
+    if (this.stepsOffered !== this.steps) {
+      this.stepsOffered = this.steps;
+      const options: [string, string][] = this.steps.map((s) => [String(s.step), `step ${s.step}`]);
+      replaceChildren(this.stepChooser, select('step', 'step-select', options, '', (v) => void this.openStep(Number(v))));
+    }
+    const chooser = this.stepChooser.querySelector('select');
+    if (chooser) chooser.value = String(this.state.step ?? '');
   }
 
   /** A range over the step files (not step numbers: steps may be sparse); it opens the step on release. */

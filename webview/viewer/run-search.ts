@@ -39,6 +39,8 @@ export class RunSearch {
   private readonly summary = h('div', { class: 'run-search-summary muted', role: 'status', 'data-testid': 'run-search-summary' });
   private readonly results = h('div', { class: 'run-search-results', 'data-testid': 'run-search-results' });
   private token = 0;
+  /** The search being answered: a new one or a clear cancels it, and the host stops reading step files for it. */
+  private inFlight: AbortController | null = null;
   /** The text and facets the matches listed were found with, the matches listed, and where the list starts. */
   private asked: { query: string; filter: RolloutFacets } | null = null;
   private listed: RolloutSearchMatch[] = [];
@@ -68,10 +70,16 @@ export class RunSearch {
   /** Forgets the results (another run was opened). */
   clear(): void {
     this.token += 1;
+    this.cancel();
     this.summary.textContent = '';
     replaceChildren(this.results);
     delete this.element.dataset.state;
     this.options.answered?.(null);
+  }
+
+  private cancel(): void {
+    this.inFlight?.abort();
+    this.inFlight = null;
   }
 
   /** Searches what the box says, with the list's facets, and lists the first matches. */
@@ -90,11 +98,15 @@ export class RunSearch {
     const runId = this.options.runId();
     if (runId === null) return false;
     const token = ++this.token;
+    this.cancel();
+    const inFlight = new AbortController();
+    this.inFlight = inFlight;
     this.element.dataset.state = 'searching';
     this.summary.textContent = 'Searching every step…';
     if (mode === 'replace') replaceChildren(this.results);
     try {
-      const result = await this.host.request(RolloutSearchRequest, { runId, ...asked, ...(from ? { from } : {}) });
+      const result = await this.host.request(RolloutSearchRequest, { runId, ...asked, ...(from ? { from } : {}) }, inFlight.signal);
+      if (this.inFlight === inFlight) this.inFlight = null;
       if (token !== this.token) return false;
       this.asked = asked;
       if (mode === 'replace') {
@@ -105,6 +117,7 @@ export class RunSearch {
       this.options.answered?.(result);
       return true;
     } catch (err) {
+      if (this.inFlight === inFlight) this.inFlight = null;
       if (token !== this.token) return false;
       this.element.dataset.state = 'failed';
       this.summary.textContent = `The search failed: ${(err as Error).message}`;

@@ -5,6 +5,11 @@
  *
  * The counts are also on the element (`data-counts`), so tests and screen readers do not depend
  * on canvas pixels; the chart's own aria-label spells them out.
+ *
+ * The figures, their counts and labels are there at once; the charts are painted afterwards, one
+ * per animation frame, once what the viewer waits for (the first rollout of a step) is shown:
+ * the page's first Chart.js chart takes tens of milliseconds, and the rollout a user opened the
+ * viewer for came after it (`data-painted` says when both are).
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
@@ -26,25 +31,38 @@ function describe(name: string, hist: Histogram): string {
   return `${name} histogram, ${parts.join('; ')}${hist.missing ? `; ${hist.missing} without a value` : ''}`;
 }
 
+interface ChartToPaint {
+  name: string;
+  canvas: HTMLCanvasElement;
+  hist: Histogram;
+  /** Which of the theme's series colours it is drawn in. */
+  colour: number;
+}
+
 export class StepHistograms {
   readonly element = h('section', { class: 'step-histograms', 'aria-label': 'This step’s distributions', 'data-testid': 'step-histograms' });
   private charts: Chart<'bar'>[] = [];
   private rollouts: readonly RolloutSummary[] = [];
+  /** Bumped by every show(): charts still waiting to be painted for an older one are dropped. */
+  private shown = 0;
 
   constructor() {
     watchTheme(() => this.show(this.rollouts));
   }
 
-  show(rollouts: readonly RolloutSummary[]): void {
+  /** Shows the step's distributions; their charts are painted once `after` has settled. */
+  show(rollouts: readonly RolloutSummary[], after: Promise<unknown> = Promise.resolve()): void {
     this.rollouts = rollouts;
+    const shown = ++this.shown;
     for (const chart of this.charts) chart.destroy();
     this.charts = [];
     this.element.replaceChildren();
+    this.element.dataset.painted = String(rollouts.length === 0);
     if (rollouts.length === 0) return;
-    const theme = themeColours();
-    for (const [name, values, color] of [
-      ['reward', rollouts.map((r) => r.reward), theme.series[0]],
-      ['advantage', rollouts.map((r) => r.advantage), theme.series[1]],
+    const toPaint: ChartToPaint[] = [];
+    for (const [name, values, colour] of [
+      ['reward', rollouts.map((r) => r.reward), 0],
+      ['advantage', rollouts.map((r) => r.advantage), 1],
     ] as const) {
       const hist = histogram(values, BINS);
       const canvas = h('canvas', { role: 'img', 'aria-label': describe(name, hist) }) as HTMLCanvasElement;
@@ -59,21 +77,41 @@ export class StepHistograms {
         figure.append(h('p', { class: 'muted' }, 'none recorded in this step'));
         continue;
       }
-      this.charts.push(
-        new Chart(canvas, {
-          type: 'bar',
-          data: { labels: binLabels(hist), datasets: [{ label: name, data: hist.counts, backgroundColor: color, barPercentage: 1, categoryPercentage: 0.95 }] },
-          options: {
-            animation: false,
-            maintainAspectRatio: false,
-            plugins: { legend: { display: false }, tooltip: { callbacks: { title: (items) => `${name} ${items[0]?.label ?? ''}`, label: (item) => `${item.formattedValue} rollouts` } } },
-            scales: {
-              x: { ticks: { color: theme.muted, maxRotation: 0, autoSkip: true, maxTicksLimit: 4 }, grid: { display: false } },
-              y: { beginAtZero: true, ticks: { color: theme.muted, precision: 0 }, grid: { color: theme.grid } },
-            },
-          },
-        }),
-      );
+      toPaint.push({ name, canvas, hist, colour });
     }
+    void after.catch(() => undefined).then(() => this.paint(shown, toPaint));
   }
+
+  /** One chart per animation frame, so neither makes a long task with the other. */
+  private paint(shown: number, toPaint: ChartToPaint[]): void {
+    if (shown !== this.shown) return;
+    const next = toPaint.shift();
+    if (!next) {
+      this.element.dataset.painted = 'true';
+      return;
+    }
+    requestAnimationFrame(() => {
+      if (shown !== this.shown) return;
+      this.charts.push(chartOf(next));
+      this.paint(shown, toPaint);
+    });
+  }
+}
+
+function chartOf({ name, canvas, hist, colour }: ChartToPaint): Chart<'bar'> {
+  const theme = themeColours();
+  return new Chart(canvas, {
+    type: 'bar',
+    data: { labels: binLabels(hist), datasets: [{ label: name, data: hist.counts, backgroundColor: theme.series[colour] ?? '#1a85ff', barPercentage: 1, categoryPercentage: 0.95 }] },
+    options: {
+      animation: false,
+      maintainAspectRatio: false,
+      plugins: { legend: { display: false }, tooltip: { callbacks: { title: (items) => `${name} ${items[0]?.label ?? ''}`, label: (item) => `${item.formattedValue} rollouts` } } },
+      scales: {
+        x: { ticks: { color: theme.muted, maxRotation: 0, autoSkip: true, maxTicksLimit: 4 }, grid: { display: false } },
+        // Counts are whole numbers (precision 0), written as they are: Chart.js's own labels would build an Intl.NumberFormat, tens of ms on the page's first chart.
+        y: { beginAtZero: true, ticks: { color: theme.muted, precision: 0, callback: (value) => String(value) }, grid: { color: theme.grid } },
+      },
+    },
+  });
 }
