@@ -14,9 +14,11 @@
  * again: the caller is the image's only holder and no encode or tool call on it is still running.
  * Only code that knows an image's whole life releases it: an episode (env/episodes/episode.ts:
  * a tool's output once the next output has replaced it, the current image when the episode
- * ends) and a tool its own scratch images (zoom_in's crop once resampled, ocr's crop once read).
- * Every other holder just drops images. Releasing a buffer the pool did not hand out, or
- * releasing one twice, does nothing.
+ * ends), a tool its own scratch images (zoom_in's crop once resampled, ocr's crop once read), and
+ * the task generator a checked task's pixels and label-map ids (env/tasks/make-task.ts) and a
+ * stroke's coverage scratch (env/tasks/paint.ts). Every other holder just drops its buffers.
+ * Releasing a buffer the pool did not hand out, or releasing one twice, does nothing. The pool is
+ * per thread: each of the task generator's workers has its own.
  *
  * The pool keeps at most MAX_POOLED_BYTES, and `drainPixelPool` empties it (the env server does
  * when it falls idle, so an idle server holds no pixels).
@@ -31,8 +33,8 @@ const CLASSES_PER_DOUBLING = 4;
 
 const free = new Map<number, ArrayBuffer[]>();
 let pooledBytes = 0;
-/** The views handed out and not yet released: what makes a second release, or a foreign one, a no-op. */
-const outstanding = new WeakSet<Buffer>();
+/** The buffers handed out and not yet released: what makes a second release, or a foreign one, a no-op. */
+const outstanding = new WeakSet<ArrayBuffer>();
 
 /** The capacity of the size class `byteLength` falls in: the smallest m·2^k ≥ byteLength with m in 4…7 (or 8). */
 export function sizeClass(byteLength: number): number {
@@ -47,9 +49,9 @@ export function takePixels(byteLength: number): Buffer {
   const reused = free.get(capacity)?.pop();
   if (reused) pooledBytes -= capacity;
   // allocUnsafeSlow: a buffer of its own (not a slice of Node's small-buffer pool), not zero-filled.
-  const view = Buffer.from(reused ?? (Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer), 0, byteLength);
-  outstanding.add(view);
-  return view;
+  const buffer = reused ?? (Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer);
+  outstanding.add(buffer);
+  return Buffer.from(buffer, 0, byteLength);
 }
 
 /**
@@ -58,16 +60,22 @@ export function takePixels(byteLength: number): Buffer {
  * releases, are ignored; past MAX_POOLED_BYTES the buffer is left to the garbage collector.
  */
 export function releasePixels(image: RgbImage): void {
-  const view = image.data;
-  if (!outstanding.has(view)) return;
-  outstanding.delete(view);
-  const buffer = view.buffer as ArrayBuffer;
-  const capacity = buffer.byteLength;
-  if (pooledBytes + capacity > MAX_POOLED_BYTES) return;
-  const list = free.get(capacity);
-  if (list) list.push(buffer);
-  else free.set(capacity, [buffer]);
-  pooledBytes += capacity;
+  releaseBuffers(image.data);
+}
+
+/** Hands back the buffers under `views` (any typed view of a buffer `takePixels` gave), on the same terms as releasePixels. */
+export function releaseBuffers(...views: ArrayBufferView[]): void {
+  for (const view of views) {
+    const buffer = view.buffer as ArrayBuffer;
+    if (!outstanding.has(buffer)) continue;
+    outstanding.delete(buffer);
+    const capacity = buffer.byteLength;
+    if (pooledBytes + capacity > MAX_POOLED_BYTES) continue;
+    const list = free.get(capacity);
+    if (list) list.push(buffer);
+    else free.set(capacity, [buffer]);
+    pooledBytes += capacity;
+  }
 }
 
 /** Drops every pooled buffer (they are freed at the next collection). */

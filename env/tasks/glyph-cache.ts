@@ -146,8 +146,8 @@ export async function saveToStore(entries: readonly GlyphEntry[]): Promise<void>
   const path = glyphStorePath(RENDERER);
   if (!path || entries.length === 0) return;
   const stored = readGlyphStore(path);
-  const replace = stored.length > 0 && !(await rendersAsStored(stored));
-  writeGlyphStore(path, entries, { replace });
+  const kept = stored.length > 0 && (await rendersAsStored(stored)) ? stored : [];
+  writeGlyphStore(path, kept, entries);
 }
 
 /** Cells per atlas row. */

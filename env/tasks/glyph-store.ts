@@ -9,7 +9,7 @@
  *
  * Where: $VISTOOL_GLYPH_CACHE (a folder), else $XDG_CACHE_HOME/vistool or ~/.cache/vistool;
  * VISTOOL_GLYPH_CACHE=off keeps masks in memory only. Writes go to a temporary file renamed into
- * place, merged with what another process may have written meanwhile.
+ * place, merged with the file as read just before (glyph-cache.ts saveToStore).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -95,12 +95,12 @@ function encode(entries: Iterable<GlyphEntry>): Buffer {
 }
 
 /**
- * Adds masks to the store: merged with the file as it is now (unless `replace`, for a file whose
- * masks failed the check), written to a temporary file and renamed into place. A store that
- * cannot be written (a read-only home) is skipped: it only saves time.
+ * Writes the store: the masks `kept` from the file as it was read (none, for a file whose masks
+ * failed the check), then the `added` ones it lacks, to a temporary file renamed into place. A
+ * store that cannot be written (a read-only home) is skipped: it only saves time.
  */
-export function writeGlyphStore(path: string, added: Iterable<GlyphEntry>, options: { replace?: boolean } = {}): void {
-  const merged = new Map<string, GlyphMask | null>(options.replace ? [] : readGlyphStore(path));
+export function writeGlyphStore(path: string, kept: Iterable<GlyphEntry>, added: Iterable<GlyphEntry>): void {
+  const merged = new Map<string, GlyphMask | null>(kept);
   for (const [key, mask] of added) if (merged.size < STORE_LIMIT && !merged.has(key)) merged.set(key, mask);
   const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {

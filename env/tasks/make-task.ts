@@ -7,9 +7,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { releaseBuffers } from '../core/pixel-pool.js';
 import { checkTask } from './check.js';
 import { buildTask, renderTask, type TaskSpec } from './generate.js';
-import { recycle } from './pixel-buffers.js';
 import { recordLine } from './record-line.js';
 
 export type TaskPlan = Omit<TaskSpec, 'attempt'>;
@@ -19,11 +19,13 @@ export type TaskOutcome =
   | { line: string; id: string; attempts: number; failures: string[] }
   | { dropped: true; attempts: number; failures: string[] };
 
-/** A failure reason without its numbers, so that like failures count together in the summary. */
+/** A failure's text without its numbers, so that like failures count together in the summary. */
+function withoutNumbers(message: string): string {
+  return message.replace(/\d+(\.\d+)?/g, 'N').slice(0, 160);
+}
+
 function failureKey(err: unknown): string {
-  const name = err instanceof Error ? err.name : 'Error';
-  const message = err instanceof Error ? err.message : String(err);
-  return `${name}: ${message.replace(/\d+(\.\d+)?/g, 'N').slice(0, 160)}`;
+  return err instanceof Error ? `${err.name}: ${withoutNumbers(err.message)}` : `Error: ${withoutNumbers(String(err))}`;
 }
 
 /** Layout, vocabulary and question failures are bad rolls (re-rolled); anything else is a bug and is thrown. */
@@ -37,12 +39,12 @@ export async function makeTask(plan: TaskPlan, maxAttempts: number, imagesDir: s
       const rendered = await renderTask(built);
       const report = await checkTask(built.record, { rendered });
       // Checked: nothing reads the pixels or the label map again, so the next task may paint over them.
-      recycle(rendered.image.data, rendered.labelMap.ids);
+      releaseBuffers(rendered.image.data, rendered.labelMap.ids);
       if (report.ok) {
         await writeFile(join(imagesDir, `${built.record.id}.png`), rendered.png);
         return { line: recordLine(built.record), id: built.record.id, attempts: attempt + 1, failures };
       }
-      failures.push(`check: ${report.issues[0]?.check}: ${(report.issues[0]?.message ?? '').replace(/\d+(\.\d+)?/g, 'N').slice(0, 160)}`);
+      failures.push(`check: ${report.issues[0]?.check}: ${withoutNumbers(report.issues[0]?.message ?? '')}`);
     } catch (err) {
       if (!REROLLED.has(err instanceof Error ? err.name : '')) throw err;
       failures.push(failureKey(err));
