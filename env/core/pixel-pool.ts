@@ -33,8 +33,11 @@ const CLASSES_PER_DOUBLING = 4;
 
 const free = new Map<number, ArrayBuffer[]>();
 let pooledBytes = 0;
-/** The buffers handed out and not yet released: what makes a second release, or a foreign one, a no-op. */
-const outstanding = new WeakSet<ArrayBuffer>();
+/**
+ * The views handed out and not yet released: what makes a second release, a foreign one, or a
+ * stale one (through an old view of memory since handed out again) a no-op.
+ */
+const outstanding = new WeakSet<ArrayBufferView>();
 
 /** The capacity of the size class `byteLength` falls in: the smallest m·2^k ≥ byteLength with m in 4…7 (or 8). */
 export function sizeClass(byteLength: number): number {
@@ -45,13 +48,27 @@ export function sizeClass(byteLength: number): number {
 
 /** A buffer of `byteLength` bytes whose contents are undefined (write every byte), reused when one of its size class was released. */
 export function takePixels(byteLength: number): Buffer {
+  return lease(byteLength, (memory) => Buffer.from(memory, 0, byteLength));
+}
+
+/** `count` 32-bit integers from the pool (contents undefined), on the same terms as takePixels. */
+export function takeInt32s(count: number): Int32Array {
+  return lease(count * 4, (memory) => new Int32Array(memory, 0, count));
+}
+
+/** `count` 32-bit floats from the pool (contents undefined), on the same terms as takePixels. */
+export function takeFloat32s(count: number): Float32Array {
+  return lease(count * 4, (memory) => new Float32Array(memory, 0, count));
+}
+
+function lease<View extends ArrayBufferView>(byteLength: number, viewOf: (memory: ArrayBuffer) => View): View {
   const capacity = sizeClass(byteLength);
   const reused = free.get(capacity)?.pop();
   if (reused) pooledBytes -= capacity;
   // allocUnsafeSlow: a buffer of its own (not a slice of Node's small-buffer pool), not zero-filled.
-  const buffer = reused ?? (Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer);
-  outstanding.add(buffer);
-  return Buffer.from(buffer, 0, byteLength);
+  const view = viewOf(reused ?? (Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer));
+  outstanding.add(view);
+  return view;
 }
 
 /**
@@ -63,12 +80,12 @@ export function releasePixels(image: RgbImage): void {
   releaseBuffers(image.data);
 }
 
-/** Hands back the buffers under `views` (any typed view of a buffer `takePixels` gave), on the same terms as releasePixels. */
+/** Hands back views the pool gave (takePixels, takeInt32s, takeFloat32s), on the same terms as releasePixels. */
 export function releaseBuffers(...views: ArrayBufferView[]): void {
   for (const view of views) {
+    if (!outstanding.has(view)) continue;
+    outstanding.delete(view);
     const buffer = view.buffer as ArrayBuffer;
-    if (!outstanding.has(buffer)) continue;
-    outstanding.delete(buffer);
     const capacity = buffer.byteLength;
     if (pooledBytes + capacity > MAX_POOLED_BYTES) continue;
     const list = free.get(capacity);

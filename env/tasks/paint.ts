@@ -13,7 +13,7 @@
  * - text: glyph masks from glyph-cache.ts at the glyph table's pen positions.
  */
 import type { RgbImage } from '../core/image.js';
-import { releaseBuffers, takePixels } from '../core/pixel-pool.js';
+import { releaseBuffers, takeFloat32s, takeInt32s, takePixels } from '../core/pixel-pool.js';
 import { ensureGlyphs, glyphMask, placeGlyphs, type PlacedGlyph } from './glyph-cache.js';
 import { CONFLICT, labelMapFromIds, NO_INK, type LabelMap } from './label-map.js';
 import { isMark, sceneMarks, type Mark, type Scene } from './scene.js';
@@ -71,7 +71,7 @@ class Painter {
       this.data[p * 3 + 1] = background[1];
       this.data[p * 3 + 2] = background[2];
     }
-    this.ids = new Int32Array(takePixels(width * height * 4).buffer, 0, width * height).fill(UNOWNED);
+    this.ids = takeInt32s(width * height).fill(UNOWNED);
     this.searchBoxes = new Int32Array(markCount * 4);
     for (let m = 0; m < markCount; m++) this.searchBoxes.set([width, height, 0, 0], m * 4);
   }
@@ -201,7 +201,7 @@ class Painter {
     this.search(bx1, by1, bx2, by2);
     // The stroke's coverage over its box, and the pixels it reaches (a line chart's box is most of
     // the plot, its stroke a thin part of it): only those are blended, each once, at its largest coverage.
-    const cover = new Float32Array(takePixels(bw * (by2 - by1) * 4).buffer, 0, bw * (by2 - by1)).fill(0);
+    const cover = takeFloat32s(bw * (by2 - by1)).fill(0);
     let touched = touchedScratch;
     let touchedCount = 0;
     const segments = l.points.length === 1 ? [[l.points[0], l.points[0]] as const] : l.points.slice(1).map((p, i) => [l.points[i], p] as const);

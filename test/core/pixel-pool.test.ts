@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainPixelPool, MAX_POOLED_BYTES, pooledPixelBytes, releasePixels, sizeClass, takePixels } from '../../env/core/pixel-pool.js';
+import { drainPixelPool, MAX_POOLED_BYTES, pooledPixelBytes, releaseBuffers, releasePixels, sizeClass, takeFloat32s, takeInt32s, takePixels } from '../../env/core/pixel-pool.js';
 import type { RgbImage } from '../../env/core/image.js';
 
 const imageOf = (data: Buffer, width = data.length / 3): RgbImage => ({ width, height: 1, data });
@@ -65,4 +65,23 @@ test('the pool keeps at most MAX_POOLED_BYTES, and draining empties it', () => {
   assert.equal(pooledPixelBytes(), 0);
   const fresh = takePixels(size);
   assert.ok(images.every((image) => image.data.buffer !== fresh.buffer), 'nothing reused after draining');
+});
+
+test('typed views from the pool (the task generator\'s label-map ids and coverage) share its memory and its release rules', () => {
+  drainPixelPool();
+  const ids = takeInt32s(1000);
+  assert.equal(ids.length, 1000);
+  assert.equal(ids.buffer.byteLength, sizeClass(4000));
+  const memory = ids.buffer;
+  releaseBuffers(ids);
+  releaseBuffers(ids); // a second release is ignored
+  assert.equal(pooledPixelBytes(), sizeClass(4000), 'pooled once');
+  const cover = takeFloat32s(1000);
+  assert.equal(cover.buffer, memory, 'the same class is reused across view types');
+  assert.equal(cover.length, 1000);
+  releaseBuffers(ids); // stale: its memory now belongs to `cover`
+  assert.equal(pooledPixelBytes(), 0, 'a stale typed view is not taken back');
+  assert.notEqual(takeFloat32s(1000).buffer, memory, 'memory in use is not handed out again');
+  releaseBuffers(new Int32Array(1000));
+  assert.equal(pooledPixelBytes(), 0, 'a view the pool never gave is ignored');
 });
