@@ -5,8 +5,8 @@
  * the call through the registry, painting into a pooled buffer, the PNG encode
  * (env/core/image.ts encodePng), and the image handed back to the pixel pool once replaced.
  *
- * One core: sharp.concurrency(1) limits libvips to one worker thread, and steps run strictly
- * one after another, so at most one thread computes at any moment. The Pillow baseline
+ * One core: steps run strictly one after another (the encode on one thread-pool thread, with
+ * sharp.concurrency(1) for what sharp still does), so at most one thread computes at any moment. The Pillow baseline
  * (single-threaded) runs on the same images, timed inside Python so process start-up is not
  * counted, interleaved with ours in ROUNDS rounds (Pillow, ours, Pillow, ours ...); each side's
  * best round counts, since a shared machine only ever slows a round down. Both sides' pixels are
@@ -17,8 +17,8 @@
  * (MALLOC_MMAP_THRESHOLD_=65536), which glibc reads only at start-up and which makes every
  * allocation over 64 KiB inside the encoder a fresh mapping.
  *
- * Also measures PNG encoder settings (zlib level × adaptive filtering) on one result, because
- * the encode dominates a step; every setting is checked to give the same bytes twice. The
+ * Also measures PNG encoders (node's zlib by level, sharp's before it) on one result, because
+ * the encode dominates a step; every one is checked to give the same bytes twice. The
  * trainer's side of the trade is measured too: Pillow's CPU time to decode our PNG against its
  * own PNG of the same pixels, since a cheaper encode must not make reading dearer.
  * Goal (issue 19): ≥ 4× Pillow per core at both sizes, pixels identical.
@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { decodeImage, encodePng, PNG_ZLIB_LEVEL, type RgbImage } from '../env/core/image.js';
 import { releasePixels } from '../env/core/pixel-pool.js';
+import { encodeRgbPngSync } from '../env/core/png-encode.js';
 import { resolveMetadata, type BBox, type PixelMetadata } from '../env/tools/metadata.js';
 import { applyOnce, OPERATIONS, SELECTED, stepsPerSecond, toolStep, TRIALS, type Rate } from './tool-step.js';
 
@@ -210,7 +211,7 @@ export async function benchTools(): Promise<void> {
     }
     process.stdout.write(
       `Tool steps on one core, ${SECONDS}s per cell in ${ROUNDS} rounds interleaved with Pillow ${pillowVersion || '(not run)'}, best round each side.\n` +
-        `A step = the call (painting into a pooled buffer) + PNG encode (zlib level ${PNG_ZLIB_LEVEL}) + the image handed back, as an episode pays it.\n` +
+        `A step = the call (painting into a pooled buffer) + PNG encode (node zlib level ${PNG_ZLIB_LEVEL}, no filters) + the image handed back, as an episode pays it.\n` +
         `ms are CPU time per step (all threads); apply and encode are timed apart, encode % = encode / (apply + encode).\n` +
         `cpu × = vistool / Pillow per second of CPU time; fresh × = the same with a fresh buffer every step (no pool, as before);\n` +
         `server mm × = the pooled step in a child started with the env server's allocator (MALLOC_MMAP_THRESHOLD_=65536);\n` +
@@ -246,27 +247,39 @@ function countDifferent(a: Buffer, b: Buffer): number {
   return n;
 }
 
-/** Encode time and size of each 800×600 result for several zlib levels and filter choices. */
+/**
+ * Encode time and size of each 800×600 result for several encoders: node's zlib (png-encode.ts,
+ * what encodePng uses) at several levels, and sharp's encoder (libvips + libspng, what vistool
+ * used before issue 19) with and without adaptive filtering. Each is checked to give the same
+ * bytes twice and, decoded by sharp, the same pixels.
+ */
 async function benchEncoderSettings(): Promise<void> {
   const { image, meta } = await renderTable(800, 600);
   const results = await Promise.all(OPERATIONS.map((op) => applyOnce(image, meta, op)));
-  const widths = [6, 9, 22, 22, 22, 10];
+  const widths = [24, 22, 22, 22, 10];
   const lines = [
-    `\nPNG encoder settings on the 800×600 results (sharp/libspng, one core): CPU ms per encode / KiB; current encodePng: level ${PNG_ZLIB_LEVEL}, no adaptive filtering`,
-    row(['level', 'adaptive', ...OPERATIONS, 'same twice'], widths),
+    `\nPNG encoders on the 800×600 results (one core): CPU ms per encode / KiB; encodePng is node zlib level ${PNG_ZLIB_LEVEL}, no filters`,
+    row(['encoder', ...OPERATIONS, 'same twice'], widths),
   ];
-  const settings: [number, boolean][] = [[1, false], [2, false], [3, false], [6, false], [9, false], [3, true], [6, true]];
-  for (const [compressionLevel, adaptiveFiltering] of settings) {
+  const encoders: [string, (r: RgbImage) => Promise<Buffer>][] = [
+    ...[1, 2, 3, 6].map((level): [string, (r: RgbImage) => Promise<Buffer>] => [`node zlib ${level}${level === PNG_ZLIB_LEVEL ? ' (now)' : ''}`, async (r) => encodeRgbPngSync(r, level)]),
+    ...([[1, false], [3, false], [6, false], [6, true]] as const).map(([compressionLevel, adaptiveFiltering]): [string, (r: RgbImage) => Promise<Buffer>] => [
+      `sharp ${compressionLevel}${adaptiveFiltering ? ' adaptive' : ''}${compressionLevel === 1 && !adaptiveFiltering ? ' (before)' : ''}`,
+      (r) => sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } }).png({ compressionLevel, adaptiveFiltering, palette: false }).toBuffer(),
+    ]),
+  ];
+  for (const [name, encode] of encoders) {
     const cells: string[] = [];
     let deterministic = true;
     for (const result of results) {
-      const encode = () => sharp(result.data, { raw: { width: result.width, height: result.height, channels: 3 } }).png({ compressionLevel, adaptiveFiltering, palette: false }).toBuffer();
-      const a = await encode();
-      deterministic &&= a.equals(await encode());
-      const rate = await stepsPerSecond(encode, SECONDS);
+      const a = await encode(result);
+      deterministic &&= a.equals(await encode(result));
+      const { data } = await sharp(a).raw().toBuffer({ resolveWithObject: true });
+      if (!data.equals(result.data)) throw new Error(`${name}: the PNG does not decode to the pixels it was given`);
+      const rate = await stepsPerSecond(() => encode(result), SECONDS);
       cells.push(`${(1000 / rate.cpu).toFixed(2)} ms / ${(a.length / 1024).toFixed(0)} KiB`);
     }
-    lines.push(row([compressionLevel, String(adaptiveFiltering), ...cells, deterministic ? 'yes' : 'NO'], widths));
+    lines.push(row([name, ...cells, deterministic ? 'yes' : 'NO'], widths));
   }
   process.stdout.write(lines.join('\n') + '\n');
 }

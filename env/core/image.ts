@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
+import { encodeRgbPng, encodeRgbPngSync } from './png-encode.js';
 
 export interface RgbImage {
   readonly width: number;
@@ -46,23 +47,20 @@ export async function decodeImage(input: string | Buffer, options: { maxPixels?:
   return { width: info.width, height: info.height, data };
 }
 
-/**
- * zlib level of every PNG vistool writes. Level 1, not 3 or 6: the encode is most of a tool step
- * (70–96 % since tool outputs reuse their buffers), level 1 costs ~35–45 % less than 3 for files
- * ~10–30 % larger, and Pillow reads them as fast (bench/tools.ts measures all three, and the
- * trainer's decode). Filtering stays off: adaptive filtering triples the encode for 1–3 % smaller
- * files on charts and tables.
- */
-export const PNG_ZLIB_LEVEL = 1;
+export { PNG_ZLIB_LEVEL } from './png-encode.js';
 
 /**
- * PNG bytes for an image. Fixed encoder settings make the bytes a pure function of the pixels,
- * which is what content addressing and the determinism tests rely on.
+ * PNG bytes for an image (png-encode.ts: node's zlib at level 1, no filters, off the event loop).
+ * Fixed encoder settings make the bytes a pure function of the pixels, which is what content
+ * addressing and the determinism tests rely on.
  */
 export async function encodePng(image: RgbImage): Promise<Buffer> {
-  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
-    .png({ compressionLevel: PNG_ZLIB_LEVEL, adaptiveFiltering: false, palette: false })
-    .toBuffer();
+  return encodeRgbPng(image);
+}
+
+/** The same bytes as encodePng, compressed on the calling thread (the task generator's workers). */
+export function encodePngSync(image: RgbImage): Buffer {
+  return encodeRgbPngSync(image);
 }
 
 export function cloneImage(image: RgbImage): RgbImage {

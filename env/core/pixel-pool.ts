@@ -15,8 +15,10 @@
  * Only code that knows an image's whole life releases it: an episode (env/episodes/episode.ts:
  * a tool's output once the next output has replaced it, the current image when the episode
  * ends), a tool its own scratch images (zoom_in's crop once resampled, ocr's crop once read), and
- * the task generator a checked task's pixels and label-map ids (env/tasks/make-task.ts) and a
- * stroke's coverage scratch (env/tasks/paint.ts). Every other holder just drops its buffers.
+ * the task generator a checked task's pixels and label-map ids (env/tasks/make-task.ts), a
+ * stroke's coverage scratch (env/tasks/paint.ts) and the gold calls' outputs once checked
+ * (env/tasks/check.ts), and the PNG writer its scanline buffer once compressed
+ * (png-encode.ts). Every other holder just drops its buffers.
  * Releasing a buffer the pool did not hand out, or releasing one twice, does nothing. The pool is
  * per thread: each of the task generator's workers has its own.
  *
@@ -63,12 +65,25 @@ export function takeFloat32s(count: number): Float32Array {
 
 function lease<View extends ArrayBufferView>(byteLength: number, viewOf: (memory: ArrayBuffer) => View): View {
   const capacity = sizeClass(byteLength);
-  const reused = free.get(capacity)?.pop();
-  if (reused) pooledBytes -= capacity;
+  const reused = takeFree(capacity);
+  if (reused) pooledBytes -= reused.byteLength;
   // allocUnsafeSlow: a buffer of its own (not a slice of Node's small-buffer pool), not zero-filled.
   const view = viewOf(reused ?? (Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer));
   outstanding.add(view);
   return view;
+}
+
+/**
+ * A free buffer of `capacity`, or else the smallest free one up to twice that size. Images of
+ * many sizes (a data set's tables run from 40k to 1.2M pixels) would otherwise each want their
+ * own class, and a class met for the first time once the pool is full costs fresh pages.
+ */
+function takeFree(capacity: number): ArrayBuffer | undefined {
+  const exact = free.get(capacity);
+  if (exact && exact.length > 0) return exact.pop();
+  let best = 0;
+  for (const [size, buffers] of free) if (buffers.length > 0 && size > capacity && size <= 2 * capacity && (best === 0 || size < best)) best = size;
+  return best === 0 ? undefined : free.get(best)?.pop();
 }
 
 /**

@@ -14,6 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { decodeImage, type RgbImage } from '../core/image.js';
+import { releasePixels } from '../core/pixel-pool.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { BAND_FAMILIES, bandKey, resolveMetadata, type BandFamily, type BBox, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { getTool, runToolCall } from '../tools/registry.js';
@@ -195,15 +196,26 @@ export async function checkGold(task: TaskRecord, image: RgbImage | null): Promi
   for (const [i, call] of gold.entries()) {
     // Each call reads the image the one before it produced, so they run one after the other.
     const outcome = await runToolCall(current, call, meta);
-    if (outcome.ok) current = outcome.image;
-    else issues.push({ check: 'gold', message: `gold call ${i + 1} (${call.name}) fails: [${outcome.error.class}] ${outcome.error.message}` });
+    if (outcome.ok) {
+      // The outputs made here are held by nothing else: each goes back to the pool once the next
+      // call has read it (the task's own image stays with its caller).
+      if (current !== image && outcome.image.data !== current.data) releasePixels(current);
+      current = outcome.image;
+    } else issues.push({ check: 'gold', message: `gold call ${i + 1} (${call.name}) fails: [${outcome.error.class}] ${outcome.error.message}` });
   }
+  if (current !== image && current.data !== image.data) releasePixels(current);
   return issues;
 }
 
 function differingFields(a: TaskRecord, b: TaskRecord): string[] {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].filter((k) => stableJson((a as unknown as Record<string, unknown>)[k]) !== stableJson((b as unknown as Record<string, unknown>)[k]));
+}
+
+function countDifferingPixels(a: Buffer, b: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i += 3) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
+  return n;
 }
 
 async function regenerate(task: TaskRecord, taskDir: string | undefined, issues: CheckIssue[]): Promise<RenderedTask | null> {
@@ -225,7 +237,16 @@ async function regenerate(task: TaskRecord, taskDir: string | undefined, issues:
   if (taskDir) {
     try {
       const stored = await readFile(resolve(taskDir, task.image));
-      if (!stored.equals(rendered.png)) issues.push({ check: 'image', message: `${task.image} is not the image its seed produces (${stored.length} bytes stored, ${rendered.png.length} regenerated)` });
+      // Equal bytes settle it; otherwise the pixels decide, so a file written by another PNG
+      // encoder (vistool's before it wrote PNGs with node's zlib, or a re-compressed copy) passes.
+      if (!stored.equals(rendered.png)) {
+        const pixels = await decodeImage(stored, { maxPixels: DEFAULT_LIMITS.maxPixels });
+        const differing = pixels.width === rendered.image.width && pixels.height === rendered.image.height ? countDifferingPixels(pixels.data, rendered.image.data) : -1;
+        if (differing !== 0) {
+          const what = differing < 0 ? `${pixels.width}×${pixels.height}, not ${rendered.image.width}×${rendered.image.height}` : `${differing} of ${pixels.width * pixels.height} pixels differ`;
+          issues.push({ check: 'image', message: `${task.image} is not the image its seed produces (${what})` });
+        }
+      }
     } catch (err) {
       issues.push({ check: 'image', message: `cannot read ${task.image}: ${(err as Error).message}` });
     }

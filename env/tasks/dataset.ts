@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { writeDirAtomically } from './atomic-dir.js';
 import { isDifficulty, type Difficulty } from './difficulty.js';
 import { GENERATED_KINDS } from './generate.js';
-import { saveToStore, takeNewGlyphs } from './glyph-cache.js';
+import { saveToStore, takeNewGlyphs, verifyStoreForWorkers } from './glyph-cache.js';
 import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
 import { taskStream, type Split } from './prng.js';
 import type { GeneratedKind, QuestionFamily } from './record.js';
@@ -103,7 +103,8 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
   const started = process.hrtime.bigint();
   const failures = new Map<string, number>();
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
-  const pool = workers >= 2 ? new TaskPool(workers) : null;
+  // The glyph store is checked once here, not once in each worker.
+  const pool = workers >= 2 ? new TaskPool(workers, await verifyStoreForWorkers()) : null;
   try {
     await writeDirAtomically(out, async (tmp) => {
       const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));

@@ -12,7 +12,7 @@
  */
 import sharp from 'sharp';
 import { escapeXml, num, type TextPrimitive } from './svg.js';
-import { glyphStorePath, readGlyphStore, writeGlyphStore, type GlyphEntry } from './glyph-store.js';
+import { glyphStorePath, readGlyphStoreFile, writeGlyphStore, type GlyphEntry } from './glyph-store.js';
 import { FONT_FAMILY, glyphMetrics, type FontWeight } from './text-metrics.js';
 
 /** Sub-pixel positions per pixel, in x and in y. */
@@ -112,15 +112,44 @@ const STORE_SAMPLE = 16;
 let storeLoad: Promise<void> | null = null;
 
 /**
+ * Digests of store files whose sample came out identical when re-rendered, in this thread or in
+ * the thread that started it: the re-render (sharp and fontconfig, ~100 CPU ms) is paid once per
+ * data set, not once per worker and again at the save.
+ */
+const verifiedStores = new Set<string>();
+
+/** Store files (by digest) another thread of this process has verified: a task worker's start. */
+export function trustVerifiedStores(digests: Iterable<string>): void {
+  for (const digest of digests) verifiedStores.add(digest);
+}
+
+/** Checks the store on disk now, so the worker threads started next can trust it; returns the digests verified so far. */
+export async function verifyStoreForWorkers(): Promise<string[]> {
+  const path = glyphStorePath(RENDERER);
+  if (path) await storeIsSound(readGlyphStoreFile(path));
+  return [...verifiedStores];
+}
+
+async function storeIsSound({ entries, digest }: { entries: readonly GlyphEntry[]; digest: string | null }): Promise<boolean> {
+  if (entries.length === 0 || digest === null) return false;
+  if (verifiedStores.has(digest)) return true;
+  if (!(await rendersAsStored(entries))) return false;
+  verifiedStores.add(digest);
+  return true;
+}
+
+/**
  * Reads the store once per thread: its masks join the cache if a sample of them, rendered
- * afresh, comes out identical; otherwise the file is ignored (and replaced at the next save).
+ * afresh, comes out identical (or the same file was verified already); otherwise the file is
+ * ignored (and replaced at the next save).
  */
 function loadStore(): Promise<void> {
   storeLoad ??= (async () => {
     const path = glyphStorePath(RENDERER);
-    const stored = path ? readGlyphStore(path) : [];
-    if (stored.length === 0 || !(await rendersAsStored(stored))) return;
-    for (const [key, mask] of stored) if (!masks.has(key)) masks.set(key, mask);
+    if (!path) return;
+    const file = readGlyphStoreFile(path);
+    if (!(await storeIsSound(file))) return;
+    for (const [key, mask] of file.entries) if (!masks.has(key)) masks.set(key, mask);
   })();
   return storeLoad;
 }
@@ -145,9 +174,8 @@ function sameMask(a: GlyphMask | null, b: GlyphMask | null): boolean {
 export async function saveToStore(entries: readonly GlyphEntry[]): Promise<void> {
   const path = glyphStorePath(RENDERER);
   if (!path || entries.length === 0) return;
-  const stored = readGlyphStore(path);
-  const kept = stored.length > 0 && (await rendersAsStored(stored)) ? stored : [];
-  writeGlyphStore(path, kept, entries);
+  const stored = readGlyphStoreFile(path);
+  writeGlyphStore(path, (await storeIsSound(stored)) ? stored.entries : [], entries);
 }
 
 /** Cells per atlas row. */

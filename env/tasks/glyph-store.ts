@@ -36,16 +36,22 @@ export function glyphStorePath(parts: Record<string, unknown>, env: NodeJS.Proce
 
 /** The masks in a store file; none when it is missing or not a store (a damaged file is ignored, and replaced at the next write). */
 export function readGlyphStore(path: string): GlyphEntry[] {
+  return readGlyphStoreFile(path).entries;
+}
+
+/** The masks in a store file and the SHA-256 of its bytes (null with no entries), which names what a check of them vouches for. */
+export function readGlyphStoreFile(path: string): { entries: GlyphEntry[]; digest: string | null } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
   } catch {
-    return [];
+    return { entries: [], digest: null };
   }
   try {
-    return decode(bytes);
+    const entries = decode(bytes);
+    return { entries, digest: entries.length > 0 ? createHash('sha256').update(bytes).digest('hex') : null };
   } catch {
-    return [];
+    return { entries: [], digest: null };
   }
 }
 

@@ -4,8 +4,8 @@
  * thread writes the JSONL in index order. Glyph masks this worker rasterises go back with each result and reach the other
  * workers, so a data set rasterises each glyph about once, not once per worker.
  */
-import { parentPort } from 'node:worker_threads';
-import { addGlyphs, takeNewGlyphs } from './glyph-cache.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { addGlyphs, takeNewGlyphs, trustVerifiedStores } from './glyph-cache.js';
 import type { GlyphEntry } from './glyph-store.js';
 import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
 
@@ -16,6 +16,14 @@ export type WorkerRequest =
 export type WorkerReply =
   | { type: 'done'; id: number; outcome: TaskOutcome; glyphs: GlyphEntry[] }
   | { type: 'failed'; id: number; error: { name: string; message: string; stack?: string }; glyphs: GlyphEntry[] };
+
+/** What the pool tells a worker at its start. */
+export interface TaskWorkerData {
+  /** Digests of glyph store files the main thread re-rendered a sample of and found sound. */
+  trustedGlyphStores: string[];
+}
+
+trustVerifiedStores((workerData as TaskWorkerData | null)?.trustedGlyphStores ?? []);
 
 const port = parentPort;
 port?.on('message', (request: WorkerRequest) => {

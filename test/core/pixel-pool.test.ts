@@ -35,6 +35,24 @@ test('a released buffer is handed out again for an image of its size class, with
   assert.notEqual(other.buffer, memory, 'another class gets its own');
 });
 
+test('with none free in its class, a request takes the smallest free buffer up to twice its class, never a larger one', () => {
+  drainPixelPool();
+  const big = takePixels(sizeClass(1_000_000)); // a class of its own
+  const bigger = takePixels(sizeClass(1_500_000));
+  const huge = takePixels(sizeClass(5_000_000));
+  releaseBuffers(huge, bigger, big);
+  const asked = 700_000; // its class (786,432) is empty; 1,048,576 and 1,572,864 fit within 2×, 5,242,880 does not
+  assert.ok(sizeClass(asked) < big.buffer.byteLength && big.buffer.byteLength <= 2 * sizeClass(asked));
+  const got = takePixels(asked);
+  assert.equal(got.buffer, big.buffer, 'the smallest that fits');
+  assert.equal(got.length, asked);
+  const next = takePixels(asked);
+  assert.equal(next.buffer, bigger.buffer, 'then the next smallest within 2×');
+  assert.notEqual(takePixels(asked).buffer, huge.buffer, 'a buffer over twice the class is left for its own size');
+  assert.equal(pooledPixelBytes(), huge.buffer.byteLength);
+  drainPixelPool();
+});
+
 test('a second release of the same image, and buffers the pool never handed out, are ignored', () => {
   drainPixelPool();
   const image = imageOf(takePixels(3000));

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import sharp from 'sharp';
 import { join } from 'node:path';
 import { checkGeometry, checkTask } from '../../env/tasks/check.js';
 import { generateDataset } from '../../env/tasks/dataset.js';
@@ -63,6 +64,24 @@ test('the checker catches an image that is not the one its seed draws', async (t
   await writeFile(join(dir, tasks[0]!.image), await readFile(join(dir, tasks[1]!.image)));
   const report = await checkTask(tasks[0]!, { taskDir: dir });
   assert.ok(report.issues.some((i) => i.check === 'image' && i.message.includes(tasks[0]!.image)), JSON.stringify(report.issues));
+});
+
+test('the image check compares pixels: another encoder\'s file of the same pixels passes, one changed pixel does not', async (t) => {
+  const { dir, tasks } = await dataset(t);
+  const task = tasks[0]!;
+  const path = join(dir, task.image);
+  const { data, info } = await sharp(await readFile(path)).raw().toBuffer({ resolveWithObject: true });
+  // sharp/libspng with adaptive filtering and zlib level 9: other bytes, the same pixels.
+  const reencoded = await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer();
+  assert.notDeepEqual(reencoded, await readFile(path));
+  await writeFile(path, reencoded);
+  assert.deepEqual((await checkTask(task, { taskDir: dir })).issues, []);
+  const changed = Buffer.from(data);
+  const at = 3 * (info.width * 5 + 7);
+  changed[at] = (changed[at] as number) ^ 0x40;
+  await writeFile(path, await sharp(changed, { raw: { width: info.width, height: info.height, channels: 3 } }).png().toBuffer());
+  const issues = (await checkTask(task, { taskDir: dir })).issues.filter((i) => i.check === 'image').map((i) => i.message);
+  assert.deepEqual(issues, [`${task.image} is not the image its seed produces (1 of ${info.width * info.height} pixels differ)`]);
 });
 
 test('a band that holds none of its label’s ink is reported', async () => {
