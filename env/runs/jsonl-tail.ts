@@ -9,6 +9,7 @@
  *
  * Read-only: it never writes, truncates or locks the file.
  */
+import { isAscii } from 'node:buffer';
 import { open, stat } from 'node:fs/promises';
 
 export interface TailLine {
@@ -93,10 +94,14 @@ export class JsonlTail {
         if (bytesRead === 0) break;
         position += bytesRead;
         const data = pending.length > 0 ? Buffer.concat([pending, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+        // An ASCII chunk (Python's json.dumps writes nothing else by default) is decoded once, and
+        // its lines are slices of that string: one decode of 8 MB instead of one call per line
+        // (a third of the time a 100 MB metrics file took to load). Byte and string offsets agree.
+        const ascii = isAscii(data) ? data.toString('latin1') : null;
         let start = 0;
         for (let i = data.indexOf(NEWLINE); i !== -1; i = data.indexOf(NEWLINE, start)) {
           const length = i - start;
-          if (length > 0) lines.push({ line: this.nextLine, offset: pendingStart + start, length, text: data.toString('utf8', start, i) });
+          if (length > 0) lines.push({ line: this.nextLine, offset: pendingStart + start, length, text: ascii !== null ? ascii.slice(start, i) : data.toString('utf8', start, i) });
           this.nextLine += 1;
           start = i + 1;
         }

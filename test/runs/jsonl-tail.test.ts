@@ -42,6 +42,21 @@ test('multi-byte characters split across reads come back whole', async () => {
   assert.deepEqual((await tail.read()).lines.map((l) => l.text), [line]);
 });
 
+test('ASCII and UTF-8 lines in one read keep their text and byte offsets (the ASCII path decodes a chunk once)', async () => {
+  const lines = ['{"a":1}', JSON.stringify({ q: 'Zürich — 東京 🚴' }), '{"b":"plain"}', JSON.stringify({ q: 'naïve' })];
+  const path = await tempFile('m.jsonl', lines.join('\n') + '\n');
+  const ascii = await tempFile('a.jsonl', '{"a":1}\n{"b":"plain"}\n{"c":[1,2]}\n');
+  const offsets = (texts: string[]) => texts.map((_, i) => texts.slice(0, i).reduce((sum, t) => sum + Buffer.byteLength(t) + 1, 0));
+  const mixed = (await new JsonlTail(path).read()).lines;
+  assert.deepEqual(mixed.map((l) => [l.text, l.offset, l.length]), lines.map((t, i) => [t, offsets(lines)[i], Buffer.byteLength(t)]));
+  const plain = ['{"a":1}', '{"b":"plain"}', '{"c":[1,2]}'];
+  assert.deepEqual((await new JsonlTail(ascii).read()).lines.map((l) => [l.text, l.offset, l.length]), plain.map((t, i) => [t, offsets(plain)[i], t.length]));
+  // Bytes 0x80–0xFF that are not valid UTF-8 read as U+FFFD, as before, not as Latin-1 letters.
+  const invalid = join(await mkdtemp(join(tmpdir(), 'vistool-tail-')), 'bad.jsonl');
+  await writeFile(invalid, Buffer.from([0x7b, 0x22, 0x71, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d, 0x0a]));
+  assert.deepEqual((await new JsonlTail(invalid).read()).lines.map((l) => l.text), ['{"q":"\ufffd"}']);
+});
+
 test('a file replaced by a rewrite (resume) is read again from the start and reported as reset', async () => {
   const path = await tempFile('m.jsonl', '{"a":1}\n{"a":2}\n{"a":3}\n');
   const tail = new JsonlTail(path);
