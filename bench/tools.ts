@@ -5,8 +5,8 @@
  * the call through the registry, painting into a pooled buffer, the PNG encode
  * (env/core/image.ts encodePng), and the image handed back to the pixel pool once replaced.
  *
- * One core: steps run strictly one after another (the encode on one thread-pool thread, with
- * sharp.concurrency(1) for what sharp still does), so at most one thread computes at any moment. The Pillow baseline
+ * One core: steps run strictly one after another on the main thread (the encode too; sharp, which
+ * only decodes here, is held to one thread), so at most one thread computes at any moment. The Pillow baseline
  * (single-threaded) runs on the same images, timed inside Python so process start-up is not
  * counted, interleaved with ours in ROUNDS rounds (Pillow, ours, Pillow, ours ...); each side's
  * best round counts, since a shared machine only ever slows a round down. Both sides' pixels are
@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { decodeImage, encodePng, PNG_ZLIB_LEVEL, type RgbImage } from '../env/core/image.js';
 import { releasePixels } from '../env/core/pixel-pool.js';
-import { encodeRgbPngSync } from '../env/core/png-encode.js';
+import { encodeRgbPng } from '../env/core/png-encode.js';
 import { resolveMetadata, type BBox, type PixelMetadata } from '../env/tools/metadata.js';
 import { applyOnce, OPERATIONS, SELECTED, stepsPerSecond, toolStep, TRIALS, type Rate } from './tool-step.js';
 
@@ -48,7 +48,7 @@ const SERVER_MALLOC = { MALLOC_MMAP_THRESHOLD_: '65536' };
 const COLUMNS = ['Rider', 'Country', 'Wins', 'Team', 'Year', 'Stages', 'Podiums', 'Points'];
 
 /** A striped table with text in every cell, filling the image: the kind of image the tools edit. */
-async function renderTable(width: number, height: number): Promise<{ png: Buffer; image: RgbImage; meta: PixelMetadata }> {
+export async function renderTable(width: number, height: number): Promise<{ png: Buffer; image: RgbImage; meta: PixelMetadata }> {
   const margin = Math.round(width * 0.03);
   const cellW = Math.floor((width - 2 * margin) / COLUMNS.length);
   const rows = 20;
@@ -215,7 +215,7 @@ export async function benchTools(): Promise<void> {
         `ms are CPU time per step (all threads); apply and encode are timed apart, encode % = encode / (apply + encode).\n` +
         `cpu × = vistool / Pillow per second of CPU time; fresh × = the same with a fresh buffer every step (no pool, as before);\n` +
         `server mm × = the pooled step in a child started with the env server's allocator (MALLOC_MMAP_THRESHOLD_=65536);\n` +
-        `wall × = best-of-${TRIALS} wall clock (sharp's worker thread overlaps with the main one, so it runs above one core);\n` +
+        `wall × = best-of-${TRIALS} wall clock;\n` +
         `Pil decode ms: what the trainer pays to read our PNG vs Pillow's own PNG of the same pixels (Image.open + convert("RGB"))\n${lines.join('\n')}\n`,
     );
     if (perCore.length > 0) {
@@ -262,7 +262,7 @@ async function benchEncoderSettings(): Promise<void> {
     row(['encoder', ...OPERATIONS, 'same twice'], widths),
   ];
   const encoders: [string, (r: RgbImage) => Promise<Buffer>][] = [
-    ...[1, 2, 3, 6].map((level): [string, (r: RgbImage) => Promise<Buffer>] => [`node zlib ${level}${level === PNG_ZLIB_LEVEL ? ' (now)' : ''}`, async (r) => encodeRgbPngSync(r, level)]),
+    ...[1, 2, 3, 6].map((level): [string, (r: RgbImage) => Promise<Buffer>] => [`node zlib ${level}${level === PNG_ZLIB_LEVEL ? ' (now)' : ''}`, async (r) => encodeRgbPng(r, level)]),
     ...([[1, false], [3, false], [6, false], [6, true]] as const).map(([compressionLevel, adaptiveFiltering]): [string, (r: RgbImage) => Promise<Buffer>] => [
       `sharp ${compressionLevel}${adaptiveFiltering ? ' adaptive' : ''}${compressionLevel === 1 && !adaptiveFiltering ? ' (before)' : ''}`,
       (r) => sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } }).png({ compressionLevel, adaptiveFiltering, palette: false }).toBuffer(),

@@ -3,12 +3,12 @@
  * row, one IDAT chunk compressed by node's zlib at level 1 (docs/CONTRACTS.md, "The PNG files
  * vistool writes", has why).
  *
- * Why not sharp, which still decodes everything: for the same pixels and the same zlib level,
- * sharp's encoder (libvips + libspng) spends about 1.5× the CPU of node's own zlib, whose
- * deflate is built with SIMD, and the encode is most of a tool step and a third of making a task.
+ * Why not sharp, which still decodes everything: the encode is most of a tool step and a third
+ * of making a task, and for the same pixels at the same level node's zlib spent a third less CPU
+ * than sharp's encoder (libvips, libpng, zlib-ng) on generated charts and tables and about the
+ * same on the densest 800×600 table the tools bench draws; sharp also pays a pipeline per call.
  * The container is a signature and three chunks; the compression is zlib's.
  */
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { releaseBuffers, takePixels } from './pixel-pool.js';
 
@@ -16,7 +16,6 @@ import { releaseBuffers, takePixels } from './pixel-pool.js';
 export const PNG_ZLIB_LEVEL = 1;
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const deflate = promisify(zlib.deflate);
 
 export interface RgbPixels {
   readonly width: number;
@@ -24,23 +23,12 @@ export interface RgbPixels {
   readonly data: Buffer;
 }
 
-/** PNG bytes of RGB pixels, compressed on the calling thread (a task worker, a CLI); `level` other than the default only for the benchmarks. */
-export function encodeRgbPngSync(image: RgbPixels, level = PNG_ZLIB_LEVEL): Buffer {
+/** PNG bytes of RGB pixels, compressed on the calling thread; a `level` other than the default is for the benchmarks. */
+export function encodeRgbPng(image: RgbPixels, level = PNG_ZLIB_LEVEL): Buffer {
   const rows = scanlines(image);
   try {
     return assemble(image, zlib.deflateSync(rows, { level }));
   } finally {
-    releaseBuffers(rows);
-  }
-}
-
-/** PNG bytes of RGB pixels, compressed on libuv's thread pool so a server's event loop stays free. */
-export async function encodeRgbPng(image: RgbPixels): Promise<Buffer> {
-  const rows = scanlines(image);
-  try {
-    return assemble(image, await deflate(rows, { level: PNG_ZLIB_LEVEL }));
-  } finally {
-    // zlib has finished reading the rows (or failed): they may be reused.
     releaseBuffers(rows);
   }
 }
