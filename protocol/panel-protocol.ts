@@ -159,7 +159,12 @@ export interface RunSummary {
    * Present while the host is still reading metrics.jsonl for the first time (a big file is read
    * in slices after the host starts answering): `metricRows` counts the rows read so far.
    */
-  metricsLoading?: { bytesRead: number; bytesTotal: number };
+  metricsLoading?: {
+    bytesRead: number;
+    bytesTotal: number;
+    /** Lines sampled from the unread part, which the charts draw beyond the rows read (metric series' `preview`). */
+    sampledLines?: number;
+  };
 }
 
 /**
@@ -221,6 +226,13 @@ export interface MetricSeriesResult {
   phases: { x: number; stage: string }[];
   /** Whether tool use collapsed, judged on every row (protocol/tool-fading.ts); null with too few rows. */
   toolFading: FadingVerdict | null;
+  /**
+   * While the host still reads a big metrics.jsonl: the lines beyond x `after` are sampled ones
+   * (`rows` of them), drawn until the rows there are read. Only on the step axis; `rows`, the
+   * tool-fading verdict and the stats' count and last are the rows read's (min and max include
+   * the samples).
+   */
+  preview?: { after: number; rows: number };
 }
 
 export interface StepFileInfo {

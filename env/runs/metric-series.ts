@@ -82,6 +82,53 @@ function extend(gathered: Gathered, xs: Float64Array, values: Float64Array): boo
   return true;
 }
 
+function lastFinite(values: Float64Array): number {
+  for (let i = values.length - 1; i >= 0; i--) if (!Number.isNaN(values[i] as number)) return values[i] as number;
+  return -Infinity;
+}
+
+/** The points of `line` beyond x `after`. */
+function beyond(line: SeriesPoints, after: number): SeriesPoints {
+  const from = line.x.findIndex((x) => x > after);
+  return from === -1 ? { x: [], y: [] } : { x: line.x.slice(from), y: line.y.slice(from) };
+}
+
+/**
+ * The exact series of the rows read, continued past their last step by the preview's sampled
+ * rows (those at or before it are dropped: the rows read replace them). The samples' smoothing
+ * is their own EMA; `rows`, tool fading and the stats' count and last stay those of the rows read.
+ */
+function withPreview(exact: Omit<MetricSeriesResult, 'runId'>, sampled: Omit<MetricSeriesResult, 'runId'>, after: number): Omit<MetricSeriesResult, 'runId'> {
+  let shown = 0;
+  const series = exact.series.map((line, i) => {
+    const more = sampled.series[i];
+    if (!more) return line;
+    const raw = beyond(more.raw, after);
+    shown = Math.max(shown, raw.x.length);
+    if (raw.x.length === 0) return line;
+    const smoothed = line.smoothed && more.smoothed ? beyond(more.smoothed, after) : null;
+    // min and max take the samples in (a flat line's axis is pinned from them); last and count are the rows read's.
+    let [min, max] = [line.stats?.min ?? Infinity, line.stats?.max ?? -Infinity];
+    for (const y of raw.y) [min, max] = [Math.min(min, y), Math.max(max, y)];
+    const stats = { min, max, last: line.stats?.last ?? (raw.y[raw.y.length - 1] as number), count: line.stats?.count ?? 0 };
+    return {
+      ...line,
+      raw: { x: [...line.raw.x, ...raw.x], y: [...line.raw.y, ...raw.y] },
+      smoothed: line.smoothed ? (smoothed ? { x: [...line.smoothed.x, ...smoothed.x], y: [...line.smoothed.y, ...smoothed.y] } : line.smoothed) : null,
+      stats,
+      inRange: line.inRange + raw.x.length,
+    };
+  });
+  let stage = exact.phases.length > 0 ? (exact.phases[exact.phases.length - 1] as { stage: string }).stage : null;
+  const phases = [...exact.phases];
+  for (const change of sampled.phases) {
+    if (change.x <= after || change.stage === stage) continue;
+    phases.push(change);
+    stage = change.stage;
+  }
+  return shown === 0 ? exact : { ...exact, series, phases, preview: { after, rows: shown } };
+}
+
 export class MetricSeriesSource {
   private stamp = '';
   private generation = -1;
@@ -90,18 +137,32 @@ export class MetricSeriesSource {
   private readonly rawLines = new Map<string, SeriesPoints>();
   private fading: FadingVerdict | null | undefined;
 
-  constructor(private readonly store: MetricsStore) {}
+  /** The series of the current preview store, kept while it is the same store. */
+  private previewSeries: MetricSeriesSource | null = null;
+
+  /** `preview`: sampled lines of the unread part of the file while it loads (metrics-preview.ts), drawn beyond the rows read. */
+  constructor(
+    private readonly store: MetricsStore,
+    private readonly preview: () => MetricsStore | null = () => null,
+  ) {}
 
   query(params: Omit<MetricSeriesParams, 'runId'>): Omit<MetricSeriesResult, 'runId'> {
     this.forgetIfChanged();
     const axis = this.axis(params.xAxis);
-    return {
+    const exact = {
       rows: this.store.rowCount,
       xSource: axis.source,
       series: params.metrics.map((metric) => this.series(metric, axis.xs, params)),
       phases: axis.phases,
       toolFading: this.toolFading(),
     };
+    const sampled = params.xAxis === 'step' ? this.preview() : null;
+    if (!sampled || sampled.rowCount === 0) {
+      this.previewSeries = null;
+      return exact;
+    }
+    if (this.previewSeries?.store !== sampled) this.previewSeries = new MetricSeriesSource(sampled);
+    return withPreview(exact, this.previewSeries.query(params), lastFinite(axis.xs));
   }
 
   private series(metric: string, xs: Float64Array, params: Omit<MetricSeriesParams, 'runId'>): MetricSeries {

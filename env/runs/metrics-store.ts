@@ -159,24 +159,36 @@ export class MetricsStore {
       }
       for (const { line, length, text } of lines) {
         budget -= length + 1;
-        let row: unknown;
-        try {
-          row = JSON.parse(text);
-        } catch {
-          row = null;
-        }
-        if (typeof row !== 'object' || row === null || Array.isArray(row)) {
-          this.badLines += 1;
-          this.firstBadLine ??= line;
-          continue;
-        }
-        this.add(metricRow(row as Record<string, unknown>));
+        this.addLine(text, line);
       }
       changed ||= lines.length > 0;
       this.unread = more;
       if (more) this.reserve();
       if (!more || budget <= 0) return changed;
     }
+  }
+
+  /**
+   * Adds lines that were not read from this store's file in order: a preview's sampled lines
+   * (metrics-preview.ts). A store filled this way is never refreshed.
+   */
+  addLines(texts: readonly string[]): void {
+    for (const text of texts) this.addLine(text, null);
+  }
+
+  private addLine(text: string, line: number | null): void {
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch {
+      row = null;
+    }
+    if (typeof row !== 'object' || row === null || Array.isArray(row)) {
+      this.badLines += 1;
+      this.firstBadLine ??= line;
+      return;
+    }
+    this.add(metricRow(row as Record<string, unknown>));
   }
 
   private add(row: Record<string, unknown>): void {

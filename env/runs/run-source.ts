@@ -4,7 +4,8 @@
  * `refresh()` is cheap when nothing changed (a few stat calls), so the host can poll it often
  * enough to push a new metrics line within a second of it being written. A big metrics.jsonl
  * can be read a slice per refresh (`metricsBytes`), so the first refresh returns quickly and
- * the summary says how far reading got (`metricsLoading`).
+ * the summary says how far reading got (`metricsLoading`); meanwhile lines sampled from the
+ * unread part let the charts show the whole run (metrics-preview.ts).
  *
  * Read-only: never writes, renames or deletes anything in the run directory.
  */
@@ -17,6 +18,7 @@ import { isProcessAlive } from '../core/process-liveness.js';
 import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
 import { MetricSeriesSource } from './metric-series.js';
 import { MetricsStore } from './metrics-store.js';
+import { previewStore } from './metrics-preview.js';
 import { listStepFiles, StepFileIndex } from './rollout-index.js';
 
 /** How the problem for a killed run begins (the editor's Runs view says it in its own words). */
@@ -27,6 +29,11 @@ async function stamp(path: string): Promise<string> {
   const info = await stat(path).catch(() => null);
   return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : '';
 }
+
+/** Lines sampled for a preview: about one per pixel of a wide chart. */
+const PREVIEW_LINES = 2000;
+/** A preview is made only when at least this much is left to read (less takes a poll or two). */
+const PREVIEW_MIN_UNREAD_BYTES = 16 << 20;
 
 export interface RefreshOptions {
   /** Read at most about this many bytes of metrics.jsonl (default: all that is new). */
@@ -48,12 +55,16 @@ export class RunSource {
   private listedStamp: string | null = null;
   private readonly indexes = new Map<number, StepFileIndex>();
 
+  /** Sampled lines of the part of metrics.jsonl not read yet (metrics-preview.ts), while a big one loads. */
+  private preview: MetricsStore | null = null;
+  private previewGeneration = -1;
+
   constructor(
     readonly id: string,
     readonly dir: string,
   ) {
     this.metrics = new MetricsStore(join(dir, 'metrics.jsonl'));
-    this.charts = new MetricSeriesSource(this.metrics);
+    this.charts = new MetricSeriesSource(this.metrics, () => this.preview);
   }
 
   /** Whether metrics.jsonl has bytes the last refresh left for the next. */
@@ -64,6 +75,7 @@ export class RunSource {
   /** Re-reads what changed on disk; true when the summary may differ. */
   async refresh(options: RefreshOptions = {}): Promise<boolean> {
     let changed = await this.metrics.refresh(options.metricsBytes);
+    changed = (await this.updatePreview()) || changed;
     if (await this.changed('run.json')) {
       changed = true;
       await this.readRunJson();
@@ -114,8 +126,26 @@ export class RunSource {
         ...this.metrics.problems,
         ...this.evalProblems,
       ],
-      ...(loading ? { metricsLoading: loading } : {}),
+      ...(loading ? { metricsLoading: { ...loading, ...(this.preview ? { sampledLines: this.preview.rowCount } : {}) } } : {}),
     };
+  }
+
+  /**
+   * Samples the unread part of a big metrics.jsonl once per load (what is read later replaces the
+   * samples before it, metric-series.ts); drops the samples when the reading is done. True when
+   * that changed what the charts show.
+   */
+  private async updatePreview(): Promise<boolean> {
+    const loading = this.metrics.loading;
+    if (!loading) {
+      const had = this.preview !== null;
+      this.preview = null;
+      return had;
+    }
+    if (this.previewGeneration === this.metrics.generation || loading.bytesTotal - loading.bytesRead < PREVIEW_MIN_UNREAD_BYTES) return false;
+    this.previewGeneration = this.metrics.generation;
+    this.preview = await previewStore(this.metrics.path, loading.bytesRead, loading.bytesTotal, PREVIEW_LINES);
+    return true;
   }
 
   /** run.json says running, names a pid, and no process has it. */

@@ -407,7 +407,8 @@ class Dashboard {
       const loading = run.summary.metricsLoading;
       if (loading) {
         const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
-        banners.push(h('div', { class: 'banner info', role: 'status', 'data-testid': 'metrics-loading' }, `${run.summary.name}: reading metrics.jsonl, ${mb(loading.bytesRead)} of ${mb(loading.bytesTotal)} MB (${run.summary.metricRows} rows so far)…`));
+        const sampled = loading.sampledLines ? ` Beyond them the curves are drawn from ${loading.sampledLines} lines sampled across the rest of the file, until it is read.` : '';
+        banners.push(h('div', { class: 'banner info', role: 'status', 'data-testid': 'metrics-loading' }, `${run.summary.name}: reading metrics.jsonl, ${mb(loading.bytesRead)} of ${mb(loading.bytesTotal)} MB (${run.summary.metricRows} rows so far)…${sampled}`));
       }
       for (const problem of run.summary.problems) banners.push(h('div', { class: 'banner info', role: 'status' }, `${run.summary.name}: ${problem}`));
     }
@@ -566,6 +567,10 @@ class Dashboard {
         }),
       );
       chart.update(series, xAxis, zoom, showRaw);
+      // Where a run's line goes on from sampled lines (the host still reads its file): for the tests and the bench.
+      const previews = ready.flatMap((run) => (run.shape?.preview ? [[run.summary.id, run.shape.preview.after] as const] : []));
+      if (previews.length > 0) chart.element.dataset.previewAfter = JSON.stringify(Object.fromEntries(previews));
+      else delete chart.element.dataset.previewAfter;
       this.drawQueue.markDirty(chart);
     }
     if (!hadCharts && this.charts.size > 0) this.measureLinePoints();
