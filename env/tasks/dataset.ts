@@ -103,9 +103,10 @@ export async function generateDataset(outDir: string, options: DatasetOptions, o
   const started = process.hrtime.bigint();
   const failures = new Map<string, number>();
   const progress: DatasetProgress = { done: 0, total: options.n, generated: 0, repaired: 0, dropped: 0 };
-  // The glyph store is checked once here, not once in each worker.
-  const pool = workers >= 2 ? new TaskPool(workers, await verifyStoreForWorkers()) : null;
+  const pool = workers >= 2 ? new TaskPool(workers) : null;
   try {
+    // The glyph store is checked once here, not once in each worker, while the workers load.
+    pool?.trustGlyphStores(await verifyStoreForWorkers());
     await writeDirAtomically(out, async (tmp) => {
       const jsonl = createWriteStream(join(tmp, 'tasks.jsonl'));
       const images = join(tmp, 'images');

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { GlyphEntry } from './glyph-store.js';
 import type { TaskOutcome, TaskPlan } from './make-task.js';
-import type { TaskWorkerData, WorkerReply, WorkerRequest } from './task-worker.js';
+import type { WorkerReply, WorkerRequest } from './task-worker.js';
 
 interface Slot {
   worker: Worker;
@@ -20,12 +20,12 @@ interface Slot {
 }
 
 /** The worker script beside the bundle in dist/, or, running from source under tsx (tests, bench), the TypeScript file through tsx's require hook, which workers do not inherit. */
-function startWorker(workerData: TaskWorkerData): Worker {
+function startWorker(): Worker {
   const bundled = join(__dirname, 'task-worker.js');
-  if (existsSync(bundled)) return new Worker(bundled, { workerData });
+  if (existsSync(bundled)) return new Worker(bundled);
   const source = join(__dirname, 'task-worker.ts');
   if (!existsSync(source)) throw new Error(`the task generator's worker script ${bundled} is missing: rebuild with \`npm run build\``);
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData });
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
 }
 
 /**
@@ -45,14 +45,18 @@ export class TaskPool {
   /** Every glyph mask the workers rasterised (for the store on disk). */
   readonly rendered: GlyphEntry[] = [];
 
-  /** `trustedGlyphStores`: digests of glyph store files this thread has verified (glyph-cache.ts verifyStoreForWorkers), which the workers need not re-check. */
-  constructor(
-    readonly size: number,
-    trustedGlyphStores: readonly string[] = [],
-  ) {
+  constructor(readonly size: number) {
     setFlagsFromString(`--initial-old-space-size=${WORKER_INITIAL_OLD_SPACE_MB}`);
-    const data: TaskWorkerData = { trustedGlyphStores: [...trustedGlyphStores] };
-    this.slots = Array.from({ length: size }, () => this.spawn(data));
+    this.slots = Array.from({ length: size }, () => this.spawn());
+  }
+
+  /**
+   * Tells every worker which glyph store files this thread has verified (glyph-cache.ts
+   * verifyStoreForWorkers), so they need not re-check them. Sent before any task, it arrives
+   * before any task does; the workers load meanwhile.
+   */
+  trustGlyphStores(digests: readonly string[]): void {
+    for (const slot of this.slots) slot.worker.postMessage({ type: 'trust', digests: [...digests] } satisfies WorkerRequest);
   }
 
   run(plan: TaskPlan, maxAttempts: number, imagesDir: string): Promise<TaskOutcome> {
@@ -69,8 +73,8 @@ export class TaskPool {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
-  private spawn(data: TaskWorkerData): Slot {
-    const slot: Slot = { worker: startWorker(data), pending: new Map(), dead: null };
+  private spawn(): Slot {
+    const slot: Slot = { worker: startWorker(), pending: new Map(), dead: null };
     slot.worker.on('message', (reply: WorkerReply) => {
       if (reply.glyphs.length > 0) {
         this.rendered.push(...reply.glyphs);

@@ -4,31 +4,29 @@
  * thread writes the JSONL in index order. Glyph masks this worker rasterises go back with each result and reach the other
  * workers, so a data set rasterises each glyph about once, not once per worker.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { addGlyphs, takeNewGlyphs, trustVerifiedStores } from './glyph-cache.js';
 import type { GlyphEntry } from './glyph-store.js';
 import { makeTask, type TaskOutcome, type TaskPlan } from './make-task.js';
 
 export type WorkerRequest =
   | { type: 'task'; id: number; plan: TaskPlan; maxAttempts: number; imagesDir: string }
-  | { type: 'glyphs'; glyphs: GlyphEntry[] };
+  | { type: 'glyphs'; glyphs: GlyphEntry[] }
+  /** Digests of glyph store files the main thread re-rendered a sample of and found sound. */
+  | { type: 'trust'; digests: string[] };
 
 export type WorkerReply =
   | { type: 'done'; id: number; outcome: TaskOutcome; glyphs: GlyphEntry[] }
   | { type: 'failed'; id: number; error: { name: string; message: string; stack?: string }; glyphs: GlyphEntry[] };
 
-/** What the pool tells a worker at its start. */
-export interface TaskWorkerData {
-  /** Digests of glyph store files the main thread re-rendered a sample of and found sound. */
-  trustedGlyphStores: string[];
-}
-
-trustVerifiedStores((workerData as TaskWorkerData | null)?.trustedGlyphStores ?? []);
-
 const port = parentPort;
 port?.on('message', (request: WorkerRequest) => {
   if (request.type === 'glyphs') {
     addGlyphs(request.glyphs);
+    return;
+  }
+  if (request.type === 'trust') {
+    trustVerifiedStores(request.digests);
     return;
   }
   makeTask(request.plan, request.maxAttempts, request.imagesDir).then(
