@@ -98,7 +98,7 @@ function beyond(line: SeriesPoints, after: number): SeriesPoints {
  * rows (those at or before it are dropped: the rows read replace them). The samples' smoothing
  * is their own EMA; `rows`, tool fading and the stats' count and last stay those of the rows read.
  */
-function withPreview(exact: Omit<MetricSeriesResult, 'runId'>, sampled: Omit<MetricSeriesResult, 'runId'>, after: number): Omit<MetricSeriesResult, 'runId'> {
+function withPreview(exact: Omit<MetricSeriesResult, 'runId'>, sampled: Omit<MetricSeriesResult, 'runId'>, after: number, rowsAfter: number): Omit<MetricSeriesResult, 'runId'> {
   let shown = 0;
   const series = exact.series.map((line, i) => {
     const more = sampled.series[i];
@@ -126,7 +126,7 @@ function withPreview(exact: Omit<MetricSeriesResult, 'runId'>, sampled: Omit<Met
     phases.push(change);
     stage = change.stage;
   }
-  return shown === 0 ? exact : { ...exact, series, phases, preview: { after, rows: shown } };
+  return shown === 0 ? exact : { ...exact, series, phases, preview: { after, rows: rowsAfter } };
 }
 
 export class MetricSeriesSource {
@@ -162,7 +162,9 @@ export class MetricSeriesSource {
       return exact;
     }
     if (this.previewSeries?.store !== sampled) this.previewSeries = new MetricSeriesSource(sampled);
-    return withPreview(exact, this.previewSeries.query(params), lastFinite(axis.xs));
+    const after = lastFinite(axis.xs);
+    const rowsAfter = sampled.stepColumn().reduce((n, step) => (step > after ? n + 1 : n), 0);
+    return withPreview(exact, this.previewSeries.query(params), after, rowsAfter);
   }
 
   private series(metric: string, xs: Float64Array, params: Omit<MetricSeriesParams, 'runId'>): MetricSeries {
