@@ -19,7 +19,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 import sharp from 'sharp';
-import { encodePngSync } from '../env/core/image.js';
+import { encodeRgbPng } from '../env/core/png-encode.js';
 import { releaseBuffers } from '../env/core/pixel-pool.js';
 import { checkAnswer, checkGeometry, checkGold, checkRecord, checkTask } from '../env/tasks/check.js';
 import { defaultConcurrency, generateDataset, planTask, type DatasetOptions } from '../env/tasks/dataset.js';
@@ -160,7 +160,7 @@ async function stages(kind: DatasetOptions['kind'], n: number): Promise<Record<s
     const { image, labelMap } = await renderWithLabelMap(built.scene);
     add('paint + label map', t);
     t = cpuMs();
-    encodePngSync(image);
+    encodeRgbPng(image);
     add('png encode', t);
     t = cpuMs();
     checkRecord(built.record);

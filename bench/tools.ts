@@ -29,9 +29,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { decodeImage, encodePng, PNG_ZLIB_LEVEL, type RgbImage } from '../env/core/image.js';
+import { decodeImage, encodePng, type RgbImage } from '../env/core/image.js';
 import { releasePixels } from '../env/core/pixel-pool.js';
-import { encodeRgbPng } from '../env/core/png-encode.js';
+import { encodeRgbPng, PNG_ZLIB_LEVEL } from '../env/core/png-encode.js';
 import { resolveMetadata, type BBox, type PixelMetadata } from '../env/tools/metadata.js';
 import { applyOnce, OPERATIONS, SELECTED, stepsPerSecond, toolStep, TRIALS, type Rate } from './tool-step.js';
 

@@ -47,8 +47,6 @@ export async function decodeImage(input: string | Buffer, options: { maxPixels?:
   return { width: info.width, height: info.height, data };
 }
 
-export { PNG_ZLIB_LEVEL } from './png-encode.js';
-
 /**
  * PNG bytes for an image (png-encode.ts: node's zlib at level 1, no filters). Fixed encoder
  * settings make the bytes a pure function of the pixels, which is what content addressing and the
@@ -60,12 +58,8 @@ export { PNG_ZLIB_LEVEL } from './png-encode.js';
  * 347–422 steps/s with inline encodes against 317–352 asynchronous and 290–298 with sharp. The
  * price: one server encodes on one core; on a many-core machine, run more than one server.
  */
+// Synchronous callers (the task generator) call png-encode.ts's encodeRgbPng directly.
 export async function encodePng(image: RgbImage): Promise<Buffer> {
-  return encodeRgbPng(image);
-}
-
-/** The same bytes as encodePng, for callers that are synchronous (the task generator's workers). */
-export function encodePngSync(image: RgbImage): Buffer {
   return encodeRgbPng(image);
 }
 

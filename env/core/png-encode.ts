@@ -10,6 +10,7 @@
  * The container is a signature and three chunks; the compression is zlib's.
  */
 import zlib from 'node:zlib';
+import type { RgbImage } from './image.js';
 import { releaseBuffers, takePixels } from './pixel-pool.js';
 
 /** zlib level of every PNG vistool writes (bench/tools.ts measures the levels against each other). */
@@ -17,14 +18,8 @@ export const PNG_ZLIB_LEVEL = 1;
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-export interface RgbPixels {
-  readonly width: number;
-  readonly height: number;
-  readonly data: Buffer;
-}
-
 /** PNG bytes of RGB pixels, compressed on the calling thread; a `level` other than the default is for the benchmarks. */
-export function encodeRgbPng(image: RgbPixels, level = PNG_ZLIB_LEVEL): Buffer {
+export function encodeRgbPng(image: RgbImage, level = PNG_ZLIB_LEVEL): Buffer {
   const rows = scanlines(image);
   try {
     return assemble(image, zlib.deflateSync(rows, { level }));
@@ -38,7 +33,7 @@ export function encodeRgbPng(image: RgbPixels, level = PNG_ZLIB_LEVEL): Buffer {
  * and tables. The buffer comes from the pixel pool (a fresh one this size is a fresh mapping, one
  * page fault per 4 KiB) and goes back once zlib has read it.
  */
-function scanlines({ width, height, data }: RgbPixels): Buffer {
+function scanlines({ width, height, data }: RgbImage): Buffer {
   const stride = width * 3;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || data.length !== stride * height) {
     throw new Error(`cannot encode a ${width}×${height} RGB image from ${data.length} bytes (expected ${stride * height})`);
@@ -51,7 +46,7 @@ function scanlines({ width, height, data }: RgbPixels): Buffer {
   return rows;
 }
 
-function assemble({ width, height }: RgbPixels, compressed: Buffer): Buffer {
+function assemble({ width, height }: RgbImage, compressed: Buffer): Buffer {
   const out = Buffer.allocUnsafe(SIGNATURE.length + 25 + 12 + compressed.length + 12);
   SIGNATURE.copy(out, 0);
   let at = SIGNATURE.length;

@@ -99,12 +99,10 @@ function beyond(line: SeriesPoints, after: number): SeriesPoints {
  * is their own EMA; `rows`, tool fading and the stats' count and last stay those of the rows read.
  */
 function withPreview(exact: Omit<MetricSeriesResult, 'runId'>, sampled: Omit<MetricSeriesResult, 'runId'>, after: number, rowsAfter: number): Omit<MetricSeriesResult, 'runId'> {
-  let shown = 0;
   const series = exact.series.map((line, i) => {
     const more = sampled.series[i];
     if (!more) return line;
     const raw = beyond(more.raw, after);
-    shown = Math.max(shown, raw.x.length);
     if (raw.x.length === 0) return line;
     const smoothed = line.smoothed && more.smoothed ? beyond(more.smoothed, after) : null;
     // min and max take the samples in (a flat line's axis is pinned from them); last and count are the rows read's.
@@ -126,7 +124,7 @@ function withPreview(exact: Omit<MetricSeriesResult, 'runId'>, sampled: Omit<Met
     phases.push(change);
     stage = change.stage;
   }
-  return shown === 0 ? exact : { ...exact, series, phases, preview: { after, rows: rowsAfter } };
+  return { ...exact, series, phases, preview: { after, rows: rowsAfter } };
 }
 
 export class MetricSeriesSource {
@@ -157,13 +155,13 @@ export class MetricSeriesSource {
       toolFading: this.toolFading(),
     };
     const sampled = params.xAxis === 'step' ? this.preview() : null;
-    if (!sampled || sampled.rowCount === 0) {
+    const after = lastFinite(axis.xs);
+    const rowsAfter = sampled ? sampled.stepColumn().reduce((n, step) => (step > after ? n + 1 : n), 0) : 0;
+    if (!sampled || rowsAfter === 0) {
       this.previewSeries = null;
       return exact;
     }
     if (this.previewSeries?.store !== sampled) this.previewSeries = new MetricSeriesSource(sampled);
-    const after = lastFinite(axis.xs);
-    const rowsAfter = sampled.stepColumn().reduce((n, step) => (step > after ? n + 1 : n), 0);
     return withPreview(exact, this.previewSeries.query(params), after, rowsAfter);
   }
 

@@ -192,18 +192,21 @@ export async function checkGold(task: TaskRecord, image: RgbImage | null): Promi
   } catch (err) {
     return [{ check: 'gold', message: `metadata unusable by the tools: ${(err as Error).message}` }];
   }
+  // The outputs made here are held by nothing else: each goes back to the pool once the next call
+  // has read it. The task's own pixels stay with the caller.
+  const release = (made: RgbImage) => {
+    if (made.data !== image.data) releasePixels(made);
+  };
   let current = image;
   for (const [i, call] of gold.entries()) {
     // Each call reads the image the one before it produced, so they run one after the other.
     const outcome = await runToolCall(current, call, meta);
     if (outcome.ok) {
-      // The outputs made here are held by nothing else: each goes back to the pool once the next
-      // call has read it (the task's own image stays with its caller).
-      if (current !== image && outcome.image.data !== current.data) releasePixels(current);
+      if (outcome.image.data !== current.data) release(current);
       current = outcome.image;
     } else issues.push({ check: 'gold', message: `gold call ${i + 1} (${call.name}) fails: [${outcome.error.class}] ${outcome.error.message}` });
   }
-  if (current !== image && current.data !== image.data) releasePixels(current);
+  release(current);
   return issues;
 }
 

@@ -31,8 +31,9 @@ export interface DatasetOptions {
   maxAttempts?: number;
   /**
    * Worker threads making tasks (default: the cores os.availableParallelism() reports, at least
-   * 2). Each holds two tasks in flight, so its painting overlaps its PNG encodes. 1, or fewer than
-   * MIN_TASKS_FOR_WORKERS tasks, makes them on the main thread (two in flight), without workers.
+   * 2). Each holds two tasks in flight, so one task's waits (file writes) overlap the other's
+   * work. 1, or fewer than MIN_TASKS_FOR_WORKERS tasks, makes them on the main thread (two in
+   * flight), without workers.
    */
   concurrency?: number;
   /** Ask only these question families (absent: all). */

@@ -4,7 +4,8 @@
  * A pure function of the spec: the same spec gives the same record and the same pixels, which
  * is what lets `vistool data check` regenerate a stored task and compare byte for byte.
  */
-import { encodePngSync, type RgbImage } from '../core/image.js';
+import type { RgbImage } from '../core/image.js';
+import { encodeRgbPng } from '../core/png-encode.js';
 import { layoutCategoryChart, type ChartColours } from './category-chart-layout.js';
 import { recordCell, type DataTable } from './data-table.js';
 import { CHART_PROFILES, TABLE_PROFILES, TABLE_STYLES, type Difficulty } from './difficulty.js';
@@ -299,9 +300,7 @@ export interface RenderedTask extends BuiltTask {
 
 export async function renderTask(task: BuiltTask): Promise<RenderedTask> {
   const { image, labelMap } = await renderWithLabelMap(task.scene);
-  // On the calling thread: a task worker has nothing else to run meanwhile, and the hop to the
-  // thread pool and back cost more CPU than it freed (bench/tasks.ts).
-  return { ...task, image, labelMap, png: encodePngSync(image) };
+  return { ...task, image, labelMap, png: encodeRgbPng(image) };
 }
 
 /** The spec a stored record was generated from, or null if it is not a generated task. */

@@ -1,8 +1,9 @@
 /**
  * A task-pool worker (task-pool.ts): makes the tasks the data set's main thread hands it, two or
- * more at a time, so its painting overlaps its own PNG encodes, and writes their PNGs; the main
- * thread writes the JSONL in index order. Glyph masks this worker rasterises go back with each result and reach the other
- * workers, so a data set rasterises each glyph about once, not once per worker.
+ * more at a time, so one task's waits (its PNG file being written) overlap the other's work, and
+ * writes their PNGs; the main thread writes the JSONL in index order. Glyph masks this worker
+ * rasterises go back with each result and reach the other workers, so a data set rasterises each
+ * glyph about once, not once per worker.
  */
 import { parentPort } from 'node:worker_threads';
 import { addGlyphs, takeNewGlyphs, trustVerifiedStores } from './glyph-cache.js';
