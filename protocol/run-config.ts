@@ -142,6 +142,10 @@ export interface RunConfig {
      */
     dtype: 'auto' | 'float32' | 'bfloat16' | 'float16';
     /**
+     * Recompute each decoder layer's and vision block's activations during backward instead of keeping them: activation memory per token falls to about one hidden state per layer, for about a third more compute. null: on for every model but the embedded micro one.
+     */
+    gradient_checkpointing: boolean | null;
+    /**
      * null keeps the env server's system prompt (tool list and call format); a string replaces it in every episode; '' drops the system turn; an object gives one per arm, {"tools": ..., "no_tools": ...} (each a string, '' or null with the same meanings), so a model without the long tool list can still tell whether tools are on.
      */
     system_prompt:
@@ -366,6 +370,18 @@ export interface RunConfig {
      * AdamW weight decay.
      */
     weight_decay: number;
+    /**
+     * Trajectories per forward/backward (gradients accumulate over the step's micro-batches); null: the process's whole share of the batch in one pass. Ignored when use_dynamic_bsz is true.
+     */
+    micro_batch_size: number | null;
+    /**
+     * Pack micro-batches by tokens instead of by count: each holds at most max_token_len_per_gpu padded tokens (rows × the longest row), so a batch of long conversations takes more, smaller passes and memory stays bounded.
+     */
+    use_dynamic_bsz: boolean;
+    /**
+     * With use_dynamic_bsz: the most padded tokens (rows × longest row) in one SFT forward/backward on one process. A sequence longer than this gets a micro-batch of its own.
+     */
+    max_token_len_per_gpu: number;
   };
   /**
    * GRPO/DAPO with the image-tool loop.
@@ -455,6 +471,14 @@ export interface RunConfig {
      * Trajectories per forward/backward (gradient accumulation over the step).
      */
     micro_batch_size: number;
+    /**
+     * veRL's use_dynamic_bsz: pack the update's and the log-prob passes' micro-batches by tokens (at most ppo_max_token_len_per_gpu padded tokens each) instead of micro_batch_size trajectories, so memory is bounded whatever the response lengths.
+     */
+    use_dynamic_bsz: boolean;
+    /**
+     * veRL's ppo_max_token_len_per_gpu: with use_dynamic_bsz, the most padded tokens (rows × longest row) in one forward/backward on one process. A sequence longer than this gets a micro-batch of its own.
+     */
+    ppo_max_token_len_per_gpu: number;
     /**
      * Gradient clipping.
      */

@@ -58,10 +58,11 @@ def test_one_mini_batch_is_on_policy_and_equals_a_reinforce_step():
     assert metrics["actor/optimizer_steps"] == 1
     assert metrics["actor/pg_clipfrac"] == 0.0 and abs(metrics["actor/ppo_kl"]) < 1e-7
 
-    # The same step computed independently: token-mean of −A·log p over every response token.
+    # The same step computed independently: token-mean of −A·log p over every response token, p
+    # the distribution the turns were sampled from (the control tokens the sampler suppresses removed).
     twin_optimizer = torch.optim.SGD(twin.parameters(), lr=0.5)
     inputs = policy.batch([policy.encoder.encode(r.messages, add_generation_prompt=False) for r in rollouts])
-    log_probs, mask, _ = score_tokens(twin, inputs)
+    log_probs, mask, _ = score_tokens(twin, inputs, suppressed_token_ids=policy.processor.control_token_ids)
     loss = -(advantages.unsqueeze(-1) * log_probs * mask).sum() / mask.sum()
     loss.backward()
     twin_optimizer.step()

@@ -1,5 +1,6 @@
 """Half-precision weights stepped by AdamW at RL learning rates do not move: the trainer says so
-before it trains, and not where fp32 weights or fp32 master weights take the step."""
+before it trains, and not where fp32 weights or fp32 master weights take the step (every engine
+now trains fp32 masters of a half-precision policy; `master_weights=False` is the old way)."""
 import torch
 
 from vistool_trainer.config import PolicyConfig, from_dict
@@ -17,9 +18,10 @@ def test_a_bf16_step_at_an_rl_learning_rate_rounds_to_nothing_and_the_trainer_wa
     assert torch.equal(weights + 1e-6, weights)  # what the warning is about: the update is below bf16's spacing at 0.02
     assert not torch.equal(weights.float() + 1e-6, weights.float())
 
-    message = half_precision_warning(TrainingEngine(_policy("bfloat16")), 1e-6)
+    message = half_precision_warning(TrainingEngine(_policy("bfloat16"), master_weights=False), 1e-6)
     assert message is not None and "bfloat16 weights at lr 1e-06" in message and "fsdp" in message and "float32" in message
-    assert half_precision_warning(TrainingEngine(_policy("bfloat16")), 1e-3) is None  # large steps do register
+    assert half_precision_warning(TrainingEngine(_policy("bfloat16"), master_weights=False), 1e-3) is None  # large steps do register
+    assert half_precision_warning(TrainingEngine(_policy("bfloat16")), 1e-6) is None  # the default: fp32 masters
     assert half_precision_warning(TrainingEngine(_policy("float32")), 1e-6) is None
 
 

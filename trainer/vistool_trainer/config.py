@@ -78,6 +78,7 @@ class PolicyConfig:
     """The policy model."""
     model: str = 'micro'
     dtype: Literal['auto', 'float32', 'bfloat16', 'float16'] = 'auto'
+    gradient_checkpointing: bool | None = None
     system_prompt: str | dict[str, str] | None = None
     min_pixels: int | None = None
     max_pixels: int | None = None
@@ -118,6 +119,9 @@ class SftConfig:
     probe_every: int = 100
     lr: float = 0.001
     weight_decay: float = 0.0
+    micro_batch_size: int | None = None
+    use_dynamic_bsz: bool = False
+    max_token_len_per_gpu: int = 16384
 
 
 @dataclass
@@ -144,6 +148,8 @@ class RlConfig:
     dynamic_sampling_metric: Literal['reward', 'accuracy'] = 'reward'
     max_num_gen_batches: int = 4
     micro_batch_size: int = 32
+    use_dynamic_bsz: bool = False
+    ppo_max_token_len_per_gpu: int = 16384
     max_grad_norm: float = 1.0
 
 

@@ -69,11 +69,15 @@ class Distributed:
             dist.barrier()
 
     def sum_gradients(self, model: torch.nn.Module) -> None:
-        """All-reduce (sum) every trainable parameter's gradient in one flat buffer; a parameter
-        without a gradient on this rank contributes zeros, so every rank calls the same collective."""
+        """All-reduce (sum) every trainable parameter's gradient in one flat buffer."""
+        self.sum_tensor_gradients([p for p in model.parameters() if p.requires_grad])
+
+    def sum_tensor_gradients(self, parameters: list[torch.Tensor]) -> None:
+        """All-reduce (sum) the gradients of `parameters` (model parameters or their fp32 masters)
+        in one flat buffer; one without a gradient on this rank contributes zeros, so every rank
+        calls the same collective."""
         if not self.enabled:
             return
-        parameters = [p for p in model.parameters() if p.requires_grad]
         for parameter in parameters:
             if parameter.grad is None:
                 parameter.grad = torch.zeros_like(parameter)

@@ -23,12 +23,14 @@ import copy
 from pathlib import Path
 
 import torch
-from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
+from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict, get_optimizer_state_dict, set_model_state_dict,
+                                                     set_optimizer_state_dict)
 from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
 from ..model.policy import Policy, unwrap_model
 from .distributed import Distributed
+from .master_weights import MASTER_FILE
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine
 
 def shard_units(model: torch.nn.Module) -> list[torch.nn.Module]:
@@ -59,7 +61,8 @@ class FullyShardedTraining(TrainingEngine):
         self.trained = copy.deepcopy(policy.model)
         compute_dtype = next(policy.model.parameters()).dtype
         precision = MixedPrecisionPolicy()
-        if compute_dtype in (torch.bfloat16, torch.float16):
+        self._half_precision = compute_dtype in (torch.bfloat16, torch.float16)
+        if self._half_precision:
             self.trained.float()
             precision = MixedPrecisionPolicy(param_dtype=compute_dtype, reduce_dtype=torch.float32)
         for unit in shard_units(self.trained):
@@ -77,8 +80,9 @@ class FullyShardedTraining(TrainingEngine):
     def module(self) -> torch.nn.Module:
         return self.trained
 
-    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
-        return self.scorer(inputs, with_entropy, temperature)
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
+              suppressed_token_ids: tuple[int, ...] = ()) -> ScoreResult:
+        return self.scorer(inputs, with_entropy, temperature, suppressed_token_ids)
 
     def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
         parameters = [p for p in self.trained.parameters() if p.requires_grad]
@@ -100,6 +104,30 @@ class FullyShardedTraining(TrainingEngine):
             else:
                 full = parameter
             self._targets[name].copy_(full.to(self._targets[name].device))
+
+    def save_master_weights(self, directory: Path) -> None:
+        """With a half-precision policy, the fp32 master shards gathered whole to rank 0 and saved
+        by parameter name (the policy/ folder holds only their bf16 rounding): resuming puts
+        them back on any number of ranks."""
+        if not self._half_precision:
+            return
+        from safetensors.torch import save_file
+
+        state = get_model_state_dict(self.trained, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        if self.dist.is_main:
+            save_file({name: tensor.contiguous() for name, tensor in state.items()}, str(directory / MASTER_FILE))
+
+    def load_master_weights(self, directory: Path) -> bool:
+        path = directory / MASTER_FILE
+        # Every rank sees the same checkpoint folder, so every rank takes the same branch.
+        if not self._half_precision or not path.exists():
+            return False
+        from safetensors.torch import load_file
+
+        state = load_file(str(path)) if self.dist.is_main else {}
+        set_model_state_dict(self.trained, state, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+        self.sync_rollout_weights()
+        return True
 
     def save_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
         """The whole optimizer state keyed by parameter name, gathered to rank 0: a checkpoint

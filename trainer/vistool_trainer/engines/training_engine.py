@@ -21,6 +21,7 @@ import torch
 
 from ..model.policy import Policy, score_tokens
 from .distributed import Distributed
+from .master_weights import MasterWeights
 
 ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
 
@@ -34,24 +35,34 @@ class TokenScorer(torch.nn.Module):
         super().__init__()
         self.policy_model = model
 
-    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
-        return score_tokens(self.policy_model, inputs, with_entropy, temperature)
+    def forward(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
+                suppressed_token_ids: tuple[int, ...] = ()) -> ScoreResult:
+        return score_tokens(self.policy_model, inputs, with_entropy, temperature, suppressed_token_ids)
 
 
 class TrainingEngine:
     """Replicated (the default): every rank holds the whole model, gradients are summed in one flat
-    all-reduce before identical optimizer steps (distributed.py)."""
+    all-reduce before identical optimizer steps (distributed.py). A half-precision policy trains
+    fp32 master weights (master_weights.py) and computes in its own dtype; `master_weights=False`
+    steps the half-precision weights themselves (only to measure what that loses)."""
 
     strategy = "ddp"
     matched_micro_batches = False
     # The marker its optimizer.pt carries (the replicated engine writes the optimizer's own state dict, unmarked).
     optimizer_format = "ddp"
-    # Whether the optimizer steps fp32 copies of half-precision weights (FSDP's mixed precision, DeepSpeed's bf16 optimizer).
+    # Whether the optimizer steps fp32 copies of half-precision weights (FSDP's mixed precision,
+    # DeepSpeed's bf16 optimizer, master_weights.py here).
     fp32_master_weights = False
 
-    def __init__(self, policy: Policy, dist: Distributed = Distributed()):
+    def __init__(self, policy: Policy, dist: Distributed = Distributed(), master_weights: bool = True):
         self.policy = policy
         self.dist = dist
+        self.masters: MasterWeights | None = None
+        if master_weights and type(self) is TrainingEngine:
+            masters = MasterWeights(policy.model)
+            if masters:
+                self.masters = masters
+                self.fp32_master_weights = True
 
     @property
     def module(self) -> torch.nn.Module:
@@ -60,13 +71,26 @@ class TrainingEngine:
 
     def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
         """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside."""
-        return torch.optim.AdamW([p for p in self.module.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
+        return torch.optim.AdamW(self.trained_tensors(), lr=lr, weight_decay=weight_decay)
 
-    def train_mode(self) -> None:
+    def trained_tensors(self) -> list[torch.Tensor]:
+        """What the optimizer steps: the fp32 masters of half-precision parameters, and the
+        trainable parameters already in fp32 (LoRA adapters) as they are."""
+        if self.masters is None:
+            return [p for p in self.module.parameters() if p.requires_grad]
+        mastered = {id(p) for p in self.masters.params}
+        return list(self.masters.masters) + [p for p in self.module.parameters() if p.requires_grad and id(p) not in mastered]
+
+    def train_mode(self, dropout: bool = True) -> None:
+        """Train mode (layers checkpoint only in it). `dropout=False` keeps every dropout layer
+        in eval mode: RL scores with the model that sampled, which ran without dropout."""
         self.module.train()
+        if not dropout:
+            disable_dropout(self.module)
 
-    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
-        return score_tokens(self.module, inputs, with_entropy, temperature)
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
+              suppressed_token_ids: tuple[int, ...] = ()) -> ScoreResult:
+        return score_tokens(self.module, inputs, with_entropy, temperature, suppressed_token_ids)
 
     def backward(self, loss: torch.Tensor) -> None:
         loss.backward()
@@ -76,14 +100,29 @@ class TrainingEngine:
 
     def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
         """Reduce gradients across ranks, clip to `max_grad_norm` (the global norm), step; the norm before clipping."""
-        self.dist.sum_gradients(self.module)
-        grad_norm = torch.nn.utils.clip_grad_norm_([p for p in self.module.parameters() if p.requires_grad], max_grad_norm)
+        trained = self.trained_tensors()
+        self.dist.sum_tensor_gradients(trained)
+        grad_norm = torch.nn.utils.clip_grad_norm_(trained, max_grad_norm)
         optimizer.step()
+        if self.masters is not None:
+            self.masters.write_to_model()
         self.sync_rollout_weights()
         return float(grad_norm)
 
     def sync_rollout_weights(self) -> None:
         """Make the policy's model (the one that samples) hold the trained weights; here it is the trained model."""
+
+    def save_master_weights(self, directory: Path) -> None:
+        """The fp32 masters into a checkpoint folder (collective: every rank calls it): the
+        policy/ folder holds the model's half-precision rounding of them, which would not resume
+        the same run."""
+        if self.masters is not None and self.dist.is_main:
+            self.masters.save(directory)
+
+    def load_master_weights(self, directory: Path) -> bool:
+        """The masters a checkpoint saved (then rounded into the model); False when it has none
+        (an fp32 run, or a checkpoint written before masters were saved)."""
+        return self.masters.load(directory) if self.masters is not None else False
 
     def save_optimizer(self, optimizer: torch.optim.Optimizer, directory: Path) -> None:
         """Write the optimizer state into a checkpoint folder (collective: every rank calls it)."""
@@ -109,8 +148,9 @@ class TrainingEngine:
         return saved
 
     def state_tensors(self, optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
-        """The tensors this rank holds for training: trained parameters, their gradients, optimizer state."""
-        trained = [p for p in self.module.parameters() if p.requires_grad]
+        """The tensors this rank holds for training: trained parameters (and their fp32 masters),
+        their gradients, optimizer state."""
+        trained = [p for p in self.module.parameters() if p.requires_grad] + (list(self.masters.masters) if self.masters else [])
         return trained + [p.grad for p in trained if p.grad is not None] + _optimizer_tensors(optimizer)
 
     def state_megabytes(self, optimizer: torch.optim.Optimizer) -> float:
@@ -119,7 +159,15 @@ class TrainingEngine:
         return storage_bytes(self.state_tensors(optimizer)) / 2**20
 
     def close(self) -> None:
-        pass
+        if self.masters is not None:
+            self.masters.close()
+
+
+def disable_dropout(model: torch.nn.Module) -> None:
+    """Every dropout layer (LoRA's included) to eval mode, the rest untouched."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.dropout._DropoutNd):
+            module.eval()
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
@@ -147,4 +195,5 @@ def half_precision_warning(engine: TrainingEngine, lr: float) -> str | None:
     name = "bfloat16" if torch.bfloat16 in half else "float16"
     return (f"the optimizer steps {name} weights at lr {lr:g}: most updates are smaller than {name} can represent next to the "
             "weights and round to nothing, so the policy barely trains. Use distributed.strategy 'fsdp' or 'zero3' on several "
-            "GPUs (fp32 master weights), policy.dtype 'float32', or LoRA (policy.lora.enabled: adapters train in float32)")
+            "GPUs, the default replicated engine with its fp32 master weights, policy.dtype 'float32', or LoRA "
+            "(policy.lora.enabled: adapters train in float32)")

@@ -22,7 +22,7 @@ import torch
 
 from ..model.policy import Policy
 from .distributed import Distributed
-from .training_engine import ScoreResult, TokenScorer, TrainingEngine
+from .training_engine import ScoreResult, TokenScorer, TrainingEngine, disable_dropout
 
 CHECKPOINT_FOLDER = "deepspeed"
 CHECKPOINT_TAG = "optimizer"
@@ -84,13 +84,16 @@ class DeepSpeedZero3Training(TrainingEngine):
         self.engine, ds_optimizer, _, _ = self.deepspeed.initialize(model=TokenScorer(trained), optimizer=optimizer, config=config)
         return ds_optimizer
 
-    def train_mode(self) -> None:
+    def train_mode(self, dropout: bool = True) -> None:
         assert self.engine is not None, "make_optimizer() builds the DeepSpeed engine"
         self.engine.train()
+        if not dropout:
+            disable_dropout(self.engine.module)
 
-    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0) -> ScoreResult:
+    def score(self, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
+              suppressed_token_ids: tuple[int, ...] = ()) -> ScoreResult:
         assert self.engine is not None, "make_optimizer() builds the DeepSpeed engine"
-        return self.engine(inputs, with_entropy, temperature)
+        return self.engine(inputs, with_entropy, temperature, suppressed_token_ids)
 
     def backward(self, loss: torch.Tensor) -> None:
         assert self.engine is not None

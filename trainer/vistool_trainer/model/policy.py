@@ -20,6 +20,7 @@ from .context_view import ContextView
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
+from .sampling import SamplingFields, isolated_generation_config, suppression_mask
 
 
 def pick_device(requested: str) -> torch.device:
@@ -63,20 +64,27 @@ def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> t
     return head(hidden[mask]).float(), mask
 
 
-def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
+                 suppressed_token_ids: tuple[int, ...] | list[int] = ()) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores). The logits are
-    divided by `temperature`, the one the tokens were sampled at, so RL scores the distribution
-    that sampled them (as veRL does); SFT and greedy evaluation score at 1."""
+    divided by `temperature`, the one the tokens were sampled at, and `suppressed_token_ids` (the
+    ones the sampler never draws, SamplingFields.suppressed_token_ids) get probability 0, so RL
+    scores exactly the distribution that sampled them (as veRL does); SFT and greedy evaluation
+    score at 1 over the whole vocabulary."""
     logits, mask = _scored_logits(model, inputs)
     if temperature != 1.0:
         logits = logits / temperature
+    suppressed = suppression_mask(logits.shape[-1], suppressed_token_ids, logits.device) if suppressed_token_ids else None
+    if suppressed is not None:
+        logits = logits.masked_fill(suppressed, float("-inf"))
     log_probs_all = torch.log_softmax(logits, dim=-1)
     picked = log_probs_all.gather(-1, inputs["input_ids"][:, 1:][mask].unsqueeze(-1)).squeeze(-1)
     log_probs = torch.zeros(mask.shape, dtype=picked.dtype, device=picked.device).masked_scatter(mask, picked)
     entropy = None
     if with_entropy:
-        per_token = -(log_probs_all.exp() * log_probs_all).sum(-1)
+        # A suppressed token has p = 0 and log p = -inf: its term is 0 (p·log p → 0), not 0·(-inf).
+        finite = log_probs_all if suppressed is None else log_probs_all.masked_fill(suppressed, 0.0)
+        per_token = -(log_probs_all.exp() * finite).sum(-1)
         entropy = torch.zeros(mask.shape, dtype=per_token.dtype, device=per_token.device).masked_scatter(mask, per_token)
     return log_probs, mask.float(), entropy
 
@@ -95,6 +103,9 @@ class SampledTurn:
     token_ids: list[int]
     text: str
     truncated: bool
+    # The sampler's own log-probability of each token (the distribution `generate` drew it from),
+    # when asked for (`sample_turns(with_log_probs=True)`): what the scorer must reproduce.
+    log_probs: list[float] | None = None
 
 
 class Policy:
@@ -129,7 +140,9 @@ class Policy:
                 save_policy(model, processor, base_directory)
             model = get_peft_model(model, LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
                                                      target_modules=list(lora.target_modules)))
-        return cls(model, processor, device, ContextView.from_config(policy_config.view))
+        policy = cls(model, processor, device, ContextView.from_config(policy_config.view))
+        policy.set_gradient_checkpointing(gradient_checkpointing_wanted(policy_config))
+        return policy
 
     @classmethod
     def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto", view: ContextView | None = None) -> "Policy":
@@ -152,6 +165,22 @@ class Policy:
         base_model = AutoModelForImageTextToText.from_pretrained(base, dtype=dtype).to(device)
         model = PeftModel.from_pretrained(base_model, adapter_directory, is_trainable=True)
         return cls(model, PolicyProcessor.from_pretrained(processor_directory), device, view)
+
+    def set_gradient_checkpointing(self, enabled: bool) -> None:
+        """Recompute each decoder layer's and vision block's activations in backward instead of
+        keeping them (policy.gradient_checkpointing): activation memory per token drops from every
+        layer's intermediates to one hidden state per layer, for about a third more compute
+        (bench/trainer_memory.py measures both). transformers' layers checkpoint only in train
+        mode; non-reentrant, so LoRA needs no input gradients and FSDP2 wraps it."""
+        core = unwrap_model(self.model)
+        if enabled:
+            core.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        elif getattr(core, "is_gradient_checkpointing", False):
+            core.gradient_checkpointing_disable()
+
+    @property
+    def gradient_checkpointing(self) -> bool:
+        return bool(getattr(unwrap_model(self.model), "is_gradient_checkpointing", False))
 
     @property
     def has_adapters(self) -> bool:
@@ -185,35 +214,47 @@ class Policy:
         """
         return score_tokens(model if model is not None else self.model, inputs, with_entropy)
 
-    # ---- sampling    # ---- sampling ------------------------------------------------------------------------
+    # ---- sampling ------------------------------------------------------------------------
+    def sampling_fields(self, max_new_tokens: int, temperature: float, greedy: bool) -> SamplingFields:
+        """The fields a turn is sampled with: softmax(logits / T) over the whole vocabulary but the
+        control tokens, stopping at the end of the turn (model/sampling.py). The trainer scores
+        RL tokens with the same temperature and suppressed tokens."""
+        return SamplingFields(max_new_tokens=max_new_tokens, temperature=temperature if not greedy else 1.0, greedy=greedy,
+                              stop_token_ids=(self.processor.end_of_turn_id,), pad_token_id=self.processor.pad_id,
+                              # A sampled vision token would desynchronise image tokens and pixel values (the
+                              # next turn's rope index fails), and a sampled <|im_start|> breaks the turn structure.
+                              suppressed_token_ids=tuple(self.processor.control_token_ids))
+
     @torch.no_grad()
-    def sample_turns(self, conversations: list[list[dict[str, Any]]], max_new_tokens: int, temperature: float, greedy: bool) -> list[SampledTurn]:
+    def sample_turns(self, conversations: list[list[dict[str, Any]]], max_new_tokens: int, temperature: float, greedy: bool,
+                     with_log_probs: bool = False) -> list[SampledTurn]:
+        """One assistant turn per conversation, sampled with `sampling_fields(...)` in eval mode
+        (no dropout). `with_log_probs` also returns the sampler's log-probability of each token
+        (from the processed scores `generate` sampled from: memory grows with turns × vocabulary,
+        so it is for checks, not for training runs)."""
+        fields = self.sampling_fields(max_new_tokens, temperature, greedy)
         encoded = [self.encoder.encode(messages, add_generation_prompt=True) for messages in conversations]
         inputs = expand_images(self.batch(encoded))
         if "pixel_values" in inputs:
             inputs["pixel_values"] = inputs["pixel_values"].to(self.model.dtype)
         was_training = self.model.training
         self.model.eval()
+        extra: dict[str, Any] = {"output_scores": True, "return_dict_in_generate": True} if with_log_probs else {}
         try:
-            generated = self.model.generate(
-                **inputs,
-                max_new_tokens=max_new_tokens,
-                do_sample=not greedy,
-                temperature=temperature if not greedy else None,
-                top_k=0 if not greedy else None,
-                top_p=1.0 if not greedy else None,
-                eos_token_id=self.processor.end_of_turn_id,
-                pad_token_id=self.processor.pad_id,
-                # A sampled vision token would desynchronise image tokens and pixel values (the
-                # next turn's rope index fails), and a sampled <|im_start|> breaks the turn structure.
-                suppress_tokens=self.processor.control_token_ids,
-            )
+            with isolated_generation_config(self.model):
+                generated = self.model.generate(**inputs, generation_config=fields.generation_config(), **extra)
         finally:
             if was_training:
                 self.model.train()
+        sequences = generated.sequences if with_log_probs else generated
         prompt_length = inputs["input_ids"].shape[1]
+        new_tokens = sequences[:, prompt_length:]
+        sampler_log_probs = None
+        if with_log_probs:
+            steps = torch.stack([torch.log_softmax(scores.float(), dim=-1) for scores in generated.scores], dim=1)  # [B, T, V]
+            sampler_log_probs = steps.gather(-1, new_tokens[:, :steps.shape[1]].unsqueeze(-1)).squeeze(-1).tolist()
         turns: list[SampledTurn] = []
-        for row in generated[:, prompt_length:].tolist():
+        for index, row in enumerate(new_tokens.tolist()):
             ids: list[int] = []
             truncated = True
             for token in row:
@@ -223,5 +264,13 @@ class Policy:
                     break
             text_ids = ids[:-1] if not truncated else ids
             text = self.processor.tokenizer.decode(text_ids, skip_special_tokens=False)
-            turns.append(SampledTurn(token_ids=ids, text=text, truncated=truncated))
+            turns.append(SampledTurn(token_ids=ids, text=text, truncated=truncated,
+                                     log_probs=sampler_log_probs[index][:len(ids)] if sampler_log_probs is not None else None))
         return turns
+
+
+def gradient_checkpointing_wanted(policy_config: PolicyConfig) -> bool:
+    """policy.gradient_checkpointing, with null meaning on for every model but the embedded micro
+    one (whose activations are a few MB and which the demo times on 2 CPU cores)."""
+    setting = policy_config.gradient_checkpointing
+    return policy_config.model != "micro" if setting is None else bool(setting)

@@ -30,7 +30,7 @@ from ..engines.factory import make_training_engine
 from ..engines.training_engine import TrainingEngine, half_precision_warning
 from ..model.context_view import EARLIER_IMAGE, ContextView
 from ..model.micro_model import parameter_count
-from ..model.policy import Policy
+from ..model.policy import Policy, gradient_checkpointing_wanted
 from ..rollouts.env_client import EnvClient, LocalEnvServer, token_from
 from ..rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
 from ..trainers.evaluate import evaluate
@@ -41,6 +41,7 @@ from .environment_check import check_environment
 from .events import EventStream
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
+from . import rng_state
 
 
 class _Discard:
@@ -135,16 +136,19 @@ def rng_file(rank: int) -> str:
 
 def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Optimizer | None, state: dict[str, Any],
                     events: EventStream, keep: int, dist: Distributed = Distributed(), engine: TrainingEngine | None = None) -> Path:
-    """Every rank saves its RNG state; rank 0 the weights (the policy's whole model, which every
-    strategy keeps current), the engine the optimizer state, and rank 0, last, trainer_state.json
-    (which marks the checkpoint complete) once the others are done."""
+    """Every rank saves its RNG state (CUDA generators included); rank 0 the weights (the policy's
+    whole model, which every strategy keeps current), the engine its fp32 master weights (a
+    half-precision policy's policy/ is their rounding) and the optimizer state, and rank 0, last,
+    trainer_state.json (which marks the checkpoint complete) once the others are done."""
     path = run.checkpoint_path(state["global_step"])
     path.mkdir(parents=True, exist_ok=True)
-    torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, path / rng_file(dist.rank))
+    rng_state.save(path / rng_file(dist.rank))
+    engine = engine or TrainingEngine(policy, dist)
     if dist.is_main:
         policy.save(path / "policy", adapter_directory=path / "adapter")
+    engine.save_master_weights(path)
     if optimizer is not None:
-        (engine or TrainingEngine(policy, dist)).save_optimizer(optimizer, path)
+        engine.save_optimizer(optimizer, path)
     dist.barrier()
     if dist.is_main:
         (path / "trainer_state.json").write_text(json.dumps(state, indent=2))
@@ -161,12 +165,15 @@ def load_checkpoint_policy(config: RunConfig, run: RunDirectory, checkpoint: Pat
     device, dtype = config.device, config.policy.dtype
     view = ContextView.from_config(config.policy.view)
     if not config.policy.lora.enabled:
-        return Policy.load(checkpoint / "policy", device, dtype, view)
-    if not (checkpoint / "adapter").is_dir():
-        raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
-                           "resume with policy.lora.enabled false, or start a new run")
-    base = run.root / BASE_POLICY if config.policy.model == "micro" else config.policy.model
-    return Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype, view)
+        policy = Policy.load(checkpoint / "policy", device, dtype, view)
+    else:
+        if not (checkpoint / "adapter").is_dir():
+            raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
+                               "resume with policy.lora.enabled false, or start a new run")
+        base = run.root / BASE_POLICY if config.policy.model == "micro" else config.policy.model
+        policy = Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype, view)
+    policy.set_gradient_checkpointing(gradient_checkpointing_wanted(config.policy))
+    return policy
 
 
 def write_reward_config(config: RunConfig, run: RunDirectory, suffix: str = "") -> Path:
@@ -255,9 +262,7 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
     if checkpoint is not None:
         state = json.loads((checkpoint / "trainer_state.json").read_text())
         policy = load_checkpoint_policy(config, run, checkpoint)
-        rng = torch.load(checkpoint / rng_file(dist.rank), weights_only=False)
-        torch.set_rng_state(rng["torch"])
-        random.setstate(rng["python"])
+        rng_state.restore(checkpoint / rng_file(dist.rank))
         run.discard_after(state["global_step"])
         events.log(f"resumed from {checkpoint} at {state}")
     else:
@@ -273,6 +278,8 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
     events.log(f"policy {config.policy.model}: {parameter_count(policy.model):,} parameters on {policy.device}")
     check_sharding(config, dist)
     engine = make_training_engine(policy, config.distributed, dist)
+    if checkpoint is not None and engine.load_master_weights(checkpoint):
+        events.log(f"fp32 master weights from {checkpoint}")
     if dist.enabled:
         events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
     options = episode_options(config)

@@ -20,6 +20,7 @@ from ..algorithms.advantages import group_advantages
 from ..algorithms.dynamic_sampling import sample_informative_groups
 from ..algorithms.kl_penalty import kl_penalty
 from ..algorithms.loss_aggregation import masked_mean
+from ..algorithms.micro_batches import MicroBatching
 from ..algorithms.policy_loss import clipped_policy_loss
 from ..config import RlConfig
 from ..engines.distributed import Distributed
@@ -172,8 +173,9 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     if global_rollouts == 0:
         return {}
     temperature = rl.temperature
-    size = rl.micro_batch_size
-    old_log_probs, scored = _sampling_log_probs(policy, segments, size, temperature)
+    split = rl_micro_batching(rl)
+    suppressed = tuple(policy.processor.control_token_ids)  # never sampled (Policy.sampling_fields): never scored
+    old_log_probs, scored = _sampling_log_probs(policy, segments, split, temperature, suppressed)
     # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
     for index, rollout in enumerate(rollouts):
         mine = [scored[j] for j, owner in enumerate(owners) if owner == index]
@@ -186,12 +188,14 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     filler_encoded = policy.encoder.training_segments(filler.messages)[0] if filler is not None else None
     sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0, "grad_norm": 0.0, "tokens": 0.0}
     steps = 0
-    engine.train_mode()
+    # Train mode (gradient checkpointing needs it) with dropout off: the old log-probs come from the
+    # model without dropout, so the first mini-batch's ratio is exactly 1 (docs/ALGORITHMS.md).
+    engine.train_mode(dropout=False)
     for _ in range(rl.ppo_epochs):
         for part in parts:
             step_sums = _mini_batch_step(policy, engine, optimizer, [segments[j] for j in part], [old_log_probs[j] for j in part],
                                          segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
-                                         rl, reference, dist, filler_encoded, temperature)
+                                         rl, reference, dist, filler_encoded, temperature, split, suppressed)
             for key, value in step_sums.items():
                 sums[key] += value
             steps += 1
@@ -209,25 +213,41 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     }
 
 
+def rl_micro_batching(rl: RlConfig) -> MicroBatching:
+    """rl.use_dynamic_bsz / ppo_max_token_len_per_gpu (veRL's names), else rl.micro_batch_size."""
+    return MicroBatching(max_tokens=rl.ppo_max_token_len_per_gpu) if rl.use_dynamic_bsz else MicroBatching(size=rl.micro_batch_size)
+
+
 @torch.no_grad()
-def _sampling_log_probs(policy: Policy, encoded: list[Any], size: int, temperature: float) -> tuple[list[torch.Tensor], list[ScoredPositions]]:
+def _sampling_log_probs(policy: Policy, encoded: list[Any], split: MicroBatching, temperature: float,
+                        suppressed: tuple[int, ...] = ()) -> tuple[list[torch.Tensor], list[ScoredPositions]]:
     """Per-rollout log-probs of the sampled tokens under the policy's own model (the copy that
     sampled, before any update), each [L-1] on its loss positions: no collectives, so every rank
     computes its own share whatever the strategy. Also, per sequence, the token ids at those
-    positions with their log-probs and entropies, for the token view."""
-    scores: list[torch.Tensor] = []
-    scored: list[ScoredPositions] = []
-    for offset in range(0, len(encoded), size):
-        chunk = encoded[offset:offset + size]
-        inputs = policy.batch(chunk)
-        log_probs, mask, entropy = score_tokens(policy.model, inputs, with_entropy=True, temperature=temperature)
-        next_tokens = inputs["input_ids"][:, 1:]
-        for i in range(len(chunk)):
-            on = mask[i].bool()
-            # Kept as the values at the loss positions, in order: independent of how a later batch pads the rollout.
-            scores.append(log_probs[i][on].detach())
-            scored.append(ScoredPositions(next_tokens[i][on].tolist(), log_probs[i][on].float().tolist(), entropy[i][on].float().tolist()))
-    return scores, scored
+    positions with their log-probs and entropies, for the token view.
+
+    In eval mode, as the rollouts were sampled: with dropout (LoRA's) the old log-probs would be
+    one noisy draw and the first mini-batch's ratio would not be 1."""
+    scores: list[torch.Tensor | None] = [None] * len(encoded)
+    scored: list[ScoredPositions | None] = [None] * len(encoded)
+    was_training = policy.model.training
+    policy.model.eval()
+    try:
+        for part in split.split([len(item.input_ids) for item in encoded]):
+            inputs = policy.batch([encoded[j] for j in part])
+            log_probs, mask, entropy = score_tokens(policy.model, inputs, with_entropy=True, temperature=temperature,
+                                                    suppressed_token_ids=suppressed)
+            next_tokens = inputs["input_ids"][:, 1:]
+            for row, j in enumerate(part):
+                on = mask[row].bool()
+                # Kept as the values at the loss positions, in order: independent of how a later batch pads the rollout.
+                scores[j] = log_probs[row][on].detach()
+                scored[j] = ScoredPositions(next_tokens[row][on].tolist(), log_probs[row][on].float().tolist(),
+                                            entropy[row][on].float().tolist())
+    finally:
+        if was_training:
+            policy.model.train()
+    return [s for s in scores if s is not None], [s for s in scored if s is not None]
 
 
 def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
@@ -238,7 +258,8 @@ def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
 
 def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, encoded: list[Any],
                      old_log_probs: list[torch.Tensor], advantages: torch.Tensor, rl: RlConfig, reference: torch.nn.Module | None,
-                     dist: Distributed, filler: Any, temperature: float) -> dict[str, float]:
+                     dist: Distributed, filler: Any, temperature: float, split: MicroBatching = MicroBatching(),
+                     suppressed: tuple[int, ...] = ()) -> dict[str, float]:
     """One optimizer step on this rank's share of one mini-batch; sums (token-weighted) of its metrics.
     Aggregation is over the global mini-batch: token and sequence counts (and the Dr. GRPO length
     constant) are summed or maxed across ranks before any rank weighs its share."""
@@ -247,22 +268,22 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
     total_sequences = dist.sum(sum(1 for item in encoded if any(item.loss_mask)))
     longest = dist.max(max((len(item.input_ids) for item in encoded), default=0))
     mode = rl.loss_agg_mode
-    size = rl.micro_batch_size
     engine.zero_grad(optimizer)
     sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
-    chunks: list[tuple[int | None, list[Any]]] = [(offset, encoded[offset:offset + size]) for offset in range(0, len(encoded), size)]
+    # Micro-batches by count or by padded tokens (rl_micro_batching), as index lists into `encoded`.
+    chunks: list[list[int] | None] = list(split.split([len(item.input_ids) for item in encoded]))
     if engine.matched_micro_batches:
         missing = int(dist.max(len(chunks))) - len(chunks)
         if missing and filler is not None:  # train.check_sharding makes sure every rank generated one
-            chunks += [(None, [filler])] * missing
-    for offset, chunk in chunks:
-        inputs = policy.batch(chunk)
-        log_probs, mask, entropy = engine.score(inputs, with_entropy=True, temperature=temperature)
-        if offset is None:  # padding: the collectives run, the gradient gets nothing
+            chunks += [None] * missing
+    for part in chunks:
+        inputs = policy.batch([filler] if part is None else [encoded[j] for j in part])
+        log_probs, mask, entropy = engine.score(inputs, with_entropy=True, temperature=temperature, suppressed_token_ids=suppressed)
+        if part is None:  # padding: the collectives run, the gradient gets nothing
             engine.backward(log_probs.sum() * 0.0)
             continue
-        chunk_adv = advantages[offset:offset + size].to(log_probs.device)
-        old = _laid_out(old_log_probs[offset:offset + size], mask)
+        chunk_adv = advantages[torch.tensor(part, dtype=torch.long)].to(log_probs.device)
+        old = _laid_out([old_log_probs[j] for j in part], mask)
         result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high,
                                      rl.clip_ratio_c, mode, normalizer=float(longest))
         chunk_tokens = float(mask.sum().item())
@@ -272,7 +293,7 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
         loss = result.loss * weight
         if rl.kl_coef > 0 and reference is not None:
             with torch.no_grad():
-                ref_log_probs, _, _ = score_tokens(reference, inputs, temperature=temperature)
+                ref_log_probs, _, _ = score_tokens(reference, inputs, temperature=temperature, suppressed_token_ids=suppressed)
             kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl.kl_estimator), mask)
             loss = loss + rl.kl_coef * kl * weight
             sums["kl"] += float(kl.item()) * chunk_tokens

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from ..algorithms.micro_batches import MicroBatching
 from ..algorithms.sft_schedule import SftSchedule
 from ..config import SftConfig
 from ..engines.distributed import Distributed
@@ -75,23 +76,37 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
 
 
 def sft_step(policy: Policy, optimizer: torch.optim.Optimizer, encoded: list[EncodedConversation],
-             dist: Distributed = Distributed(), engine: TrainingEngine | None = None) -> float:
+             dist: Distributed = Distributed(), engine: TrainingEngine | None = None,
+             micro_batching: MicroBatching = MicroBatching()) -> float:
     """One step on this rank's share of the batch; the loss is the mean over the whole batch's policy
-    tokens (summed across ranks), so N processes take the step one process would."""
+    tokens (summed across ranks), so N processes take the step one process would. The share goes
+    through the model in micro-batches (`micro_batching`: by count or by a padded-token budget),
+    gradients accumulating, so memory is bounded by the micro-batch, not by the batch."""
     engine = engine or TrainingEngine(policy, dist)
-    tokens = 0.0
-    loss = None
     engine.zero_grad(optimizer)
-    if encoded:
-        inputs = policy.batch(encoded)
-        log_probs, mask, _ = engine.score(inputs)
-        tokens = float(mask.sum().item())
+    # Positions the loss reads: every trained token but a sequence's first (nothing predicts it).
+    tokens = float(sum(sum(item.loss_mask[1:]) for item in encoded))
     total_tokens = max(dist.sum(tokens), 1.0)
-    if encoded:
-        loss = -(log_probs * mask).sum() / total_tokens
+    parts = micro_batching.split([len(item.input_ids) for item in encoded])
+    # A sharded engine gathers parameters in every forward: every rank runs as many passes as the
+    # busiest, the extra ones on one of its own sequences with weight zero.
+    passes: list[tuple[list[EncodedConversation], float]] = [([encoded[i] for i in part], 1.0) for part in parts]
+    if engine.matched_micro_batches and encoded:
+        passes += [([encoded[0]], 0.0)] * (int(dist.max(len(passes))) - len(passes))
+    loss_sum = 0.0
+    for chunk, weight in passes:
+        inputs = policy.batch(chunk)
+        log_probs, mask, _ = engine.score(inputs)
+        loss = -(log_probs * mask).sum() / total_tokens * weight
         engine.backward(loss)
+        loss_sum += float(loss.item())
     engine.step(optimizer, 1.0)
-    return dist.sum(float(loss.item()) if loss is not None else 0.0)
+    return dist.sum(loss_sum)
+
+
+def sft_micro_batching(config: SftConfig) -> MicroBatching:
+    """sft.use_dynamic_bsz / max_token_len_per_gpu, else sft.micro_batch_size (null: one pass)."""
+    return MicroBatching(max_tokens=config.max_token_len_per_gpu) if config.use_dynamic_bsz else MicroBatching(size=config.micro_batch_size)
 
 
 def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: SftConfig, seed: int,
@@ -110,6 +125,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: S
     engine = engine or TrainingEngine(policy, dist)
     optimizer = optimizer or engine.make_optimizer(config.lr, config.weight_decay, 1.0)
     engine.train_mode()
+    micro_batching = sft_micro_batching(config)
     started = time.perf_counter()
     step = start_step
     # Gold conversations never change: each is tokenised and its images preprocessed once (as one
@@ -164,7 +180,8 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: S
             mode = AFTER_TOOL_AND_CALLS if schedule.calls_alongside else AFTER_TOOL
         batch = [draw(order, share, mode) for _ in range(config.batch_size)]
         step_started = time.perf_counter()
-        loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine)
+        loss = sft_step(policy, optimizer, [segment for index in dist.share(batch) for segment in encode(index)], dist, engine,
+                        micro_batching)
         step += 1
         on_step(step, loss, time.perf_counter() - step_started)
     return step, optimizer
