@@ -48,19 +48,27 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
 
 def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     """(float logits at the positions the loss reads [N, V], that mask [B, L-1]): only those
-    positions go through the LM head, and each distinct image through the vision tower once."""
-    from transformers.modeling_outputs import BaseModelOutputWithPooling
+    positions go through the LM head, and each distinct image through the vision tower once.
 
+    The image features are placed into the token embeddings here (`inputs_embeds`), and the
+    backbone gets the token ids beside them only to compute the 3-D rope positions: the same call
+    works on transformers 5.17 (no `mm_encoder_outputs` argument, which it would silently drop)
+    and 5.18."""
     core = unwrap_model(model)
     backbone, head = core.model, core.lm_head
     mask = inputs["loss_mask"][:, 1:].bool()
-    forward: dict[str, Any] = {key: inputs[key] for key in ("input_ids", "attention_mask", "mm_token_type_ids")}
+    input_ids = inputs["input_ids"]
+    embeds = backbone.get_input_embeddings()(input_ids)
+    forward: dict[str, Any] = {key: inputs[key] for key in ("attention_mask", "mm_token_type_ids")}
     if "pixel_values" in inputs:
         features = backbone.get_image_features(inputs["pixel_values"].to(core.dtype), inputs["unique_grid_thw"], return_dict=True).pooler_output
-        slots = [features[i] for i in inputs["image_index"].tolist()]
-        forward["mm_encoder_outputs"] = {"image": BaseModelOutputWithPooling(pooler_output=slots)}
+        slots = torch.cat([features[i] for i in inputs["image_index"].tolist()]).to(embeds.dtype)
+        image_positions = (input_ids == core.config.image_token_id).unsqueeze(-1)
+        if int(image_positions.sum()) * embeds.shape[-1] != slots.numel():
+            raise ValueError(f"{int(image_positions.sum())} image tokens in the batch but {slots.shape[0]} image features")
+        embeds = embeds.masked_scatter(image_positions, slots)
         forward["image_grid_thw"] = inputs["image_grid_thw"]
-    hidden = backbone(**forward, use_cache=False).last_hidden_state[:, :-1]
+    hidden = backbone(input_ids=input_ids, inputs_embeds=embeds, **forward, use_cache=False).last_hidden_state[:, :-1]
     return head(hidden[mask]).float(), mask
 
 
