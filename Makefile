@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -66,6 +66,14 @@ verl-smoke: setup verl-env
 test-verl: setup verl-env
 	$(VERL_PY) -m pytest -q verl_bridge/tests
 	node --import tsx --test test/cli/config-export.test.ts
+
+# The GPU check (scripts/gpu/README.md): pack what a GPU machine without node or network needs into
+# .gpu-check/, then run the check's CPU dry run through the same code path.
+gpu-check-prep: setup venv
+	scripts/gpu/prepare.sh
+
+gpu-check-dry-run: gpu-check-prep
+	PYTHON=$(PY) scripts/gpu/check.sh --cpu-dry-run
 
 setup: $(NPM_STAMP) fonts build
 

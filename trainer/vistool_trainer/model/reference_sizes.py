@@ -16,6 +16,7 @@ config names, and every id it produces is valid in the larger vocabulary.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -167,3 +168,29 @@ def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
         counts[key] += parameter.numel()
     counts["total"] = sum(counts.values())
     return counts
+
+
+def synthetic_conversations(policy: Any, rows: int, length: int, image_tokens: int, seed: int) -> list[Any]:
+    """`rows` conversations of `length` tokens: an image of `image_tokens` merged tokens, then text,
+    the last 40 % policy-written (trained). Random ids and pixels: the shapes are what costs."""
+    from .conversation_encoding import EncodedConversation
+
+    tokenizer = policy.processor.tokenizer
+    start, end = tokenizer.convert_tokens_to_ids("<|vision_start|>"), tokenizer.convert_tokens_to_ids("<|vision_end|>")
+    side = int(math.isqrt(image_tokens)) * 2
+    if (side // 2) ** 2 != image_tokens:
+        raise ValueError(f"image_tokens must be a square number (a square image), got {image_tokens}")
+    generator = torch.Generator().manual_seed(seed)
+    special = set(policy.processor.control_token_ids) | {policy.processor.end_of_turn_id}
+    text_pool = torch.tensor([i for i in range(40, 480) if i not in special])
+    out = []
+    for row in range(rows):
+        text = length - image_tokens - 2
+        ids = [start] + [policy.processor.image_token_id] * image_tokens + [end]
+        ids += text_pool[torch.randint(len(text_pool), (text,), generator=generator)].tolist()
+        trained = int(length * 0.4)
+        mask = [0] * (length - trained) + [1] * trained
+        pixels = torch.randn((side * side, 3 * 2 * 14 * 14), generator=generator)
+        out.append(EncodedConversation(input_ids=ids, loss_mask=mask, pixel_values=pixels,
+                                       image_grid_thw=torch.tensor([[1, side, side]]), image_keys=[f"synthetic-{seed}-{row}"]))
+    return out
