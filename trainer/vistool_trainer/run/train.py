@@ -115,6 +115,11 @@ def system_prompt_texts(config: RunConfig) -> list[str]:
     return [value for value in values if value]
 
 
+def tokenizer_corpus(config: RunConfig, client: EnvClient, tasks: list[dict[str, Any]]) -> list[str]:
+    """Everything the micro tokenizer learns from, for a run on `tasks`."""
+    return task_corpus(tasks, client.gold(tasks)) + system_prompt_texts(config)
+
+
 def versions() -> dict[str, str | None]:
     report = check_environment()
     return {status.name: status.installed for status in report.packages}
@@ -262,7 +267,7 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
         events.log(f"resumed from {checkpoint} at {state}")
     else:
         base = run.root / BASE_POLICY if dist.is_main and config.policy.model == "micro" else None
-        corpus = task_corpus(train_tasks, client.gold(train_tasks)) + system_prompt_texts(config)
+        corpus = tokenizer_corpus(config, client, train_tasks)
         policy = Policy.create(config.policy, corpus, seed, config.device, base)
         dist.broadcast_parameters(policy.model)
         # Two runs that start from the same model (the demo's arms) show the same sum here.
