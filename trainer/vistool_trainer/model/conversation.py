@@ -45,6 +45,16 @@ class Conversation:
         """(prompt, reply) for each turn written."""
         return list(zip(self.prompts, self.replies))
 
+    @classmethod
+    def from_messages(cls, messages: list[Message]) -> "Conversation":
+        """A conversation whose prompts only grow, from its whole list of messages: each assistant
+        message is a reply, and its prompt is every message before it."""
+        replies = [index for index, message in enumerate(messages) if message.get("role") == "assistant"]
+        prompts = [messages[:index] for index in replies]
+        if not replies or replies[-1] != len(messages) - 1:
+            prompts.append(list(messages))
+        return cls(prompts=prompts, replies=[messages[index] for index in replies])
+
 
 def with_replies(prompt: list[Message], replies: list[Message]) -> list[Message]:
     """The env's prompt with its assistant messages replaced by the replies as the policy wrote them
