@@ -241,8 +241,9 @@ test('batch/gold answers each task with its gold turns as SFT trains on them, an
       '<tool_call>{"name": "focus_on_rows_with_draw", "arguments": {"rows": ["Merckx"]}}</tool_call>',
     ],
     answer: '<answer>5</answer>',
+    user_text: 'Question: How many wins does Merckx have?',
   });
-  assert.deepEqual(second, { tool_turns: [], answer: '<answer>5||2</answer>' });
+  assert.deepEqual(second, { tool_turns: [], answer: '<answer>5||2</answer>', user_text: 'Question: How many wins does Merckx have?' });
   assert.equal(missing.error.status, 400);
   assert.match(missing.error.message, /image/);
   assert.equal(nonsense.error.status, 400);
