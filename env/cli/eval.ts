@@ -23,6 +23,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
              [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
              [--stop-after-failures N] [--max-tool-calls N]
              [--run-config FILE] [--system-prompt TEXT] [--latest-images N] [--images-first]
+             [--observation-role user|tool]
              [--trainer-config FILE] [--python PATH]
 
   --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
@@ -43,6 +44,9 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
                     config's policy.system_prompt, else the env's (the tool list and call format)
   --latest-images   the policy sees only the newest N images, older ones as '(earlier image)'
   --images-first    a message's images come before its text
+  --observation-role  openai: the role tool observations are sent in: user (default; many servers
+                    refuse images in tool messages) or tool (a vistool checkpoint served elsewhere,
+                    trained on tool turns); checkpoint: policies always use tool
   --label           name in tables and on the dashboard (default: the model or checkpoint)
   --reward-config   reward config JSON (env/rewards/config.schema.json, or a run config's "rewards");
                     a judge enabled there is asked, and its agreement with the rule is reported
@@ -141,6 +145,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
           'latest-images': { type: 'string' },
           'images-first': { type: 'boolean' },
           'max-tool-calls': { type: 'string' },
+          'observation-role': { type: 'string' },
           python: { type: 'string' },
         },
       });
@@ -166,6 +171,9 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
       if (spec.kind === 'checkpoint' && values['run-config'] !== undefined) {
         throw new UsageError('--run-config is for openai: policies; a checkpoint reads its own run config, or the one --trainer-config names');
       }
+      const observationRole = values['observation-role'] ?? (spec.kind === 'checkpoint' ? 'tool' : 'user');
+      if (observationRole !== 'user' && observationRole !== 'tool') throw new UsageError(`--observation-role must be user or tool, got '${observationRole}'`);
+      if (spec.kind === 'checkpoint' && observationRole !== 'tool') throw new UsageError('--observation-role: a checkpoint reads tool observations in tool turns, as it was trained');
       if (spec.kind === 'openai' && values['trainer-config'] !== undefined) {
         throw new UsageError('--trainer-config is for checkpoint: policies; an openai: policy takes the presentation of a run config from --run-config');
       }
@@ -237,7 +245,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
               onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
             },
             // The trainer's policies were trained on observations in `tool` turns.
-            { observationRole: checkpoint ? 'tool' : 'user' },
+            { observationRole },
           );
           const outcome = await runChatEval({
             policy,
