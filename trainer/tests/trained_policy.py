@@ -10,7 +10,9 @@ tests measure.
 
 `python trainer/tests/trained_policy.py train OUT` trains into OUT and prints {checkpoint, config,
 tasks}; `python trainer/tests/trained_policy.py replies CHECKPOINT CONFIG TASKS` prints the
-trainer's evaluation turns. The veRL bridge's tests call these from their own environment.
+trainer's evaluation turns, and `... first-prompts MODEL CONFIG TASKS` the token ids of the first
+prompt the trainer gives a policy on each task, in each arm. The veRL bridge's tests call these
+from their own environment.
 """
 from __future__ import annotations
 
@@ -82,13 +84,43 @@ def replies(checkpoint: Path, config_path: Path, tasks_path: Path) -> dict[str, 
             for index, task in enumerate(tasks)}
 
 
+def first_prompts(model: Path, config_path: Path, tasks_path: Path) -> dict[str, dict[str, list[int]]]:
+    """task id → arm → the ids of the first prompt the trainer's rollout loop gives `model` (a saved
+    policy folder) in that arm of the run config."""
+    from dataclasses import replace
+
+    from demo_prompts import ScriptedPolicy
+
+    from vistool_trainer.model.policy import Policy
+    from vistool_trainer.rollouts.env_client import LocalEnvServer
+    from vistool_trainer.rollouts.presentation import episode_options
+    from vistool_trainer.rollouts.rollout import load_tasks, run_rollouts
+    from vistool_trainer.run.run_config import load_config
+
+    config = load_config(config_path)
+    tasks = load_tasks(tasks_path)
+    policy = Policy.load(model, "cpu", config.policy.dtype)
+    scratch = model.parent / "first-prompts"
+    scratch.mkdir(exist_ok=True)
+    prompts: dict[str, dict[str, list[int]]] = {task["id"]: {} for task in tasks}
+    with LocalEnvServer(tasks_path.parent, scratch / "images", scratch / "token", scratch / "server.log") as client:
+        for arm in ("tools", "no_tools"):
+            recording = ScriptedPolicy(policy, ["<answer>low</answer>"] * len(tasks))
+            run_rollouts(recording, client, tasks, 1, replace(episode_options(config), tools=arm == "tools"), 8, 1.0, greedy=True)
+            for task, encoded in zip(tasks, recording.prompts):
+                prompts[task["id"]][arm] = list(encoded.input_ids)
+    return prompts
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["train"] and len(argv) == 2:
         print(json.dumps(train(Path(argv[1]))))
     elif argv[:1] == ["replies"] and len(argv) == 4:
         print(json.dumps(replies(Path(argv[1]), Path(argv[2]), Path(argv[3]))))
+    elif argv[:1] == ["first-prompts"] and len(argv) == 4:
+        print(json.dumps(first_prompts(Path(argv[1]), Path(argv[2]), Path(argv[3]))))
     else:
-        print("usage: trained_policy.py train OUT | replies CHECKPOINT CONFIG TASKS", file=sys.stderr)
+        print("usage: trained_policy.py train OUT | replies CHECKPOINT CONFIG TASKS | first-prompts MODEL CONFIG TASKS", file=sys.stderr)
         return 2
     return 0
 
