@@ -82,6 +82,9 @@ def load_images(messages: list[Message], loaded: dict[str, Any] | None = None) -
 def opened_conversation(opened: dict[str, Any], loaded: dict[str, Any] | None = None) -> Conversation:
     """The conversation of an episode the server just started: its first prompt."""
     presentation = opened.get("presentation") or {}
+    if "prompt" not in opened.get("observation", {}):
+        raise ValueError("the env server opened an episode without its prompt (observation.prompt): it predates the presentation "
+                         "contract (docs/CONTRACTS.md); run this checkout's `vistool serve`")
     return Conversation(prompts=[load_images(opened["observation"]["prompt"], loaded)],
                         prompts_only_grow=bool(presentation.get("prompts_only_grow", True)))
 
@@ -89,8 +92,13 @@ def opened_conversation(opened: dict[str, Any], loaded: dict[str, Any] | None = 
 def continue_conversation(conversation: Conversation, reply: Message, step: dict[str, Any], loaded: dict[str, Any] | None = None) -> None:
     """Adds the policy's `reply` and, while the episode goes on, the next prompt the server presents."""
     conversation.replies.append(reply)
-    if not step.get("done") and "prompt" in step.get("observation", {}):
-        conversation.prompts.append(with_replies(load_images(step["observation"]["prompt"], loaded), conversation.replies))
+    if step.get("done"):
+        return
+    prompt = step.get("observation", {}).get("prompt")
+    if prompt is None:
+        raise ValueError("the env server answered a step without the next prompt (observation.prompt): it predates the presentation "
+                         "contract (docs/CONTRACTS.md); run this checkout's `vistool serve`")
+    conversation.prompts.append(with_replies(load_images(prompt, loaded), conversation.replies))
 
 
 def policy_corpus(client: EnvClient, tasks: list[dict[str, Any]], presentation: dict[str, Any] | None) -> list[str]:
