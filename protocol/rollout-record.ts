@@ -35,6 +35,10 @@ export interface RolloutRecord {
    */
   prompt_id: string;
   task: TaskSummary;
+  /**
+   * The messages the policy read before its first turn, exactly as the env rendered them for the episode's presentation (docs/CONTRACTS.md, Presentation): the system turn when there is one, then the user turn, with their parts in the order the policy read them and images by content hash. Episodes write it; records written before it existed lack it.
+   */
+  opening?: OpeningMessage[];
   turns: Turn[];
   answer: Answer;
   /**
@@ -101,6 +105,25 @@ export interface TaskSummary {
    * Content hash of the task image.
    */
   image: string;
+}
+/**
+ * This interface was referenced by `RolloutRecord`'s JSON-Schema
+ * via the `definition` "OpeningMessage".
+ */
+export interface OpeningMessage {
+  role: 'system' | 'user';
+  content: (OpeningText | OpeningImage)[];
+}
+export interface OpeningText {
+  type: 'text';
+  text: string;
+}
+export interface OpeningImage {
+  type: 'image';
+  /**
+   * Content hash of the image (the run's images/<ref>.png).
+   */
+  ref: string;
 }
 /**
  * This interface was referenced by `RolloutRecord`'s JSON-Schema

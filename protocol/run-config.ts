@@ -146,7 +146,7 @@ export interface RunConfig {
      */
     gradient_checkpointing: boolean | null;
     /**
-     * null keeps the env server's system prompt (tool list and call format); a string replaces it in every episode; '' drops the system turn; an object gives one per arm, {"tools": ..., "no_tools": ...} (each a string, '' or null with the same meanings), so a model without the long tool list can still tell whether tools are on.
+     * null keeps the env server's system prompt (tool list and call format); a string replaces it in every episode; '' drops the system turn; an object gives one per arm, {"tools": ..., "no_tools": ...} (each a string, '' or null with the same meanings), so a model without the long tool list can still tell whether tools are on. The env server renders it (docs/CONTRACTS.md, Presentation): the trainer, vistool eval of the run's checkpoints and the veRL export all send it as it is.
      */
     system_prompt:
       | string
@@ -248,7 +248,7 @@ export interface RunConfig {
       max_pixels: number;
     };
     /**
-     * What the model reads of each conversation, the same when it samples and when it is trained (the env's messages and the rollout records keep everything). The default, {}, reads everything.
+     * What the model reads of each conversation, the same when it samples and when it is trained: the env server applies it and presents every prompt (docs/CONTRACTS.md, Presentation), on every path the run's policy is played through (the trainer, vistool eval of its checkpoints, the veRL loop). The rollout records keep everything. The default, {}, reads everything.
      */
     view: {
       /**

@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { OpenAIChatPolicy } from '../eval/chat-policy.js';
-import { checkpointRunLimits, checkpointStep, defaultPython, startPolicyServer, type PolicyServer } from '../eval/checkpoint-eval.js';
+import { checkpointStep, defaultPython, startPolicyServer, type PolicyServer } from '../eval/checkpoint-eval.js';
+import { checkpointRunConfigPath, evalEpisodeSettings, readRunConfigFile, type EvalEpisodeFlags } from '../eval/eval-settings.js';
 import { parsePolicySpec, policyLabel, describePolicy, PolicySpecError } from '../eval/policy-spec.js';
 import { runChatEval } from '../eval/run-eval.js';
 import { formatSummaryTable } from '../eval/table.js';
@@ -20,7 +21,9 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
              [--concurrency C] [--max-turns T] [--label NAME] [--reward-config FILE]
              [--api-key-env NAME] [--temperature X] [--max-tokens N] [--timeout-s S]
              [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
-             [--stop-after-failures N]
+             [--stop-after-failures N] [--max-tool-calls N]
+             [--run-config FILE] [--system-prompt TEXT] [--latest-images N] [--images-first]
+             [--observation-role user|tool]
              [--trainer-config FILE] [--python PATH]
 
   --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
@@ -32,21 +35,33 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
   --tools           on: with tools; off: text only; both (default): both arms on every task
   --limit           the first N tasks of the file
   --concurrency     tasks in flight at once (default 4; checkpoints: 1)
-  --max-turns       assistant turns per episode (default ${DEFAULT_LIMITS.maxTurns}; checkpoints: their run config's)
+  --max-turns       assistant turns per episode (default ${DEFAULT_LIMITS.maxTurns}; with a run config: its env.max_turns)
+  --max-tool-calls  tool calls per episode (default ${DEFAULT_LIMITS.maxToolCalls}; with a run config: its env.max_tool_calls)
+  --run-config      openai: a run config whose presentation the episodes use (policy.system_prompt,
+                    policy.view), with its turn and call limits and eval.max_new_tokens; a
+                    checkpoint uses its own run config (see --trainer-config)
+  --system-prompt   the system turn of every episode instead ('' : none); default: the run
+                    config's policy.system_prompt, else the env's (the tool list and call format)
+  --latest-images   the policy sees only the newest N images, older ones as '(earlier image)'
+  --images-first    a message's images come before its text
+  --observation-role  openai: the role tool observations are sent in: user (default; many servers
+                    refuse images in tool messages) or tool (a vistool checkpoint served elsewhere,
+                    trained on tool turns); checkpoint: policies always use tool
   --label           name in tables and on the dashboard (default: the model or checkpoint)
   --reward-config   reward config JSON (env/rewards/config.schema.json, or a run config's "rewards");
                     a judge enabled there is asked, and its agreement with the rule is reported
   --api-key-env     NAME of the environment variable holding the API key (default OPENAI_API_KEY);
                     the key itself never goes on the command line or into files
   --temperature     sampling temperature (default 0)
-  --max-tokens      per reply (default 1024; checkpoints: their run config's eval.max_new_tokens)
+  --max-tokens      per reply (default 1024; with a run config: its eval.max_new_tokens)
   --timeout-s       per request (default 120)
   --max-retries     retries on 429, 5xx, timeouts and network errors (default 5)
   --backoff-ms      first retry delay, doubling with jitter up to 60 s (default 1000); a Retry-After
                     header is honoured instead, up to --retry-after-max-s (default 300)
   --retry-failed    on resume, run the tasks recorded as failed again (default: keep them failed)
   --stop-after-failures  stop with an error after N task/arm failures in a row (default 10; 0: never)
-  --trainer-config  checkpoint: the run config it was trained with (default <ckpt>/../../config.json)
+  --trainer-config  checkpoint: the run config it was trained with (default <ckpt>/../../config.json);
+                    its presentation, limits and reply budget are the eval's, as the trainer's own eval
   --python          checkpoint: interpreter with vistool_trainer (default $VISTOOL_PYTHON or .venv/bin/python)
 
 Exit 0 when the eval finished (failed tasks are recorded and counted, not fatal), 130 when
@@ -125,6 +140,12 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
           'retry-failed': { type: 'boolean', default: false },
           'stop-after-failures': { type: 'string' },
           'trainer-config': { type: 'string' },
+          'run-config': { type: 'string' },
+          'system-prompt': { type: 'string' },
+          'latest-images': { type: 'string' },
+          'images-first': { type: 'boolean' },
+          'max-tool-calls': { type: 'string' },
+          'observation-role': { type: 'string' },
           python: { type: 'string' },
         },
       });
@@ -141,7 +162,31 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
       const arms = parseArms(values.tools);
       const limit = values.limit === undefined ? null : number(values.limit, 'limit', 0, positiveInteger, 'a positive whole number');
       const concurrency = number(values.concurrency, 'concurrency', 4, (n) => positiveInteger(n) && n <= 256, 'a whole number from 1 to 256');
-      const maxTurnsGiven = values['max-turns'] === undefined ? null : number(values['max-turns'], 'max-turns', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
+      const flags: EvalEpisodeFlags = {};
+      if (values['max-turns'] !== undefined) flags.maxTurns = number(values['max-turns'], 'max-turns', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
+      if (values['max-tool-calls'] !== undefined) flags.maxToolCalls = number(values['max-tool-calls'], 'max-tool-calls', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
+      if (values['latest-images'] !== undefined) flags.latestImages = number(values['latest-images'], 'latest-images', 0, (n) => positiveInteger(n) && n <= 1000, 'a whole number from 1 to 1000');
+      if (values['images-first'] !== undefined) flags.imagesFirst = values['images-first'];
+      if (values['system-prompt'] !== undefined) flags.systemPrompt = values['system-prompt'];
+      if (spec.kind === 'checkpoint' && values['run-config'] !== undefined) {
+        throw new UsageError('--run-config is for openai: policies; a checkpoint reads its own run config, or the one --trainer-config names');
+      }
+      const observationRole = values['observation-role'] ?? (spec.kind === 'checkpoint' ? 'tool' : 'user');
+      if (observationRole !== 'user' && observationRole !== 'tool') throw new UsageError(`--observation-role must be user or tool, got '${observationRole}'`);
+      if (spec.kind === 'checkpoint' && observationRole !== 'tool') throw new UsageError('--observation-role: a checkpoint reads tool observations in tool turns, as it was trained');
+      if (spec.kind === 'openai' && values['trainer-config'] !== undefined) {
+        throw new UsageError('--trainer-config is for checkpoint: policies; an openai: policy takes the presentation of a run config from --run-config');
+      }
+      const runConfigAt = spec.kind === 'checkpoint'
+        ? checkpointRunConfigPath(spec.path, values['trainer-config'])
+        : values['run-config'] !== undefined ? { path: values['run-config'], required: true } : null;
+      let settings;
+      try {
+        const runConfig = runConfigAt === null ? null : await readRunConfigFile(runConfigAt.path, runConfigAt.required, spec.kind === 'checkpoint' ? '--trainer-config' : '--run-config');
+        settings = evalEpisodeSettings(runConfig, flags);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
       const apiKeyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(apiKeyEnv)) {
         throw new UsageError(`--api-key-env takes the NAME of an environment variable (letters, digits, _), got '${apiKeyEnv.slice(0, 4)}…'; never put the key itself on the command line`);
@@ -167,11 +212,14 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
       try {
         let server: PolicyServer | null = null;
         let endpoint: { baseUrl: string; model: string };
-        let runLimits: { maxTurns: number | null; maxNewTokens: number | null } = { maxTurns: null, maxNewTokens: null };
         let step: number | null = null;
+        progress(
+          settings.runConfigPath === null
+            ? "eval: the env's own presentation (its system turn with the tool list, every image)"
+            : `eval: the presentation of ${settings.runConfigPath} (policy.system_prompt, policy.view), ${settings.maxTurns} turns, ${settings.maxToolCalls} tool calls`,
+        );
         if (spec.kind === 'checkpoint') {
           // A checkpoint is served by the trainer and then evaluated exactly like an openai: model.
-          runLimits = await checkpointRunLimits(spec.path, values['trainer-config']);
           step = await checkpointStep(spec.path);
           server = await startPolicyServer(spec.path, values.python ?? defaultPython(), controller.signal, progress, values['trainer-config'] ? { trainerConfig: values['trainer-config'] } : {});
           endpoint = { baseUrl: server.url, model: server.model };
@@ -180,7 +228,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
         }
         try {
           const checkpoint = server !== null;
-          const maxTokensUsed = values['max-tokens'] === undefined && runLimits.maxNewTokens !== null ? runLimits.maxNewTokens : maxTokens;
+          const maxTokensUsed = values['max-tokens'] === undefined && settings.maxNewTokens !== null ? settings.maxNewTokens : maxTokens;
           const policy = new OpenAIChatPolicy(
             {
               baseUrl: endpoint.baseUrl,
@@ -197,7 +245,7 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
               onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
             },
             // The trainer's policies were trained on observations in `tool` turns.
-            { observationRole: checkpoint ? 'tool' : 'user' },
+            { observationRole },
           );
           const outcome = await runChatEval({
             policy,
@@ -209,7 +257,9 @@ export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout,
             limit,
             // serve-policy generates one request at a time; more in flight would only queue and time out.
             concurrency: checkpoint ? 1 : concurrency,
-            maxTurns: maxTurnsGiven ?? runLimits.maxTurns ?? DEFAULT_LIMITS.maxTurns,
+            maxTurns: settings.maxTurns,
+            maxToolCalls: settings.maxToolCalls,
+            presentation: settings.presentation,
             temperature,
             maxTokens: maxTokensUsed,
             step,

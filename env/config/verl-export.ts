@@ -16,6 +16,8 @@ import { isInside } from '../core/paths.js';
 import { dataGenArguments } from './data-gen-args.js';
 import { type ConfigProblem, problem } from './problem.js';
 import type { RunConfig } from '../../protocol/run-config.js';
+import { DEFAULT_PRESENTATION } from '../presentation/presentation.js';
+import { episodeSettingsOf } from '../presentation/run-config.js';
 
 export interface VerlExportOptions {
   /** Folder the run config's relative paths are resolved against (the trainer's working folder). */
@@ -226,7 +228,9 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   if (micro) warn('/policy/model', 'micro-model', "policy.model is 'micro', which veRL cannot load: actor_rollout_ref.model.path is ${oc.env:VISTOOL_MODEL_PATH}, which stops the run until it is given. Save a micro model folder first (`python -m vistool_verl smoke` writes OUT/model; a vistool run's checkpoints/step-N/policy is one too), then export VISTOOL_MODEL_PATH=FOLDER or pass actor_rollout_ref.model.path=FOLDER to run.sh.");
   if (config.sft.enabled && config.sft.steps > 0) warn('/sft/enabled', 'no-sft', 'sft.enabled is true, but veRL\'s PPO trainer has no SFT warm-up: the exported run starts RL from policy.model. Run the warm-up with `python -m vistool_trainer train` (rl.enabled false) first and point policy.model at its checkpoints/step-N/policy folder.');
   if (config.device === 'cpu') warn('/device', 'cpu', "device is 'cpu': veRL's vLLM rollouts need a GPU, so this export is for reading and checking; `python -m vistool_verl smoke` runs the vistool agent loop on CPU.");
-  if (policy.view.latest_images !== null || policy.view.images_first) warn('/policy/view', 'view-ignored', 'policy.view is ignored: the veRL agent loop shows the model every image, in the order the env server sends them.');
+  if (policy.view.latest_images !== null) {
+    warn('/policy/view/latest_images', 'view-one-sequence', "policy.view.latest_images hides earlier images: the veRL agent loop generates every turn from the prompt the env server presents, but veRL trains one sequence per episode, so each earlier turn is trained in the last turn's prompt (the embedded trainer trains each turn in its own; docs/VERL.md).");
+  }
   if (env.images === 'inline') warn('/env/images', 'images-path', "env.images is 'inline', but the veRL agent loop always asks the env server for image paths (the run directory is shared).");
   if (rl.max_seconds !== null) warn('/rl/max_seconds', 'no-time-limit', 'rl.max_seconds is ignored: veRL has no wall-clock limit; rl.steps (trainer.total_training_steps) ends the run.');
   if (policy.lora.enabled && policy.lora.dropout !== 0.05) warn('/policy/lora/dropout', 'lora-dropout', "policy.lora.dropout is ignored: veRL's FSDP LoRA has no dropout setting.");
@@ -264,7 +268,9 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   const imageObservations = Math.min(env.tools ? env.max_tool_calls : 0, observations);
   const responseLength = env.max_turns * rl.max_new_tokens + observations * OBSERVATION_TEXT_TOKENS + imageObservations * imageTokens;
   const dtype = policy.dtype === 'auto' ? (config.device === 'cpu' ? 'float32' : 'bfloat16') : policy.dtype;
-  const systemPrompt = policy.system_prompt !== null && typeof policy.system_prompt === 'object' ? ((env.tools ? policy.system_prompt.tools : policy.system_prompt.no_tools) ?? null) : policy.system_prompt;
+  // The run's presentation block as it is: the env server chooses the system turn by use_tools and applies the view.
+  const presentation = episodeSettingsOf(config as unknown as Record<string, unknown>).presentation;
+  const presentationIsDefault = JSON.stringify(presentation) === JSON.stringify(DEFAULT_PRESENTATION);
   const saveFreq = config.checkpoint.every_steps > 0 ? config.checkpoint.every_steps : rl.steps;
   const testFreq = config.eval.every_steps > 0 ? config.eval.every_steps : config.eval.before_and_after ? rl.steps : -1;
   const epochs = rl.steps * (rl.dynamic_sampling ? rl.max_num_gen_batches : 1);
@@ -410,12 +416,15 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     `  max_turns: ${env.max_turns}  # vistool: env.max_turns`,
     `  max_tool_calls: ${env.max_tool_calls}  # vistool: env.max_tool_calls`,
     `  use_tools: ${env.tools}  # vistool: env.tools`,
-    ...(systemPrompt !== null ? [`  system_prompt: ${JSON.stringify(systemPrompt)}  # vistool: policy.system_prompt${typeof policy.system_prompt === 'object' ? (env.tools ? '.tools' : '.no_tools') : ''}`] : []),
+    '  # What the policy reads; the env server applies it (the system turn for use_tools, the image view).',
+    '  presentation:',
+    `    system_prompt: ${JSON.stringify(presentation.system_prompt)}  # vistool: policy.system_prompt`,
+    `    view: ${JSON.stringify(presentation.view)}  # vistool: policy.view`,
     '',
   ].join('\n');
 
   // --- run.sh --------------------------------------------------------------------------------------
-  const convertFlags = [...(env.tools ? [] : ['--no-tools']), ...(systemPrompt !== null ? ['--system-prompt', systemPrompt] : [])].map(shellWord).join(' ');
+  const convertFlags = [...(env.tools ? [] : ['--no-tools']), ...(presentationIsDefault ? [] : ['--presentation', JSON.stringify(presentation)])].map(shellWord).join(' ');
   // The val rows say they are (extra_info.split): veRL does not tell the agent loop when it validates, and the loop files those rollouts apart.
   const convertCommand = (root: string, parquet: string) =>
     `python3 -m vistool_verl data convert --to verl ${shellWord(`${root}/tasks.jsonl`)} --out ${shellWord(`${shown(options.outDir)}/${parquet}`)}${parquet === 'val.parquet' ? ' --split val' : ''}${convertFlags ? ' ' + convertFlags : ''}`;

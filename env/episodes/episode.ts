@@ -1,8 +1,13 @@
 /**
  * One episode: a Gymnasium-style state machine over a task. `start` gives the first
- * observation (system prompt with the tools, the image, the question); `step` takes a model
- * message or a structured call and gives the next observation, whether the episode is done,
- * and what happened. Every turn is recorded as a trajectory in the rollout format.
+ * observation (the system turn, the image, the question); `step` takes a model message or a
+ * structured call and gives the next observation, whether the episode is done, and what
+ * happened. Every turn is recorded as a trajectory in the rollout format.
+ *
+ * The episode applies its presentation (presentation/): each observation carries `prompt`, the
+ * whole conversation exactly as the policy will read it before its next turn (the system turn the
+ * presentation chose, earlier images the view hides, the order it shows parts in). Clients send
+ * that to the policy and write no presentation of their own (docs/CONTRACTS.md).
  *
  * Model text is only ever parsed (env/actions) and tool arguments validated (env/tools);
  * nothing the model writes is executed.
@@ -16,7 +21,11 @@ import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
 import { releasePixels } from '../core/pixel-pool.js';
 import type { PixelMetadata } from '../tools/metadata.js';
-import { availableToolNames, runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
+import { runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
+import { offeredToolNames } from '../presentation/offered-tools.js';
+import { DEFAULT_PRESENTATION, promptsOnlyGrow, type Presentation } from '../presentation/presentation.js';
+import { systemTurnText } from '../presentation/system-turn.js';
+import { presentConversation } from '../presentation/view.js';
 import type { ToolCall } from '../tools/types.js';
 import type { TaskRecord } from '../tasks/record.js';
 import type { ImageStore, StoredImage } from './image-store.js';
@@ -25,8 +34,11 @@ import {
   noActionMessage,
   TOOLS_OFF_MESSAGE,
   errorObservationText,
+  imageLimitMessage,
+  pixelLimitMessage,
   questionText,
   systemPrompt,
+  toolCallLimitMessage,
   toolObservationText,
 } from './prompt.js';
 import type { AssistantTurn, CallRecord, Trajectory } from './trajectory.js';
@@ -50,6 +62,8 @@ export interface EpisodeOptions {
   tools?: boolean;
   /** Put base64 PNG data in image parts (for clients that do not share the images folder). */
   inlineImages?: boolean;
+  /** The system turn and the image view (presentation/presentation.ts); the env's own words and every image by default. */
+  presentation?: Presentation;
   /** How a model message is parsed; the env server passes its worker pool (parseAction by default). */
   parse?: (text: string, options: ParseOptions) => Promise<ParsedAction> | ParsedAction;
 }
@@ -95,6 +109,9 @@ export class Episode {
   private done = false;
   private stepping = false;
   private readonly record: Trajectory;
+  /** Every message so far, whole: the opening messages, the policy's turns and the observations. */
+  private readonly conversation: ChatMessage[] = [];
+  private readonly presentation: Presentation;
   lastActive = Date.now();
 
   private constructor(
@@ -106,7 +123,8 @@ export class Episode {
     private currentPixels: RgbImage,
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.toolNames = options.tools === false ? [] : availableToolNames(meta);
+    this.presentation = options.presentation ?? DEFAULT_PRESENTATION;
+    this.toolNames = offeredToolNames(task, meta, options.tools !== false);
     this.examples = examplesFor(meta, task.answer, this.toolNames);
     this.current = first;
     this.record = {
@@ -140,11 +158,36 @@ export class Episode {
     const first = await store.put(image);
     const episode = new Episode(task, meta, store, options, first, image);
     const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames, meta) : null;
-    const messages: ChatMessage[] = [
-      { role: 'system', content: [{ type: 'text', text: systemPrompt(tools, episode.examples.hermes) }] },
-      { role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] },
-    ];
-    return { episode, observation: { messages } };
+    const system = systemTurnText(episode.presentation.system_prompt, options.tools !== false, () => systemPrompt(tools, episode.examples.hermes));
+    if (system !== null) episode.conversation.push({ role: 'system', content: [{ type: 'text', text: system }] });
+    episode.conversation.push({ role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] });
+    const prompt = episode.prompt();
+    episode.record.opening = prompt.map((message) => ({
+      role: message.role as 'system' | 'user',
+      content: message.content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image' as const, ref: part.ref })),
+    }));
+    return { episode, observation: { messages: prompt, prompt } };
+  }
+
+  /**
+   * The conversation as the policy reads it now (a new list): the presentation's view of every
+   * message so far, the policy's own turns included as the text it wrote.
+   */
+  prompt(): ChatMessage[] {
+    return presentConversation(this.conversation, this.presentation.view);
+  }
+
+  /**
+   * The presentation this episode applies, with its limits: what a client needs to play it (the
+   * episode-start answer's `presentation`, docs/CONTRACTS.md).
+   */
+  presentationInUse(): Presentation & { prompts_only_grow: boolean; limits: { max_turns: number; max_tool_calls: number; max_images: number } } {
+    return {
+      system_prompt: structuredClone(this.presentation.system_prompt),
+      view: { ...this.presentation.view },
+      prompts_only_grow: promptsOnlyGrow(this.presentation),
+      limits: { max_turns: this.limits.maxTurns, max_tool_calls: this.limits.maxToolCalls, max_images: this.limits.maxImages },
+    };
   }
 
   /** OpenAI function objects for the tools this episode offers (empty in the text-only arm). */
@@ -194,6 +237,7 @@ export class Episode {
     const text = 'text' in action ? action.text : JSON.stringify(action.call);
     const assistant: AssistantTurn = { role: 'assistant', text, calls: [], errors: [...parsed.errors], answer: parsed.answer };
     this.record.turns.push(assistant);
+    this.conversation.push({ role: 'assistant', content: [{ type: 'text', text }] });
 
     let reply: ChatMessage | null = null;
     if (parsed.answer !== null) {
@@ -208,9 +252,11 @@ export class Episode {
     }
 
     if (!this.done && this.turn >= this.limits.maxTurns) this.finish('max_turns', null);
-    const messages: ChatMessage[] = [];
+    if (reply) this.conversation.push(reply);
+    // The new messages as the policy reads them: the tail of the presented conversation.
+    const presented = this.prompt();
+    const messages: ChatMessage[] = reply ? presented.slice(-1) : [];
     if (reply) {
-      messages.push(reply);
       this.record.turns.push({
         role: reply.role === 'tool' ? 'tool' : 'user',
         text: reply.content.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : '')).join('\n'),
@@ -218,7 +264,7 @@ export class Episode {
       });
     }
     return {
-      observation: { messages },
+      observation: this.done ? { messages } : { messages, prompt: presented },
       done: this.done,
       info: {
         turn: this.turn,
@@ -252,7 +298,7 @@ export class Episode {
         break; // later calls in the message assumed this one's result
       }
       if (outcome.image.width * outcome.image.height > this.limits.maxPixels) {
-        const error = actionError('E5', `the result would be ${outcome.image.width}×${outcome.image.height} pixels, over the limit of ${this.limits.maxPixels}; use a smaller zoom factor`, call.name);
+        const error = actionError('E5', pixelLimitMessage(outcome.image.width, outcome.image.height, this.limits.maxPixels), call.name);
         if (outcome.image !== image) releasePixels(outcome.image); // refused: nobody will read it
         this.record.tool_errors += 1;
         assistant.calls.push({ name: call.name, arguments: call.arguments, ok: false, image_in: imageIn, error });
@@ -291,10 +337,10 @@ export class Episode {
   /** Limits and state that refuse a call before it runs. */
   private refuse(call: ToolCall): ActionError | null {
     if (this.record.tool_calls >= this.limits.maxToolCalls) {
-      return actionError('E5', `tool call limit reached (${this.limits.maxToolCalls} per episode): answer now with <answer>...</answer>`, call.name);
+      return actionError('E5', toolCallLimitMessage(this.limits.maxToolCalls), call.name);
     }
     if (this.imagesShown >= this.limits.maxImages) {
-      return actionError('E5', `image limit reached (${this.limits.maxImages} per episode): answer now with <answer>...</answer>`, call.name);
+      return actionError('E5', imageLimitMessage(this.limits.maxImages), call.name);
     }
     return null;
   }

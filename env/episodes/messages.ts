@@ -29,7 +29,10 @@ export interface ChatMessage {
 }
 
 export interface Observation {
+  /** The messages this start or step added, as the policy reads them. */
   messages: ChatMessage[];
+  /** The whole conversation as the policy reads it before its next turn; absent once the episode is done. */
+  prompt?: ChatMessage[];
 }
 
 export function textOf(message: ChatMessage): string {

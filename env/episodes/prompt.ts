@@ -1,6 +1,8 @@
 /**
  * The words an episode says to the policy: the system prompt with the tool list, the question
- * turn, and the observation texts. Kept in one place so prompts can be read and changed together.
+ * turn, the observation texts, the limit messages and what stands for an image the view hides.
+ * Kept in one place so prompts can be read and changed together; no other module (and no client
+ * of the env server: docs/CONTRACTS.md, "Presentation") writes text a policy reads.
  */
 
 export const CALL_FORMAT_EXAMPLE =
@@ -31,16 +33,53 @@ export function questionText(question: string): string {
   return `Question: ${question}`;
 }
 
+const OBSERVATION_OPENS = 'OBSERVATION:';
+const OBSERVATION_CLOSES = 'The edited image follows.';
+
+/** After a call that edited the image: what each call did, then the edited image. */
 export function toolObservationText(summaries: string[]): string {
-  return `OBSERVATION: ${summaries.join(' ')} The edited image follows.`;
+  return [OBSERVATION_OPENS, ...summaries, OBSERVATION_CLOSES].join(' ');
 }
 
 export function errorObservationText(errorClass: string, message: string): string {
   return `ERROR [${errorClass}]: ${message}`;
 }
 
+const NO_ACTION_FOUND = 'No tool call or final answer found.';
+
 export function noActionMessage(callExample: string = CALL_FORMAT_EXAMPLE): string {
-  return `No tool call or final answer found. Call a tool, e.g. ${callExample}, or answer with <answer>...</answer>.`;
+  return `${NO_ACTION_FOUND} Call a tool, e.g. ${callExample}, or answer with <answer>...</answer>.`;
 }
 
 export const TOOLS_OFF_MESSAGE = 'Tools are not available in this episode: answer from the image with <answer>...</answer>.';
+
+/** E5: the episode's tool calls are spent. */
+export function toolCallLimitMessage(maxToolCalls: number): string {
+  return `tool call limit reached (${maxToolCalls} per episode): answer now with <answer>...</answer>`;
+}
+
+/** E5: the episode has shown as many images as it may. */
+export function imageLimitMessage(maxImages: number): string {
+  return `image limit reached (${maxImages} per episode): answer now with <answer>...</answer>`;
+}
+
+/** E5: a call (a zoom) would make an image larger than the episode accepts. */
+export function pixelLimitMessage(width: number, height: number, maxPixels: number): string {
+  return `the result would be ${width}×${height} pixels, over the limit of ${maxPixels}; use a smaller zoom factor`;
+}
+
+/** What a policy reads where the presentation's view hides an earlier image (presentation/view.ts). */
+export const EARLIER_IMAGE = '(earlier image)';
+
+/**
+ * The fixed texts a policy may read in any episode, whatever the task: the observation's frame,
+ * what stands for a hidden image, the start of the no-action error and the tools-off refusal. A
+ * tokenizer learned for a policy (the trainer's micro model) learns these besides the tasks' own
+ * text; the order is part of what it learns from, so it never changes.
+ */
+export const FIXED_TEXTS: readonly string[] = [
+  toolObservationText([]),
+  EARLIER_IMAGE,
+  errorObservationText('E1', NO_ACTION_FOUND),
+  TOOLS_OFF_MESSAGE,
+];

@@ -4,7 +4,7 @@
  * because the weights, the tokenizer and the generation code live there; the eval then talks to
  * it through the same harness as any `openai:` model (env/cli/eval.ts). This module starts that
  * server, waits for its `{"event": "listening", ...}` line and stops it again, and reads what an
- * eval needs from the checkpoint's folder (its step, its run config's turn and token limits).
+ * checkpoint's step. Its run config, which decides what the policy reads, is eval-settings.ts's.
  * Never imports or runs Python code in process; the trainer is a child process.
  */
 import { spawn } from 'node:child_process';
@@ -39,27 +39,6 @@ export async function checkpointStep(checkpoint: string): Promise<number | null>
   }
   const match = /step-(\d+)$/u.exec(basename(resolve(checkpoint)));
   return match ? Number(match[1]) : null;
-}
-
-/** The limits a checkpoint was trained and evaluated with, from its run config; null where absent. */
-export interface CheckpointRunLimits {
-  maxTurns: number | null;
-  maxNewTokens: number | null;
-}
-
-/** Reads `env.max_turns` and `eval.max_new_tokens` from the run config (default <ckpt>/../../config.json); none when it is missing. */
-export async function checkpointRunLimits(checkpoint: string, trainerConfig?: string): Promise<CheckpointRunLimits> {
-  const path = resolve(trainerConfig ?? join(checkpoint, '..', '..', 'config.json'));
-  let config: { env?: { max_turns?: unknown }; eval?: { max_new_tokens?: unknown } };
-  try {
-    config = JSON.parse(await readFile(path, 'utf8')) as typeof config;
-  } catch (err) {
-    // A bare save_pretrained folder has no run config; an explicitly named one must be readable.
-    if (trainerConfig !== undefined) throw new Error(`cannot read --trainer-config ${path} (${(err as Error).message}); give the run config the checkpoint was trained with`, { cause: err });
-    return { maxTurns: null, maxNewTokens: null };
-  }
-  const positive = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : null);
-  return { maxTurns: positive(config.env?.max_turns), maxNewTokens: positive(config.eval?.max_new_tokens) };
 }
 
 export interface PolicyServer {

@@ -74,7 +74,8 @@ export async function compareEvals(dirs: string[], options: { common?: boolean }
   for (const l of loaded) if (labels.filter((x) => x === l.document.label).length > 1) l.document = { ...l.document, label: `${l.document.label} [${basename(resolve(l.dir))}]` };
   const warnings: string[] = [];
   for (const l of loaded) if (!l.document.complete) warnings.push(`${l.dir} is incomplete: rerun its eval command to finish it`);
-  const files = new Set(loaded.map((l) => l.document.tasks_file));
+  // One tasks file reached by two paths (a link, another working folder) is the same tasks: its bytes decide.
+  const files = new Set(loaded.map((l) => l.document.tasks_sha256 ?? l.document.tasks_file));
   const taskSets = loaded.filter((l) => l.results).map((l) => new Set(l.results?.map((r) => r.task_id)));
   const sameTasks = taskSets.every((s) => s.size === taskSets[0]?.size && [...s].every((id) => taskSets[0]?.has(id)));
   if (files.size > 1 || !sameTasks) {

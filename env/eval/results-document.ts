@@ -7,6 +7,7 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Presentation } from '../presentation/presentation.js';
 import type { Arm } from './task-result.js';
 import type { ArmBreakdown } from './summary.js';
 
@@ -19,6 +20,10 @@ export interface ResultsDocument {
   label: string;
   policy: string;
   tasks_file: string;
+  /** SHA-256 of the tasks file's bytes: one file reached by two paths is the same tasks (eval compare). Absent in older documents. */
+  tasks_sha256?: string;
+  /** The presentation the policy read (system turn, image view); absent in older documents, which used the env's default. */
+  presentation?: Presentation;
   /** Tasks selected for this eval (after --limit). */
   tasks: number;
   arms_requested: Arm[];

@@ -3,12 +3,15 @@
  * `Episode`: the policy's text goes to `episode.step({text})`, which parses it (hermes,
  * OpenThinkIMG JSON, ReFocus python — never executed), runs the tools, and returns the
  * observation with the edited image; the loop ends when the episode does (an answer, or the
- * turn limit). Nothing here parses model text or applies a tool itself.
+ * turn limit). Each turn the policy is sent the episode's `prompt`: the conversation exactly as
+ * the presentation shows it, the same messages the env server gives the trainer and the veRL loop.
+ * Nothing here parses model text, applies a tool or writes text the policy reads.
  */
 import type { RgbImage } from '../core/image.js';
 import { Episode, type EpisodeLimits } from '../episodes/episode.js';
 import type { ImageStore } from '../episodes/image-store.js';
 import type { ChatMessage } from '../episodes/messages.js';
+import type { Presentation } from '../presentation/presentation.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import type { PixelMetadata } from '../tools/metadata.js';
 import type { TaskRecord } from '../tasks/record.js';
@@ -18,6 +21,8 @@ import type { ChatPolicy } from './chat-policy.js';
 export interface EpisodeRunOptions {
   tools: boolean;
   limits?: Partial<EpisodeLimits>;
+  /** The system turn and image view (the env's own and every image when absent). */
+  presentation?: Presentation;
   signal?: AbortSignal;
 }
 
@@ -42,21 +47,25 @@ export async function runEpisode(
   usage: ChatUsage,
   options: EpisodeRunOptions,
 ): Promise<Trajectory> {
-  const { episode, observation } = await Episode.start(task, image, meta, store, { tools: options.tools, inlineImages: true, limits: options.limits ?? {} });
-  const conversation: ChatMessage[] = [...observation.messages];
+  const { episode, observation } = await Episode.start(task, image, meta, store, {
+    tools: options.tools,
+    inlineImages: true,
+    limits: options.limits ?? {},
+    ...(options.presentation ? { presentation: options.presentation } : {}),
+  });
+  let prompt: ChatMessage[] | undefined = observation.prompt;
   let turns = 0;
-  while (!episode.isDone) {
+  while (!episode.isDone && prompt !== undefined) {
     let text: string;
     try {
-      text = await policy.reply(conversation, usage, options.signal);
+      text = await policy.reply(prompt, usage, options.signal);
     } catch (err) {
       episode.close('failed');
       throw new EpisodeRunError(err instanceof Error ? err.message : String(err), turns, { cause: err });
     }
     turns++;
-    conversation.push({ role: 'assistant', content: [{ type: 'text', text }] });
     const step = await episode.step({ text });
-    conversation.push(...step.observation.messages);
+    prompt = step.observation.prompt;
   }
   return episode.trajectory();
 }

@@ -19,6 +19,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { decodeImage, type RgbImage } from '../core/image.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
+import { DEFAULT_PRESENTATION, type Presentation } from '../presentation/presentation.js';
 import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { TrajectoryScorer } from '../rewards/index.js';
@@ -30,7 +31,7 @@ import type { ChatUsage } from './chat-client.js';
 import type { ChatPolicy } from './chat-policy.js';
 import { JsonlAppender, readJsonl, repairTornTail, rewriteJsonl } from './jsonl-log.js';
 import { RESULTS_FORMAT, RESULTS_VERSION, writeResultsDocument, type ResultsDocument } from './results-document.js';
-import { identityDifferences, readRunRecord, sha256, writeRunRecord, type EvalIdentity, type EvalRunRecord } from './run-record.js';
+import { identityDifferences, presentationHash, readRunRecord, sha256, writeRunRecord, type EvalIdentity, type EvalRunRecord } from './run-record.js';
 import { EpisodeRunError, runEpisode } from './run-episode.js';
 import { dashboardMetrics, summarize } from './summary.js';
 import { ARMS, latestResults, resultKey, scoreCompleted, taskFields, type Arm, type FailedResult, type TaskResult } from './task-result.js';
@@ -47,6 +48,13 @@ export interface ChatEvalOptions {
   limit: number | null;
   concurrency: number;
   maxTurns: number;
+  /** Tool calls per episode (default: the env's, DEFAULT_LIMITS.maxToolCalls). */
+  maxToolCalls?: number;
+  /**
+   * What the policy reads: the system turn and image view (presentation/). A checkpoint's comes
+   * from its run config; default: the env's own system turn and every image.
+   */
+  presentation?: Presentation;
   /** Sampling settings, recorded so that a resume with different ones is refused. */
   temperature: number;
   maxTokens: number;
@@ -94,7 +102,7 @@ async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<{ image
 const emptyUsage = (): ChatUsage => ({ requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 });
 
 export function buildDocument(
-  options: Pick<ChatEvalOptions, 'label' | 'policyName' | 'tasksFile' | 'arms'>,
+  options: Pick<ChatEvalOptions, 'label' | 'policyName' | 'tasksFile' | 'arms'> & { tasksSha256?: string; presentation?: Presentation },
   selected: readonly TaskRecord[],
   results: Iterable<TaskResult>,
   step: number | null,
@@ -110,6 +118,8 @@ export function buildDocument(
     label: options.label,
     policy: options.policyName,
     tasks_file: options.tasksFile,
+    ...(options.tasksSha256 !== undefined ? { tasks_sha256: options.tasksSha256 } : {}),
+    ...(options.presentation !== undefined ? { presentation: options.presentation } : {}),
     tasks: selected.length,
     arms_requested: [...options.arms],
     complete,
@@ -132,10 +142,15 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   const all = parseTasks(tasksBytes.toString('utf8'), tasksFile);
   const selected = options.limit === null ? all : all.slice(0, options.limit);
   const scorer = new TrajectoryScorer(options.rewardConfig ?? {});
+  const presentation = options.presentation ?? DEFAULT_PRESENTATION;
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls;
+  const tasksSha256 = sha256(tasksBytes);
   const identity: EvalIdentity = {
     policy: options.policyName,
-    tasks_sha256: sha256(tasksBytes),
+    tasks_sha256: tasksSha256,
     max_turns: options.maxTurns,
+    max_tool_calls: maxToolCalls,
+    presentation_sha256: presentationHash(presentation),
     temperature: options.temperature,
     max_tokens: options.maxTokens,
     reward_config_sha256: sha256(JSON.stringify(scorer.config)),
@@ -212,7 +227,8 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   let ran = 0;
   let lastSummary = Date.now();
   const summaryEvery = (options.summaryEverySeconds ?? 10) * 1000;
-  const writeSummary = () => writeResultsDocument(out, buildDocument({ ...options, tasksFile }, selected, results.values(), options.step ?? null));
+  const described = { ...options, tasksFile, tasksSha256, presentation };
+  const writeSummary = () => writeResultsDocument(out, buildDocument(described, selected, results.values(), options.step ?? null));
 
   // Episodes stop on the caller's signal (Ctrl-C) or on the failure breaker below.
   const breaker = new AbortController();
@@ -227,7 +243,8 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
     try {
       const trajectory = await runEpisode(task, loaded.image, loaded.meta, store, options.policy, usage, {
         tools: arm === 'tools',
-        limits: { maxTurns: options.maxTurns },
+        limits: { maxTurns: options.maxTurns, maxToolCalls },
+        presentation,
         signal,
       });
       const measured = { seconds: (performance.now() - started) / 1000, requests: usage.requests, retries: usage.retries, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
@@ -309,7 +326,7 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
     await scorer.judge?.flush();
   }
   const interrupted = options.signal?.aborted === true;
-  const document = buildDocument({ ...options, tasksFile }, selected, results.values(), options.step ?? null);
+  const document = buildDocument(described, selected, results.values(), options.step ?? null);
   await writeResultsDocument(out, document);
   if (broken !== null && !interrupted) {
     await writeRunRecord(out, runRecord('failed', broken));

@@ -2,17 +2,23 @@
  * `run.json` of an eval folder: status and times in the fields the dashboard reads (status,
  * pid, started_at, updated_at), plus what was evaluated. The `identity` part decides whether a
  * rerun into the same folder may resume: the results already there are only comparable with
- * new ones when the policy, the tasks file's bytes, the turn limit, the sampling settings and
- * the reward config are the same. Concurrency, --limit and --tools may change between runs.
+ * new ones when the policy, the tasks file's bytes, the turn and call limits, the presentation,
+ * the sampling settings and the reward config are the same. Concurrency, --limit and --tools may
+ * change between runs.
  */
 import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_LIMITS } from '../episodes/episode.js';
+import { DEFAULT_PRESENTATION, type Presentation } from '../presentation/presentation.js';
 
 export interface EvalIdentity {
   policy: string;
   tasks_sha256: string;
   max_turns: number;
+  max_tool_calls: number;
+  /** presentationHash() of the episodes' presentation (system turn, image view). */
+  presentation_sha256: string;
   temperature: number;
   max_tokens: number;
   reward_config_sha256: string;
@@ -60,9 +66,18 @@ export async function writeRunRecord(dir: string, record: EvalRunRecord): Promis
   await rename(temp, path);
 }
 
-/** Differences that forbid resuming, as "field: was X, now Y"; empty when compatible. */
+/** The identity's hash of a presentation (its parsed form has a fixed key order). */
+export function presentationHash(presentation: Presentation): string {
+  return sha256(JSON.stringify(presentation));
+}
+
+/**
+ * Differences that forbid resuming, as "field: was X, now Y"; empty when compatible. A folder
+ * written before the call limit and the presentation were recorded ran with the env's defaults.
+ */
 export function identityDifferences(before: EvalIdentity, now: EvalIdentity): string[] {
+  const was: EvalIdentity = Object.assign({ max_tool_calls: DEFAULT_LIMITS.maxToolCalls, presentation_sha256: presentationHash(DEFAULT_PRESENTATION) }, before);
   return (Object.keys(now) as (keyof EvalIdentity)[])
-    .filter((key) => before[key] !== now[key])
-    .map((key) => `${key}: was ${JSON.stringify(before[key])}, now ${JSON.stringify(now[key])}`);
+    .filter((key) => was[key] !== now[key])
+    .map((key) => `${key}: was ${JSON.stringify(was[key])}, now ${JSON.stringify(now[key])}`);
 }

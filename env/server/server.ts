@@ -18,6 +18,9 @@ import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import { goldTranscript } from '../tasks/gold.js';
+import { questionText } from '../episodes/prompt.js';
+import { parsePresentation, PresentationError, type Presentation } from '../presentation/presentation.js';
+import { presentationTexts } from '../presentation/texts.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
 import { IdleCollector } from './idle-collector.js';
@@ -197,6 +200,10 @@ export class EnvServer {
     if (resource === 'tools' && parts.length === 2 && method === 'GET') {
       return ok({ tools: toolsAsOpenAIFunctions(), prompt: toolsPromptBlock(), names: listTools().map((t) => t.name) });
     }
+    if (resource === 'presentation' && parts.length === 2 && method === 'POST') {
+      const presentation = presentationOption(isObject(body) ? body.presentation : body, 'presentation');
+      return ok({ presentation, texts: presentationTexts(presentation) });
+    }
     if (resource === 'episodes') {
       if (parts.length === 2 && method === 'POST') return ok(await this.createEpisode(body));
       if (id !== undefined && parts.length === 3 && method === 'GET') return ok(this.live(id).episode.trajectory());
@@ -261,15 +268,17 @@ export class EnvServer {
     const limits: Partial<EpisodeLimits> = { ...this.opts.limits };
     if (options.max_turns !== undefined) limits.maxTurns = positiveInt(options.max_turns, 'options.max_turns');
     if (options.max_tool_calls !== undefined) limits.maxToolCalls = positiveInt(options.max_tool_calls, 'options.max_tool_calls');
+    const presentation = presentationOption(options.presentation, 'options.presentation');
     try {
       const { episode, observation } = await Episode.start(task, image, meta, this.store, {
         limits,
         tools: options.tools === undefined ? true : booleanOption(options.tools, 'options.tools'),
         inlineImages: (options.images === undefined ? 'path' : enumOption(options.images, IMAGE_MODES, 'options.images')) === 'inline',
+        presentation,
         parse: (text, parseOptions) => this.parser.parse(text, parseOptions),
       });
       this.episodes.set(episode.id, { episode, queue: Promise.resolve() });
-      return { episode_id: episode.id, observation, tools: episode.tools() };
+      return { episode_id: episode.id, observation, tools: episode.tools(), presentation: episode.presentationInUse() };
     } catch (err) {
       if (err instanceof EpisodeError) throw new HttpError(400, err.message);
       throw err;
@@ -355,11 +364,25 @@ export class EnvServer {
   }
 }
 
-/** A batch/gold item {task}: the task's gold assistant turns, written by the env (env/tasks/gold.ts). */
-function goldTurns(item: unknown): { tool_turns: string[]; answer: string } {
+/**
+ * A batch/gold item {task}: the task's gold assistant turns, written by the env (env/tasks/gold.ts),
+ * and the text of its user turn as a policy reads it (what a tokenizer for the policy learns).
+ */
+function goldTurns(item: unknown): { tool_turns: string[]; answer: string; user_text: string } {
   if (!isObject(item)) throw new HttpError(400, 'each gold item is {"task": {...}}: a task record as in tasks.jsonl');
-  const { toolTurns, answer } = goldTranscript(parseTaskRecord(item.task));
-  return { tool_turns: toolTurns, answer };
+  const task = parseTaskRecord(item.task);
+  const { toolTurns, answer } = goldTranscript(task);
+  return { tool_turns: toolTurns, answer, user_text: questionText(task.question) };
+}
+
+/** A presentation block from a request (absent: the env's defaults); a bad one is a 400 that names the key. */
+function presentationOption(value: unknown, field: string): Presentation {
+  try {
+    return parsePresentation(value, field);
+  } catch (err) {
+    if (err instanceof PresentationError) throw new HttpError(400, err.message);
+    throw err;
+  }
 }
 
 function parseStepBody(body: unknown): Action {

@@ -117,12 +117,29 @@ test('exporting the DAPO example gives a verl.yaml whose values are the run conf
 
 test('agent_loop.yaml is one vistool_agent entry with the episode limits', async () => {
   const { agentLoop } = await exportTo(DAPO);
-  assert.deepEqual(jsYaml.load(agentLoop), [{ name: 'vistool_agent', _target_: 'vistool_verl.agent_loop.VistoolAgentLoop', max_turns: 5, max_tool_calls: 4, use_tools: true }]);
-  // A per-arm system prompt reaches the loop as the prompt of the run's arm.
+  assert.deepEqual(jsYaml.load(agentLoop), [
+    {
+      name: 'vistool_agent',
+      _target_: 'vistool_verl.agent_loop.VistoolAgentLoop',
+      max_turns: 5,
+      max_tool_calls: 4,
+      use_tools: true,
+      presentation: { system_prompt: null, view: { latest_images: null, images_first: false } },
+    },
+  ]);
+  // The run's presentation block reaches the loop as it is (the env server picks the arm's system
+  // turn by use_tools and applies the view), and the converter gets the same block.
   const micro = await exportTo(MICRO);
   const [entry] = jsYaml.load(micro.agentLoop) as Tree[];
-  assert.equal(entry?.system_prompt, 'Answer the question about the chart. You may call an image tool first.');
+  assert.deepEqual(entry?.presentation, {
+    system_prompt: {
+      tools: 'Answer the question about the chart. You may call an image tool first.',
+      no_tools: 'Answer the question about the chart. Tools are off: answer directly.',
+    },
+    view: { latest_images: 1, images_first: false },
+  });
   assert.equal(entry?.max_turns, 3);
+  assert.ok(micro.runSh.includes(`--presentation '${JSON.stringify(entry?.presentation)}'`), 'the converter commands carry the same presentation');
 });
 
 test('run.sh is executable, passes bash -n and starts the server with its real flags', async () => {

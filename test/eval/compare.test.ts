@@ -1,8 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createEvalCompareCommand } from '../../env/cli/eval-compare.js';
 import { UsageError } from '../../env/cli/command.js';
 import { OpenAIChatPolicy } from '../../env/eval/chat-policy.js';
@@ -30,13 +30,13 @@ after(async () => {
   await server.close();
 });
 
-async function evaluate(model: string, limit: number): Promise<string> {
+async function evaluate(model: string, limit: number, tasksFile: string = data.file): Promise<string> {
   const out = await mkdtemp(join(tmpdir(), `vistool-eval-${model}-`));
   await runChatEval({
     policy: new OpenAIChatPolicy({ baseUrl: server.url, model, apiKeyEnv: 'NONE', temperature: 0, maxTokens: 64, timeoutMs: 5000, maxRetries: 0, backoffInitialMs: 1, backoffMaxMs: 1, retryAfterMaxMs: 1 }),
     policyName: `openai:${server.url}#${model}`,
     label: model,
-    tasksFile: data.file,
+    tasksFile,
     arms: ['tools', 'no_tools'],
     limit,
     concurrency: 2,
@@ -97,6 +97,24 @@ test('evals over different tasks are flagged, and --common compares them on the 
   assert.equal(common.common, true);
   assert.deepEqual(common.rows.filter((r) => r.arm === 'tools').map((r) => r.n), [2, 2]);
   assert.deepEqual(common.rows.filter((r) => r.arm === 'tools').map((r) => r.acc), [1, 1], 'the direct model is right on the first tasks');
+});
+
+test('one tasks file reached by two paths is the same tasks: no warning, since its bytes (sha256) decide', async () => {
+  const elsewhere = await mkdtemp(join(tmpdir(), 'vistool-tasks-link-'));
+  await symlink(dirname(data.file), join(elsewhere, 'tasks'));
+  const direct = await evaluate('good', 6);
+  const linked = await evaluate('direct', 6, join(elsewhere, 'tasks', 'tasks.jsonl'));
+  const { stdout, command } = capture();
+  await command.run([direct, linked, '--json']);
+  const comparison = JSON.parse(stdout.join('')) as Comparison;
+  assert.deepEqual(comparison.warnings, []);
+  // Other bytes are another tasks file, even with the same tasks in it: still flagged.
+  const copy = join(dirname(data.file), 'tasks-with-a-blank-line.jsonl');
+  await writeFile(copy, (await readFile(data.file, 'utf8')) + '\n');
+  const different = await evaluate('good', 6, copy);
+  const again = capture();
+  await again.command.run([direct, different, '--json']);
+  assert.match((JSON.parse(again.stdout.join('')) as Comparison).warnings.join('\n'), /saw different tasks/);
 });
 
 test('eval compare refuses a folder that is not an eval, saying what it expected', async () => {

@@ -241,8 +241,9 @@ test('batch/gold answers each task with its gold turns as SFT trains on them, an
       '<tool_call>{"name": "focus_on_rows_with_draw", "arguments": {"rows": ["Merckx"]}}</tool_call>',
     ],
     answer: '<answer>5</answer>',
+    user_text: 'Question: How many wins does Merckx have?',
   });
-  assert.deepEqual(second, { tool_turns: [], answer: '<answer>5||2</answer>' });
+  assert.deepEqual(second, { tool_turns: [], answer: '<answer>5||2</answer>', user_text: 'Question: How many wins does Merckx have?' });
   assert.equal(missing.error.status, 400);
   assert.match(missing.error.message, /image/);
   assert.equal(nonsense.error.status, 400);
@@ -337,4 +338,40 @@ test('a minimal task record (id, image, question, answer) starts an episode; the
   const missing = await call('POST', '/v1/episodes', { task: { id: 'x', image: task.image, question: 'q?' }, task_dir: root });
   assert.equal(missing.status, 400);
   assert.match(missing.json.error.message, /answer/);
+});
+
+test("options.presentation: the server renders the block's system turn and view, says what it applies, and refuses a bad block naming the key", async () => {
+  const presentation = { system_prompt: { tools: 'Tools on.', no_tools: 'Tools off.' }, view: { latest_images: 1, images_first: false } };
+  const started = await call('POST', '/v1/episodes', { task, task_dir: root, options: { tools: false, max_turns: 2, presentation } });
+  assert.equal(started.status, 200);
+  assert.deepEqual(started.json.presentation, { ...presentation, prompts_only_grow: false, limits: { max_turns: 2, max_tool_calls: 8, max_images: 10 } });
+  assert.deepEqual(started.json.observation.prompt[0], { role: 'system', content: [{ type: 'text', text: 'Tools off.' }] });
+  assert.deepEqual(started.json.observation.messages, started.json.observation.prompt);
+  const step = await call('POST', `/v1/episodes/${started.json.episode_id}/step`, { text: 'thinking' });
+  assert.deepEqual(step.json.observation.prompt.map((m: any) => m.role), ['system', 'user', 'assistant', 'user']);
+  assert.equal((await call('DELETE', `/v1/episodes/${started.json.episode_id}`)).status, 200);
+
+  const health = await call('GET', '/v1/health');
+  for (const [bad, message] of [
+    [{ view: { latest_images: 0 } }, /options\.presentation\.view\.latest_images must be a whole number/],
+    [{ system_prompt: 7 }, /options\.presentation\.system_prompt must be null/],
+    [{ views: {} }, /options\.presentation has unknown key\(s\) views/],
+  ] as const) {
+    const refused = await call('POST', '/v1/episodes', { task, task_dir: root, options: { presentation: bad } });
+    assert.equal(refused.status, 400, JSON.stringify(bad));
+    assert.match(refused.json.error.message, message);
+  }
+  assert.equal((await call('GET', '/v1/health')).json.episodes, health.json.episodes, 'a refused block starts no episode');
+});
+
+test('POST /v1/presentation answers the texts a policy may read under a block: the fixed words, then its system turns', async () => {
+  const answered = await call('POST', '/v1/presentation', { presentation: { system_prompt: { tools: 'Tools on.', no_tools: 'Tools off.' } } });
+  assert.equal(answered.status, 200);
+  assert.deepEqual(answered.json.texts.slice(-2), ['Tools on.', 'Tools off.']);
+  assert.equal(answered.json.texts[0], 'OBSERVATION: The edited image follows.');
+  assert.deepEqual(answered.json.presentation.view, { latest_images: null, images_first: false });
+  assert.equal((await call('POST', '/v1/presentation', {})).json.texts.length, 4);
+  const bad = await call('POST', '/v1/presentation', { presentation: { view: { latest_images: -1 } } });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error.message, /presentation\.view\.latest_images/);
 });

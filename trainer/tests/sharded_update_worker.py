@@ -70,7 +70,7 @@ def main() -> None:
     torch.manual_seed(7)  # every rank draws the same LoRA initialisation (the trainer broadcasts rank 0's weights instead)
     dist = init_distributed("cpu")
     tasks = load_tasks(tasks_path)[:GROUP]
-    options = EpisodeOptions(max_turns=4, max_tool_calls=2, system_prompt="")
+    options = EpisodeOptions(max_turns=4, max_tool_calls=2, presentation={"system_prompt": ""})
     with tempfile.TemporaryDirectory() as scratch:
         scratch_dir = Path(scratch)
         server = LocalEnvServer(tasks_path.parent.parent, scratch_dir / "images", scratch_dir / "token", scratch_dir / "server.log")
@@ -87,8 +87,8 @@ def main() -> None:
                 for name, parameter in policy.model.named_parameters():
                     if "lora_B" in name:
                         parameter.normal_(0, 0.02)
-        rollouts = [Rollout(prompt_id="p", group=i, messages=messages, reward=reward)
-                    for i, (messages, reward) in enumerate(zip(conversations, REWARDS))]
+        rollouts = [Rollout(prompt_id="p", group=i, conversation=conversation, reward=reward)
+                    for i, (conversation, reward) in enumerate(zip(conversations, REWARDS))]
         advantages = group_advantages(torch.tensor(REWARDS), ["p"] * GROUP)
 
         # The same update by one process on all seven rollouts (no collectives).

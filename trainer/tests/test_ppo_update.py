@@ -17,6 +17,7 @@ from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.model.conversation_encoding import expand_images
 from vistool_trainer.trainers.grpo import _update
 from vistool_trainer.model.policy import Policy, score_tokens
+from vistool_trainer.model.conversation import Conversation
 from vistool_trainer.rollouts.rollout import Rollout
 from vistool_trainer.run.run_config import resolve_config
 
@@ -33,7 +34,7 @@ def _rollouts(policy, groups=4, group_size=4, seed=0):
         turns = policy.sample_turns([prompt] * group_size, max_new_tokens=8, temperature=1.0, greedy=False)
         for i, turn in enumerate(turns):
             messages = prompt + [{"role": "assistant", "content": [{"type": "text", "text": turn.text}], "token_ids": turn.token_ids}]
-            rollouts.append(Rollout(prompt_id=f"p{g}", group=i, messages=messages))
+            rollouts.append(Rollout(prompt_id=f"p{g}", group=i, conversation=Conversation.from_messages(messages)))
     return rollouts
 
 

@@ -11,7 +11,7 @@ def test_rollouts_through_the_real_env_server_carry_server_trajectories_and_scor
     client, _ = env_server
     tasks = load_tasks(vbar_data[0])
     policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 1, "cpu")
-    rollouts = run_rollouts(policy, client, tasks[:2], 2, EpisodeOptions(max_turns=2, system_prompt=""), 8, 1.0)
+    rollouts = run_rollouts(policy, client, tasks[:2], 2, EpisodeOptions(max_turns=2, presentation={"system_prompt": ""}), 8, 1.0)
     assert [(r.prompt_id, r.group) for r in rollouts] == [(tasks[0]["id"], 0), (tasks[0]["id"], 1), (tasks[1]["id"], 0), (tasks[1]["id"], 1)]
     for rollout in rollouts:
         assert rollout.turns >= 1
@@ -24,8 +24,9 @@ def test_rollouts_through_the_real_env_server_carry_server_trajectories_and_scor
 def test_gold_replay_shows_the_edited_image_the_gold_call_produced(env_server, vbar_data):
     client, _ = env_server
     tasks = load_tasks(vbar_data[0])[:3]
-    conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, system_prompt=""))
-    for task, messages in zip(tasks, conversations):
+    conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, presentation={"system_prompt": ""}))
+    for task, conversation in zip(tasks, conversations):
+        messages = conversation.messages
         roles = [message["role"] for message in messages]
         assert roles == ["user", "assistant", "tool", "assistant"], roles
         tool_images = [part for part in messages[2]["content"] if part["type"] == "image"]
@@ -56,8 +57,8 @@ def test_a_server_for_data_in_two_trees_gets_each_folder_as_a_root_never_their_c
         environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
         assert b"MALLOC_MMAP_THRESHOLD_=65536" in environ
         tasks = load_tasks(vbar_data[0])[:1] + load_tasks(eval_dir / "tasks.jsonl")[:1]
-        conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, system_prompt=""))
-        assert all(messages[-1]["content"][0]["text"].startswith("<answer>") for messages in conversations)
+        conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, presentation={"system_prompt": ""}))
+        assert all(conversation.messages[-1]["content"][0]["text"].startswith("<answer>") for conversation in conversations)
         import pytest
 
         from vistool_trainer.rollouts.env_client import EnvServerError
@@ -86,7 +87,7 @@ def test_an_episode_the_server_cannot_score_scores_0_with_the_reason_and_the_rol
     tasks = load_tasks(vbar_data[0])[:1]
     policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 1, "cpu")
     timing = RolloutTiming()
-    rollouts = run_rollouts(policy, closing, tasks, 3, EpisodeOptions(max_turns=1, system_prompt=""), 6, 1.0, timing=timing)
+    rollouts = run_rollouts(policy, closing, tasks, 3, EpisodeOptions(max_turns=1, presentation={"system_prompt": ""}), 6, 1.0, timing=timing)
     assert len(rollouts) == 3 and timing.env_errors == 1
     failed, *rest = rollouts
     assert failed.reward == 0.0 and failed.components == {}

@@ -20,7 +20,7 @@ def _step(env_server, vbar_data, **rl_overrides):
     policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 2, "cpu")
     rl = replace(resolve_config({}).rl, prompts_per_step=2, group_size=2, max_new_tokens=6, temperature=1.0, **rl_overrides)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=rl.lr)
-    return grpo_step(policy, optimizer, client, tasks, rl, EpisodeOptions(max_turns=1, system_prompt=""), seed=4, step=0), rl
+    return grpo_step(policy, optimizer, client, tasks, rl, EpisodeOptions(max_turns=1, presentation={"system_prompt": ""}), seed=4, step=0), rl
 
 
 def _groups(records, size):

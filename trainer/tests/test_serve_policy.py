@@ -110,3 +110,20 @@ def test_a_remote_image_url_is_refused_with_a_reason(served):
     body = {"model": model, "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://example.com/a.png"}}]}]}
     status, reply = _post(url, body)
     assert status == 400 and "data URLs" in reply["error"]["message"]
+
+
+def test_a_turn_the_server_wrote_comes_back_as_the_ids_it_sampled_not_a_new_tokenisation():
+    """Byte-level BPE spells one text many ways; a sampled turn need not be the tokenizer's own
+    spelling. Sent back as text, it is read as the sampled ids, as the trainer reads its turns."""
+    from vistool_trainer.run.serve_policy import ReplyMemory
+
+    memory = ReplyMemory(size=2)
+    memory.remember("<answer>low</answer>", [5, 6, 7])
+    messages = [{"role": "user", "content": [{"type": "text", "text": "Question: Q"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "<answer>low</answer>"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "never written here"}]}]
+    marked = memory.with_sampled_ids(messages)
+    assert marked[1]["token_ids"] == [5, 6, 7] and "token_ids" not in marked[2] and "token_ids" not in messages[1]
+    memory.remember("a", [1])
+    memory.remember("b", [2])  # the oldest goes first
+    assert "token_ids" not in memory.with_sampled_ids(messages)[1]

@@ -6,6 +6,7 @@ answers, so it trains whole answers from its first step instead of spending step
 from PIL import Image
 
 from vistool_trainer.config import PolicyConfig, SftConfig, from_dict
+from vistool_trainer.model.conversation import Conversation
 from vistool_trainer.model.policy import Policy
 from vistool_trainer.trainers.sft import run_sft
 from vistool_trainer.algorithms.sft_schedule import SftSchedule
@@ -17,12 +18,13 @@ USER = {"role": "user", "content": [CHART, {"type": "text", "text": "Is D low, m
 CALL = {"role": "assistant", "content": [{"type": "text", "text": '<tool_call>{"name": "mask", "arguments": {"x": ["D"]}}</tool_call>'}]}
 RESULT = {"role": "tool", "content": [{"type": "text", "text": "OBSERVATION: kept D."}, EDITED]}
 ANSWER = {"role": "assistant", "content": [{"type": "text", "text": "<answer>low</answer>"}]}
-TOOL_CONVERSATION = [SYSTEM, USER, CALL, RESULT, ANSWER]
-DIRECT_CONVERSATION = [SYSTEM, USER, ANSWER]
+TOOL_MESSAGES = [SYSTEM, USER, CALL, RESULT, ANSWER]
+TOOL_CONVERSATION = Conversation.from_messages(TOOL_MESSAGES)
+DIRECT_CONVERSATION = Conversation.from_messages([SYSTEM, USER, ANSWER])
 
 
 def _policy() -> Policy:
-    corpus = [part["text"] for m in TOOL_CONVERSATION for part in m["content"] if "text" in part] * 20
+    corpus = [part["text"] for m in TOOL_MESSAGES for part in m["content"] if "text" in part] * 20
     return Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}}), corpus, 1, "cpu")
 
 
@@ -69,7 +71,7 @@ def test_encodings_of_one_image_share_its_pixels_instead_of_copying_them():
     """SFT keeps an encoding per conversation (and per phase): a chart encoded twice is one tensor."""
     policy = _policy()
     first = policy.encoder.training_segments(DIRECT_CONVERSATION)[0]
-    second = policy.encoder.encode(DIRECT_CONVERSATION, add_generation_prompt=False)
+    second = policy.encoder.encode(DIRECT_CONVERSATION.messages, add_generation_prompt=False)
     assert first.pixel_values.data_ptr() == second.pixel_values.data_ptr()
     two_images = policy.encoder.training_segments(TOOL_CONVERSATION)[0]
     assert two_images.pixel_values.shape[0] == 2 * first.pixel_values.shape[0]
@@ -90,7 +92,7 @@ def test_call_segments_without_images_train_the_call_alone_with_no_image_tokens(
     assert "(image)" in policy.processor.tokenizer.decode(segment.input_ids)
     assert policy.encoder.call_segments_without_images(DIRECT_CONVERSATION) == []
     # The conversation itself is untouched.
-    assert TOOL_CONVERSATION[1]["content"][0] is CHART
+    assert TOOL_MESSAGES[1]["content"][0] is CHART and TOOL_CONVERSATION.prompts[1][1]["content"][0] is CHART
 
 
 def test_calls_alongside_answers_train_both_the_answer_and_the_call_without_images():

@@ -68,7 +68,7 @@ class PolicyMicroConfig:
 
 @dataclass
 class PolicyViewConfig:
-    """What the model reads of each conversation, the same when it samples and when it is trained (the env's messages and the rollout records keep everything)"""
+    """What the model reads of each conversation: the env server applies it to every prompt it presents (docs/CONTRACTS.md)"""
     latest_images: int | None = None
     images_first: bool = False
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from vistool_trainer.rollouts.env_client import LocalEnvServer, gold_transcripts
+from vistool_trainer.rollouts.env_client import LocalEnvServer, short_lived_server
 from vistool_trainer.checkout import repo_root
 from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.presentation import policy_corpus
 from vistool_trainer.rollouts.rollout import load_tasks
-from vistool_trainer.run.train import task_corpus
 from vistool_verl.smoke import generate_tasks
 
 
@@ -29,7 +29,7 @@ def tasks_path(tmp_path_factory) -> Path:
 def micro_dir(tmp_path_factory, tasks_path) -> Path:
     directory = tmp_path_factory.mktemp("micro")
     tasks = load_tasks(tasks_path)
-    model, processor = build_micro_policy(task_corpus(tasks, gold_transcripts(tasks)), MicroSize(), 0)
+    model, processor = build_micro_policy(short_lived_server(lambda client: policy_corpus(client, tasks, None)), MicroSize(), 0)
     save_policy(model, processor, directory)
     return directory
 

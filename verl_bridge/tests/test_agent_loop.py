@@ -28,7 +28,7 @@ from vistool_verl.transformers_server import TransformersServerManager
 DEMO_POLICY = repo_root() / "runs" / "demo" / "tools" / "checkpoints"
 
 
-def run_loops(model_dir: Path, env_server, rows: list[dict], max_turns: int = 3, system_prompt: str | None = None):
+def run_loops(model_dir: Path, env_server, rows: list[dict], max_turns: int = 3, presentation: dict | None = None):
     client, token_file, _ = env_server
     processor = load_processor(model_dir)
     model = Qwen2_5_VLForConditionalGeneration.from_pretrained(model_dir, dtype=torch.float32)
@@ -37,7 +37,7 @@ def run_loops(model_dir: Path, env_server, rows: list[dict], max_turns: int = 3,
 
     async def run_all():
         loops = [VistoolAgentLoop(DictConfigWrap(cfg), manager, processor.tokenizer, processor, RLHFDataset, DictConfigWrap(cfg.data),
-                                  hf_model_type="qwen2_5_vl", max_turns=max_turns, system_prompt=system_prompt,
+                                  hf_model_type="qwen2_5_vl", max_turns=max_turns, presentation=presentation,
                                   env_url=client.url, env_token_file=str(token_file)) for _ in rows]
         return await asyncio.gather(*(loop.run({"temperature": 1.0, "top_p": 1.0, "top_k": -1, "logprobs": True}, **row)
                                       for loop, row in zip(loops, rows)))
@@ -101,7 +101,7 @@ def test_a_fresh_micro_policy_runs_multi_turn_episodes_whose_tokens_are_the_conv
         opened = client.start_episodes([{"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"],
                                           "options": {"tools": True, "max_turns": 3, "max_tool_calls": 3, "images": "path"}}])[0]
         client.close_episode(opened["episode_id"])
-        check_tokens_match_the_env(output, processor, opened["observation"]["messages"])
+        check_tokens_match_the_env(output, processor, opened["observation"]["prompt"])
         trajectory = output.extra_fields["vistool_trajectory"]
         assert 1 <= sum(1 for t in trajectory["turns"] if t["role"] == "assistant") <= 3
         assert output.num_turns == 2 * sum(1 for t in trajectory["turns"] if t["role"] == "assistant")  # system+user, then pairs
@@ -115,17 +115,16 @@ def test_a_trained_policy_calls_tools_and_the_edited_images_join_the_sequence(en
     from vistool_trainer.rollouts.env_client import LocalEnvServer
     scratch = Path(env_server[1]).parent
     with LocalEnvServer(Path(demo_tasks[0]["_task_dir"]), scratch / "demo-images", scratch / "demo-token") as client:
-        outputs, processor = run_loops(policy, (client, scratch / "demo-token", None), rows_for(demo_tasks),
-                                       system_prompt="Answer the question about the chart. You may call an image tool first.")
+        presentation = {"system_prompt": "Answer the question about the chart. You may call an image tool first."}
+        outputs, processor = run_loops(policy, (client, scratch / "demo-token", None), rows_for(demo_tasks), presentation=presentation)
         with_images = [o for o in outputs if len(o.multi_modal_data["images"]) > 1]
         assert with_images, "the trained policy made no tool call"
         for task, output in zip(demo_tasks, outputs):
             opened = client.start_episodes([{"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"],
-                                              "options": {"tools": True, "max_turns": 3, "max_tool_calls": 3, "images": "path"}}])[0]
+                                              "options": {"tools": True, "max_turns": 3, "max_tool_calls": 3, "images": "path",
+                                                          "presentation": presentation}}])[0]
             client.close_episode(opened["episode_id"])
-            from vistool_trainer.rollouts.rollout import apply_system_prompt
-            check_tokens_match_the_env(output, processor, apply_system_prompt(
-                opened["observation"]["messages"], "Answer the question about the chart. You may call an image tool first.", True))
+            check_tokens_match_the_env(output, processor, opened["observation"]["prompt"])
 
 
 def test_a_row_without_its_task_is_refused_with_what_to_do(micro_dir, env_server):

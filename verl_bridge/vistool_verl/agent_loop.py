@@ -2,11 +2,18 @@
 
 Each turn the policy generates through veRL's server manager (vLLM or SGLang on a cluster); the
 raw text goes to the env server, which parses it, runs the tool and answers with the observation
-(the edited image and a short text). The observation's tokens join the sequence with
-response_mask 0 and its images join multi_modal_data. The loop ends when the env says the
-episode is done, at the env's turn and tool-call limits, at veRL's max_assistant_turns, or when
-the response budget is spent. The server's score of the episode rides to the reward function in
-the extra fields (vistool_verl.reward), with the trajectory the rollout records are made from.
+(the edited image and a short text). The loop ends when the env says the episode is done, at the
+env's turn and tool-call limits, at veRL's max_assistant_turns, or when the response budget is
+spent. The server's score of the episode rides to the reward function in the extra fields
+(vistool_verl.reward), with the trajectory the rollout records are made from.
+
+What the policy reads is the env server's: the loop sends the run's `presentation` block (the
+system turn, the image view; docs/CONTRACTS.md) when it opens the episode and generates from the
+prompt the server presents each turn, never from text of its own. While prompts only grow, the
+observation's tokens join the sequence with response_mask 0 and its images join
+multi_modal_data. When the view hides earlier images, each turn is generated from the presented
+prompt rebuilt with the turns as sampled; veRL 0.9.1 trains one sequence per episode, so the
+sequence handed back is the last turn's (docs/VERL.md says what that means for earlier turns).
 
 Tokens come from veRL's own continuous-token builder (ct_* helpers), so prompt and response ids
 are exactly what veRL's trainer would build for these messages.
@@ -25,8 +32,6 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
-from vistool_trainer.rollouts.rollout import apply_system_prompt
-
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, off_loop
 from .live_records import EpisodePlace, live_record
@@ -38,15 +43,20 @@ log = logging.getLogger(__name__)
 @register(AGENT_NAME)
 class VistoolAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, max_turns: int | None = None, max_tool_calls: int = 3, use_tools: bool = True,
-                 system_prompt: str | None = None, env_url: str | None = None, env_token_file: str | None = None,
+                 presentation: dict[str, Any] | None = None, env_url: str | None = None, env_token_file: str | None = None,
                  run_dir: str | None = None, **kwargs: Any):
+        if "system_prompt" in kwargs:
+            raise ValueError("the vistool agent loop takes `presentation: {system_prompt, view}` (the run config's policy.system_prompt "
+                             "and policy.view, which the env server applies), not `system_prompt`: export the recipe again "
+                             "(`vistool config export --to verl`)")
         super().__init__(*args, **kwargs)
         multi_turn = self.rollout_config.multi_turn
         self.max_assistant_turns = int(max_turns or multi_turn.get("max_assistant_turns") or 4)
         self.max_tool_calls = int(max_tool_calls)
         self.use_tools = bool(use_tools)
-        # The run config's system prompt: None keeps the env server's, "" leaves the system turn out.
-        self.system_prompt = system_prompt
+        # The run config's presentation block, sent as it is: the env server chooses the system turn by
+        # `use_tools` and applies the view (None: the env's own system turn and every image).
+        self.presentation = _plain(presentation)
         self.end_of_turn = int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
         self.response_length = int(self.rollout_config.response_length)
         self.env = EnvAddress.resolve(env_url, env_token_file)
@@ -59,14 +69,20 @@ class VistoolAgentLoop(AgentLoopBase):
         client = self.env.client()
         options = {"tools": self.use_tools, "max_turns": self.max_assistant_turns,
                    "max_tool_calls": max(self.max_tool_calls, 1), "images": "path"}
+        if self.presentation is not None:
+            options["presentation"] = self.presentation
         with simple_timer("tool_calls", metrics):
             opened = (await off_loop(client.start_episodes, [{"task": task, "task_dir": task_dir, "options": options}]))[0]
         episode_id = opened["episode_id"]
         notes: list[str] = []
+        prompts_grow = bool((opened.get("presentation") or {}).get("prompts_only_grow", True))
+        # Each turn as sampled (ids, log-probs), to rebuild a presented prompt that hides earlier images.
+        sampled: list[tuple[list[int], list[float] | None]] = []
         try:
-            messages, images = to_verl_messages(apply_system_prompt(opened["observation"]["messages"], self.system_prompt, self.use_tools))
+            messages, images = to_verl_messages(opened["observation"]["prompt"])
             self._assert_mm_supported(bool(images))
             token_ids = await self.ct_build_initial_tokens(messages, images=images or None)
+            prompt_length = len(token_ids)
             response_mask: list[int] = []
             response_logprobs: list[float] = []
             assistant_turns = user_turns = 0
@@ -82,6 +98,7 @@ class VistoolAgentLoop(AgentLoopBase):
                 token_ids = merged.token_ids
                 response_logprobs = logprobs or []
                 assistant_turns += 1
+                sampled.append((list(generated.token_ids), list(generated.log_probs) if generated.log_probs else None))
                 text = self._text_of(generated.token_ids)
                 messages.append({"role": "assistant", "content": text})
                 with simple_timer("tool_calls", metrics):
@@ -91,17 +108,21 @@ class VistoolAgentLoop(AgentLoopBase):
                     break
                 if step["done"] or assistant_turns >= self.max_assistant_turns or len(response_mask) >= self.response_length:
                     break
-                observation, new_images = to_verl_messages(step["observation"]["messages"])
-                previous = list(messages)
-                messages.extend(observation)
-                merged, extended_mask, logprobs = await self.ct_merge_context_msg(
-                    previous, messages, token_ids, response_mask, response_logprobs or None)
+                if prompts_grow:
+                    observation, new_images = to_verl_messages(step["observation"]["messages"])
+                    previous = list(messages)
+                    messages.extend(observation)
+                    merged, extended_mask, logprobs = await self.ct_merge_context_msg(
+                        previous, messages, token_ids, response_mask, response_logprobs or None)
+                    extended_ids, extended_images = merged.token_ids, images + new_images
+                else:
+                    messages, extended_images, extended_ids, prompt_length, extended_mask, logprobs = await self._presented(
+                        step["observation"]["prompt"], sampled)
                 if len(extended_mask) >= self.response_length:
                     notes.append("the response budget ran out before the observation fitted; the episode ends here")
                     break
-                token_ids, response_mask = merged.token_ids, extended_mask
+                token_ids, response_mask, images = extended_ids, extended_mask, extended_images
                 response_logprobs = logprobs or []
-                images.extend(new_images)
                 user_turns += 1
             score = (await off_loop(client.score_episodes, [episode_id], soft=True))[0]
             trajectory = await off_loop(client.trajectory, episode_id)
@@ -116,7 +137,6 @@ class VistoolAgentLoop(AgentLoopBase):
             score = {"reward": 0.0, "components": {}, "correct": False, "notes": []}
         self._record(kwargs, task, trajectory, {**score, "notes": [str(n) for n in score.get("notes") or []] + notes},
                      sum(response_mask[: self.response_length]))
-        prompt_length = len(token_ids) - len(response_mask)
         return AgentLoopOutput(
             prompt_ids=token_ids[:prompt_length],
             response_ids=token_ids[prompt_length:][: self.response_length],
@@ -132,6 +152,32 @@ class VistoolAgentLoop(AgentLoopBase):
                 "vistool_trajectory": trajectory,
             },
         )
+
+    async def _presented(self, prompt: list[dict[str, Any]], sampled: list[tuple[list[int], list[float] | None]]
+                         ) -> tuple[list[dict[str, Any]], list[Any], list[int], int, list[int], list[float] | None]:
+        """The env's presented prompt as continuous tokens, each earlier turn as it was sampled:
+        (messages, images, token ids, prompt length, response mask, response log-probs). The
+        messages before the first turn are the prompt; every turn (mask 1) and every observation
+        after it (mask 0) is merged as veRL's builder merges them while an episode runs."""
+        messages, images = to_verl_messages(prompt)
+        turns = [index for index, message in enumerate(messages) if message.get("role") == "assistant"]
+        if len(turns) != len(sampled):
+            raise ValueError(f"the env server's prompt holds {len(turns)} assistant turns, but {len(sampled)} were sampled")
+        head = messages[: turns[0]] if turns else messages
+        token_ids = await self.ct_build_initial_tokens(head, images=_images_in(head) or None)
+        prompt_length = len(token_ids)
+        mask: list[int] = []
+        logprobs: list[float] | None = [] if all(lp is not None for _, lp in sampled) else None
+        for number, index in enumerate(turns):
+            ids, turn_logprobs = sampled[number]
+            merged, mask, merged_logprobs = await self.ct_merge_assistant_token(token_ids, ids, mask, logprobs, assistant_logprobs=turn_logprobs)
+            token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
+            following = turns[number + 1] if number + 1 < len(turns) else len(messages)
+            if following > index + 1:
+                merged, mask, merged_logprobs = await self.ct_merge_context_msg(
+                    messages[: index + 1], messages[:following], token_ids, mask, logprobs)
+                token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
+        return messages, images, token_ids, prompt_length, mask, logprobs
 
     def _record(self, kwargs: dict[str, Any], task: dict[str, Any], trajectory: dict[str, Any], score: dict[str, Any],
                 response_tokens: int) -> None:
@@ -161,3 +207,20 @@ def _task_of(extra_info: Any) -> tuple[dict[str, Any], str]:
         raise ValueError("a vistool_agent row needs extra_info.task_json (the task record) and extra_info.task_dir (the folder its "
                          "image path starts from); write the data with `vistool-verl data convert --to verl`")
     return task, str(extra["task_dir"])
+
+
+def _images_in(messages: list[dict[str, Any]]) -> list[Any]:
+    return [part["image"] for message in messages if isinstance(message.get("content"), list)
+            for part in message["content"] if part.get("type") == "image"]
+
+
+def _plain(value: Any) -> Any:
+    """A presentation block from agent_loop.yaml (omegaconf containers) as plain JSON data."""
+    try:
+        from omegaconf import DictConfig, ListConfig, OmegaConf
+
+        if isinstance(value, (DictConfig, ListConfig)):
+            return OmegaConf.to_container(value, resolve=True)
+    except ImportError:  # omegaconf comes with veRL; without it the value is plain already
+        pass
+    return value

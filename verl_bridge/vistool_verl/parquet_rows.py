@@ -1,8 +1,8 @@
 """vistool tasks ↔ veRL's parquet rows.
 
 `vistool-verl data convert --to verl TASKS --out FILE.parquet` writes one row per task in the
-layout veRL's RLHFDataset reads: `data_source`, `prompt` (the env server's own opening messages,
-with `<image>` where the image goes), `images` (the PNG bytes, so the file travels alone),
+layout veRL's RLHFDataset reads: `data_source`, `prompt` (the opening prompt the env server
+presents for the run's presentation, `--presentation`, with `<image>` where the image goes), `images` (the PNG bytes, so the file travels alone),
 `ability`, `reward_model` {style, ground_truth}, `agent_name` (vistool_agent) and `extra_info`
 {index, task_json, task_dir, question, split}. `split` is `train` or `val` (`--split`): veRL does
 not tell an agent loop that it is validating, so the val rows say so (vistool_verl.live_records).
@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from vistool_trainer.rollouts.env_client import LocalEnvServer
 from vistool_trainer.checkout import repo_root
-from vistool_trainer.rollouts.rollout import apply_system_prompt, load_tasks
+from vistool_trainer.rollouts.rollout import load_tasks
 
 from .agent_loop import AGENT_NAME
 
@@ -43,18 +43,22 @@ def tasks_file(source: Path) -> Path:
     return path
 
 
-def opening_messages(tasks: list[dict[str, Any]], use_tools: bool) -> list[list[dict[str, Any]]]:
-    """The messages the env server opens each task's episode with (system prompt, question, image)."""
+def opening_messages(tasks: list[dict[str, Any]], use_tools: bool, presentation: dict[str, Any] | None = None) -> list[list[dict[str, Any]]]:
+    """The prompt the env server opens each task's episode with under `presentation` (the system
+    turn it chooses for `use_tools`, the image, the question)."""
+    options: dict[str, Any] = {"tools": use_tools}
+    if presentation is not None:
+        options["presentation"] = presentation
     folders = sorted({task["_task_dir"] for task in tasks})
     with tempfile.TemporaryDirectory(prefix="vistool-verl-") as scratch, \
             LocalEnvServer([Path(f) for f in folders], Path(scratch) / "images", Path(scratch) / "token") as client:
         opened: list[list[dict[str, Any]]] = []
         for offset in range(0, len(tasks), BATCH):
             chunk = tasks[offset:offset + BATCH]
-            results = client.start_episodes([{"task": _record(task), "task_dir": task["_task_dir"], "options": {"tools": use_tools}}
+            results = client.start_episodes([{"task": _record(task), "task_dir": task["_task_dir"], "options": options}
                                              for task in chunk])
             for result in results:
-                opened.append(result["observation"]["messages"])
+                opened.append(result["observation"]["prompt"])
                 client.close_episode(result["episode_id"])
         return opened
 
@@ -85,11 +89,11 @@ def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]], spl
     }
 
 
-def write_verl(source: Path, out: Path, system_prompt: str | None = None, use_tools: bool = True, split: str = "train") -> int:
+def write_verl(source: Path, out: Path, presentation: dict[str, Any] | None = None, use_tools: bool = True, split: str = "train") -> int:
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     tasks = load_tasks(tasks_file(source))
-    messages = [apply_system_prompt(m, system_prompt, use_tools) for m in opening_messages(tasks, use_tools)]
+    messages = opening_messages(tasks, use_tools, presentation)
     rows = [to_row(i, task, m, split) for i, (task, m) in enumerate(zip(tasks, messages))]
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.with_name(f".{out.name}.tmp")
@@ -137,6 +141,21 @@ def _through_engine_loader(parquet: Path, rows: list[dict[str, Any]], out: Path)
     return sum(1 for line in (out / "tasks.jsonl").read_text().splitlines() if line.strip())
 
 
+def presentation_argument(value: str | None) -> dict[str, Any] | None:
+    """--presentation: the block as JSON text, or a file holding it (a run config's presentation,
+    as `vistool config export --to verl` prints it)."""
+    if value is None:
+        return None
+    text = value if value.lstrip().startswith("{") else Path(value).read_text()
+    try:
+        block = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--presentation is not JSON ({error}): give {{\"system_prompt\": ..., \"view\": {{...}}}} or a file holding it") from None
+    if not isinstance(block, dict):
+        raise ValueError("--presentation must be a JSON object: {\"system_prompt\": ..., \"view\": {...}}")
+    return block
+
+
 def _record(task: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in task.items() if not key.startswith("_")}
 
@@ -149,14 +168,16 @@ def main(argv: list[str]) -> int:
     direction.add_argument("--from", dest="source_format", choices=["verl"], help="a veRL parquet file -> DIR/tasks.jsonl + DIR/images/")
     parser.add_argument("source", type=Path)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--system-prompt", default=None, help="replaces the env server's system prompt in the rows ('' leaves it out)")
+    parser.add_argument("--presentation", default=None,
+                        help="the run's presentation block (JSON, or a file): {\"system_prompt\": ..., \"view\": {...}}, as the run config's "
+                             "policy.system_prompt and policy.view; default: the env server's own system turn")
     parser.add_argument("--no-tools", action="store_true", help="rows for the text-only arm (no tools offered)")
     parser.add_argument("--split", choices=SPLITS, default="train",
                         help="extra_info.split of the rows: 'val' for data.val_files, so the agent loop files their rollouts as validation")
     args = parser.parse_args(argv)
     try:
         if args.to:
-            count = write_verl(args.source, args.out, args.system_prompt, not args.no_tools, args.split)
+            count = write_verl(args.source, args.out, presentation_argument(args.presentation), not args.no_tools, args.split)
         else:
             count = read_verl(args.source, args.out)
     except ValueError as error:

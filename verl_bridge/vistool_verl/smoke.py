@@ -26,14 +26,15 @@ from verl.experimental.agent_loop.agent_loop import DictConfigWrap
 from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
-from vistool_trainer.rollouts.env_client import LocalEnvServer, gold_transcripts
+from vistool_trainer.rollouts.env_client import LocalEnvServer, short_lived_server
 from vistool_trainer.checkout import repo_root
 from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.presentation import policy_corpus
 from vistool_trainer.rollouts.rollout import load_tasks
 from vistool_trainer.rollouts.tool_metrics import tool_use_counts
-from vistool_trainer.run.train import task_corpus
 
 from .agent_loop import VistoolAgentLoop
+from .parquet_rows import presentation_argument
 from .processor import load_processor
 from .reward import compute_score
 from .run_records import rollout_line, start_run, step_metrics
@@ -74,12 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=1)
     parser.add_argument("--model", type=Path, default=None, help="a saved Qwen2.5-VL folder (default: a fresh micro model)")
     parser.add_argument("--tasks", type=Path, default=None, help="a tasks.jsonl to draw the prompts from (default: new vbar tasks)")
-    parser.add_argument("--system-prompt", default=None, help="replaces the env server's system prompt ('' leaves it out)")
+    parser.add_argument("--presentation", default=None,
+                        help="the presentation block (JSON, or a file) the env server applies: {\"system_prompt\": ..., \"view\": {...}} "
+                             "as a run config's policy.system_prompt and policy.view (default: the env server's own)")
     parser.add_argument("--max-turns", type=int, default=3)
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    try:
+        presentation = presentation_argument(args.presentation)
+    except (ValueError, OSError) as error:
+        parser.exit(2, f"vistool_verl smoke: {error}\n")
     out: Path = args.out.resolve()
     if (out / "run.json").exists():
         raise SystemExit(f"{out} already holds a run; remove it or pass another --out")
@@ -87,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     tasks_path = args.tasks.resolve() if args.tasks else generate_tasks(out / "data", args.prompts, args.seed)
     tasks = load_tasks(tasks_path)[: args.prompts]
     if args.model is None:
-        model, processor = build_micro_policy(task_corpus(tasks, gold_transcripts(tasks)), MicroSize(), args.seed)
+        corpus = short_lived_server(lambda client: policy_corpus(client, tasks, presentation))
+        model, processor = build_micro_policy(corpus, MicroSize(), args.seed)
         model_dir = out / "model"
         save_policy(model, processor, model_dir)
     else:
@@ -104,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             manager = TransformersServerManager(model, processor, max_new_tokens=args.max_new_tokens, seed=args.seed)
             def make_loop() -> VistoolAgentLoop:
                 return VistoolAgentLoop(DictConfigWrap(cfg), manager, processor.tokenizer, processor, RLHFDataset, DictConfigWrap(cfg.data),
-                                        hf_model_type=model.config.model_type, max_turns=args.max_turns, system_prompt=args.system_prompt, env_url=client.url,
+                                        hf_model_type=model.config.model_type, max_turns=args.max_turns, presentation=presentation, env_url=client.url,
                                         env_token_file=str(out / "env-token"))
             rows = [{"extra_info": {"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"]},
                      "data_source": "vistool", "reward_model": {"ground_truth": task["answer"]}}

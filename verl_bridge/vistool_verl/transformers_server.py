@@ -27,6 +27,7 @@ class TransformersServerManager:
         self.max_new_tokens = max_new_tokens
         tokenizer = processor.tokenizer
         self.end_of_turn = int(tokenizer.convert_tokens_to_ids("<|im_end|>"))
+        self.image_token = int(tokenizer.convert_tokens_to_ids("<|image_pad|>"))
         unknown = tokenizer.unk_token_id
         self.suppressed = [int(i) for i in (tokenizer.convert_tokens_to_ids(t) for t in CONTROL_TOKENS) if i is not None and i != unknown]
         self.generator = torch.Generator().manual_seed(seed)
@@ -40,6 +41,10 @@ class TransformersServerManager:
 
     def _generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], image_data: list[Any] | None) -> TokenOutput:
         inputs: dict[str, Any] = {"input_ids": torch.tensor([prompt_ids]), "attention_mask": torch.ones(1, len(prompt_ids), dtype=torch.long)}
+        # Qwen2.5-VL places image tokens in 3-D (mrope) only when told which tokens are images; without
+        # it transformers silently falls back to 1-D positions and the policy reads another sequence
+        # than the one it was trained on (docs/ARCHITECTURE.md).
+        inputs["mm_token_type_ids"] = (inputs["input_ids"] == self.image_token).long()
         if image_data:
             vision = self.processor.image_processor(images=image_data, return_tensors="pt")
             inputs["pixel_values"], inputs["image_grid_thw"] = vision["pixel_values"], vision["image_grid_thw"]

@@ -1,6 +1,6 @@
 /**
  * One rollout, rendered: the outcome (answer against gold, reward, advantage, why it ended), the
- * reward breakdown, then every turn — the model's text with think/answer/tool_call spans styled,
+ * prompt the policy read (opening-prompt.ts), the reward breakdown, then every turn — the model's text with think/answer/tool_call spans styled,
  * each parsed call as pretty JSON with its result or its error class and message, and the image
  * before and after the call side by side.
  *
@@ -14,6 +14,7 @@ import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 import { ImageCompare } from '../shared/image-compare.js';
 import { segmentModelText } from './model-text.js';
+import { openingPrompt } from './opening-prompt.js';
 import { tokenView } from './token-view.js';
 
 export interface RolloutViewContext {
@@ -177,6 +178,6 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares, record.token_view?.find((t) => t.turn === index)) : observationTurn(turn, context)),
     ),
   );
-  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, h('div', { class: 'rollout-top' }, taskImage, breakdown(record)), h('div', { class: 'turns' }, ...turns));
+  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, openingPrompt(record, context.imageUrl), h('div', { class: 'rollout-top' }, taskImage, breakdown(record)), h('div', { class: 'turns' }, ...turns));
   return { element, turns, compares };
 }

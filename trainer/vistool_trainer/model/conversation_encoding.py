@@ -1,8 +1,11 @@
 """Messages → model inputs: token ids, the loss mask, pixel values, grid sizes, mm_token_type_ids.
 
-Images expand to <|image_pad|> × (t·h·w / merge²) exactly as Qwen2_5_VLProcessor does, and
-`mm_token_type_ids` marks them (1) — without it Qwen2.5-VL silently falls back to 1-D positions
-for image tokens (docs/ARCHITECTURE.md). Observation tokens (system, user, tool) are never trained.
+Only tokenisation and the chat template live here: the messages are the env server's, already as
+the policy reads them (docs/CONTRACTS.md, Presentation), and this module never adds, hides or
+rewords any of them. Images expand to <|image_pad|> × (t·h·w / merge²) exactly as
+Qwen2_5_VLProcessor does, and `mm_token_type_ids` marks them (1) — without it Qwen2.5-VL silently
+falls back to 1-D positions for image tokens (docs/ARCHITECTURE.md). Observation tokens (system,
+user, tool) are never trained.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import torch
 from PIL import Image
 
 from .chat_template import render_pieces
-from .context_view import ContextView, apply_view, without_images
+from .conversation import Conversation, without_images
 from .policy_processor import PolicyProcessor
 
 
@@ -60,9 +63,8 @@ class ConversationEncoder:
     # new edited image per tool call, so an unbounded cache grows with the run.
     IMAGE_CACHE_BYTES = 256 * 2**20
 
-    def __init__(self, processor: PolicyProcessor, view: ContextView | None = None):
+    def __init__(self, processor: PolicyProcessor):
         self.processor = processor
-        self.view = view or ContextView()
         self._text_cache: dict[str, list[int]] = {}
         self._image_cache: OrderedDict[str, tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
         self._image_cache_bytes = 0
@@ -90,38 +92,38 @@ class ConversationEncoder:
                 self._image_cache_bytes -= pixels.numel() * pixels.element_size()
         return result
 
-    def after_tool_segments(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
+    def after_tool_segments(self, conversation: Conversation) -> list[EncodedConversation]:
         """The training sequences with only the assistant turns that follow a tool result trained
         (the answer after an edited image); [] when no turn does (a direct answer)."""
-        after_tool = {index for index, message in enumerate(messages)
-                      if message.get("role") == "assistant" and index > 0 and messages[index - 1].get("role") == "tool"}
+        after_tool = [(prompt, reply) for prompt, reply in conversation.turns() if prompt and prompt[-1].get("role") == "tool"]
         if not after_tool:
             return []
-        if self.view.latest_images is None:
-            return [self.encode(messages, add_generation_prompt=False, trained_turns=after_tool)]
-        return [self.encode(messages[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in sorted(after_tool)]
+        if conversation.prompts_only_grow:
+            messages = conversation.messages
+            trained = {index for index, message in enumerate(messages)
+                       if message.get("role") == "assistant" and index > 0 and messages[index - 1].get("role") == "tool"}
+            return [self.encode(messages, add_generation_prompt=False, trained_turns=trained)]
+        return [self.encode(prompt + [reply], add_generation_prompt=False, trained_turns={len(prompt)}) for prompt, reply in after_tool]
 
-    def call_segments_without_images(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
-        """One sequence per assistant turn that calls a tool: the conversation up to it with every image
-        left out (IMAGE_LEFT_OUT in its place), only that turn trained; [] when no turn calls.
+    def call_segments_without_images(self, conversation: Conversation) -> list[EncodedConversation]:
+        """One sequence per assistant turn that calls a tool: its prompt with every image left out
+        (IMAGE_LEFT_OUT in its place), only that turn trained; [] when no turn calls.
         A call copies its arguments from the question, and a small model learns that copy far
         faster with no image tokens in its context (docs/DEMO.md)."""
-        calls = [index for index, message in enumerate(messages) if is_tool_call_turn(message)]
-        plain = without_images(messages)
-        return [self.encode(plain[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in calls]
+        return [self.encode(without_images(prompt + [reply]), add_generation_prompt=False, trained_turns={len(prompt)})
+                for prompt, reply in conversation.turns() if is_tool_call_turn(reply)]
 
-    def training_segments(self, messages: list[dict[str, Any]]) -> list[EncodedConversation]:
-        """The sequences a conversation is trained as, each in the context its turns were sampled in.
+    def training_segments(self, conversation: Conversation) -> list[EncodedConversation]:
+        """The sequences a conversation is trained as, each in the context its turns were written in.
 
-        When the view shows every image, a turn's context is the conversation before it, so the whole
-        conversation is one sequence with every assistant turn trained. A view that keeps only the
-        newest images shows each turn a different past (the chart is visible when the tool call is
-        written, gone when the answer is): each assistant turn is then its own sequence — the
-        conversation up to it, seen through the view, with only that turn trained."""
-        if self.view.latest_images is None:
-            return [self.encode(messages, add_generation_prompt=False)]
-        turns = [index for index, message in enumerate(messages) if message.get("role") == "assistant"]
-        return [self.encode(messages[: index + 1], add_generation_prompt=False, trained_turns={index}) for index in turns]
+        While every prompt is the previous one plus the reply and the new observation, a turn's
+        context is the conversation before it, so the whole conversation is one sequence with every
+        assistant turn trained. When the env's view hides earlier images, each turn read a
+        different past (the chart is visible when the tool call is written, gone when the answer
+        is): each assistant turn is then its own sequence — its prompt, with only that turn trained."""
+        if conversation.prompts_only_grow:
+            return [self.encode(conversation.messages, add_generation_prompt=False)]
+        return [self.encode(prompt + [reply], add_generation_prompt=False, trained_turns={len(prompt)}) for prompt, reply in conversation.turns()]
 
     def encode(self, messages: list[dict[str, Any]], add_generation_prompt: bool, trained_turns: set[int] | None = None) -> EncodedConversation:
         ids: list[int] = []
@@ -130,7 +132,7 @@ class ConversationEncoder:
         grids: list[torch.Tensor] = []
         keys: list[str] = []
         merge = self.processor.merge_size
-        for piece in render_pieces(apply_view(messages, self.view), add_generation_prompt, trained_turns):
+        for piece in render_pieces(messages, add_generation_prompt, trained_turns):
             if piece.kind == "image":
                 values, grid = self._image(piece.image)
                 keys.append(str(piece.image.get("ref") or piece.image.get("path") or f"anonymous-{id(piece.image)}"))

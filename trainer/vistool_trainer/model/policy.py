@@ -16,7 +16,6 @@ import torch
 from transformers import AutoModelForImageTextToText
 
 from ..config import PolicyConfig
-from .context_view import ContextView
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
@@ -117,12 +116,12 @@ class SampledTurn:
 
 
 class Policy:
-    def __init__(self, model: torch.nn.Module, processor: PolicyProcessor, device: torch.device, view: ContextView | None = None):
+    def __init__(self, model: torch.nn.Module, processor: PolicyProcessor, device: torch.device):
         self.model = model
         self.processor = processor
         self.device = device
-        # What the model reads of each conversation (policy.view): the same when sampling and training.
-        self.encoder = ConversationEncoder(processor, view)
+        # Messages arrive as the env presented them (policy.view included): the encoder only tokenises.
+        self.encoder = ConversationEncoder(processor)
 
     # ---- loading -------------------------------------------------------------------------
     @classmethod
@@ -148,22 +147,22 @@ class Policy:
                 save_policy(model, processor, base_directory)
             model = get_peft_model(model, LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
                                                      target_modules=list(lora.target_modules)))
-        policy = cls(model, processor, device, ContextView.from_config(policy_config.view))
+        policy = cls(model, processor, device)
         policy.set_gradient_checkpointing(gradient_checkpointing_wanted(policy_config))
         return policy
 
     @classmethod
-    def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto", view: ContextView | None = None) -> "Policy":
-        """A saved policy; `view` must be the one it was trained with (its run config's policy.view)."""
+    def load(cls, directory: Path, device_name: str = "auto", dtype_name: str = "auto") -> "Policy":
+        """A saved policy (what it reads of a conversation is the env's presentation, not the policy's)."""
         device = pick_device(device_name)
         dtype = pick_dtype(dtype_name, device)
         processor = PolicyProcessor.from_pretrained(directory)
         model = AutoModelForImageTextToText.from_pretrained(directory, dtype=dtype).to(device)
-        return cls(model, processor, device, view)
+        return cls(model, processor, device)
 
     @classmethod
     def load_with_adapter(cls, base: str | Path, adapter_directory: Path, processor_directory: Path, device_name: str = "auto",
-                          dtype_name: str = "auto", view: ContextView | None = None) -> "Policy":
+                          dtype_name: str = "auto") -> "Policy":
         """A LoRA run resumed: the base model (a run's saved base, a hub id or a folder) with the
         checkpoint's adapters on it, trainable."""
         from peft import PeftModel
@@ -172,7 +171,7 @@ class Policy:
         dtype = pick_dtype(dtype_name, device)
         base_model = AutoModelForImageTextToText.from_pretrained(base, dtype=dtype).to(device)
         model = PeftModel.from_pretrained(base_model, adapter_directory, is_trainable=True)
-        return cls(model, PolicyProcessor.from_pretrained(processor_directory), device, view)
+        return cls(model, PolicyProcessor.from_pretrained(processor_directory), device)
 
     def set_gradient_checkpointing(self, enabled: bool) -> None:
         """Recompute each decoder layer's and vision block's activations in backward instead of

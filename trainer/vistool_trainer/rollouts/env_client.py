@@ -91,10 +91,16 @@ class EnvClient:
         return self._batch("/v1/batch/score", [{"episode_id": episode_id} for episode_id in episode_ids], soft)
 
     def gold(self, tasks: list[dict[str, Any]], chunk: int = 512) -> list[dict[str, Any]]:
-        """Each task's gold assistant turns as the env writes them ({"tool_turns": [...], "answer": ...}):
-        the trainer warms up on this text and never writes it itself (env/tasks/gold.ts)."""
+        """Each task's gold assistant turns as the env writes them ({"tool_turns": [...], "answer": ...,
+        "user_text": the user turn's text}): the trainer warms up on this text and never writes it
+        itself (env/tasks/gold.ts)."""
         wire = [{"task": {k: v for k, v in task.items() if not k.startswith("_")}} for task in tasks]  # `_` keys are the trainer's own
         return [result for offset in range(0, len(wire), chunk) for result in self._batch("/v1/batch/gold", wire[offset:offset + chunk])]
+
+    def presentation_texts(self, presentation: dict[str, Any] | None) -> list[str]:
+        """Every text a policy may read under `presentation` that no task writes: the env's fixed
+        observation words and the presentation's own system turns (POST /v1/presentation)."""
+        return list(self._request("POST", "/v1/presentation", {"presentation": presentation})["texts"])
 
     def trajectory(self, episode_id: str) -> dict[str, Any]:
         return self._request("GET", f"/v1/episodes/{episode_id}")
@@ -192,12 +198,12 @@ class LocalEnvServer:
             self.process.stdout.close()
 
 
-def gold_transcripts(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each task's gold turns from a short-lived env server, for code that builds a policy outside a
-    run (a micro model for the veRL smoke, test fixtures); a run asks its own server."""
-    with tempfile.TemporaryDirectory(prefix="vistool-gold-") as scratch:
+def short_lived_server(work: Any) -> Any:
+    """`work(client)` against a short-lived env server, for code outside a run that needs the env's
+    text (the micro model of the veRL smoke, test fixtures); a run asks its own server."""
+    with tempfile.TemporaryDirectory(prefix="vistool-env-") as scratch:
         with LocalEnvServer(Path(scratch), Path(scratch) / "images", Path(scratch) / "token") as client:
-            return client.gold(tasks)
+            return work(client)
 
 
 def token_from(config_env: EnvConfig) -> str:

@@ -1,9 +1,10 @@
 """The rollout loop: the policy writes a turn, the env server parses it, runs the tool and returns
 the edited image, the policy continues, up to the episode's limits; then the server scores it.
 
-Assistant turns keep the exact token ids sampled, so the training context equals the rollout
-context (OpenThinkIMG re-tokenises decoded text instead). This module never parses tool calls or computes
-rewards: the server does both.
+Each turn the policy reads the prompt the server presents (docs/CONTRACTS.md, Presentation), with
+its own earlier turns as the exact token ids it sampled, so the training context equals the
+rollout context (OpenThinkIMG re-tokenises decoded text instead). This module never parses tool
+calls, computes rewards or writes text the policy reads: the server does all three.
 """
 from __future__ import annotations
 
@@ -13,26 +14,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..model.conversation_encoding import load_image_part
+from ..model.conversation import Conversation
 from ..model.policy import Policy
 from .env_client import EnvClient
+from .presentation import EpisodeOptions, continue_conversation, opened_conversation
 from .token_view import with_token_text
 
-
-@dataclass
-class EpisodeOptions:
-    tools: bool = True
-    max_turns: int = 3
-    max_tool_calls: int = 2
-    images: str = "path"
-    system_prompt: str | dict[str, str | None] | None = None
+__all__ = ["EpisodeOptions", "Rollout", "RolloutTiming", "run_rollouts", "rollout_record", "load_tasks"]
 
 
 @dataclass
 class Rollout:
     prompt_id: str
     group: int
-    messages: list[dict[str, Any]]
+    # What the policy read before each turn (the server's prompts) and what it wrote.
+    conversation: Conversation
     reward: float = 0.0
     components: dict[str, float] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
@@ -50,6 +46,13 @@ class Rollout:
     score_metrics: dict[str, float] = field(default_factory=dict)
     # Per assistant turn: sampled tokens, log-probs, entropies, loss mask (token_view.py); None when not trained on.
     token_view: list[dict[str, Any]] | None = None
+    # Each image of the episode loaded once, by ref (every prompt names them again).
+    images: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation as its last turn saw it."""
+        return self.conversation.messages
 
     @property
     def tool_calls(self) -> int:
@@ -75,36 +78,6 @@ class RolloutTiming:
     env_errors: int = 0
 
 
-def _with_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Load image parts once (PIL) so every later encode of the conversation reuses them."""
-    loaded = []
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, list):
-            parts = []
-            for part in content:
-                if part.get("type") == "image":
-                    part = {**part, "image": load_image_part(part)}
-                    part.pop("data", None)
-                parts.append(part)
-            message = {**message, "content": parts}
-        loaded.append(message)
-    return loaded
-
-
-def apply_system_prompt(messages: list[dict[str, Any]], system_prompt: str | dict[str, str | None] | None, tools: bool) -> list[dict[str, Any]]:
-    """The server's opening messages with the run's system prompt: None keeps the server's, '' drops
-    the system turn, a string replaces it, {"tools": ..., "no_tools": ...} chooses by arm."""
-    if isinstance(system_prompt, dict):
-        system_prompt = system_prompt.get("tools" if tools else "no_tools")
-    if system_prompt is None:
-        return messages
-    rest = [message for message in messages if message.get("role") != "system"]
-    if system_prompt == "":
-        return rest
-    return [{"role": "system", "content": [{"type": "text", "text": system_prompt}]}] + rest
-
-
 def _task_payload(task: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in task.items() if not key.startswith("_")}
 
@@ -127,16 +100,15 @@ def run_rollouts(
     items = []
     for task in tasks:
         for _ in range(group_size):
-            items.append({"task": _task_payload(task), "task_dir": task["_task_dir"],
-                          "options": {"tools": options.tools, "max_turns": options.max_turns,
-                                      "max_tool_calls": max(options.max_tool_calls, 1), "images": options.images}})
+            items.append({"task": _task_payload(task), "task_dir": task["_task_dir"], "options": options.request()})
     opened = client.start_episodes(items)
     rollouts: list[Rollout] = []
     episode_ids: list[str] = []
     for index, result in enumerate(opened):
         task = tasks[index // group_size]
-        messages = apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt, options.tools)
-        rollouts.append(Rollout(prompt_id=str(task["id"]), group=index % group_size, messages=messages))
+        images: dict[str, Any] = {}
+        rollouts.append(Rollout(prompt_id=str(task["id"]), group=index % group_size,
+                                conversation=opened_conversation(result, images), images=images))
         episode_ids.append(result["episode_id"])
     timing.env_s += time.perf_counter() - started
     active = list(range(len(rollouts)))
@@ -146,22 +118,24 @@ def run_rollouts(
             sampled = []
             for offset in range(0, len(active), generation_batch):
                 chunk = active[offset:offset + generation_batch]
-                sampled.extend(policy.sample_turns([rollouts[i].messages for i in chunk], max_new_tokens, temperature, greedy))
+                sampled.extend(policy.sample_turns([rollouts[i].conversation.prompt for i in chunk], max_new_tokens, temperature, greedy))
             timing.gen_s += time.perf_counter() - started
             started = time.perf_counter()
             steps = client.step_episodes([{"episode_id": episode_ids[i], "text": turn.text} for i, turn in zip(active, sampled)], soft=True)
             still_active = []
             for i, turn, step in zip(active, sampled, steps):
                 rollout = rollouts[i]
-                rollout.messages.append({"role": "assistant", "content": [{"type": "text", "text": turn.text}],
-                                         "token_ids": turn.token_ids, "truncated": turn.truncated})
+                reply = {"role": "assistant", "content": [{"type": "text", "text": turn.text}],
+                         "token_ids": turn.token_ids, "truncated": turn.truncated}
                 rollout.response_tokens += len(turn.token_ids)
                 rollout.turns += 1
                 if "error" in step:
+                    rollout.conversation.replies.append(reply)
                     timing.env_errors += 1
                     rollout.notes.append(f"the env server could not take this turn (HTTP {step['error'].get('status')}): {step['error'].get('message')}")
-                elif not step["done"]:
-                    rollout.messages.extend(_with_images(step["observation"]["messages"]))
+                    continue
+                continue_conversation(rollout.conversation, reply, step, rollout.images)
+                if not step["done"]:
                     still_active.append(i)
             active = still_active
             timing.env_s += time.perf_counter() - started

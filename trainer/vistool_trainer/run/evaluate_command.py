@@ -8,7 +8,6 @@ import os
 import sys
 from pathlib import Path
 
-from ..model.context_view import ContextView
 from ..model.policy import Policy
 from ..rollouts.rollout import load_tasks
 from ..trainers.evaluate import evaluate
@@ -16,7 +15,8 @@ from .config_migration import load_saved_config
 from .events import EventStream
 from .run_config import ConfigError
 from .run_directory import RunDirectory
-from .train import episode_options, generate_tasks, open_env
+from ..rollouts.presentation import episode_options
+from .train import generate_tasks, open_env
 
 
 def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None) -> int:
@@ -34,8 +34,7 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
         return 2
     eval_path = Path(config.data.eval) if config.data.eval else generate_tasks(run.root / "data" / "eval", config.data.generate, config.seed, "test")
     tasks = load_tasks(eval_path)[: n or config.eval.n]
-    policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config.device, config.policy.dtype,
-                         ContextView.from_config(config.policy.view))
+    policy = Policy.load(folder / "policy" if (folder / "policy").exists() else folder, config.device, config.policy.dtype)
     server, client = open_env(config, run, [eval_path.parent.resolve()], events)
     try:
         results = evaluate(policy, client, tasks, episode_options(config), config.eval.max_new_tokens)

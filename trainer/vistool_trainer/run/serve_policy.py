@@ -7,6 +7,12 @@ images as `image_url` data URLs), `temperature` (0 = greedy), `max_tokens`; it a
 A bearer token is required when the environment variable named by --token-env is set.
 It never fetches a remote image URL, never executes or parses what the model wrote, and never
 listens beyond 127.0.0.1. Requests are served one generation at a time (one model, one device).
+
+The conversation is read exactly as sent: what the policy sees (the system turn, the view of
+earlier images) is the presentation of the env that made the messages (`vistool eval` applies the
+checkpoint's run config: docs/CONTRACTS.md), never rewritten here. An earlier turn this server
+wrote comes back as text; it is read as the token ids that were sampled for it (ReplyMemory), as the
+trainer reads its own turns, because the same text can tokenise to other ids.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -32,6 +39,32 @@ ROLES = ("system", "user", "assistant", "tool")
 
 class RequestError(ValueError):
     """A request the server cannot answer; the message says what was wrong and how to fix it."""
+
+
+class ReplyMemory:
+    """The sampled token ids of the replies this server wrote, by their text (the newest `size`)."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._ids: OrderedDict[str, list[int]] = OrderedDict()
+
+    def remember(self, text: str, token_ids: list[int]) -> None:
+        self._ids[text] = list(token_ids)
+        self._ids.move_to_end(text)
+        while len(self._ids) > self.size:
+            self._ids.popitem(last=False)
+
+    def with_sampled_ids(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`messages` with each assistant turn this server wrote carrying its sampled ids."""
+        out = []
+        for message in messages:
+            if message["role"] == "assistant":
+                text = "".join(part.get("text", "") for part in message["content"] if part.get("type") == "text")
+                ids = self._ids.get(text)
+                if ids is not None:
+                    message = {**message, "token_ids": list(ids)}
+            out.append(message)
+        return out
 
 
 def to_policy_messages(messages: Any) -> list[dict[str, Any]]:
@@ -72,6 +105,7 @@ class PolicyServer:
         self.policy = policy
         self.model_name = model_name
         self.token = token
+        self.replies = ReplyMemory()
         self.generation_lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self.httpd.daemon_threads = True
@@ -92,8 +126,10 @@ class PolicyServer:
             raise RequestError("'max_tokens' must be a positive integer")
         try:
             with self.generation_lock:
+                messages = self.replies.with_sampled_ids(messages)
                 prompt_tokens = len(self.policy.encoder.encode(messages, add_generation_prompt=True).input_ids)
                 turn = self.policy.sample_turns([messages], max_tokens, float(temperature) or 1.0, greedy=temperature == 0)[0]
+                self.replies.remember(turn.text, turn.token_ids)
         except (ValueError, OSError) as error:  # an undecodable image, a role order the template rejects
             raise RequestError(f"cannot encode the conversation: {error}") from None
         return {
@@ -171,7 +207,6 @@ def checkpoint_model_name(checkpoint: Path) -> str:
 
 def serve_policy(checkpoint: str, port: int, device: str, config_path: str | None, token_env: str) -> int:
     from .config_migration import load_saved_config
-    from ..model.context_view import ContextView
     from ..model.policy import Policy
     from .run_config import ConfigError
 
@@ -182,7 +217,6 @@ def serve_policy(checkpoint: str, port: int, device: str, config_path: str | Non
         events.emit("failed", error=f"{folder} is not a checkpoint: expected {folder}/policy/ (save_pretrained) or a model folder")
         return 2
     dtype = "auto"
-    view = ContextView()
     run_config = Path(config_path) if config_path else folder / ".." / ".." / "config.json"
     if run_config.exists():
         try:
@@ -190,9 +224,8 @@ def serve_policy(checkpoint: str, port: int, device: str, config_path: str | Non
         except ConfigError as error:
             events.emit("failed", error=f"the checkpoint's run config {run_config}: {error}")
             return 2
-        # The policy reads requests the way it was trained to read conversations (policy.view).
-        dtype, view = saved.dtype, ContextView.from_config(saved.view)
-    policy = Policy.load(weights, device, dtype, view)
+        dtype = saved.dtype
+    policy = Policy.load(weights, device, dtype)
     token = os.environ.get(token_env) or None
     server = PolicyServer(policy, checkpoint_model_name(folder), token, port)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.httpd.shutdown, daemon=True).start())

@@ -28,11 +28,11 @@ from ..config import DataGenerateConfig, RunConfig, to_dict
 from ..engines.distributed import Distributed, init_distributed
 from ..engines.factory import make_training_engine
 from ..engines.training_engine import TrainingEngine, half_precision_warning
-from ..model.context_view import EARLIER_IMAGE, ContextView
 from ..model.micro_model import parameter_count
 from ..model.policy import Policy, gradient_checkpointing_wanted
 from ..rollouts.env_client import EnvClient, LocalEnvServer, token_from
-from ..rollouts.rollout import EpisodeOptions, load_tasks, rollout_record
+from ..rollouts.presentation import EpisodeOptions, episode_options, policy_corpus, presentation_of
+from ..rollouts.rollout import load_tasks, rollout_record
 from ..trainers.evaluate import evaluate
 from ..trainers.grpo import grpo_step
 from ..trainers.sft import gold_conversations, run_sft
@@ -95,36 +95,15 @@ def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, w
     return out / "tasks.jsonl"
 
 
-def task_corpus(tasks: list[dict[str, Any]], gold: list[dict[str, Any]]) -> list[str]:
-    """Text the micro tokenizer learns from: what the policy will read and write (`gold`: each
-    task's gold turns, as the env server writes them)."""
-    corpus = []
-    for task, transcript in zip(tasks, gold, strict=True):
-        corpus.append(f"Question: {task['question']}")
-        corpus.extend([*transcript["tool_turns"], transcript["answer"]])
-        for key in ("columns_bbox", "rows_bbox", "x_values_bbox", "y_values_bbox"):
-            corpus.extend((task.get("meta") or {}).get(key, {}).keys())
-    corpus += ["OBSERVATION: The edited image follows.", EARLIER_IMAGE, "ERROR [E1]: No tool call or final answer found.",
-               "Tools are not available in this episode: answer from the image with <answer>...</answer>."]
-    return corpus
-
-
-def system_prompt_texts(config: RunConfig) -> list[str]:
-    """The run's own system prompts (the micro tokenizer should know their words too)."""
-    prompt = config.policy.system_prompt
-    values = list(prompt.values()) if isinstance(prompt, dict) else [prompt]
-    return [value for value in values if value]
+def tokenizer_corpus(config: RunConfig, client: EnvClient, tasks: list[dict[str, Any]]) -> list[str]:
+    """Everything the micro tokenizer learns from, for a run on `tasks`: what its policy will read
+    and write, as the env server writes it (rollouts/presentation.py)."""
+    return policy_corpus(client, tasks, presentation_of(config.policy))
 
 
 def versions() -> dict[str, str | None]:
     report = check_environment()
     return {status.name: status.installed for status in report.packages}
-
-
-def episode_options(config: RunConfig) -> EpisodeOptions:
-    env = config.env
-    return EpisodeOptions(tools=env.tools, max_turns=env.max_turns, max_tool_calls=env.max_tool_calls,
-                          images=env.images, system_prompt=config.policy.system_prompt)
 
 
 BASE_POLICY = "base-policy"  # a LoRA run's frozen micro base, saved once (a hub model is its own base)
@@ -163,15 +142,14 @@ def load_checkpoint_policy(config: RunConfig, run: RunDirectory, checkpoint: Pat
     the untouched base (the run's saved base for the micro model, else policy.model); the merged
     weights in policy/ are for evaluation and serving."""
     device, dtype = config.device, config.policy.dtype
-    view = ContextView.from_config(config.policy.view)
     if not config.policy.lora.enabled:
-        policy = Policy.load(checkpoint / "policy", device, dtype, view)
+        policy = Policy.load(checkpoint / "policy", device, dtype)
     else:
         if not (checkpoint / "adapter").is_dir():
             raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
                                "resume with policy.lora.enabled false, or start a new run")
         base = run.root / BASE_POLICY if config.policy.model == "micro" else config.policy.model
-        policy = Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype, view)
+        policy = Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype)
     policy.set_gradient_checkpointing(gradient_checkpointing_wanted(config.policy))
     return policy
 
@@ -267,7 +245,7 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
         events.log(f"resumed from {checkpoint} at {state}")
     else:
         base = run.root / BASE_POLICY if dist.is_main and config.policy.model == "micro" else None
-        corpus = task_corpus(train_tasks, client.gold(train_tasks)) + system_prompt_texts(config)
+        corpus = tokenizer_corpus(config, client, train_tasks)
         policy = Policy.create(config.policy, corpus, seed, config.device, base)
         dist.broadcast_parameters(policy.model)
         # Two runs that start from the same model (the demo's arms) show the same sum here.

@@ -11,19 +11,25 @@ from typing import Any
 
 from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
-from ..rollouts.rollout import EpisodeOptions, run_rollouts
+from ..rollouts.rollout import EpisodeOptions, Rollout, run_rollouts
+
+
+def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
+                        own_setting_only: bool = False) -> dict[str, list[Rollout]]:
+    """Greedy episodes on `tasks`, one per task and arm: with tools and without when the run has
+    tools (only with them when `own_setting_only`, the periodic evaluations during RL), without
+    tools otherwise. Both arms read the run's presentation; only the tools switch differs."""
+    arms = [("tools", replace(options, tools=True)), ("no_tools", replace(options, tools=False))] if options.tools else [("no_tools", options)]
+    if own_setting_only:
+        arms = arms[:1]
+    return {name: run_rollouts(policy, client, tasks, 1, arm, max_new_tokens, 1.0, greedy=True) for name, arm in arms}
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
              own_setting_only: bool = False) -> dict[str, float]:
-    """Greedy episodes on `tasks`: with tools and without when the run has tools (only with them
-    when `own_setting_only`, the periodic evaluations during RL), without tools otherwise."""
+    """The evaluation's metrics (evaluation_rollouts' episodes)."""
     results: dict[str, float] = {"eval/n": float(len(tasks))}
-    arms = [("tools", replace(options, tools=True)), ("no_tools", replace(options, tools=False))] if options.tools else [("no_tools", options)]
-    if own_setting_only:
-        arms = arms[:1]
-    for name, arm in arms:
-        rollouts = run_rollouts(policy, client, tasks, 1, arm, max_new_tokens, 1.0, greedy=True)
+    for name, rollouts in evaluation_rollouts(policy, client, tasks, options, max_new_tokens, own_setting_only).items():
         results[f"eval/acc_{name}"] = statistics.fmean(float(r.correct) for r in rollouts)
         results[f"eval/correct_{name}"] = float(sum(r.correct for r in rollouts))
         results[f"eval/reward_{name}"] = statistics.fmean(r.reward for r in rollouts)

@@ -161,12 +161,12 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     A sharded engine needs every rank to run as many micro-batches as the busiest one (each
     forward gathers parameters, each backward reduces gradients): ranks with fewer kept rollouts
     run `filler` (a rollout they generated) with weight zero."""
-    # Each rollout is one training sequence, or one per turn when the policy's view shows each turn a
-    # different past (context_view.py); every sequence carries its rollout's advantage.
+    # Each rollout is one training sequence, or one per turn when the env's view shows each turn a
+    # different past (model/conversation.py); every sequence carries its rollout's advantage.
     segments: list[Any] = []
     owners: list[int] = []
     for index, rollout in enumerate(rollouts):
-        for segment in policy.encoder.training_segments(rollout.messages):
+        for segment in policy.encoder.training_segments(rollout.conversation):
             segments.append(segment)
             owners.append(index)
     global_rollouts = int(dist.sum(len(rollouts)))
@@ -179,13 +179,13 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
     for index, rollout in enumerate(rollouts):
         mine = [scored[j] for j, owner in enumerate(owners) if owner == index]
-        rollout.token_view = token_view(rollout.messages, rollout.trajectory.get("turns") or [], mine)
+        rollout.token_view = token_view(rollout.conversation.replies, rollout.trajectory.get("turns") or [], mine)
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
     count = len(mini_batches(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
     parts = [[j for j, owner in enumerate(owners) if part.start <= owner < part.stop]
              for part in mini_batches(len(rollouts), rl.group_size, rl.ppo_mini_batch_size, count)]
-    filler_encoded = policy.encoder.training_segments(filler.messages)[0] if filler is not None else None
+    filler_encoded = policy.encoder.training_segments(filler.conversation)[0] if filler is not None else None
     sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0, "grad_norm": 0.0, "tokens": 0.0}
     steps = 0
     # Train mode (gradient checkpointing needs it) with dropout off: the old log-probs come from the

@@ -1,8 +1,8 @@
 """SFT warm-up on the generator's gold trajectories.
 
 Each task's `gold` tool calls are replayed through the env server as the text a good policy
-would write (hermes `<tool_call>` JSON, then `<answer>`), so the observations and edited images
-are exactly what RL will show. The loss covers assistant tokens only. A plain loop rather than
+would write (hermes `<tool_call>` JSON, then `<answer>`), so the prompts, observations and edited
+images are exactly what RL will show (the server presents them: docs/CONTRACTS.md). The loss covers assistant tokens only. A plain loop rather than
 TRL's SFTTrainer: the inputs are multi-image conversations with per-token masks that the
 encoder already builds, and at this size the loop is a few lines (measured step times in the report).
 """
@@ -21,16 +21,18 @@ from ..algorithms.sft_schedule import SftSchedule
 from ..config import SftConfig
 from ..engines.distributed import Distributed
 from ..engines.training_engine import TrainingEngine
+from ..model.conversation import Conversation
 from ..model.conversation_encoding import EncodedConversation
 from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
-from ..rollouts.rollout import EpisodeOptions, _task_payload, _with_images, apply_system_prompt
+from ..rollouts.presentation import EpisodeOptions, continue_conversation, opened_conversation
+from ..rollouts.rollout import _task_payload
 
 WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
 
 
 def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64,
-                       no_tool_fraction: float = 0.0, seed: int = 0, direct_answers: bool = False) -> list[list[dict[str, Any]]]:
+                       no_tool_fraction: float = 0.0, seed: int = 0, direct_answers: bool = False) -> list[Conversation]:
     """Replay gold turns through the server; returns one full conversation per task.
 
     A `no_tool_fraction` share of the tasks (chosen by `seed`) is replayed in a tools-off episode
@@ -43,17 +45,17 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
     direct = set(range(len(tasks))) if direct_answers and options.tools else set()
     if direct:
         tool_free = set()
-    conversations: list[list[dict[str, Any]]] = []
+    conversations: list[Conversation] = []
     for offset in range(0, len(tasks), chunk):
         batch = tasks[offset:offset + chunk]
         arms = [(offset + i) not in tool_free for i in range(len(batch))]
+        # Two turns and calls to spare, so a gold script longer than the run's limits is still replayed whole.
         opened = client.start_episodes([{"task": _task_payload(task), "task_dir": task["_task_dir"],
-                                         "options": {"tools": with_tools, "max_turns": options.max_turns + 2,
-                                                     "max_tool_calls": max(options.max_tool_calls, 1) + 2, "images": options.images}}
+                                         "options": options.request(tools=with_tools, extra_turns=2)}
                                         for task, with_tools in zip(batch, arms)])
         ids = [result["episode_id"] for result in opened]
-        messages = [apply_system_prompt(_with_images(result["observation"]["messages"]), options.system_prompt, with_tools)
-                    for result, with_tools in zip(opened, arms)]
+        images: list[dict[str, Any]] = [{} for _ in opened]
+        replayed = [opened_conversation(result, loaded) for result, loaded in zip(opened, images)]
         gold = client.gold(batch)
         scripts = [(transcript["tool_turns"] if with_tools and (offset + i) not in direct else []) + [transcript["answer"]]
                    for i, (transcript, with_tools) in enumerate(zip(gold, arms))]
@@ -64,14 +66,11 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
                 break
             steps = client.step_episodes([{"episode_id": ids[i], "text": scripts[i][turn_index]} for i in pending])
             for i, step in zip(pending, steps):
-                messages[i].append({"role": "assistant", "content": [{"type": "text", "text": scripts[i][turn_index]}]})
-                if step["done"]:
-                    done[i] = True
-                else:
-                    messages[i].extend(_with_images(step["observation"]["messages"]))
+                continue_conversation(replayed[i], {"role": "assistant", "content": [{"type": "text", "text": scripts[i][turn_index]}]}, step, images[i])
+                done[i] = bool(step["done"])
         for episode_id in ids:
             client.close_episode(episode_id)
-        conversations.extend(messages)
+        conversations.extend(replayed)
     return conversations
 
 
@@ -109,10 +108,10 @@ def sft_micro_batching(config: SftConfig) -> MicroBatching:
     return MicroBatching(max_tokens=config.max_token_len_per_gpu) if config.use_dynamic_bsz else MicroBatching(size=config.micro_batch_size)
 
 
-def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: SftConfig, seed: int,
+def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig, seed: int,
             on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
-            engine: TrainingEngine | None = None, direct_conversations: list[list[dict[str, Any]]] | None = None,
+            engine: TrainingEngine | None = None, direct_conversations: list[Conversation] | None = None,
             schedule: SftSchedule | None = None) -> tuple[int, torch.optim.Optimizer]:
     """Train for config.steps steps or config.max_seconds; `on_step(step, loss, seconds)` after each.
 
@@ -134,7 +133,7 @@ def run_sft(policy: Policy, conversations: list[list[dict[str, Any]]], config: S
     # With the tools off no conversation has a tool result, and an after-tool-only step would train
     # nothing: such a run trains whole answers from its first step, so both demo arms get the same
     # number of SFT steps that teach something.
-    has_tool_results = any(message.get("role") == "tool" for conversation in conversations for message in conversation)
+    has_tool_results = any(message.get("role") == "tool" for conversation in conversations for message in conversation.messages)
     # How a drawn conversation is trained: WHOLE (every assistant turn), AFTER_TOOL (the answers after
     # a tool result), CALLS_WITHOUT_IMAGES (the tool calls, their images left out: sft_schedule.py), or
     # AFTER_TOOL_AND_CALLS (both, as separate sequences: sft.calls_alongside_answers).

@@ -23,21 +23,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..model.conversation import Conversation
 from ..model.conversation_encoding import EncodedConversation, is_tool_call_turn
 from ..model.policy import Policy, greedy_token_matches
 
 TURN_KINDS = ("call", "answer_after_tool", "direct_answer", "call_without_images")
 
 
-def turn_kinds(messages: list[dict[str, Any]]) -> list[str]:
+def turn_kinds(conversation: Conversation) -> list[str]:
     """The kind of each assistant turn of a conversation, in order."""
     kinds = []
-    for index, message in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
-        if index > 0 and messages[index - 1].get("role") == "tool":
+    for prompt, reply in conversation.turns():
+        if prompt and prompt[-1].get("role") == "tool":
             kinds.append("answer_after_tool")
-        elif is_tool_call_turn(message):
+        elif is_tool_call_turn(reply):
             kinds.append("call")
         else:
             kinds.append("direct_answer")
@@ -69,7 +68,7 @@ class SftProbe:
     kinds: list[list[str]]
 
     @classmethod
-    def build(cls, policy: Policy, conversations: list[list[dict[str, Any]]]) -> "SftProbe":
+    def build(cls, policy: Policy, conversations: list[Conversation]) -> "SftProbe":
         segments = [policy.encoder.training_segments(conversation) for conversation in conversations]
         kinds = [turn_kinds(conversation) for conversation in conversations]
         for conversation in conversations:

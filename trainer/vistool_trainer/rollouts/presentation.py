@@ -1,0 +1,114 @@
+"""What the trainer asks of the env server when it opens an episode, and how it takes the prompts
+the server presents.
+
+The presentation — the system turn (policy.system_prompt, chosen by the episode's tools switch),
+the view of earlier images (policy.view), the observation words, the limits — is the env server's
+(docs/CONTRACTS.md, Presentation). The trainer sends the run config's two keys as the episode-start
+`presentation` block, as they are, and reads back `observation.prompt`: the conversation exactly
+as the policy will read it. Nothing here writes or hides text a policy reads. The CLI's
+`vistool eval` builds the same request from a run config (env/presentation/run-config.ts); a test
+checks that the two agree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import PolicyConfig, RunConfig, to_dict
+from ..model.conversation import Conversation, Message, with_replies
+from ..model.conversation_encoding import load_image_part
+from .env_client import EnvClient
+
+# The band labels of a task's metadata: a policy copies them into its calls.
+BAND_KEYS = ("columns_bbox", "rows_bbox", "x_values_bbox", "y_values_bbox")
+
+
+@dataclass
+class EpisodeOptions:
+    tools: bool = True
+    max_turns: int = 3
+    max_tool_calls: int = 2
+    images: str = "path"
+    # The episode-start `presentation` block ({"system_prompt", "view"}); None: the env's own.
+    presentation: dict[str, Any] | None = None
+
+    def request(self, tools: bool | None = None, extra_turns: int = 0) -> dict[str, Any]:
+        """The episode-start `options` (`tools` overrides the switch: one arm of a run with the
+        other's presentation; `extra_turns` widens both limits, for replaying gold turns)."""
+        options: dict[str, Any] = {"tools": self.tools if tools is None else tools, "max_turns": self.max_turns + extra_turns,
+                                   # The server counts at least one call (env/presentation/run-config.ts does the same).
+                                   "max_tool_calls": max(self.max_tool_calls, 1) + extra_turns, "images": self.images}
+        if self.presentation is not None:
+            options["presentation"] = self.presentation
+        return options
+
+
+def presentation_of(policy: PolicyConfig) -> dict[str, Any]:
+    """The run config's presentation block: policy.system_prompt and policy.view, key for key."""
+    return {"system_prompt": to_dict(policy)["system_prompt"], "view": to_dict(policy.view)}
+
+
+def episode_options(config: RunConfig) -> EpisodeOptions:
+    env = config.env
+    return EpisodeOptions(tools=env.tools, max_turns=env.max_turns, max_tool_calls=env.max_tool_calls,
+                          images=env.images, presentation=presentation_of(config.policy))
+
+
+def load_images(messages: list[Message], loaded: dict[str, Any] | None = None) -> list[Message]:
+    """Image parts with the image itself under "image" (PIL, loaded once per ref in `loaded`), so
+    every later encode of the conversation reuses it; inline data is dropped once loaded."""
+    loaded = {} if loaded is None else loaded
+    out = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            parts = []
+            for part in content:
+                if part.get("type") == "image":
+                    key = part.get("ref")
+                    image = loaded.get(key) if key else None
+                    if image is None:
+                        image = load_image_part(part)
+                        if key:
+                            loaded[key] = image
+                    part = {**part, "image": image}
+                    part.pop("data", None)
+                parts.append(part)
+            message = {**message, "content": parts}
+        out.append(message)
+    return out
+
+
+def opened_conversation(opened: dict[str, Any], loaded: dict[str, Any] | None = None) -> Conversation:
+    """The conversation of an episode the server just started: its first prompt."""
+    presentation = opened.get("presentation") or {}
+    if "prompt" not in opened.get("observation", {}):
+        raise ValueError("the env server opened an episode without its prompt (observation.prompt): it predates the presentation "
+                         "contract (docs/CONTRACTS.md); run this checkout's `vistool serve`")
+    return Conversation(prompts=[load_images(opened["observation"]["prompt"], loaded)],
+                        prompts_only_grow=bool(presentation.get("prompts_only_grow", True)))
+
+
+def continue_conversation(conversation: Conversation, reply: Message, step: dict[str, Any], loaded: dict[str, Any] | None = None) -> None:
+    """Adds the policy's `reply` and, while the episode goes on, the next prompt the server presents."""
+    conversation.replies.append(reply)
+    if step.get("done"):
+        return
+    prompt = step.get("observation", {}).get("prompt")
+    if prompt is None:
+        raise ValueError("the env server answered a step without the next prompt (observation.prompt): it predates the presentation "
+                         "contract (docs/CONTRACTS.md); run this checkout's `vistool serve`")
+    conversation.prompts.append(with_replies(load_images(prompt, loaded), conversation.replies))
+
+
+def policy_corpus(client: EnvClient, tasks: list[dict[str, Any]], presentation: dict[str, Any] | None) -> list[str]:
+    """Every text a policy of `tasks` reads or writes, as the env writes it: each task's user turn,
+    its gold turns and its band labels, then the presentation's texts (the fixed observation words,
+    the run's system turns). What the micro tokenizer learns from; the order is part of it."""
+    corpus: list[str] = []
+    for task, transcript in zip(tasks, client.gold(tasks), strict=True):
+        corpus.append(transcript["user_text"])
+        corpus.extend([*transcript["tool_turns"], transcript["answer"]])
+        for key in BAND_KEYS:
+            corpus.extend((task.get("meta") or {}).get(key, {}).keys())
+    return corpus + client.presentation_texts(presentation)
