@@ -23,6 +23,7 @@ from vistool_trainer.algorithms.micro_batches import MicroBatching, by_count, by
 from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.engines.training_engine import TrainingEngine
 from vistool_trainer.model.policy import Policy, gradient_checkpointing_wanted
+from vistool_trainer.model.conversation import Conversation
 from vistool_trainer.rollouts.rollout import Rollout
 from vistool_trainer.run.run_config import ConfigError, resolve_config
 from vistool_trainer.trainers.grpo import _update
@@ -117,7 +118,7 @@ def _rollouts(policy: Policy) -> list[Rollout]:
         prompt = [{"role": "user", "content": [_image(group), {"type": "text", "text": "Question: Is the revenue of D low, medium or high?"}]}]
         for i, turn in enumerate(policy.sample_turns([prompt] * 4, max_new_tokens=6 + 5 * group, temperature=1.0, greedy=False)):
             messages = prompt + [{"role": "assistant", "content": [{"type": "text", "text": turn.text}], "token_ids": turn.token_ids}]
-            rollouts.append(Rollout(prompt_id=f"p{group}", group=i, messages=messages))
+            rollouts.append(Rollout(prompt_id=f"p{group}", group=i, conversation=Conversation.from_messages(messages)))
     return rollouts
 
 
@@ -133,7 +134,7 @@ def test_the_rl_update_by_token_budget_equals_the_update_by_count():
         engine = TrainingEngine(twin)
         metrics = _update(twin, engine, torch.optim.SGD(engine.trained_tensors(), lr=0.5), copy.deepcopy(rollouts), advantages, rl, None)
         outcomes[name] = (metrics, twin.model)
-    lengths = [len(s.input_ids) for r in rollouts for s in policy.encoder.training_segments(r.messages)]
+    lengths = [len(s.input_ids) for r in rollouts for s in policy.encoder.training_segments(r.conversation)]
     assert len(by_padded_tokens(lengths, 120)) >= 4  # the budget really cuts the batch
     a, b = outcomes["one micro-batch"][0], outcomes["by tokens"][0]
     assert abs(a["actor/loss"] - b["actor/loss"]) < 1e-6 and abs(a["actor/grad_norm"] - b["actor/grad_norm"]) < 1e-5

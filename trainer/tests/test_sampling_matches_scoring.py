@@ -19,6 +19,7 @@ from vistool_trainer.config import PolicyConfig, from_dict
 from vistool_trainer.engines.training_engine import TrainingEngine
 from vistool_trainer.model.policy import Policy, score_tokens
 from vistool_trainer.model.sampling import SamplingFields
+from vistool_trainer.model.conversation import Conversation
 from vistool_trainer.rollouts.rollout import Rollout
 from vistool_trainer.run.run_config import resolve_config
 from vistool_trainer.trainers import grpo
@@ -103,7 +104,7 @@ def test_with_lora_dropout_the_first_mini_batch_is_on_policy(monkeypatch):
         prompt = _prompt(10 + group)
         for i, turn in enumerate(policy.sample_turns([prompt] * 4, max_new_tokens=12, temperature=1.0, greedy=False)):
             messages = prompt + [{"role": "assistant", "content": [{"type": "text", "text": turn.text}], "token_ids": turn.token_ids}]
-            rollouts.append(Rollout(prompt_id=f"p{group}", group=i, messages=messages))
+            rollouts.append(Rollout(prompt_id=f"p{group}", group=i, conversation=Conversation.from_messages(messages)))
     ratios: list[torch.Tensor] = []
     real_loss = grpo.clipped_policy_loss
 
