@@ -153,6 +153,21 @@ def random_policy(size: QwenVlSize, device: str = "cpu", dtype: torch.dtype = to
     return policy
 
 
+def size_parameter_counts(size: QwenVlSize) -> dict[str, int]:
+    """parameter_counts of a model of `size`, built on the meta device (no memory, a second)."""
+    from accelerate import init_empty_weights
+    from transformers import Qwen2_5_VLForConditionalGeneration
+
+    tokenizer = random_processor().tokenizer
+    token_ids = {token: int(tokenizer.convert_tokens_to_ids(token)) for token in
+                 ["<|endoftext|>", "<|im_end|>", "<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>"]}
+    with init_empty_weights():
+        model = Qwen2_5_VLForConditionalGeneration(qwen_vl_config(size, token_ids))
+    if size.tie_embeddings:
+        model.tie_weights()
+    return parameter_counts(model)
+
+
 def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
     """Parameters of the text decoder layers, the vision tower, and the rest (embeddings, head, final norm)."""
     core = model
