@@ -27,6 +27,7 @@ from vistool_trainer.model.policy import Policy
 from vistool_trainer.rollouts.rollout import EpisodeOptions, Rollout, load_tasks
 from vistool_trainer.trainers.sft import gold_conversations
 from vistool_trainer.engines.factory import make_training_engine
+from vistool_trainer.engines.training_engine import TrainingEngine
 
 REWARDS = [1.0, 0.0, 0.5, 0.2, 1.0, 0.0, 0.7]
 GROUP = 7
@@ -93,7 +94,9 @@ def main() -> None:
 
         # The same update by one process on all seven rollouts (no collectives).
         alone = Policy(copy.deepcopy(policy.model), policy.processor, policy.device)
-        alone_engine = make_training_engine(alone, from_dict(DistributedConfig, {"strategy": "ddp"}), Distributed())
+        # Replicated as `ddp` builds it, except that it steps the bf16 weights themselves (no fp32
+        # masters): for the bf16 run that is the negative control, for fp32 runs nothing changes.
+        alone_engine = TrainingEngine(alone, Distributed(), master_weights=False)
         alone_optimizer = alone_engine.make_optimizer(lr, 0.0, RL.max_grad_norm)
         alone_before = whole_weights(alone.model)
         alone_metrics = _update(alone, alone_engine, alone_optimizer, rollouts, advantages, RL, None, Distributed())

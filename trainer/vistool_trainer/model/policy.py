@@ -46,6 +46,19 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
     return model
 
 
+def to_device_and_dtype(model: torch.nn.Module, device: torch.device, dtype: torch.dtype) -> torch.nn.Module:
+    """Parameters to `dtype`, buffers kept in their own (the rotary frequencies stay fp32, as
+    transformers' from_pretrained keeps them: rounded to bf16 they shift every position's angle, and
+    a model built here would differ from the same model saved and loaded back)."""
+    buffers = {(id(module), name): buffer for module in model.modules() for name, buffer in module._buffers.items() if buffer is not None}
+    model = model.to(device=device, dtype=dtype)
+    for module in model.modules():
+        for name in list(module._buffers):
+            if (id(module), name) in buffers:
+                module._buffers[name] = buffers[(id(module), name)].to(device)
+    return model
+
+
 def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     """(float logits at the positions the loss reads [N, V], that mask [B, L-1]): only those
     positions go through the LM head, and each distinct image through the vision tower once.
@@ -136,7 +149,7 @@ class Policy:
         if source == "micro":
             size = policy_config.micro
             model, processor = build_micro_policy(corpus, size, seed)
-            model = model.to(device=device, dtype=dtype)
+            model = to_device_and_dtype(model, device, dtype)
         else:
             processor = PolicyProcessor.from_pretrained(source, policy_config.min_pixels, policy_config.max_pixels)
             model = AutoModelForImageTextToText.from_pretrained(source, dtype=dtype).to(device)
