@@ -222,9 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     for model in (QWEN2_5_VL_3B, QWEN2_5_VL_7B):
         for checkpointing in (False, True):
             per_token = wholes[(model.name, checkpointing)]["whole"]
-            cells = [memory_per_gpu_gib(parameters[model.name], per_token, s, g) for s in STRATEGIES for g in GPUS]
+            # One process always trains replicated (engines/factory.py): no sharded cell at 1 GPU.
+            cells = [None if s != "replicated" and g == 1 else memory_per_gpu_gib(parameters[model.name], per_token, s, g)
+                     for s in STRATEGIES for g in GPUS]
             table.append({"model": model.name, "checkpointing": checkpointing, "mib_per_token": per_token, "gib": cells})
-            print(f"| {model.name} | {'on' if checkpointing else 'off'} | {per_token:.3f} | " + " | ".join(f"{c:.0f}" for c in cells) + " |")
+            print(f"| {model.name} | {'on' if checkpointing else 'off'} | {per_token:.3f} | "
+                  + " | ".join("—" if c is None else f"{c:.0f}" for c in cells) + " |")
     print(f"\nsmall model's RL slope {small_slopes[('rl', False)]:.3f} / {small_slopes[('rl', True)]:.3f} MiB/token (off / on); "
           f"{len(records)} points in {time.time() - started:.0f} s (load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)")
     if args.json:
