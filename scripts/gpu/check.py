@@ -348,6 +348,8 @@ def stage_memory(context: Context) -> dict[str, Any]:
                     except torch.OutOfMemoryError as error:
                         record["error"] = f"out of memory: {str(error)[:200]}"
                         engine.zero_grad(optimizer)
+                        for parameter in policy.model.parameters():  # a backward cut short may leave bf16 gradients
+                            parameter.grad = None
                         torch.cuda.empty_cache()
                     measurements.append(record)
                     context.record({"stage": "memory-point", **record})
