@@ -14,15 +14,19 @@ resident memory at that moment, with glibc returning every freed block over 64 K
    checkpointing off and on, for the RL update's micro-batch and for an SFT step; the slope of a
    least-squares line is the memory per token.
 2. Slices of the 3B and the 7B model at their real widths — the real embedding and vocabulary
-   with 1 or 2 decoder layers and 1 or 2 vision blocks — measured the same way. The difference
-   between slices is what one decoder layer (or vision block) adds per token; the rest (embedding,
-   LM head and the fp32 log-softmax and entropy of the scored tokens, the merger, and with
-   checkpointing the one layer being recomputed) is the base. A whole model's per-token slope is
-   base + layers × per layer + vision blocks × per block: measured at the true widths, so no
-   scaling law stands between the small model and the table.
+   with 1 or 2 decoder layers and 1 or 2 vision blocks. The 1-layer, 1-block slice's peak slope
+   (1k, 2k, 4k tokens) holds everything that does not repeat (embedding, LM head and softmax
+   slices, merger, and with checkpointing the one layer being recomputed). What one more decoder
+   layer or vision block adds per token is the difference between slices in the bytes autograd
+   saves for backward (exact; with checkpointing it is a few KiB per token, far under the peak's
+   noise, so the peaks' own difference is printed beside it only as a check). A whole model's
+   per-token slope is the 1-layer slice's + (layers − 1) × per layer + (blocks − 1) × per block:
+   measured at the true widths, so no scaling law stands between a small model and the table.
 
 The table adds the training state per GPU (bytes per parameter for the strategy, below) to the
-activations of one micro-batch of `rl.ppo_max_token_len_per_gpu` tokens. It is a CPU measurement
+activations of one micro-batch of 8192 tokens (`rl.ppo_max_token_len_per_gpu`): the 1-layer
+slice's fixed part (the line's intercept: the LM head's slice buffers, one layer's gradients) plus
+the whole model's part per token. It is a CPU measurement
 of what autograd holds; a GPU adds its allocator's caching and kernels' workspaces. The GPU
 check (scripts/gpu/check.sh) measures the real thing at the 3B size.
 
@@ -47,6 +51,7 @@ sys.path.insert(0, str(REPO / "trainer"))
 ROW_LENGTH, IMAGE_TOKENS = 1024, 256
 SMALL_TOKENS = (1024, 2048, 4096)
 SLICE_TOKENS = (1024, 2048)
+SLICE_BASE_TOKENS = (1024, 2048, 4096)
 # Training state per parameter (bytes), fp32 master weights everywhere: what each strategy keeps
 # on one GPU of N. The whole bf16 copy that samples rollouts stays on every GPU in all three.
 #   replicated: bf16 weights 2 + fp32 masters 4 + fp32 gradients 4 + AdamW moments 8
@@ -123,7 +128,28 @@ def measure_point(point: dict[str, Any]) -> dict[str, Any]:
     run()
     result.update(seconds=round(time.perf_counter() - started, 2), peak_mib=round((_peak_kib() - before) / 1024, 1),
                   peak_resettable=resettable)
+    result["saved_mib"] = round(saved_for_backward(engine, policy, encoded, suppressed) / 2**20, 3)
     return result
+
+
+def saved_for_backward(engine: Any, policy: Any, encoded: list[Any], suppressed: tuple[int, ...]) -> int:
+    """Bytes autograd keeps for backward after the forward of the same micro-batch (what each
+    layer adds, exactly: parameters and shared storages counted once, parameters not at all)."""
+    import torch
+
+    parameters = {p.untyped_storage().data_ptr() for p in policy.model.parameters()}
+    storages: dict[int, int] = {}
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in parameters:
+            storages[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        log_probs, mask, _ = engine.score(policy.batch(encoded), with_entropy=True, suppressed_token_ids=suppressed)
+    del log_probs, mask
+    return sum(storages.values())
 
 
 def _child(point: dict[str, Any]) -> dict[str, Any]:
@@ -136,27 +162,26 @@ def _child(point: dict[str, Any]) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def slope(points: list[tuple[float, float]]) -> float:
-    """Least-squares slope of (tokens, MiB): MiB per token."""
+def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares line through (tokens, MiB): (MiB at zero tokens, MiB per token)."""
     n = len(points)
     mean_x = sum(x for x, _ in points) / n
     mean_y = sum(y for _, y in points) / n
-    return sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _ in points)
+    per_token = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _ in points)
+    return mean_y - per_token * mean_x, per_token
 
 
-def whole_model_slope(slices: dict[tuple[int, int], float], layers: int, blocks: int) -> dict[str, float]:
-    """Per-token MiB of a whole model from slices (text layers, vision blocks) → per-token slope:
-    (1,1), (2,1) and (1,2). Pure arithmetic on the measured slopes."""
-    per_layer = slices[(2, 1)] - slices[(1, 1)]
-    per_block = slices[(1, 2)] - slices[(1, 1)]
-    base = slices[(1, 1)] - per_layer - per_block
-    return {"base": base, "per_layer": per_layer, "per_block": per_block, "whole": base + layers * per_layer + blocks * per_block}
+def slope(points: list[tuple[float, float]]) -> float:
+    return fit(points)[1]
 
 
-def memory_per_gpu_gib(parameters: int, activation_mib_per_token: float, strategy: str, gpus: int, tokens: int = BUDGET_TOKENS) -> float:
+def memory_per_gpu_gib(parameters: int, activation_mib_per_token: float, strategy: str, gpus: int, tokens: int = BUDGET_TOKENS,
+                       fixed_mib: float = 0.0) -> float:
+    """Training state per GPU plus one micro-batch's activations (a fixed part, e.g. the LM head's
+    slice buffers, and a part per token)."""
     whole, sharded = STRATEGIES[strategy]
     state = parameters * (whole + sharded / gpus)
-    return (state + activation_mib_per_token * tokens * 2**20) / 2**30
+    return (state + (fixed_mib + activation_mib_per_token * tokens) * 2**20) / 2**30
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,22 +219,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         return 0
 
-    print("\n2. slices at the real widths (RL micro-batch): MiB per token of each slice, then of the whole model")
+    print("\n2. slices at the real widths (RL micro-batch), MiB per token: the 1-layer, 1-block slice's peak slope; what one more\n"
+          "   decoder layer or vision block keeps for backward (exact, from autograd's saved tensors; the peak's own difference\n"
+          "   beside it where it is large enough to read); then the whole model")
     wholes: dict[tuple[str, bool], dict[str, float]] = {}
     for model in (QWEN2_5_VL_3B, QWEN2_5_VL_7B):
         for checkpointing in (False, True):
-            slices = {}
+            peaks, saved = {}, {}
             for layers, blocks in ((1, 1), (2, 1), (1, 2)):
                 cut = replace(model, name=f"{model.name}-slice", layers=layers, vision_depth=blocks, vision_full_attention=(blocks - 1,))
+                tokens_list = SLICE_BASE_TOKENS if (layers, blocks) == (1, 1) else SLICE_TOKENS
                 row = [_child({"label": f"{model.name}-{layers}-{blocks}-{tokens}-{checkpointing}", "size": asdict(cut), "tokens": tokens,
-                               "kind": "rl", "checkpointing": checkpointing, "layers_only": True}) for tokens in SLICE_TOKENS]
+                               "kind": "rl", "checkpointing": checkpointing, "layers_only": True}) for tokens in tokens_list]
                 records.extend(row)
-                slices[(layers, blocks)] = slope([(r["tokens"], r["peak_mib"]) for r in row])
-            whole = whole_model_slope(slices, model.layers, model.vision_depth)
+                if (layers, blocks) == (1, 1):
+                    fixed = fit([(r["tokens"], r["peak_mib"]) for r in row])[0]
+                peaks[(layers, blocks)] = slope([(r["tokens"], r["peak_mib"]) for r in row])
+                saved[(layers, blocks)] = slope([(r["tokens"], r["saved_mib"]) for r in row])
+            per_layer = saved[(2, 1)] - saved[(1, 1)]
+            per_block = saved[(1, 2)] - saved[(1, 1)]
+            whole = {"fixed_mib": fixed, "base": peaks[(1, 1)], "per_layer": per_layer, "per_block": per_block,
+                     "per_layer_from_peaks": peaks[(2, 1)] - peaks[(1, 1)], "per_block_from_peaks": peaks[(1, 2)] - peaks[(1, 1)],
+                     "whole": peaks[(1, 1)] + (model.layers - 1) * per_layer + (model.vision_depth - 1) * per_block}
             wholes[(model.name, checkpointing)] = whole
-            print(f"{model.name:<15} checkpointing {'on ' if checkpointing else 'off'}: base {whole['base']:.3f}, per decoder layer "
-                  f"{whole['per_layer']:.4f}, per vision block {whole['per_block']:.4f} -> whole model {whole['whole']:.3f} MiB/token "
-                  f"({whole['whole'] * BUDGET_TOKENS / 1024:.1f} GiB at {BUDGET_TOKENS} tokens)")
+            print(f"{model.name:<15} checkpointing {'on ' if checkpointing else 'off'}: 1-layer slice {whole['base']:.3f}, per decoder layer "
+                  f"{per_layer:.4f} (peaks {whole['per_layer_from_peaks']:.4f}), per vision block {per_block:.4f} "
+                  f"(peaks {whole['per_block_from_peaks']:.4f}) -> whole model {whole['whole']:.3f} MiB/token "
+                  f"+ {fixed:.0f} MiB fixed ({(fixed + whole['whole'] * BUDGET_TOKENS) / 1024:.1f} GiB at {BUDGET_TOKENS} tokens)")
 
     parameters = {model.name: size_parameter_counts(model)["total"] for model in (QWEN2_5_VL_3B, QWEN2_5_VL_7B)}
     print("\nparameters (built on the meta device): " + ", ".join(f"{name} {count / 1e9:.2f}B" for name, count in parameters.items()))
@@ -222,8 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     for model in (QWEN2_5_VL_3B, QWEN2_5_VL_7B):
         for checkpointing in (False, True):
             per_token = wholes[(model.name, checkpointing)]["whole"]
+            fixed = wholes[(model.name, checkpointing)]["fixed_mib"]
             # One process always trains replicated (engines/factory.py): no sharded cell at 1 GPU.
-            cells = [None if s != "replicated" and g == 1 else memory_per_gpu_gib(parameters[model.name], per_token, s, g)
+            cells = [None if s != "replicated" and g == 1 else memory_per_gpu_gib(parameters[model.name], per_token, s, g, fixed_mib=fixed)
                      for s in STRATEGIES for g in GPUS]
             table.append({"model": model.name, "checkpointing": checkpointing, "mib_per_token": per_token, "gib": cells})
             print(f"| {model.name} | {'on' if checkpointing else 'off'} | {per_token:.3f} | "
