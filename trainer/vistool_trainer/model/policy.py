@@ -136,7 +136,11 @@ def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_e
     targets = inputs["input_ids"][:, 1:][mask]
     suppressed = suppression_mask(vocabulary, suppressed_token_ids, hidden.device) if suppressed_token_ids else None
     rows = max(1, SCORING_CHUNK_ELEMENTS // vocabulary)
-    if hidden.shape[0] <= rows:
+    # Under DeepSpeed ZeRO-3 each call of the head fetches its partitioned weight with a collective:
+    # ranks holding different numbers of positions would call it a different number of times and
+    # hang, so the head runs once per micro-batch there (unsliced).
+    partitioned = hasattr(head.weight, "ds_id")
+    if hidden.shape[0] <= rows or partitioned:
         picked, per_token = _head_scores(head, hidden, targets, temperature, suppressed, with_entropy)
     else:
         from torch.utils.checkpoint import checkpoint
