@@ -143,11 +143,26 @@ def training_flops(counts: dict[str, int], size: Any, rows: int, length: int, im
 
 # ---- stages --------------------------------------------------------------------------------------
 
+def _blob_ids() -> dict[str, str]:
+    """git's blob id of the files the measurements depend on (`git log --find-object=ID` names the
+    commit): the device gets the working tree without its history."""
+    import hashlib
+
+    files = ["scripts/gpu/check.py", "trainer/vistool_trainer/model/policy.py", "trainer/vistool_trainer/trainers/grpo.py",
+             "trainer/vistool_trainer/trainers/sft.py", "trainer/vistool_trainer/engines/training_engine.py",
+             "trainer/vistool_trainer/engines/master_weights.py"]
+    ids = {}
+    for name in files:
+        data = (REPO / name).read_bytes()
+        ids[name] = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return ids
+
+
 def stage_environment(context: Context) -> dict[str, Any]:
     import transformers
 
     info: dict[str, Any] = {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__,
-                            "cuda_available": torch.cuda.is_available(), "plan": context.plan.__dict__}
+                            "cuda_available": torch.cuda.is_available(), "plan": context.plan.__dict__, "files": _blob_ids()}
     try:
         import peft
         info["peft"] = peft.__version__
