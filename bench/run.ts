@@ -9,6 +9,7 @@ import { benchGrounding } from './grounding.js';
 import { benchServer, benchSoak } from './server.js';
 import { benchTasks } from './tasks.js';
 import { benchTools } from './tools.js';
+import { benchTrainerMemory } from './trainer-memory.js';
 import { benchView } from './view.js';
 
 interface Benchmark {
@@ -24,6 +25,7 @@ const benchmarks: Benchmark[] = [
   { name: 'fuzz', run: benchFuzz },
   { name: 'view', run: benchView },
   { name: 'soak', run: benchSoak },
+  { name: 'trainer-memory', run: benchTrainerMemory },
 ];
 
 async function main(filters: string[]): Promise<number> {

@@ -103,7 +103,8 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
 
   const prompts = num(rl.prompts_per_step);
   const microBatch = num(rl.micro_batch_size);
-  if (rlOn && group !== null && group >= 2 && prompts !== null && microBatch !== null) {
+  // With rl.use_dynamic_bsz the micro-batches are cut by tokens and rl.micro_batch_size is not read.
+  if (rlOn && rl.use_dynamic_bsz !== true && group !== null && group >= 2 && prompts !== null && microBatch !== null) {
     const rollouts = prompts * group;
     if (microBatch < rollouts && rollouts % microBatch !== 0) {
       const even = [...Array(rollouts).keys()].map((i) => i + 1).filter((d) => rollouts % d === 0 && d <= microBatch).at(-1) ?? 1;

@@ -309,6 +309,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     y.set('actor_rollout_ref.model.lora_alpha', policy.lora.alpha, 'policy.lora.alpha');
     y.set('actor_rollout_ref.model.target_modules', policy.lora.target_modules, 'policy.lora.target_modules');
   }
+  const checkpointing = policy.gradient_checkpointing ?? !micro;
+  y.set('actor_rollout_ref.model.enable_gradient_checkpointing', checkpointing, `policy.gradient_checkpointing${policy.gradient_checkpointing === null ? ` (null: ${micro ? 'off for micro' : 'on'})` : ''}`);
 
   const strategy = config.distributed.strategy;
   const strategyWhy: Record<typeof strategy, string> = {
@@ -322,6 +324,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.actor.optim.clip_grad', float(rl.max_grad_norm), 'rl.max_grad_norm');
   y.set('actor_rollout_ref.actor.ppo_mini_batch_size', miniBatch, rl.ppo_mini_batch_size === null ? 'rl.ppo_mini_batch_size (null: the whole batch, rl.prompts_per_step)' : 'rl.ppo_mini_batch_size');
   y.set('actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', microBatch, microNote ?? 'rl.micro_batch_size');
+  y.set('actor_rollout_ref.actor.use_dynamic_bsz', rl.use_dynamic_bsz, 'rl.use_dynamic_bsz');
+  y.set('actor_rollout_ref.actor.ppo_max_token_len_per_gpu', rl.ppo_max_token_len_per_gpu, 'rl.ppo_max_token_len_per_gpu', ["veRL counts a micro-batch's tokens without padding; vistool counts rows × the longest row."]);
   y.set('actor_rollout_ref.actor.ppo_epochs', rl.ppo_epochs, 'rl.ppo_epochs');
   y.set('actor_rollout_ref.actor.clip_ratio_low', float(rl.clip_ratio_low), 'rl.clip_ratio_low');
   y.set('actor_rollout_ref.actor.clip_ratio_high', float(rl.clip_ratio_high), 'rl.clip_ratio_high');
@@ -338,6 +342,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.note('actor_rollout_ref.ref', ['The reference policy exists only when actor.use_kl_loss is true.']);
   y.set('actor_rollout_ref.ref.strategy', 'fsdp2', 'distributed.strategy');
   y.set('actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', microBatch, 'rl.micro_batch_size');
+  y.set('actor_rollout_ref.ref.log_prob_use_dynamic_bsz', rl.use_dynamic_bsz, 'rl.use_dynamic_bsz');
+  y.set('actor_rollout_ref.ref.log_prob_max_token_len_per_gpu', rl.ppo_max_token_len_per_gpu, 'rl.ppo_max_token_len_per_gpu');
   y.set('actor_rollout_ref.ref.fsdp_config.dtype', dtype, 'policy.dtype');
 
   y.fixed('actor_rollout_ref.rollout.name', 'vllm');
@@ -347,6 +353,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.rollout.seed', config.seed, 'seed');
   y.set('actor_rollout_ref.rollout.dtype', dtype, 'policy.dtype');
   y.set('actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', microBatch, 'rl.micro_batch_size');
+  y.set('actor_rollout_ref.rollout.log_prob_use_dynamic_bsz', rl.use_dynamic_bsz, 'rl.use_dynamic_bsz');
+  y.set('actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu', rl.ppo_max_token_len_per_gpu, 'rl.ppo_max_token_len_per_gpu');
   y.fixed('actor_rollout_ref.rollout.tensor_model_parallel_size', rolloutTp, `not in the run config: ${rolloutTp === 2 ? "the seed paper's TP2" : 'one GPU per vLLM engine'}`);
   y.set('actor_rollout_ref.rollout.limit_images', 1 + imageObservations, 'env.max_tool_calls (the task image and each edited one; vLLM limit_mm_per_prompt)');
   y.fixed('actor_rollout_ref.rollout.multi_turn.enable', true);

@@ -143,11 +143,26 @@ def training_flops(counts: dict[str, int], size: Any, rows: int, length: int, im
 
 # ---- stages --------------------------------------------------------------------------------------
 
+def _blob_ids() -> dict[str, str]:
+    """git's blob id of the files the measurements depend on (`git log --find-object=ID` names the
+    commit): the device gets the working tree without its history."""
+    import hashlib
+
+    files = ["scripts/gpu/check.py", "trainer/vistool_trainer/model/policy.py", "trainer/vistool_trainer/trainers/grpo.py",
+             "trainer/vistool_trainer/trainers/sft.py", "trainer/vistool_trainer/engines/training_engine.py",
+             "trainer/vistool_trainer/engines/master_weights.py"]
+    ids = {}
+    for name in files:
+        data = (REPO / name).read_bytes()
+        ids[name] = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return ids
+
+
 def stage_environment(context: Context) -> dict[str, Any]:
     import transformers
 
     info: dict[str, Any] = {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__,
-                            "cuda_available": torch.cuda.is_available(), "plan": context.plan.__dict__}
+                            "cuda_available": torch.cuda.is_available(), "plan": context.plan.__dict__, "files": _blob_ids()}
     try:
         import peft
         info["peft"] = peft.__version__
@@ -348,6 +363,8 @@ def stage_memory(context: Context) -> dict[str, Any]:
                     except torch.OutOfMemoryError as error:
                         record["error"] = f"out of memory: {str(error)[:200]}"
                         engine.zero_grad(optimizer)
+                        for parameter in policy.model.parameters():  # a backward cut short may leave bf16 gradients
+                            parameter.grad = None
                         torch.cuda.empty_cache()
                     measurements.append(record)
                     context.record({"stage": "memory-point", **record})
@@ -405,6 +422,58 @@ def stage_precision(context: Context) -> dict[str, Any]:
                          f"(bf16 copy {result['fp32_masters']['bf16_weights_moved']:.1%}); bf16 AdamW moved "
                          f"{result['bf16_adamw']['bf16_weights_moved']:.1%}")
     return result
+
+
+def stage_lora(context: Context) -> dict[str, Any]:
+    """The one-GPU recipe's setting (run/demo.py REAL_MODEL_SETTINGS): LoRA rank 64 on every
+    attention and MLP projection over the bf16 model, checkpointed layers; its training state and
+    one RL mini-batch at the largest budget. It changes the model in place, so it runs last."""
+    from peft import LoraConfig, get_peft_model
+
+    from vistool_trainer.algorithms.micro_batches import MicroBatching
+    from vistool_trainer.engines.distributed import Distributed
+    from vistool_trainer.model.reference_sizes import synthetic_conversations
+    from vistool_trainer.run.demo import REAL_MODEL_SETTINGS
+    from vistool_trainer.run.run_config import resolve_config
+    from vistool_trainer.trainers.grpo import _mini_batch_step, _sampling_log_probs
+
+    plan = context.plan
+    policy = _policy(context)
+    device = policy.device
+    synchronize(device)
+    base_bytes = memory_now(device)
+    policy.model = get_peft_model(policy.model, LoraConfig(r=REAL_MODEL_SETTINGS["policy.lora.r"], lora_alpha=REAL_MODEL_SETTINGS["policy.lora.alpha"],
+                                                           lora_dropout=0.05, target_modules=REAL_MODEL_SETTINGS["policy.lora.target_modules"]))
+    policy.set_gradient_checkpointing(True)
+    trainable = sum(p.numel() for p in policy.model.parameters() if p.requires_grad)
+    engine = _engine(policy)
+    optimizer = engine.make_optimizer(1e-5, 0.0, 1.0)
+    rl = resolve_config({}).rl
+    suppressed = tuple(policy.processor.control_token_ids)
+    budget = plan.token_budgets[-1]
+    rows = max(1, budget // plan.row_length)
+    encoded = synthetic_conversations(policy, rows, plan.row_length, plan.image_tokens, 11)
+    split = MicroBatching(max_tokens=budget)
+    advantages = torch.tensor([1.0 if i % 2 else -1.0 for i in range(rows)])
+    points = []
+    for attempt in range(2):  # the first step allocates AdamW's state; the second is the one measured
+        old, _ = _sampling_log_probs(policy, encoded, split, 1.0, suppressed)
+        engine.train_mode(dropout=False)
+        engine.zero_grad(optimizer)
+        synchronize(device)
+        state = memory_now(device)
+        reset_peak(device)
+        started = time.perf_counter()
+        _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None, 1.0, split, suppressed)
+        synchronize(device)
+        points.append({"step_s": round(time.perf_counter() - started, 3), "state_gib": gib(state), "peak_gib": gib(peak(device)),
+                       "peak_over_state_gib": gib(peak(device) - state)})
+    engine.close()
+    context.state.clear()  # the model now carries adapters: nothing after this reuses it
+    measured = points[-1]
+    return {"trainable_parameters": trainable, "base_model_gib": gib(base_bytes), "tokens": rows * plan.row_length, **measured,
+            "summary": f"LoRA r64: {trainable / 1e6:.0f}M trainable, state {measured['state_gib']} GiB, RL mini-batch of "
+                       f"{rows * plan.row_length} tokens peaks at {measured['peak_gib']} GiB in {measured['step_s']} s"}
 
 
 def stage_release(context: Context) -> dict[str, Any]:
@@ -519,6 +588,7 @@ STAGES: list[tuple[str, float, Callable[[Context], dict[str, Any]]]] = [
     ("generate", 60, stage_generate),
     ("memory", 90, stage_memory),
     ("precision", 40, stage_precision),
+    ("lora", 40, stage_lora),
     ("release", 5, stage_release),
     ("demo", 90, stage_demo),
     ("resume", 90, stage_resume),

@@ -83,6 +83,8 @@ test('a batch that micro-batches do not divide evenly is a warning that names a 
   assert.equal(found?.severity, 'warning');
   assert.match(found?.message ?? '', /3 × 6 = 18 rollouts.*last micro-batch holds 2.*6 divides it evenly/);
   assert.deepEqual(check(config({ rl: { prompts_per_step: 4, group_size: 8, micro_batch_size: 8 } })), []);
+  // Micro-batches by token budget: rl.micro_batch_size is not read, so its divisibility does not matter.
+  assert.deepEqual(check(config({ rl: { prompts_per_step: 3, group_size: 6, micro_batch_size: 8, use_dynamic_bsz: true } })), []);
 });
 
 test('an unknown key is a schema error with a rename fix when it is a typo, and a remove fix otherwise', () => {

@@ -1,8 +1,10 @@
 """One GRPO update under a sharded strategy, checked against the same update made by one process.
 
 Launched by test_sharded_training.py as `torchrun --nproc_per_node 2 sharded_update_worker.py
-STRATEGY TASKS.jsonl OUT.json [lora|bf16]` (lora: the micro policy with LoRA adapters, which alone
-train; bf16: the policy in bfloat16 at an RL learning rate, reporting how many weights moved). Each rank starts its own real env server and replays gold
+STRATEGY TASKS.jsonl OUT.json [lora|bf16|sliced]` (lora: the micro policy with LoRA adapters, which alone
+train; bf16: the policy in bfloat16 at an RL learning rate, reporting how many weights moved;
+sliced: the LM head and softmax scored over slices of 3 positions, each recomputed in backward,
+as a real vocabulary makes them). Each rank starts its own real env server and replays gold
 trajectories through it (real edited images), so every rank holds the same 7 conversations with
 fixed rewards. Rank 0 trains on 5 of them and rank 1 on 2 (micro-batches of 2: 3 against 1, so
 rank 1 pads with zero-weight micro-batches), and every rank also computes, alone and replicated,
@@ -27,6 +29,7 @@ from vistool_trainer.model.policy import Policy
 from vistool_trainer.rollouts.rollout import EpisodeOptions, Rollout, load_tasks
 from vistool_trainer.trainers.sft import gold_conversations
 from vistool_trainer.engines.factory import make_training_engine
+from vistool_trainer.engines.training_engine import TrainingEngine
 
 REWARDS = [1.0, 0.0, 0.5, 0.2, 1.0, 0.0, 0.7]
 GROUP = 7
@@ -66,6 +69,10 @@ def main() -> None:
     mode = sys.argv[4] if len(sys.argv) > 4 else "full"
     lora = {"enabled": True, "r": 4, "alpha": 8, "dropout": 0.0} if mode == "lora" else {"enabled": False}
     dtype, lr = ("bfloat16", 1e-6) if mode == "bf16" else ("float32", 1e-3)
+    if mode == "sliced":
+        from vistool_trainer.model import policy as policy_module
+
+        policy_module.SCORING_CHUNK_ELEMENTS = 3 * 1024  # 3 positions of the micro vocabulary (at most 1,024 tokens) per slice
     torch.set_num_threads(1)
     torch.manual_seed(7)  # every rank draws the same LoRA initialisation (the trainer broadcasts rank 0's weights instead)
     dist = init_distributed("cpu")
@@ -93,7 +100,9 @@ def main() -> None:
 
         # The same update by one process on all seven rollouts (no collectives).
         alone = Policy(copy.deepcopy(policy.model), policy.processor, policy.device)
-        alone_engine = make_training_engine(alone, from_dict(DistributedConfig, {"strategy": "ddp"}), Distributed())
+        # Replicated as `ddp` builds it, except that it steps the bf16 weights themselves (no fp32
+        # masters): for the bf16 run that is the negative control, for fp32 runs nothing changes.
+        alone_engine = TrainingEngine(alone, Distributed(), master_weights=False)
         alone_optimizer = alone_engine.make_optimizer(lr, 0.0, RL.max_grad_norm)
         alone_before = whole_weights(alone.model)
         alone_metrics = _update(alone, alone_engine, alone_optimizer, rollouts, advantages, RL, None, Distributed())

@@ -61,13 +61,39 @@ def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
     assert config.policy.model == "Qwen/Qwen2.5-VL-3B-Instruct" and config.device == "cuda"
     assert config.policy.dtype == "auto"  # bfloat16 on CUDA (policy.pick_dtype)
     assert config.policy.system_prompt is None  # a pretrained model reads the server's tool list
-    assert config.rl.lr == 1e-6 and config.rl.max_new_tokens >= 256
+    assert config.rl.max_new_tokens >= 256
+    # One GPU: LoRA (adapters in fp32) at ten times full fine-tuning's learning rates, checkpointed
+    # layers, micro-batches by token budget, every image in view (one sequence per rollout).
+    assert config.policy.lora.enabled and config.policy.lora.r == 64 and "down_proj" in config.policy.lora.target_modules
+    assert (config.sft.lr, config.rl.lr) == (1e-4, 1e-5)
+    assert config.policy.gradient_checkpointing is True and config.policy.view.latest_images is None
+    assert config.rl.use_dynamic_bsz and config.rl.ppo_max_token_len_per_gpu == 16384 and config.sft.use_dynamic_bsz
+    assert (config.eval.n, config.eval.every_steps) == (200, 20)
     # The micro model's one-skill-at-a-time phases are off: whole trajectories and the mixture from the start.
     assert [getattr(config.sft, key) for key in ("after_tool_turns_first", "calls_without_images_steps", "tool_trajectories_steps")] == [0, 0, 0]
     micro = demo_config("runs/demo", minutes=20)
     assert micro.sft.calls_alongside_answers is True and micro.policy.view.latest_images == 1
     for section in ("data", "env", "rewards", "checkpoint"):
         assert getattr(config, section) == getattr(micro, section), section
+
+
+def test_the_one_gpu_example_is_the_demos_real_model_recipe():
+    """examples/grpo-qwen2.5-vl-3b-1gpu-lora.vistool.json is the real-model demo's tools arm as a run
+    config of its own: the two must not drift apart."""
+    from vistool_trainer.checkout import repo_root
+    from vistool_trainer.run.demo import REAL_MODEL_SETTINGS
+    from vistool_trainer.run.run_config import load_config
+
+    example = to_dict(load_config(repo_root() / "examples" / "grpo-qwen2.5-vl-3b-1gpu-lora.vistool.json"))
+    demo = to_dict(demo_config("runs/demo", minutes=20, model="Qwen/Qwen2.5-VL-3B-Instruct", device="cuda"))
+    for dotted in REAL_MODEL_SETTINGS:
+        if dotted in ("policy.dtype", "threads"):
+            continue  # the example names bfloat16 and leaves threads to torch; the demo says auto (bfloat16 on CUDA)
+        keys = dotted.split(".")
+        a, b = example, demo
+        for key in keys:
+            a, b = a[key], b[key]
+        assert a == b, dotted
 
 
 def test_overrides_reach_both_arms_and_bad_ones_are_refused(tmp_path):

@@ -166,6 +166,29 @@ def test_gradient_checkpointing_keeps_fewer_activations_and_the_same_gradients()
     torch.testing.assert_close(gradients[True], gradients[False], rtol=1e-5, atol=1e-7)
 
 
+def test_scoring_in_slices_of_positions_gives_the_unsliced_scores_and_gradients(monkeypatch):
+    from vistool_trainer.model import policy as policy_module
+    from vistool_trainer.model.policy import score_tokens
+
+    policy = _policy()
+    inputs = policy.batch(_gold(policy, 4))
+    suppressed = policy.processor.control_token_ids
+    results = {}
+    for name, elements in (("whole", policy_module.SCORING_CHUNK_ELEMENTS), ("slices of 7", 7 * policy.model.lm_head.out_features)):
+        monkeypatch.setattr(policy_module, "SCORING_CHUNK_ELEMENTS", elements)
+        model = copy.deepcopy(policy.model)
+        log_probs, mask, entropy = score_tokens(model, inputs, with_entropy=True, temperature=0.7, suppressed_token_ids=suppressed)
+        assert entropy is not None and not entropy.requires_grad  # logged only: no graph kept for it
+        (-(log_probs * mask).sum()).backward()
+        results[name] = (log_probs.detach(), entropy, torch.cat([p.grad.reshape(-1) for p in model.parameters() if p.grad is not None]))
+    assert int(mask.sum()) > 7 * 3  # the sliced run really used several slices
+    (log_probs_whole, entropy_whole, grad_whole), (log_probs_sliced, entropy_sliced, grad_sliced) = results["whole"], results["slices of 7"]
+    torch.testing.assert_close(log_probs_sliced, log_probs_whole, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(entropy_sliced, entropy_whole, rtol=1e-6, atol=1e-6)
+    # The LM head's weight gradient is summed slice by slice instead of in one product: rounding.
+    torch.testing.assert_close(grad_sliced, grad_whole, rtol=1e-5, atol=1e-5)
+
+
 def test_gradient_checkpointing_is_on_by_default_for_every_model_but_micro():
     assert gradient_checkpointing_wanted(from_dict(PolicyConfig, {"model": "micro"})) is False
     assert gradient_checkpointing_wanted(from_dict(PolicyConfig, {"model": "Qwen/Qwen2.5-VL-3B-Instruct"})) is True

@@ -45,16 +45,37 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
     return model
 
 
-def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(float logits at the positions the loss reads [N, V], that mask [B, L-1]): only those
-    positions go through the LM head, and each distinct image through the vision tower once.
+def to_device_and_dtype(model: torch.nn.Module, device: torch.device, dtype: torch.dtype) -> torch.nn.Module:
+    """Parameters to `dtype`, buffers kept in their own (the rotary frequencies stay fp32, as
+    transformers' from_pretrained keeps them: rounded to bf16 they shift every position's angle, and
+    a model built here would differ from the same model saved and loaded back)."""
+    buffers = {(id(module), name): buffer for module in model.modules() for name, buffer in module._buffers.items() if buffer is not None}
+    model = model.to(device=device, dtype=dtype)
+    for module in model.modules():
+        for name in list(module._buffers):
+            if (id(module), name) in buffers:
+                module._buffers[name] = buffers[(id(module), name)].to(device)
+    return model
+
+
+# How many scored positions go through the LM head and the log-softmax at once: at most this many
+# [positions, vocabulary] entries per fp32 buffer (2^25 is 128 MiB; with Qwen's 151,936-token
+# vocabulary about 220 positions). With gradients on, each slice of positions is recomputed in
+# backward instead of kept, so the softmax's buffers of a whole micro-batch never exist at once
+# (trainer/README.md, "A real model on one GPU"). A small vocabulary (the micro model's) never splits.
+SCORING_CHUNK_ELEMENTS = 2**25
+
+
+def _scored_hidden(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the backbone's last hidden state at the positions the loss reads [N, H], that mask
+    [B, L-1]), each distinct image through the vision tower once.
 
     The image features are placed into the token embeddings here (`inputs_embeds`), and the
     backbone gets the token ids beside them only to compute the 3-D rope positions: the same call
     works on transformers 5.17 (no `mm_encoder_outputs` argument, which it would silently drop)
     and 5.18."""
     core = unwrap_model(model)
-    backbone, head = core.model, core.lm_head
+    backbone = core.model
     mask = inputs["loss_mask"][:, 1:].bool()
     input_ids = inputs["input_ids"]
     embeds = backbone.get_input_embeddings()(input_ids)
@@ -68,7 +89,33 @@ def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> t
         embeds = embeds.masked_scatter(image_positions, slots)
         forward["image_grid_thw"] = inputs["image_grid_thw"]
     hidden = backbone(input_ids=input_ids, inputs_embeds=embeds, **forward, use_cache=False).last_hidden_state[:, :-1]
-    return head(hidden[mask]).float(), mask
+    return hidden[mask], mask
+
+
+def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(float logits at the positions the loss reads [N, V], that mask [B, L-1]): only those
+    positions go through the LM head."""
+    hidden, mask = _scored_hidden(model, inputs)
+    return unwrap_model(model).lm_head(hidden).float(), mask
+
+
+def _head_scores(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tensor, temperature: float,
+                 suppressed: torch.Tensor | None, with_entropy: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """log p(target) of each position [n], and its entropy [n] (no gradient: it is only logged)."""
+    logits = head(hidden).float()
+    if temperature != 1.0:
+        logits = logits / temperature
+    if suppressed is not None:
+        logits = logits.masked_fill(suppressed, float("-inf"))
+    log_probs_all = torch.log_softmax(logits, dim=-1)
+    picked = log_probs_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    entropy = None
+    if with_entropy:
+        with torch.no_grad():
+            # A suppressed token has p = 0 and log p = -inf: its term is 0 (p·log p → 0), not 0·(-inf).
+            finite = log_probs_all if suppressed is None else log_probs_all.masked_fill(suppressed, 0.0)
+            entropy = -(log_probs_all.exp() * finite).sum(-1)
+    return picked, entropy
 
 
 def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
@@ -77,21 +124,36 @@ def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_e
     divided by `temperature`, the one the tokens were sampled at, and `suppressed_token_ids` (the
     ones the sampler never draws, SamplingFields.suppressed_token_ids) get probability 0, so RL
     scores exactly the distribution that sampled them (as veRL does); SFT and greedy evaluation
-    score at 1 over the whole vocabulary."""
-    logits, mask = _scored_logits(model, inputs)
-    if temperature != 1.0:
-        logits = logits / temperature
-    suppressed = suppression_mask(logits.shape[-1], suppressed_token_ids, logits.device) if suppressed_token_ids else None
-    if suppressed is not None:
-        logits = logits.masked_fill(suppressed, float("-inf"))
-    log_probs_all = torch.log_softmax(logits, dim=-1)
-    picked = log_probs_all.gather(-1, inputs["input_ids"][:, 1:][mask].unsqueeze(-1)).squeeze(-1)
+    score at 1 over the whole vocabulary. The entropy carries no gradient (the loss does not use it).
+
+    The LM head and the softmax run over slices of SCORING_CHUNK_ELEMENTS // vocabulary positions,
+    each recomputed in backward when gradients are on: the values are the unsliced ones, the
+    memory one slice's."""
+    hidden, mask = _scored_hidden(model, inputs)
+    head = unwrap_model(model).lm_head
+    vocabulary = int(head.out_features)
+    targets = inputs["input_ids"][:, 1:][mask]
+    suppressed = suppression_mask(vocabulary, suppressed_token_ids, hidden.device) if suppressed_token_ids else None
+    rows = max(1, SCORING_CHUNK_ELEMENTS // vocabulary)
+    # Under DeepSpeed ZeRO-3 each call of the head fetches its partitioned weight with a collective:
+    # ranks holding different numbers of positions would call it a different number of times and
+    # hang, so the head runs once per micro-batch there (unsliced).
+    partitioned = hasattr(head.weight, "ds_id")
+    if hidden.shape[0] <= rows or partitioned:
+        picked, per_token = _head_scores(head, hidden, targets, temperature, suppressed, with_entropy)
+    else:
+        from torch.utils.checkpoint import checkpoint
+
+        pieces = []
+        for start in range(0, hidden.shape[0], rows):
+            arguments = (head, hidden[start:start + rows], targets[start:start + rows], temperature, suppressed, with_entropy)
+            pieces.append(checkpoint(_head_scores, *arguments, use_reentrant=False) if torch.is_grad_enabled() and hidden.requires_grad
+                          else _head_scores(*arguments))
+        picked = torch.cat([piece[0] for piece in pieces])
+        per_token = torch.cat([piece[1] for piece in pieces]) if with_entropy else None
     log_probs = torch.zeros(mask.shape, dtype=picked.dtype, device=picked.device).masked_scatter(mask, picked)
     entropy = None
-    if with_entropy:
-        # A suppressed token has p = 0 and log p = -inf: its term is 0 (p·log p → 0), not 0·(-inf).
-        finite = log_probs_all if suppressed is None else log_probs_all.masked_fill(suppressed, 0.0)
-        per_token = -(log_probs_all.exp() * finite).sum(-1)
+    if per_token is not None:
         entropy = torch.zeros(mask.shape, dtype=per_token.dtype, device=per_token.device).masked_scatter(mask, per_token)
     return log_probs, mask.float(), entropy
 
@@ -135,7 +197,7 @@ class Policy:
         if source == "micro":
             size = policy_config.micro
             model, processor = build_micro_policy(corpus, size, seed)
-            model = model.to(device=device, dtype=dtype)
+            model = to_device_and_dtype(model, device, dtype)
         else:
             processor = PolicyProcessor.from_pretrained(source, policy_config.min_pixels, policy_config.max_pixels)
             model = AutoModelForImageTextToText.from_pretrained(source, dtype=dtype).to(device)

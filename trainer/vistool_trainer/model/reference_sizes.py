@@ -8,9 +8,10 @@ ViT of width 1280 both share). Memory and speed depend on these shapes, not on t
 values, so a random model of the same shape measures what the real one costs; its outputs are
 noise, which is what a non-confident model is for.
 
-Weights are allocated empty (parameters on the meta device, then `to_empty` on the target device,
-so a 3B model never exists on the CPU first), then drawn N(0, 0.02) with norms at 1 and biases at
-0; buffers (rotary frequencies) are computed on the CPU as usual and copied over. The tokenizer is
+Weights are allocated empty (parameters on the meta device, in the compute dtype, then `to_empty`
+on the target device, so a 3B model never exists on the CPU first), then drawn N(0, 0.02) with
+norms at 1 and biases at 0; buffers (rotary frequencies) are computed on the CPU in fp32 as usual
+and copied over, kept in fp32 as from_pretrained keeps them. The tokenizer is
 the micro model's (byte-level BPE trained on a small corpus): its special tokens are the ones the
 config names, and every id it produces is valid in the larger vocabulary.
 """
@@ -132,7 +133,6 @@ def build_random_model(size: QwenVlSize, processor: PolicyProcessor, device: tor
             parameter.fill_(1.0 if name.endswith("weight") else 0.0)
         else:
             parameter.normal_(0.0, 0.02, generator=generator)
-    model = model.to(dtype)
     if size.tie_embeddings:
         model.tie_weights()
     model.generation_config.eos_token_id = token_ids["<|im_end|>"]
@@ -151,6 +151,21 @@ def random_policy(size: QwenVlSize, device: str = "cpu", dtype: torch.dtype = to
     policy = Policy(model, processor, target)
     policy.set_gradient_checkpointing(gradient_checkpointing)
     return policy
+
+
+def size_parameter_counts(size: QwenVlSize) -> dict[str, int]:
+    """parameter_counts of a model of `size`, built on the meta device (no memory, a second)."""
+    from accelerate import init_empty_weights
+    from transformers import Qwen2_5_VLForConditionalGeneration
+
+    tokenizer = random_processor().tokenizer
+    token_ids = {token: int(tokenizer.convert_tokens_to_ids(token)) for token in
+                 ["<|endoftext|>", "<|im_end|>", "<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>"]}
+    with init_empty_weights():
+        model = Qwen2_5_VLForConditionalGeneration(qwen_vl_config(size, token_ids))
+    if size.tie_embeddings:
+        model.tie_weights()
+    return parameter_counts(model)
 
 
 def parameter_counts(model: torch.nn.Module) -> dict[str, int]:

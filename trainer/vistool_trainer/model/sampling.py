@@ -13,6 +13,12 @@ Instruct checkpoints ship `repetition_penalty: 1.05`, `top_k`, `top_p` and `temp
 swapped for a blank one for the call (`isolated_generation_config`), so that no field this module
 does not know of can leak in either (docs/ALGORITHMS.md, "Sampling matches scoring").
 
+For a vLLM sampler the same fields map one to one: temperature; top_k 0 is vLLM's -1; top_p;
+min_p; repetition_penalty; max_new_tokens is max_tokens; stop_token_ids; the suppressed tokens are
+left out with `allowed_token_ids` (every other id); and the log-probs to
+compare with the scorer's are the processed ones (`logprobs_mode="processed_logprobs"`), which
+include the temperature and the token mask.
+
 It never samples or scores by itself and holds no model.
 """
 from __future__ import annotations

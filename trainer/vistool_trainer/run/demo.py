@@ -47,6 +47,44 @@ ARMS = ("tools", "text")
 SFT_SHARE, RL_SHARE = 0.7, 0.25
 
 
+# What a pretrained Qwen2.5-VL (3B-7B) gets instead of the micro model's settings, each for a reason
+# (README.md, "A real model"; docs/DEMO.md). One GPU; both arms take turns on it.
+REAL_MODEL_SETTINGS: dict[str, Any] = {
+    "policy.dtype": "auto",  # bf16 on CUDA (fp32 on a CPU)
+    # The server's system prompt (tool list, call format): a pretrained model reads instructions;
+    # the micro model's one-liners exist because it cannot afford 1,000 prompt tokens on a CPU.
+    "policy.system_prompt": None,
+    # Every image in view, one training sequence per rollout. The micro model's newest-image view
+    # makes each turn its own sequence (the prompt re-encoded per turn, 2-3x the tokens per update);
+    # Qwen reads several images natively.
+    "policy.view.latest_images": None,
+    # Checkpointed layers: activations drop to about one hidden state per layer and token.
+    "policy.gradient_checkpointing": True,
+    # LoRA on every attention and MLP projection, rank 64: one GPU of 24 GB or more holds the bf16
+    # base (7.5 GB for 3B) with fp32 adapters and their AdamW state, where a full fine-tune with
+    # fp32 masters needs 18 bytes per parameter (68 GB for 3B) before activations.
+    "policy.lora.enabled": True, "policy.lora.r": 64, "policy.lora.alpha": 128,
+    "policy.lora.target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+    "threads": 0,
+    # LoRA learns best at about ten times full fine-tuning's learning rate: 1e-4 SFT, 1e-5 RL
+    # (full fine-tunes of 3B use 1e-5 and 1e-6: VTool-R1, DeepEyes, OpenThinkIMG).
+    "sft.lr": 1e-4, "sft.batch_size": 16, "sft.steps": 300,
+    # Micro-batches of at most 16k padded tokens (veRL's default ppo_max_token_len_per_gpu).
+    "sft.use_dynamic_bsz": True, "sft.max_token_len_per_gpu": 16384,
+    # The one-skill-at-a-time phases are for the micro model's plateaus (docs/DEMO.md); a pretrained
+    # model reads, copies and calls from its first steps: whole trajectories and the mixture from the start.
+    "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
+    "sft.calls_alongside_answers": False,
+    # 16 prompts x 8 rollouts, two optimizer steps per RL step (mini-batches of 8 prompts).
+    "rl.lr": 1e-5, "rl.prompts_per_step": 16, "rl.group_size": 8, "rl.ppo_mini_batch_size": 8,
+    "rl.use_dynamic_bsz": True, "rl.ppo_max_token_len_per_gpu": 16384,
+    "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
+    # 200 held-out tasks (a Wilson interval of about +-7 points at 50 %) every 20 RL steps: the
+    # micro recipe's 300 every 10 would cost a 3B model as much generation as the RL steps between.
+    "eval.n": 200, "eval.every_steps": 20,
+}
+
+
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """`--set KEY=JSON` pairs as dotted overrides (the value is JSON, or a plain string)."""
     overrides: dict[str, Any] = {}
@@ -77,22 +115,8 @@ def demo_config(out: str, minutes: float, model: str = "micro", device: str = "c
     if arm == "text":
         settings["env.tools"] = False
     if model != "micro":
-        settings.update({
-            "name": f"demo-{arm}-" + Path(model.rstrip("/")).name.lower(),
-            "policy.model": model,
-            "policy.dtype": "auto",  # bfloat16 on CUDA, float32 on CPU
-            # A pretrained model reads the server's real system prompt (tool list, call format).
-            "policy.system_prompt": None,
-            "threads": 0,
-            "sft.lr": 1e-5, "sft.batch_size": 8,
-            # The one-skill-at-a-time phases are for the micro model's plateaus (docs/DEMO.md); a
-            # pretrained model reads, copies and calls from its first steps: whole trajectories
-            # and the mixture from the start.
-            "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
-            "sft.calls_alongside_answers": False,
-            "rl.lr": 1e-6, "rl.prompts_per_step": 8, "rl.group_size": 8, "rl.micro_batch_size": 8, "rl.ppo_mini_batch_size": 2,
-            "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
-        })
+        settings.update(REAL_MODEL_SETTINGS)
+        settings.update({"name": f"demo-{arm}-" + Path(model.rstrip("/")).name.lower(), "policy.model": model})
     settings.update(overrides or {})
     return load_config(DEMO_CONFIG, settings)
 
