@@ -145,6 +145,8 @@ class RlConfig:
     max_num_gen_batches: int = 4
     micro_batch_size: int = 32
     max_grad_norm: float = 1.0
+    rollout_engine: Literal['hf', 'vllm'] = 'hf'
+    vllm_gpu_memory_utilization: float = 0.3
 
 
 @dataclass

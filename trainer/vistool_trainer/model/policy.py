@@ -63,20 +63,25 @@ def _scored_logits(model: torch.nn.Module, inputs: dict[str, torch.Tensor]) -> t
     return head(hidden[mask]).float(), mask
 
 
-def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+def score_tokens(model: torch.nn.Module, inputs: dict[str, torch.Tensor], with_entropy: bool = False, temperature: float = 1.0,
+                 suppressed_token_ids: list[int] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Per-token log-probabilities of `inputs` under `model` (see Policy.token_scores). The logits are
     divided by `temperature`, the one the tokens were sampled at, so RL scores the distribution
-    that sampled them (as veRL does); SFT and greedy evaluation score at 1."""
+    that sampled them (as veRL does); SFT and greedy evaluation score at 1. `suppressed_token_ids`
+    (the samplers' control tokens) are left out of the softmax, as both samplers leave them out of
+    the distribution they draw from; None scores the full softmax."""
     logits, mask = _scored_logits(model, inputs)
     if temperature != 1.0:
         logits = logits / temperature
+    if suppressed_token_ids:
+        logits = logits.index_fill(-1, torch.tensor(suppressed_token_ids, device=logits.device), float("-inf"))
     log_probs_all = torch.log_softmax(logits, dim=-1)
     picked = log_probs_all.gather(-1, inputs["input_ids"][:, 1:][mask].unsqueeze(-1)).squeeze(-1)
     log_probs = torch.zeros(mask.shape, dtype=picked.dtype, device=picked.device).masked_scatter(mask, picked)
     entropy = None
     if with_entropy:
-        per_token = -(log_probs_all.exp() * log_probs_all).sum(-1)
+        # clamp: a suppressed token's -inf log-prob times its 0 probability counts 0, not NaN.
+        per_token = -(log_probs_all.exp() * log_probs_all.clamp_min(torch.finfo(log_probs_all.dtype).min)).sum(-1)
         entropy = torch.zeros(mask.shape, dtype=per_token.dtype, device=per_token.device).masked_scatter(mask, per_token)
     return log_probs, mask.float(), entropy
 
@@ -95,6 +100,9 @@ class SampledTurn:
     token_ids: list[int]
     text: str
     truncated: bool
+    # log p of each sampled token under the distribution it was drawn from, when the sampler
+    # reports it (vLLM does; transformers' generate does not).
+    log_probs: list[float] | None = None
 
 
 class Policy:
