@@ -6,6 +6,7 @@
  */
 import { benchFuzz } from './fuzz.js';
 import { benchGrounding } from './grounding.js';
+import { benchRolloutEngines } from './rollout-engines.js';
 import { benchServer, benchSoak } from './server.js';
 import { benchTasks } from './tasks.js';
 import { benchTools } from './tools.js';
@@ -24,6 +25,7 @@ const benchmarks: Benchmark[] = [
   { name: 'fuzz', run: benchFuzz },
   { name: 'view', run: benchView },
   { name: 'soak', run: benchSoak },
+  { name: 'rollout-engines', run: benchRolloutEngines },
 ];
 
 async function main(filters: string[]): Promise<number> {

@@ -87,7 +87,9 @@ class VllmSampler:
             else:
                 # Colocated: the trainer keeps the rest of the accelerator's memory.
                 engine_options["gpu_memory_utilization"] = gpu_memory_utilization
-            llm = LLM(model=str(directory), dtype=dtype, seed=seed, max_model_len=max_model_len,
+            # generation_config "vllm": the checkpoint's generation_config.json (a Qwen Instruct one carries a
+            # repetition penalty) never becomes a default; every field is set per request anyway.
+            llm = LLM(model=str(directory), dtype=dtype, seed=seed, max_model_len=max_model_len, generation_config="vllm",
                       limit_mm_per_prompt={"image": max_images}, logprobs_mode="processed_logprobs", **engine_options)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
