@@ -89,7 +89,7 @@ $(VLLM_STAMP): trainer/pyproject.toml scripts/vllm-env/patch_torchvision.py
 # The vLLM suite: prompt and log-prob parity with the trainer, weight pushes, and two RL steps of the
 # micro config with rl.rollout_engine "vllm" (each engine is ~18 s to start and a few GB).
 test-vllm: setup vllm-env
-	$(VLLM_PY) -m pytest -q trainer/tests/vllm
+	$(VLLM_PY) -m pytest -q trainer/tests/vllm_suite
 
 setup: $(NPM_STAMP) fonts build
 

@@ -24,9 +24,9 @@ from vistool_trainer.checkout import repo_root  # noqa: E402
 
 _build_lock = threading.Lock()
 
-# The vLLM suite (tests/vllm) runs in its own environment, .venv-vllm (`make test-vllm`); where vLLM
+# The vLLM suite (tests/vllm_suite) runs in its own environment, .venv-vllm (`make test-vllm`); where vLLM
 # is not installed it is not collected at all, rather than collected and skipped.
-collect_ignore = [] if importlib.util.find_spec("vllm") else ["vllm"]
+collect_ignore = [] if importlib.util.find_spec("vllm") else ["vllm_suite"]
 
 
 def ensure_cli_bundle() -> Path:

@@ -1,6 +1,6 @@
 """The prompt a vLLM engine is given (rollouts/vllm_prompt.py): the encoder's ids with each image's
 pad run collapsed to one pad, and the images in the order the view shows them. The engine side
-(vLLM expanding them back to the encoder's ids) is tests/vllm/test_vllm_parity.py."""
+(vLLM expanding them back to the encoder's ids) is tests/vllm_suite/test_vllm_parity.py."""
 import pytest
 from PIL import Image
 

@@ -3,7 +3,7 @@
 The engine holds its own copy of the policy's weights: it starts from a save of the policy,
 and `push_weights` copies the trained weights into it after every RL step (before the next
 rollouts), so every turn is sampled by the policy the trainer is about to score. docs/VLLM.md
-has the facts this relies on, each checked by trainer/tests/vllm/:
+has the facts this relies on, each checked by trainer/tests/vllm_suite/:
 
 - prompts go in as token ids with each image's pad run collapsed to one pad (vllm_prompt.py);
   vLLM's expanded prompt is compared with the encoder's ids on every request;
