@@ -101,17 +101,11 @@ class VllmSampler:
         llm, self.llm = self.llm, None
         if llm is not None:
             try:
+                # The in-process engine core's shutdown also tears down the torch.distributed state it set up.
                 llm.llm_engine.engine_core.shutdown()
             finally:
                 del llm
                 gc.collect()
-                try:
-                    from vllm.distributed.parallel_state import destroy_distributed_environment, destroy_model_parallel
-
-                    destroy_model_parallel()
-                    destroy_distributed_environment()
-                except Exception:
-                    pass  # nothing was initialised, or it is already gone
         shutil.rmtree(self.weights_directory, ignore_errors=True)
 
     # ---- weights -------------------------------------------------------------------------
