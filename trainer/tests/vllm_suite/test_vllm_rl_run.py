@@ -42,7 +42,7 @@ def test_two_rl_steps_of_the_micro_config_sample_with_vllm(tmp_path, vbar_data, 
     assert events[-1]["event"] == "finished" and events[-1]["status"] == "finished"
     run = tmp_path / "run"
     log = (run / "logs" / "trainer.log").read_text()
-    assert "rollout engine: vLLM in this process" in log
+    assert "rollout engine: vLLM 0.32.0 in this process" in log
     metrics = read_json_lines(run / "metrics.jsonl")
     assert_valid_metrics_lines(metrics)
     rl = [line for line in metrics if line["stage"] == "rl"]

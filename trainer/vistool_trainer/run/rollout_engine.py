@@ -14,6 +14,7 @@ from ..config import RunConfig
 from ..engines.distributed import Distributed
 from ..model.policy import Policy
 from ..rollouts.turn_sampler import TurnSampler
+from .environment_check import installed_version
 from .events import EventStream
 
 
@@ -44,7 +45,7 @@ class RolloutEngine:
         started = time.perf_counter()
         self.sampler = VllmSampler.start(policy, seed=self.config.seed, max_images=images,
                                          gpu_memory_utilization=self.config.rl.vllm_gpu_memory_utilization)
-        self.events.log(f"rollout engine: vLLM in this process, started in {time.perf_counter() - started:.1f} s "
+        self.events.log(f"rollout engine: vLLM {installed_version('vllm')} in this process, started in {time.perf_counter() - started:.1f} s "
                         f"(max_model_len {self.sampler.max_model_len}, up to {images} images per prompt)")
         return self.sampler
 
