@@ -49,7 +49,7 @@ def _prepare_process_environment() -> None:
 
 
 class VllmSampler:
-    def __init__(self, llm: Any, policy: Policy, weights_directory: Path, max_model_len: int, max_images: int):
+    def __init__(self, llm: Any, policy: Policy, weights_directory: Path | None, max_model_len: int, max_images: int):
         self.llm = llm
         self.policy = policy
         self.weights_directory = weights_directory
@@ -106,7 +106,8 @@ class VllmSampler:
             finally:
                 del llm
                 gc.collect()
-        shutil.rmtree(self.weights_directory, ignore_errors=True)
+        if self.weights_directory is not None:
+            shutil.rmtree(self.weights_directory, ignore_errors=True)
 
     # ---- weights -------------------------------------------------------------------------
     def push_weights(self, model: torch.nn.Module | None = None) -> float:
@@ -117,7 +118,10 @@ class VllmSampler:
         # Vision-tower outputs and KV blocks computed with the old weights must not be reused; a
         # stale encoder cache also crashes the next request on an image it has seen.
         self.llm.llm_engine.reset_encoder_cache()
-        self.llm.reset_prefix_cache()
+        if not self.llm.reset_prefix_cache():
+            # vLLM declines while requests are running; none are between two rollout batches.
+            raise RuntimeError("vLLM did not empty its prefix cache after a weight push: its cached KV blocks still "
+                               "hold the old weights' keys and values")
         self.pushes += 1
         return time.perf_counter() - started
 
