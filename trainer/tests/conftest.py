@@ -3,6 +3,7 @@ generator (`node bin/vistool.js data gen`). The env server is this project's own
 no test replaces it with a stand-in; when dist/cli.js is missing the fixture builds it
 (`npm run build`) instead of skipping.
 """
+import importlib.util
 import json
 import subprocess
 import sys
@@ -22,6 +23,10 @@ from vistool_trainer.rollouts.env_client import LocalEnvServer  # noqa: E402
 from vistool_trainer.checkout import repo_root  # noqa: E402
 
 _build_lock = threading.Lock()
+
+# The vLLM suite (tests/vllm_suite) runs in its own environment, .venv-vllm (`make test-vllm`); where vLLM
+# is not installed it is not collected at all, rather than collected and skipped.
+collect_ignore = [] if importlib.util.find_spec("vllm") else ["vllm_suite"]
 
 
 def ensure_cli_bundle() -> Path:

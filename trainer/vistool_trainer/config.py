@@ -151,6 +151,8 @@ class RlConfig:
     use_dynamic_bsz: bool = False
     ppo_max_token_len_per_gpu: int = 16384
     max_grad_norm: float = 1.0
+    rollout_engine: Literal['hf', 'vllm'] = 'hf'
+    vllm_gpu_memory_utilization: float = 0.3
 
 
 @dataclass

@@ -172,8 +172,8 @@ class SampledTurn:
     token_ids: list[int]
     text: str
     truncated: bool
-    # The sampler's own log-probability of each token (the distribution `generate` drew it from),
-    # when asked for (`sample_turns(with_log_probs=True)`): what the scorer must reproduce.
+    # log p of each sampled token under the distribution it was drawn from, when the sampler
+    # reports it (vLLM does; transformers' generate does when asked: `sample_turns(with_log_probs=True)`).
     log_probs: list[float] | None = None
 
 

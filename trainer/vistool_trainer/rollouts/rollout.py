@@ -19,6 +19,7 @@ from ..model.policy import Policy
 from .env_client import EnvClient
 from .presentation import EpisodeOptions, continue_conversation, opened_conversation
 from .token_view import with_token_text
+from .turn_sampler import TurnSampler
 
 __all__ = ["EpisodeOptions", "Rollout", "RolloutTiming", "run_rollouts", "rollout_record", "load_tasks"]
 
@@ -93,8 +94,11 @@ def run_rollouts(
     greedy: bool = False,
     generation_batch: int = 64,
     timing: RolloutTiming | None = None,
+    sampler: TurnSampler | None = None,
 ) -> list[Rollout]:
-    """`group_size` episodes per task; returns rollouts ordered task by task, group by group."""
+    """`group_size` episodes per task; returns rollouts ordered task by task, group by group.
+    `sampler` writes the turns (turn_sampler.py); None: the policy's own transformers sampler."""
+    sampler = sampler or policy
     timing = timing or RolloutTiming()
     started = time.perf_counter()
     items = []
@@ -118,7 +122,7 @@ def run_rollouts(
             sampled = []
             for offset in range(0, len(active), generation_batch):
                 chunk = active[offset:offset + generation_batch]
-                sampled.extend(policy.sample_turns([rollouts[i].conversation.prompt for i in chunk], max_new_tokens, temperature, greedy))
+                sampled.extend(sampler.sample_turns([rollouts[i].conversation.prompt for i in chunk], max_new_tokens, temperature, greedy))
             timing.gen_s += time.perf_counter() - started
             started = time.perf_counter()
             steps = client.step_episodes([{"episode_id": episode_ids[i], "text": turn.text} for i, turn in zip(active, sampled)], soft=True)
@@ -126,7 +130,8 @@ def run_rollouts(
             for i, turn, step in zip(active, sampled, steps):
                 rollout = rollouts[i]
                 reply = {"role": "assistant", "content": [{"type": "text", "text": turn.text}],
-                         "token_ids": turn.token_ids, "truncated": turn.truncated}
+                         "token_ids": turn.token_ids, "truncated": turn.truncated,
+                         **({"sampler_log_probs": turn.log_probs} if turn.log_probs is not None else {})}
                 rollout.response_tokens += len(turn.token_ids)
                 rollout.turns += 1
                 if "error" in step:

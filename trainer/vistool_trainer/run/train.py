@@ -39,6 +39,7 @@ from ..trainers.sft import gold_conversations, run_sft
 from ..trainers.sft_probe import SftProbe, split_probe
 from .environment_check import check_environment
 from .events import EventStream
+from .rollout_engine import RolloutEngine
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from . import rng_state
@@ -261,10 +262,12 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
     if dist.enabled:
         events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
     options = episode_options(config)
+    rollout_engine = RolloutEngine(config, dist, events)
     try:
         return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
-                       dist, engine)
+                       dist, engine, rollout_engine)
     finally:
+        rollout_engine.close()
         engine.close()
 
 
@@ -287,7 +290,7 @@ def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Pol
 def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
             train_tasks: list[dict[str, Any]], eval_tasks: list[dict[str, Any]], state: dict[str, Any], checkpoint: Path | None,
             interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed(),
-            engine: TrainingEngine | None = None) -> int:
+            engine: TrainingEngine | None = None, rollout_engine: RolloutEngine | None = None) -> int:
     seed, keep = config.seed, config.checkpoint.keep
     engine = engine or TrainingEngine(policy, dist)
     budget = {"left": max_steps if max_steps is not None else 1 << 62}
@@ -372,12 +375,14 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
             reference = copy.deepcopy(policy.model).eval()
             for parameter in reference.parameters():
                 parameter.requires_grad_(False)
+        sampler = rollout_engine.start(policy) if rollout_engine is not None else None
         started = time.perf_counter()
         while state["rl_step"] < rl.steps:
             if out_of_steps(rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds):
                 break
             step_started = time.perf_counter()
-            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine)
+            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine, sampler)
+            synced = rollout_engine.after_update() if rollout_engine is not None else {}
             state["rl_step"] += 1
             state["global_step"] += 1
             budget["left"] -= 1
@@ -385,7 +390,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
             record = {"step": state["global_step"], "stage": "rl", "rl/step": state["rl_step"], **result.metrics,
                       "timing/step_s": step_seconds, "timing/env_fraction": result.metrics["timing/env_s"] / max(step_seconds, 1e-9),
                       "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer),
-                      **env_memory(client)}
+                      **env_memory(client), **synced}
             run.append_metrics(record)
             limit = config.logging.rollouts_per_step
             share = -(-limit // dist.world)

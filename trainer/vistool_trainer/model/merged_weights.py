@@ -1,0 +1,54 @@
+"""The weights a plain copy of the policy holds, tensor by tensor, as `save_pretrained` names them:
+what a rollout engine with its own copy of the model (vLLM) is sent after every update.
+
+A full model gives its `state_dict()`: every entry, tied ones included. With tied embeddings
+`named_parameters()` lists the shared tensor once, under the embedding's name only, and an engine
+that keeps the LM head as its own tensor then keeps a stale head (docs/VLLM.md).
+
+A LoRA model (peft) gives its base weights with each adapted layer's weight replaced by
+W + ΔW (peft's own `get_delta_weight`), one layer at a time: no second copy of the model, and the
+trained model itself is never touched. Only the vanilla LoRA the run config can ask for (Linear
+layers, no bias, no DoRA-style variant) is folded; anything else is refused by name.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import torch
+
+from .policy import unwrap_model
+
+
+def merged_state_dict(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tensor]]:
+    """(name, tensor) for every weight of the plain model `model` stands for. Tensors are the
+    model's own (detached) where nothing is folded: the caller copies them if it must."""
+    if not hasattr(model, "get_base_model"):
+        for name, tensor in unwrap_model(model).state_dict().items():
+            yield name, tensor.detach()
+        return
+    from peft.tuners.lora import LoraLayer
+    from peft.tuners.lora import Linear as LoraLinear
+
+    base = model.get_base_model()
+    adapted: dict[str, torch.nn.Module] = {}
+    for name, module in base.named_modules():
+        if isinstance(module, LoraLayer):
+            if not isinstance(module, LoraLinear) or module.lora_variant or any(module.lora_bias.values()):
+                raise ValueError(f"LoRA layer {name} ({type(module).__name__}) is not a plain Linear LoRA: "
+                                 "only those can be folded into the weights a rollout engine is sent")
+            if module.merged:
+                raise ValueError(f"LoRA layer {name} has its adapters merged in place: unmerge them before pushing weights")
+            adapted[name] = module
+    for name, tensor in base.state_dict().items():
+        if ".lora_" in name:
+            continue
+        if "modules_to_save" in name or "original_module" in name:
+            raise ValueError(f"{name}: peft modules_to_save are not supported for pushing weights to a rollout engine")
+        module_name, _, leaf = name.replace(".base_layer.", ".").rpartition(".")
+        layer = adapted.get(module_name)
+        if layer is not None and leaf == "weight":
+            with torch.no_grad():
+                delta = sum(layer.get_delta_weight(adapter) for adapter in layer.active_adapters if adapter in layer.lora_A)
+                yield f"{module_name}.weight", (layer.get_base_layer().weight + delta).detach()
+            continue
+        yield f"{module_name}.{leaf}", tensor.detach()

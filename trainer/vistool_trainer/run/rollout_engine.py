@@ -1,0 +1,61 @@
+"""The run's rollout sampler, as `rl.rollout_engine` says: the policy's own transformers sampler
+('hf', nothing to start) or a vLLM engine in this process ('vllm', rollouts/vllm_sampler.py).
+
+The engine starts when the RL stage starts, from the policy as SFT (or a resumed checkpoint) left
+it, and after every RL step the trainer's weights are pushed into it: that is the only place the
+two copies meet, so a step's rollouts always come from the weights the step before produced.
+Evaluations keep the transformers sampler.
+"""
+from __future__ import annotations
+
+import time
+
+from ..config import RunConfig
+from ..engines.distributed import Distributed
+from ..model.policy import Policy
+from ..rollouts.turn_sampler import TurnSampler
+from .environment_check import installed_version
+from .events import EventStream
+
+
+class RolloutEngine:
+    def __init__(self, config: RunConfig, dist: Distributed, events: EventStream):
+        self.config = config
+        self.events = events
+        self.sampler = None
+        if config.rl.enabled and config.rl.rollout_engine == "vllm" and dist.enabled:
+            # Each rank's engine would start its own torch.distributed world inside the trainer's.
+            raise ValueError(f"rl.rollout_engine 'vllm' runs in a single process; this run has {dist.world}. "
+                             "Use rl.rollout_engine 'hf' with several processes, or one process with 'vllm'")
+
+    @property
+    def name(self) -> str:
+        return self.config.rl.rollout_engine
+
+    def start(self, policy: Policy) -> TurnSampler | None:
+        """The sampler for the RL stage; None means the policy's own (run_rollouts' default)."""
+        if self.name == "hf":
+            return None
+        from ..rollouts.vllm_sampler import VllmSampler
+
+        env, view = self.config.env, self.config.policy.view
+        images = 1 + max(env.max_tool_calls, 1)  # the task's image and one per tool call
+        if view.latest_images is not None:
+            images = min(images, view.latest_images)
+        started = time.perf_counter()
+        self.sampler = VllmSampler.start(policy, seed=self.config.seed, max_images=images,
+                                         gpu_memory_utilization=self.config.rl.vllm_gpu_memory_utilization)
+        self.events.log(f"rollout engine: vLLM {installed_version('vllm')} in this process, started in {time.perf_counter() - started:.1f} s "
+                        f"(max_model_len {self.sampler.max_model_len}, up to {images} images per prompt)")
+        return self.sampler
+
+    def after_update(self) -> dict[str, float]:
+        """Push the trained weights into the engine (after each RL step); the metric it took."""
+        if self.sampler is None:
+            return {}
+        return {"timing/weight_sync_s": self.sampler.push_weights()}
+
+    def close(self) -> None:
+        sampler, self.sampler = self.sampler, None
+        if sampler is not None:
+            sampler.close()
