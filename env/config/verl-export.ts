@@ -228,9 +228,13 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   if (config.device === 'cpu') warn('/device', 'cpu', "device is 'cpu': veRL's vLLM rollouts need a GPU, so this export is for reading and checking; `python -m vistool_verl smoke` runs the vistool agent loop on CPU.");
   if (policy.view.latest_images !== null || policy.view.images_first) warn('/policy/view', 'view-ignored', 'policy.view is ignored: the veRL agent loop shows the model every image, in the order the env server sends them.');
   if (env.images === 'inline') warn('/env/images', 'images-path', "env.images is 'inline', but the veRL agent loop always asks the env server for image paths (the run directory is shared).");
+  if (rl.dynamic_sampling) warn('/rl/max_num_gen_batches', 'no-gen-batch-cap', `rl.max_num_gen_batches (${rl.max_num_gen_batches}) has no counterpart: veRL 0.9.1's trainer ignores algorithm.filter_groups.max_num_gen_batches and keeps generating until a step's batch holds rl.prompts_per_step groups with a reward spread, with no cap. The export leaves the key out.`);
   if (rl.max_seconds !== null) warn('/rl/max_seconds', 'no-time-limit', 'rl.max_seconds is ignored: veRL has no wall-clock limit; rl.steps (trainer.total_training_steps) ends the run.');
   if (policy.lora.enabled && policy.lora.dropout !== 0.05) warn('/policy/lora/dropout', 'lora-dropout', "policy.lora.dropout is ignored: veRL's FSDP LoRA has no dropout setting.");
   if (config.distributed.strategy === 'zero3') warn('/distributed/strategy', 'zero3', "distributed.strategy 'zero3' becomes FSDP2 full shard: veRL has no DeepSpeed engine, and FSDP2 full shard splits parameters, gradients and optimizer state as ZeRO-3 does.");
+  if (options.nnodes > 1 && env.url === null) {
+    error('/env/url', 'multi-node-loopback', `--nnodes ${options.nnodes}: veRL runs agent-loop workers on every node, but run.sh starts the env server on loopback on one node, which the others cannot reach. Start one server every node reaches (\`vistool serve --host ADDRESS --allow-remote --token-file FILE --images-dir DIR\`, FILE and DIR on storage all nodes share) and set env.url and env.token_file; docs/VERL.md, "More than one node".`);
+  }
   if (env.url !== null && raw.rewards !== undefined) warn('/rewards', 'rewards-remote', 'rewards are not sent anywhere: env.url points at a server someone else started, and that server scores with its own --reward-config.');
   if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
 
@@ -324,7 +328,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.actor.use_kl_loss', rl.kl_coef > 0, 'rl.kl_coef (> 0: KL loss against the start policy)');
   y.set('actor_rollout_ref.actor.kl_loss_coef', float(rl.kl_coef), 'rl.kl_coef');
   y.set('actor_rollout_ref.actor.kl_loss_type', rl.kl_estimator, 'rl.kl_estimator');
-  y.set('actor_rollout_ref.actor.fsdp_config.dtype', dtype, `policy.dtype${policy.dtype === 'auto' ? ` (auto, device ${config.device})` : ''}`, ['veRL keeps fp32 master weights (fsdp_config.model_dtype) and computes in this dtype.']);
+  y.set('actor_rollout_ref.actor.fsdp_config.dtype', dtype, `policy.dtype${policy.dtype === 'auto' ? ` (auto, device ${config.device})` : ''}`, ['veRL keeps fp32 master weights (fsdp_config.model_dtype). Its FSDP engine computes in mixed_precision.param_dtype', '(default bf16), not in dtype: both are set.']);
+  y.set('actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype', dtype, 'policy.dtype');
   if (strategy === 'fsdp') y.set('actor_rollout_ref.actor.fsdp_config.reshard_after_forward', config.distributed.reshard_after_forward, 'distributed.reshard_after_forward');
   if (strategy === 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.fsdp_size', 1, "distributed.strategy 'ddp' (shard groups of one GPU: replicated)");
   if (strategy !== 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.offload_policy', config.distributed.cpu_offload, 'distributed.cpu_offload (FSDP2 CPUOffloadPolicy: parameters, gradients and optimizer state in CPU memory)');
@@ -333,6 +338,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.ref.strategy', 'fsdp2', 'distributed.strategy');
   y.set('actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', microBatch, 'rl.micro_batch_size');
   y.set('actor_rollout_ref.ref.fsdp_config.dtype', dtype, 'policy.dtype');
+  y.set('actor_rollout_ref.ref.fsdp_config.mixed_precision.param_dtype', dtype, 'policy.dtype');
 
   y.fixed('actor_rollout_ref.rollout.name', 'vllm');
   y.fixed('actor_rollout_ref.rollout.mode', 'async', 'the agent loop needs the async server');
@@ -353,8 +359,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.fixed('algorithm.use_kl_in_reward', false, 'vistool puts KL in the loss (rl.kl_coef), never in the reward');
   y.set('algorithm.filter_groups.enable', rl.dynamic_sampling, 'rl.dynamic_sampling (DAPO dynamic sampling)');
   if (rl.dynamic_sampling) {
-    y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : ''}`);
-    y.set('algorithm.filter_groups.max_num_gen_batches', rl.max_num_gen_batches, 'rl.max_num_gen_batches');
+    y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : " (veRL's own name for the episode reward it holds, rm_scores)"}`);
   }
 
   y.note('reward', ["The env server scores each episode with the run config's rewards (run.sh passes --reward-config);", 'this function hands that score to veRL.']);
@@ -410,6 +415,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     `  max_turns: ${env.max_turns}  # vistool: env.max_turns`,
     `  max_tool_calls: ${env.max_tool_calls}  # vistool: env.max_tool_calls`,
     `  use_tools: ${env.tools}  # vistool: env.tools`,
+    `  max_new_tokens: ${rl.max_new_tokens}  # vistool: rl.max_new_tokens (each turn's cap; data.max_response_length caps the episode)`,
     ...(systemPrompt !== null ? [`  system_prompt: ${JSON.stringify(systemPrompt)}  # vistool: policy.system_prompt${typeof policy.system_prompt === 'object' ? (env.tools ? '.tools' : '.no_tools') : ''}`] : []),
     '',
   ].join('\n');

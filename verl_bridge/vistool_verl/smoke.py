@@ -49,12 +49,14 @@ def generate_tasks(out: Path, n: int, seed: int) -> Path:
     return out / "tasks.jsonl"
 
 
-def trainer_config(response_length: int, prompt_length: int, max_turns: int) -> Any:
+def trainer_config(response_length: int, prompt_length: int, max_turns: int, mm_processor_kwargs: dict[str, Any] | None = None,
+                   nnodes: int = 1) -> Any:
     """The part of veRL's trainer config an agent loop reads."""
     return OmegaConf.create({
         "actor_rollout_ref": {"rollout": {"prompt_length": prompt_length, "response_length": response_length,
                                           "multi_turn": {"max_assistant_turns": max_turns}}},
-        "data": {"image_key": "images", "apply_chat_template_kwargs": {}},
+        "data": {"image_key": "images", "apply_chat_template_kwargs": {}, "mm_processor_kwargs": dict(mm_processor_kwargs or {})},
+        "trainer": {"nnodes": nnodes},
     })
 
 
