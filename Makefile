@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl verl-e2e
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -60,6 +60,17 @@ $(VERL_STAMP): verl_bridge/pyproject.toml trainer/pyproject.toml
 verl-smoke: setup verl-env
 	rm -rf $(VERL_SMOKE_DIR)
 	$(VERL_PY) -m vistool_verl smoke --out $(VERL_SMOKE_DIR) --prompts 8 --group 4
+
+# veRL's own trainer (main_ppo: Ray, TransferQueue, the FSDP2 actor, the agent-loop and reward workers)
+# for 2 GRPO steps on CPU with vistool's agent loop, reward and env server, into $(VERL_E2E_DIR)
+# (replaced on each run), then the checks of that run directory. The rollout engine is a transformers
+# stand-in for vLLM (verl_bridge/vistool_verl/cpu_stand_in/). ~9 GB of memory: run it alone
+# (flock /tmp/vistool-heavy.lock make verl-e2e on a shared machine).
+VERL_E2E_DIR ?= runs/verl-e2e
+verl-e2e: setup verl-env
+	rm -rf $(VERL_E2E_DIR)
+	$(VERL_PY) -m vistool_verl e2e --out $(VERL_E2E_DIR)
+	VISTOOL_VERL_E2E_DIR=$(VERL_E2E_DIR) $(VERL_PY) -m pytest -q verl_bridge/e2e_tests
 
 # The export test again: its check against veRL's own config needs .venv-verl, which `make test`
 # on a fresh clone does not have yet (it skips there, saying so).

@@ -62,7 +62,23 @@ class TransformersGenerator:
                 f"the prompt holds {placed} image tokens, but its {len(image_data)} image(s) give {expected} at the resolution the "
                 f"rollout was asked for (mm_processor_kwargs={mm_processor_kwargs or {}}): the prompt was built with other image "
                 "size limits. Pass the same mm_processor_kwargs (data.mm_processor_kwargs) to generate as to the token builder.")
-        return {"pixel_values": vision["pixel_values"], "image_grid_thw": vision["image_grid_thw"]}
+        # mm_token_type_ids marks the image tokens. Without it transformers' Qwen2.5-VL generates with
+        # 1-D text positions for the whole prompt instead of its 3-D M-RoPE positions (it computes those
+        # only when the ids are marked), while veRL's actor scores the same tokens with M-RoPE
+        # positions: the rollout/trainer log-prob gap of issue item 6 (docs/VERL.md).
+        image_tokens = (torch.tensor([prompt_ids]) == self.image_pad).long()
+        return {"pixel_values": vision["pixel_values"], "image_grid_thw": vision["image_grid_thw"], "mm_token_type_ids": image_tokens}
+
+    def score(self, prompt_ids: list[int], continuation: list[int], image_data: list[Any] | None = None,
+              mm_processor_kwargs: dict[str, Any] | None = None, temperature: float = 1.0) -> list[float]:
+        """The log-probs of `continuation` after the prompt, as `generate` reports sampled tokens' (a teacher-forced pass)."""
+        ids = list(prompt_ids) + list(continuation)
+        inputs: dict[str, Any] = {"input_ids": torch.tensor([ids]), "attention_mask": torch.ones(1, len(ids), dtype=torch.long)}
+        inputs.update(self.vision_inputs(ids, image_data, mm_processor_kwargs))
+        with torch.no_grad():
+            logits = self.model(**inputs).logits[0, len(prompt_ids) - 1:len(ids) - 1].float()
+        scale = temperature if temperature > 0 else 1.0
+        return torch.log_softmax(logits / scale, dim=-1).gather(1, torch.tensor(continuation)[:, None])[:, 0].tolist()
 
     def generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], image_data: list[Any] | None = None,
                  mm_processor_kwargs: dict[str, Any] | None = None, default_max_tokens: int | None = None) -> TokenOutput:
