@@ -159,10 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tool-calls", type=int, default=2)
     parser.add_argument("--max-new-tokens", type=int, default=48, help="each turn's token cap (the loop's max_new_tokens)")
     parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--warm-up-steps", type=int, default=120)
+    parser.add_argument("--warm-up-steps", type=int, default=160)
+    parser.add_argument("--warm-up-lr", type=float, default=5e-3)
+    parser.add_argument("--warm-up-tasks", type=int, default=48)
     parser.add_argument("--dynamic-sampling", action="store_true", help="DAPO's group filter (algorithm.filter_groups, metric reward)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1200, help="seconds veRL's trainer may run")
+    parser.add_argument("--prepare-only", action="store_true", help="write the data, model and command, and stop before veRL's trainer")
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
     if (out / "run.json").exists():
@@ -171,24 +174,28 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(2)
     tasks_path = generate_tasks(out / "data" / "train", args.prompts * args.steps, args.seed)
     tasks = load_tasks(tasks_path)
+    # The warm-up's own tasks (another seed): the format is learnt on charts the run never sees.
+    warm_tasks = load_tasks(generate_tasks(out / "data" / "warm-up", args.warm_up_tasks, args.seed + 1000))
     config = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
     run = start_run(out, "verl-e2e", {"engine": "verl", "rollout_engine": "transformers stand-in (CPU)", **config})
     print(json.dumps({"event": "run", "dir": str(out)}), flush=True)
     measured: dict[str, Any] = {}
     try:
-        with LocalEnvServer(tasks_path.parent, run.images, out / "env-token", run.root / "logs" / "env-server.log") as client:
+        with LocalEnvServer([tasks_path.parent, out / "data" / "warm-up"], run.images, out / "env-token",
+                            run.root / "logs" / "env-server.log") as client:
             # The policy: a fresh micro model with the format warm-up, saved where veRL loads it from.
             model, trainer_processor = build_micro_policy(task_corpus(tasks, gold_transcripts(tasks)), MicroSize(), args.seed)
             save_policy(model, trainer_processor, out / "model")
             processor = load_processor(out / "model")
             options = {"tools": True, "max_turns": args.max_turns, "max_tool_calls": args.max_tool_calls, "images": "path"}
-            openings = opening_prompts(client, tasks, options)
-            calls = [(g["tool_turns"] or [""])[0] for g in gold_transcripts(tasks)]
+            warm_openings = opening_prompts(client, warm_tasks, options)
+            calls = [(g["tool_turns"] or [""])[0] for g in gold_transcripts(warm_tasks)]
             warm_started = time.perf_counter()
-            losses = warm_up(model, processor, examples(openings, calls, args.seed), args.warm_up_steps, 1e-2, args.seed)
+            losses = warm_up(model, processor, examples(warm_openings, calls, args.seed), args.warm_up_steps, args.warm_up_lr, args.seed)
             measured["warm_up"] = {"steps": args.warm_up_steps, "seconds": round(time.perf_counter() - warm_started, 1),
                                    "loss_first": round(losses[0], 3), "loss_last_10": round(sum(losses[-10:]) / 10, 3)}
             model.save_pretrained(out / "model")
+            openings = opening_prompts(client, tasks, options)
             longest_prompt = max(len(processor(text=[processor.apply_chat_template(m, tokenize=False, add_generation_prompt=True)],
                                                images=images or None)["input_ids"][0]) for m, images in openings)
             prompt_length = longest_prompt + 64
@@ -204,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
                        *trainer_overrides(out, args, prompt_length, response_length)]
             (out / "logs").mkdir(parents=True, exist_ok=True)
             (out / "logs" / "verl-command.txt").write_text(" ".join(command) + "\n")
+            if args.prepare_only:
+                print(json.dumps({"event": "prepared", "command": str(out / "logs" / "verl-command.txt"), **measured}), flush=True)
+                run.update_run(status="prepared", ended_at=time.time())
+                return 0
             trainer_started = time.perf_counter()
             code = run_trainer(command, env, out / "logs" / "verl.log", args.timeout)
             measured["trainer_seconds"] = round(time.perf_counter() - trainer_started, 1)

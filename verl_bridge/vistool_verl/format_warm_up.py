@@ -34,7 +34,7 @@ def examples(openings: list[tuple[list[dict[str, Any]], list[Any]]], gold_calls:
     """One target per opening prompt: the gold call (share `call_share`) or `<answer>LEVEL</answer>` with a random level."""
     rng = random.Random(seed)
     chosen = []
-    for (messages, images), call in zip(openings, gold_calls):
+    for (messages, images), call in zip(openings, gold_calls, strict=True):
         target = call if call and rng.random() < call_share else f"<answer>{rng.choice(LEVELS)}</answer>"
         chosen.append(WarmUpExample(messages, images, target))
     return chosen
@@ -71,6 +71,6 @@ def warm_up(model: Any, processor: Any, chosen: list[WarmUpExample], steps: int,
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     model.eval()
     return losses
