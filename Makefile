@@ -72,11 +72,12 @@ verl-e2e: setup verl-env
 	$(VERL_PY) -m vistool_verl e2e --out $(VERL_E2E_DIR)
 	VISTOOL_VERL_E2E_DIR=$(VERL_E2E_DIR) $(VERL_PY) -m pytest -q verl_bridge/e2e_tests
 
-# The export test again: its check against veRL's own config needs .venv-verl, which `make test`
-# on a fresh clone does not have yet (it skips there, saying so).
-test-verl: setup verl-env
+# The bridge's suite in .venv-verl; the export and extension checks that need veRL installed (they
+# skip in `make test` on a fresh clone, saying so); the in-editor veRL tests from the installed .vsix.
+test-verl: setup verl-env venv browser vscode
 	$(VERL_PY) -m pytest -q verl_bridge/tests
-	node --import tsx --test test/cli/config-export.test.ts
+	node --import tsx --test test/cli/config-export.test.ts test/extension/verl-setup.unit.test.ts
+	VISTOOL_VERL_PYTHON=$(abspath $(VERL_PY)) VISTOOL_EDITOR_TEST_GREP='veRL bridge' node scripts/vscode-harness/run-editor-tests.mjs
 
 setup: $(NPM_STAMP) fonts build
 
