@@ -11,10 +11,13 @@ def main() -> int:
     if command == "e2e":
         from .e2e import main as e2e
         return e2e(rest)
+    if command == "tools":
+        from .vistool_tool import main as tools
+        return tools(rest)
     if command == "data":
         from .parquet_rows import main as data
         return data(rest)
-    print("usage: python -m vistool_verl smoke [--out DIR] | e2e [--out DIR] | data convert --to verl|--from verl ...", file=sys.stderr)
+    print("usage: python -m vistool_verl smoke [--out DIR] | e2e [--out DIR] | tools config --out FILE | data convert --to verl|--from verl ...", file=sys.stderr)
     return 2
 
 
