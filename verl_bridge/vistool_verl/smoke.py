@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             manager = TransformersServerManager(model, processor, max_new_tokens=args.max_new_tokens, seed=args.seed)
             def make_loop() -> VistoolAgentLoop:
                 return VistoolAgentLoop(DictConfigWrap(cfg), manager, processor.tokenizer, processor, RLHFDataset, DictConfigWrap(cfg.data),
-                                        hf_model_type=model.config.model_type, max_turns=args.max_turns, system_prompt=args.system_prompt, env_url=client.url,
+                                        hf_model_type=model.config.model_type, max_turns=args.max_turns, max_new_tokens=args.max_new_tokens,
+                                        system_prompt=args.system_prompt, env_url=client.url,
                                         env_token_file=str(out / "env-token"))
             rows = [{"extra_info": {"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"]},
                      "data_source": "vistool", "reward_model": {"ground_truth": task["answer"]}}
