@@ -149,6 +149,31 @@ def run_trainer(command: list[str], env: dict[str, str], log_path: Path, timeout
         return child.wait()
 
 
+def summarize(out: Path) -> list[dict[str, Any]]:
+    """Per step, from what veRL's logger and the agent loop wrote: the numbers a reader of the run wants first."""
+    logged = {}
+    if (out / "metrics.jsonl").exists():
+        for line in (out / "metrics.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            logged[row["step"]] = row["data"]
+    steps = []
+    for path in sorted((out / "rollouts").glob("step-*.jsonl")):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        groups: dict[str, list[float]] = {}
+        for record in records:
+            groups.setdefault(record["group_uid"], []).append(record["reward"])
+        step = records[0]["step"] if records else int(path.stem.split("-")[1])
+        data = logged.get(step, {})
+        steps.append({
+            "step": step, "rollouts": len(records), "groups_with_reward_spread": sum(len(set(g)) > 1 for g in groups.values()),
+            "groups": len(groups), "reward_mean": round(sum(r["reward"] for r in records) / max(len(records), 1), 4),
+            "tool_calls": sum(int(r.get("tool_calls", 0)) for r in records),
+            **{name: data.get(name) for name in ("actor/grad_norm", "critic/advantages/max", "critic/advantages/min",
+                                                 "training/rollout_probs_diff_max", "training/rollout_probs_diff_mean", "timing_s/step")},
+        })
+    return steps
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vistool_verl e2e", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=repo_root() / "runs" / "verl-e2e")
@@ -225,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         run.update_run(status="failed", error=f"{type(error).__name__}: {str(error)[-2000:]}", ended_at=time.time())
         (out / "e2e.json").write_text(json.dumps(measured, indent=2) + "\n")
         raise
+    measured["steps"] = summarize(out)
     measured["minutes"] = round((time.time() - started) / 60, 2)
     (out / "e2e.json").write_text(json.dumps(measured, indent=2) + "\n")
     run.update_run(status="finished", ended_at=time.time())
