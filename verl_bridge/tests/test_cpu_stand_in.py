@@ -86,3 +86,31 @@ def test_the_rollout_server_samples_from_the_weights_veRL_last_sent_and_tags_ans
     assert torch.allclose(torch.tensor(after.log_probs), expected, atol=1e-4)
     with pytest.raises(KeyError, match="does not have"):
         asyncio.run(server.load_weights({"model.not_a_layer.weight": torch.zeros(1)}, 4))
+
+
+@pytest.mark.parametrize("dynamic_sampling", [False, True])
+def test_the_e2e_s_overrides_compose_over_veRLs_config_and_pass_its_validation(tmp_path, dynamic_sampling):
+    """What `python -m vistool_verl e2e` passes to main_ppo, composed as Hydra composes it (a typo or a
+    key that needs `+` fails here in seconds rather than after Ray has started)."""
+    import argparse
+    from pathlib import Path
+
+    import verl
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from verl.utils.config import omega_conf_to_dataclass, validate_config
+
+    from vistool_verl.e2e import trainer_overrides
+
+    args = argparse.Namespace(prompts=4, group=4, steps=2, max_turns=3, max_tool_calls=2, max_new_tokens=48, lr=1e-3,
+                              dynamic_sampling=dynamic_sampling, seed=1)
+    overrides = [o for o in launch.overrides() + trainer_overrides(tmp_path, args, 200, 500) if not o.startswith("hydra.")]
+    with initialize_config_dir(config_dir=str(Path(verl.__file__).parent / "trainer" / "config"), version_base=None):
+        cfg = compose(config_name="ppo_trainer", overrides=overrides)
+    validate_config(cfg, use_reference_policy=False, use_critic=False)
+    for section in ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "algorithm"):
+        omega_conf_to_dataclass(OmegaConf.select(cfg, section))
+    assert cfg.actor_rollout_ref.rollout.name == "hf" and cfg.actor_rollout_ref.rollout.limit_images == 3
+    assert cfg.actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype == "fp32"
+    assert cfg.actor_rollout_ref.model.use_remove_padding is False
+    assert cfg.algorithm.filter_groups.enable is dynamic_sampling

@@ -115,7 +115,7 @@ def trainer_overrides(out: Path, args: argparse.Namespace, prompt_length: int, r
         f"actor_rollout_ref.rollout.multi_turn.max_assistant_turns={args.max_turns}",
         "actor_rollout_ref.rollout.agent.default_agent_loop=vistool_agent",
         f"actor_rollout_ref.rollout.agent.agent_loop_config_path={out / 'agent_loop.yaml'}",
-        f"actor_rollout_ref.rollout.limit_images={1 + args.max_tool_calls}",
+        f"+actor_rollout_ref.rollout.limit_images={1 + args.max_tool_calls}",
         f"reward.custom_reward_function.path={Path(__file__).with_name('reward.py')}",
         "reward.custom_reward_function.name=compute_score",
         f"trainer.total_training_steps={args.steps}",
