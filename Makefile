@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run vllm-env test-vllm
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run vllm-env test-vllm verl-e2e
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -61,11 +61,23 @@ verl-smoke: setup verl-env
 	rm -rf $(VERL_SMOKE_DIR)
 	$(VERL_PY) -m vistool_verl smoke --out $(VERL_SMOKE_DIR) --prompts 8 --group 4
 
-# The export test again: its check against veRL's own config needs .venv-verl, which `make test`
-# on a fresh clone does not have yet (it skips there, saying so).
-test-verl: setup verl-env
+# veRL's own trainer (main_ppo: Ray, TransferQueue, the FSDP2 actor, the agent-loop and reward workers)
+# for 2 GRPO steps on CPU with vistool's agent loop, reward and env server, into $(VERL_E2E_DIR)
+# (replaced on each run), then the checks of that run directory. The rollout engine is a transformers
+# stand-in for vLLM (verl_bridge/vistool_verl/cpu_stand_in/). ~9 GB of memory: run it alone
+# (flock /tmp/vistool-heavy.lock make verl-e2e on a shared machine).
+VERL_E2E_DIR ?= runs/verl-e2e
+verl-e2e: setup verl-env
+	rm -rf $(VERL_E2E_DIR)
+	$(VERL_PY) -m vistool_verl e2e --out $(VERL_E2E_DIR)
+	VISTOOL_VERL_E2E_DIR=$(VERL_E2E_DIR) $(VERL_PY) -m pytest -q verl_bridge/e2e_tests
+
+# The bridge's suite in .venv-verl; the export and extension checks that need veRL installed (they
+# skip in `make test` on a fresh clone, saying so); the in-editor veRL tests from the installed .vsix.
+test-verl: setup verl-env venv browser vscode
 	$(VERL_PY) -m pytest -q verl_bridge/tests
-	node --import tsx --test test/cli/config-export.test.ts
+	node --import tsx --test test/cli/config-export.test.ts test/extension/verl-setup.unit.test.ts
+	VISTOOL_VERL_PYTHON=$(abspath $(VERL_PY)) VISTOOL_EDITOR_TEST_GREP='veRL bridge' node scripts/vscode-harness/run-editor-tests.mjs
 
 # The GPU check (scripts/gpu/README.md): pack what a GPU machine without node or network needs into
 # .gpu-check/, then run the check's CPU dry run through the same code path.

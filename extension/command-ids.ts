@@ -15,6 +15,8 @@ export const Commands = {
   checkTrainerEnvironment: 'vistool.checkTrainerEnvironment',
   selectPythonInterpreter: 'vistool.selectPythonInterpreter',
   setUpTrainerEnvironment: 'vistool.setUpTrainerEnvironment',
+  setUpVerlEnvironment: 'vistool.setUpVerlEnvironment',
+  checkVerlEnvironment: 'vistool.checkVerlEnvironment',
   showRunLog: 'vistool.showRunLog',
   revealRun: 'vistool.revealRun',
   deleteRun: 'vistool.deleteRun',

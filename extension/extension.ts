@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import { Commands } from './command-ids.js';
 import { ConfigDiagnostics } from './config/config-diagnostics.js';
-import { isRunConfig } from './config/config-documents.js';
+import { isRunConfig, workspaceRoots } from './config/config-documents.js';
 import { ConfigQuickFixes } from './config/config-quick-fixes.js';
 import { newRunConfig } from './config/new-run-config.js';
 import type { TemplateChoices } from './config/run-config-template.js';
@@ -25,6 +25,7 @@ import { RunManager } from './processes/run-manager.js';
 import { PythonDiscovery } from './python/python-discovery.js';
 import { TrainerEnvironment } from './python/trainer-environment.js';
 import { setUpTrainerEnvironment } from './python/trainer-setup.js';
+import { checkVerlEnvironment, setUpVerlEnvironment } from './python/verl-environment.js';
 import { registerRunFileCommands } from './runs/run-file-commands.js';
 import { RunStatusBar } from './runs/run-status-bar.js';
 import { RunsModel } from './runs/runs-model.js';
@@ -68,6 +69,8 @@ export function activate(context: vscode.ExtensionContext): VistoolApi {
     vscode.commands.registerCommand(Commands.checkTrainerEnvironment, () => environment.checkWithUi()),
     vscode.commands.registerCommand(Commands.selectPythonInterpreter, () => discovery.select()),
     vscode.commands.registerCommand(Commands.setUpTrainerEnvironment, () => setUpTrainerEnvironment(context, discovery, environment)),
+    vscode.commands.registerCommand(Commands.setUpVerlEnvironment, () => setUpVerlEnvironment(context, workspaceRoots() ?? [])),
+    vscode.commands.registerCommand(Commands.checkVerlEnvironment, (options?: { quiet?: boolean }) => checkVerlEnvironment(context, workspaceRoots() ?? [], options)),
   );
 
   // The config diagnostics learn about CUDA from one quiet check-env, the first time a config is open.

@@ -232,9 +232,13 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     warn('/policy/view/latest_images', 'view-one-sequence', "policy.view.latest_images hides earlier images: the veRL agent loop generates every turn from the prompt the env server presents, but veRL trains one sequence per episode, so each earlier turn is trained in the last turn's prompt (the embedded trainer trains each turn in its own; docs/VERL.md).");
   }
   if (env.images === 'inline') warn('/env/images', 'images-path', "env.images is 'inline', but the veRL agent loop always asks the env server for image paths (the run directory is shared).");
+  if (rl.dynamic_sampling) warn('/rl/max_num_gen_batches', 'no-gen-batch-cap', `rl.max_num_gen_batches (${rl.max_num_gen_batches}) has no counterpart: veRL 0.9.1's trainer ignores algorithm.filter_groups.max_num_gen_batches and keeps generating until a step's batch holds rl.prompts_per_step groups with a reward spread, with no cap. The export leaves the key out.`);
   if (rl.max_seconds !== null) warn('/rl/max_seconds', 'no-time-limit', 'rl.max_seconds is ignored: veRL has no wall-clock limit; rl.steps (trainer.total_training_steps) ends the run.');
   if (policy.lora.enabled && policy.lora.dropout !== 0.05) warn('/policy/lora/dropout', 'lora-dropout', "policy.lora.dropout is ignored: veRL's FSDP LoRA has no dropout setting.");
   if (config.distributed.strategy === 'zero3') warn('/distributed/strategy', 'zero3', "distributed.strategy 'zero3' becomes FSDP2 full shard: veRL has no DeepSpeed engine, and FSDP2 full shard splits parameters, gradients and optimizer state as ZeRO-3 does.");
+  if (options.nnodes > 1 && env.url === null) {
+    error('/env/url', 'multi-node-loopback', `--nnodes ${options.nnodes}: veRL runs agent-loop workers on every node, but run.sh starts the env server on loopback on one node, which the others cannot reach. Start one server every node reaches (\`vistool serve --host ADDRESS --allow-remote --token-file FILE --images-dir DIR\`, FILE and DIR on storage all nodes share) and set env.url and env.token_file; docs/VERL.md, "More than one node".`);
+  }
   if (env.url !== null && raw.rewards !== undefined) warn('/rewards', 'rewards-remote', 'rewards are not sent anywhere: env.url points at a server someone else started, and that server scores with its own --reward-config.');
   if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
 
@@ -334,7 +338,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.actor.use_kl_loss', rl.kl_coef > 0, 'rl.kl_coef (> 0: KL loss against the start policy)');
   y.set('actor_rollout_ref.actor.kl_loss_coef', float(rl.kl_coef), 'rl.kl_coef');
   y.set('actor_rollout_ref.actor.kl_loss_type', rl.kl_estimator, 'rl.kl_estimator');
-  y.set('actor_rollout_ref.actor.fsdp_config.dtype', dtype, `policy.dtype${policy.dtype === 'auto' ? ` (auto, device ${config.device})` : ''}`, ['veRL keeps fp32 master weights (fsdp_config.model_dtype) and computes in this dtype.']);
+  y.set('actor_rollout_ref.actor.fsdp_config.dtype', dtype, `policy.dtype${policy.dtype === 'auto' ? ` (auto, device ${config.device})` : ''}`, ['veRL keeps fp32 master weights (fsdp_config.model_dtype). Its FSDP engine computes in mixed_precision.param_dtype', '(default bf16), not in dtype: both are set.']);
+  y.set('actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype', dtype, 'policy.dtype');
   if (strategy === 'fsdp') y.set('actor_rollout_ref.actor.fsdp_config.reshard_after_forward', config.distributed.reshard_after_forward, 'distributed.reshard_after_forward');
   if (strategy === 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.fsdp_size', 1, "distributed.strategy 'ddp' (shard groups of one GPU: replicated)");
   if (strategy !== 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.offload_policy', config.distributed.cpu_offload, 'distributed.cpu_offload (FSDP2 CPUOffloadPolicy: parameters, gradients and optimizer state in CPU memory)');
@@ -345,6 +350,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.ref.log_prob_use_dynamic_bsz', rl.use_dynamic_bsz, 'rl.use_dynamic_bsz');
   y.set('actor_rollout_ref.ref.log_prob_max_token_len_per_gpu', rl.ppo_max_token_len_per_gpu, 'rl.ppo_max_token_len_per_gpu');
   y.set('actor_rollout_ref.ref.fsdp_config.dtype', dtype, 'policy.dtype');
+  y.set('actor_rollout_ref.ref.fsdp_config.mixed_precision.param_dtype', dtype, 'policy.dtype');
 
   y.fixed('actor_rollout_ref.rollout.name', 'vllm');
   y.fixed('actor_rollout_ref.rollout.mode', 'async', 'the agent loop needs the async server');
@@ -367,8 +373,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.fixed('algorithm.use_kl_in_reward', false, 'vistool puts KL in the loss (rl.kl_coef), never in the reward');
   y.set('algorithm.filter_groups.enable', rl.dynamic_sampling, 'rl.dynamic_sampling (DAPO dynamic sampling)');
   if (rl.dynamic_sampling) {
-    y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : ''}`);
-    y.set('algorithm.filter_groups.max_num_gen_batches', rl.max_num_gen_batches, 'rl.max_num_gen_batches');
+    y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : " (veRL's own name for the episode reward it holds, rm_scores)"}`);
   }
 
   y.note('reward', ["The env server scores each episode with the run config's rewards (run.sh passes --reward-config);", 'this function hands that score to veRL.']);
@@ -424,6 +429,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     `  max_turns: ${env.max_turns}  # vistool: env.max_turns`,
     `  max_tool_calls: ${env.max_tool_calls}  # vistool: env.max_tool_calls`,
     `  use_tools: ${env.tools}  # vistool: env.tools`,
+    `  max_new_tokens: ${rl.max_new_tokens}  # vistool: rl.max_new_tokens (each turn's cap; data.max_response_length caps the episode)`,
     '  # What the policy reads; the env server applies it (the system turn for use_tools, the image view).',
     '  presentation:',
     `    system_prompt: ${JSON.stringify(presentation.system_prompt)}  # vistool: policy.system_prompt`,
@@ -519,6 +525,9 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     '',
     ...serverLines,
     'export VISTOOL_RUN_DIR="$RUN_DIR" VISTOOL_REPO="$REPO" VISTOOL_VERL_DIR="$DIR"',
+    "# The bridge and the trainer package from this checkout (or the installed extension's folder), so PYTHON needs",
+    "# veRL's dependencies only; Ray's workers inherit the path.",
+    'export PYTHONPATH="$REPO/verl_bridge:$REPO/trainer${PYTHONPATH:+:$PYTHONPATH}"',
     "# veRL's file logger (trainer.logger 'file') writes the run's metrics.jsonl, which the dashboard tails;",
     '# the agent loop writes rollouts/step-N.jsonl there (VISTOOL_RUN_DIR). veRL opens the file anew, so a',
     '# second start in the same RUN_DIR replaces the metrics of the first.',

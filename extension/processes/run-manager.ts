@@ -27,18 +27,28 @@ import { resolveNode } from './node-executable.js';
 import { describeTrainerEvent, type TrainerEvent } from './trainer-events.js';
 import { planTrainerLaunch, type RunKind, type TrainerLaunchPlan } from './trainer-launch.js';
 import { type TrainerExit, TrainerProcess } from './trainer-process.js';
-import { missingParquet, planVerlLaunch, verlPython, verlRecipeDirOf, verlStderrFileOf } from './verl-launch.js';
+import { resolveVerlPython } from '../python/verl-environment.js';
+import { makeRecipeData } from '../python/verl-recipe-data.js';
+import { missingParquet, planVerlLaunch, verlRecipeDirOf, verlStderrFileOf } from './verl-launch.js';
 
 export interface StartOptions {
   /** What to do when the run directory already holds a run: ask (default), resume, or use a new folder. */
   ifExists?: 'ask' | 'resume' | 'new-folder';
   /** Stop after this many optimizer steps (the trainer's --max-steps). */
   maxSteps?: number;
+  /** veRL: make a missing train/val parquet with the packaged converter without asking first. */
+  makeVerlData?: boolean;
+  /** veRL: write the recipe and its data and return the command, without starting it (the in-editor test). */
+  verlDryRun?: boolean;
 }
 
 export interface StartedRun {
   runDir: string;
   pid: number;
+  /** veRL: the command line run.sh is started with (with verlDryRun, what would have run; pid is then -1). */
+  commandLine?: string;
+  /** veRL: the interpreter it runs veRL with. */
+  python?: string;
 }
 
 interface Tracked {
@@ -232,7 +242,7 @@ export class RunManager implements vscode.Disposable {
       }
     }
     const name = typeof config.name === 'string' ? config.name : basename(runDir);
-    if (verl) return this.launchVerl({ configUri, baseDir, runDir, name });
+    if (verl) return this.launchVerl({ configUri, baseDir, runDir, name }, options);
     return this.launch({ configPath: configUri.fsPath, cwd: baseDir, runDir, resume, outputDirOverride, maxSteps: options.maxSteps, name, resource: configUri });
   }
 
@@ -280,7 +290,7 @@ export class RunManager implements vscode.Disposable {
   }
 
   /** A veRL run: the recipe into RUN_DIR/verl-recipe/, then its run.sh, once the user has seen the command line. */
-  private async launchVerl(input: { configUri: vscode.Uri; baseDir: string; runDir: string; name: string }): Promise<StartedRun | undefined> {
+  private async launchVerl(input: { configUri: vscode.Uri; baseDir: string; runDir: string; name: string }, options: StartOptions = {}): Promise<StartedRun | undefined> {
     const channel = this.channelFor(input.runDir, input.name);
     const recipeDir = verlRecipeDirOf(input.runDir);
     let prepared;
@@ -297,21 +307,24 @@ export class RunManager implements vscode.Disposable {
     await writeVerlFiles(recipeDir, prepared.files);
     channel.info(`veRL recipe (vistool config export --to verl) written to ${recipeDir}`);
     const node = resolveNode(nodePathSetting());
-    const plan = planVerlLaunch({ runDir: input.runDir, repoRoot: prepared.repoRoot, python: verlPython([prepared.repoRoot, ...(workspaceRoots() ?? [])]), node: node.onPath ? node.command : null, baseEnv: process.env });
+    const python = resolveVerlPython(this.context, [prepared.repoRoot, ...(workspaceRoots() ?? [])]);
+    const plan = planVerlLaunch({ runDir: input.runDir, repoRoot: prepared.repoRoot, python, node: node.onPath ? node.command : null, baseEnv: process.env });
     const missing = missingParquet(recipeDir);
     if (missing.length > 0) {
-      channel.warn(`${missing.join(' and ')} missing in ${recipeDir}: run.sh stops without them. Make them from ${prepared.repoRoot} with the veRL environment's python (${plan.env.PYTHON}; make verl-env):`);
+      channel.warn(`${missing.join(' and ')} missing in ${recipeDir}: run.sh stops without them. They are made from ${prepared.repoRoot} with the veRL environment's python (${python}):`);
       for (const step of prepared.nextSteps) channel.warn(`  ${step}`);
       channel.show(true);
-      const choice = await vscode.window.showErrorMessage(`vistool: the veRL run needs ${missing.join(' and ')} in ${recipeDir} first; the commands that make them are in the run's log.`, 'Copy Commands');
-      if (choice) await vscode.env.clipboard.writeText(prepared.nextSteps.join('\n'));
-      return undefined;
+      const choice = options.makeVerlData ? 'Make Them' : await vscode.window.showErrorMessage(`vistool: the veRL run needs ${missing.join(' and ')} in ${recipeDir} first.`, 'Make Them', 'Copy Commands');
+      if (choice === 'Copy Commands') await vscode.env.clipboard.writeText(prepared.nextSteps.join('\n'));
+      if (choice !== 'Make Them' || !(await makeRecipeData({ extensionPath: this.context.extensionPath, python, repoRoot: prepared.repoRoot, steps: prepared.nextSteps, log: channel }))) return undefined;
     }
+    if (options.verlDryRun) return { runDir: input.runDir, pid: -1, commandLine: plan.commandLine, python };
     const choice = await vscode.window.showInformationMessage(`vistool will start veRL with this command, in ${plan.cwd}:`, { modal: true, detail: plan.commandLine }, 'Start', 'Copy Command');
     if (choice === 'Copy Command') await vscode.env.clipboard.writeText(plan.commandLine);
     if (choice !== 'Start') return undefined;
     channel.info(`starting: ${plan.commandLine} (in ${plan.cwd}; stdout ${plan.eventsFile}; stderr ${plan.stderrFile})`);
-    return this.spawnTracked(plan, input.runDir, input.name, channel);
+    const started = await this.spawnTracked(plan, input.runDir, input.name, channel);
+    return started && { ...started, commandLine: plan.commandLine, python };
   }
 
   private async spawnTracked(plan: TrainerLaunchPlan, runDir: string, name: string, channel: vscode.LogOutputChannel): Promise<StartedRun | undefined> {

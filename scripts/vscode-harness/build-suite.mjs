@@ -10,6 +10,7 @@ await esbuild.build({
   entryPoints: {
     index: join(root, 'test/extension/in-editor/index.ts'),
     'vistool.suite': join(root, 'test/extension/in-editor/vistool.suite.ts'),
+    'verl-bridge.suite': join(root, 'test/extension/in-editor/verl-bridge.suite.ts'),
   },
   bundle: true,
   platform: 'node',

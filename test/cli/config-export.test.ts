@@ -87,7 +87,8 @@ test('exporting the DAPO example gives a verl.yaml whose values are the run conf
     'algorithm.use_kl_in_reward': false,
     'algorithm.filter_groups.enable': rl.dynamic_sampling,
     'algorithm.filter_groups.metric': 'acc',
-    'algorithm.filter_groups.max_num_gen_batches': rl.max_num_gen_batches,
+    'actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype': 'bfloat16',
+    'actor_rollout_ref.ref.fsdp_config.mixed_precision.param_dtype': 'bfloat16',
     'reward.custom_reward_function.path': '${oc.env:VISTOOL_REPO}/verl_bridge/vistool_verl/reward.py',
     'reward.custom_reward_function.name': 'compute_score',
     'trainer.n_gpus_per_node': 4,
@@ -101,6 +102,8 @@ test('exporting the DAPO example gives a verl.yaml whose values are the run conf
   };
   for (const [path, value] of Object.entries(expected)) assert.deepEqual(at(yaml, path), value, path);
   assert.equal(rl.clip_ratio_high, 0.28);
+  // veRL 0.9.1's trainer ignores max_num_gen_batches (it warns and generates without a cap): the export leaves it out.
+  assert.equal((at(yaml, 'algorithm.filter_groups') as Tree).max_num_gen_batches, undefined);
   assert.match(String(at(yaml, 'data.train_files')), /\/train\.parquet$/);
   assert.match(String(at(yaml, 'data.val_files')), /\/val\.parquet$/);
   // The response budget holds every turn of an episode.
@@ -124,6 +127,7 @@ test('agent_loop.yaml is one vistool_agent entry with the episode limits', async
       max_turns: 5,
       max_tool_calls: 4,
       use_tools: true,
+      max_new_tokens: 1024,
       presentation: { system_prompt: null, view: { latest_images: null, images_first: false } },
     },
   ]);
@@ -234,6 +238,19 @@ test('a config veRL would refuse is refused, naming the key and the fix', async 
   assert.match(stderr.text(), /rl\.enabled is false.*\[verl\/rl-off\]/);
 });
 
+test('more than one node needs an env server every node reaches: refused without env.url, exported with it', async () => {
+  const out = await mkdtemp(join(tmpdir(), 'vistool-export-'));
+  const stderr = capture();
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', DAPO, '--out', out, '--nnodes', '2']), /cannot run on veRL as it is/);
+  assert.match(stderr.text(), /error: --nnodes 2: veRL runs agent-loop workers on every node[\s\S]*loopback[\s\S]*--allow-remote[\s\S]*env\.url and env\.token_file.*\[verl\/multi-node-loopback\]/);
+  const remote = join(out, 'remote.vistool.json');
+  const source = JSON.parse(await readFile(DAPO, 'utf8')) as Tree;
+  await writeFile(remote, JSON.stringify({ ...source, env: { ...(source.env as Tree), url: 'http://10.0.0.5:8700', token_file: '/shared/env-token' } }));
+  const exported = await exportTo(remote, ['--nnodes', '2', '--base-dir', root]);
+  assert.equal(at(jsYaml.load(exported.verlYaml), 'trainer.nnodes'), 2);
+  assert.match(exported.runSh, /export VISTOOL_ENV_URL=http:\/\/10\.0\.0\.5:8700/);
+});
+
 test('missing --out, --to or the config file are usage errors (exit 2)', async () => {
   const command = createConfigExportCommand({ stdout: capture(), stderr: capture() });
   await assert.rejects(command.run(['--to', 'verl', DAPO]), (err: unknown) => err instanceof UsageError && /--out DIR is required/.test(err.message));
@@ -308,7 +325,12 @@ out = Path(sys.argv[1]).resolve()
 mine = OmegaConf.to_container(OmegaConf.load(out / "verl.yaml"), resolve=False)
 reference = OmegaConf.to_container(OmegaConf.load(Path(verl.__file__).parent / "trainer" / "config" / "_generated_ppo_trainer.yaml"), resolve=False)
 # Keys a veRL dataclass has but its YAML tree leaves out.
-DATACLASS_ONLY = {"actor_rollout_ref.rollout.limit_images": ("verl.workers.config", "RolloutConfig")}
+DATACLASS_ONLY = {
+    "actor_rollout_ref.rollout.limit_images": ("verl.workers.config", "RolloutConfig", "limit_images"),
+    # An optional dict field of FSDPEngineConfig that the FSDP engine reads (mixed_precision.param_dtype).
+    "actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype": ("verl.workers.config", "FSDPEngineConfig", "mixed_precision"),
+    "actor_rollout_ref.ref.fsdp_config.mixed_precision.param_dtype": ("verl.workers.config", "FSDPEngineConfig", "mixed_precision"),
+}
 
 def leaves(node, prefix=""):
     for key, value in node.items():
@@ -332,8 +354,8 @@ problems = []
 written = list(leaves({k: v for k, v in mine.items() if k not in ("hydra", "defaults")}))
 for path, _ in written:
     if path in DATACLASS_ONLY:
-        module, name = DATACLASS_ONLY[path]
-        if path.rsplit(".", 1)[1] not in {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name))}:
+        module, name, field = DATACLASS_ONLY[path]
+        if field not in {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name))}:
             problems.append(f"{path}: not a field of {name}")
     elif not known(path):
         problems.append(f"{path}: not a key of veRL's config")

@@ -1,5 +1,6 @@
 """The prompt a vLLM engine is given (rollouts/vllm_prompt.py): the encoder's ids with each image's
-pad run collapsed to one pad, and the images in the order the view shows them. The engine side
+pad run collapsed to one pad, and the images of the presented prompt in order (the env server's
+view has already left out the images it hides). The engine side
 (vLLM expanding them back to the encoder's ids) is tests/vllm_suite/test_vllm_parity.py."""
 import pytest
 from PIL import Image
@@ -11,8 +12,9 @@ from vistool_trainer.rollouts.vllm_prompt import collapse_image_runs, vllm_promp
 CORPUS = ["Question: Q", "<tool_call>{}</tool_call>", "OBSERVATION: masked.", "(earlier image)", "<answer>low</answer>"] * 20
 
 
-def conversation(chart: Image.Image, edited: Image.Image) -> list[dict]:
-    return [{"role": "user", "content": [{"type": "image", "ref": "chart", "image": chart}, {"type": "text", "text": "Question: Q"}]},
+def conversation(chart: Image.Image, edited: Image.Image, chart_hidden: bool) -> list[dict]:
+    first = {"type": "text", "text": "(earlier image)"} if chart_hidden else {"type": "image", "ref": "chart", "image": chart}
+    return [{"role": "user", "content": [first, {"type": "text", "text": "Question: Q"}]},
             {"role": "assistant", "content": [{"type": "text", "text": "<tool_call>{}</tool_call>"}]},
             {"role": "tool", "content": [{"type": "text", "text": "OBSERVATION: masked."}, {"type": "image", "ref": "edited", "image": edited}]}]
 
@@ -22,22 +24,22 @@ def test_collapse_keeps_one_pad_per_run_and_counts_the_runs():
     assert collapse_image_runs([1, 2, 3], 9) == ([1, 2, 3], 0)
 
 
-@pytest.mark.parametrize("view", [{}, {"latest_images": 1}])
-def test_the_prompt_is_the_encoders_with_runs_collapsed_and_the_images_the_view_shows(view):
-    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}, "view": view}), CORPUS, 1, "cpu")
+@pytest.mark.parametrize("chart_hidden", [False, True])
+def test_the_prompt_is_the_encoders_with_runs_collapsed_and_the_images_the_prompt_holds(chart_hidden):
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}}), CORPUS, 1, "cpu")
     chart, edited = Image.new("RGB", (224, 112), "white"), Image.new("RGB", (112, 112), "red")
-    messages = conversation(chart, edited)
+    messages = conversation(chart, edited, chart_hidden)
     prompt = vllm_prompt(policy.encoder, messages)
     pad = policy.processor.image_token_id
     expected = policy.encoder.encode(messages, add_generation_prompt=True).input_ids
     assert prompt.expected_ids == expected
     # 224x112 → 32 pads, 112x112 → 16; each run becomes one pad, the rest of the ids stay in place.
-    runs = [32, 16] if not view else [16]
+    runs = [32, 16] if not chart_hidden else [16]
     assert expected.count(pad) == sum(runs)
     assert prompt.collapsed_ids.count(pad) == len(runs)
     assert len(prompt.collapsed_ids) == len(expected) - sum(runs) + len(runs)
     assert [token for token in prompt.collapsed_ids if token != pad] == [token for token in expected if token != pad]
-    assert prompt.images == ([chart, edited] if not view else [edited])
+    assert prompt.images == ([chart, edited] if not chart_hidden else [edited])
 
 
 def test_a_template_that_puts_two_images_in_one_run_is_refused():

@@ -33,7 +33,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 from verl.utils.profiler import simple_timer
 
 from .env_messages import to_verl_messages
-from .env_session import EnvAddress, off_loop
+from .env_session import EnvAddress, EnvServerError, off_loop
 from .live_records import EpisodePlace, live_record
 
 AGENT_NAME = "vistool_agent"
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 class VistoolAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, max_turns: int | None = None, max_tool_calls: int = 3, use_tools: bool = True,
                  presentation: dict[str, Any] | None = None, env_url: str | None = None, env_token_file: str | None = None,
-                 run_dir: str | None = None, **kwargs: Any):
+                 run_dir: str | None = None, max_new_tokens: int | None = None, **kwargs: Any):
         if "system_prompt" in kwargs:
             raise ValueError("the vistool agent loop takes `presentation: {system_prompt, view}` (the run config's policy.system_prompt "
                              "and policy.view, which the env server applies), not `system_prompt`: export the recipe again "
@@ -60,6 +60,9 @@ class VistoolAgentLoop(AgentLoopBase):
         self.end_of_turn = int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
         self.response_length = int(self.rollout_config.response_length)
         self.env = EnvAddress.resolve(env_url, env_token_file)
+        self.env.refuse_loopback_across_nodes(int(self.config.get("trainer", {}).get("nnodes", 1) or 1))
+        # The per-turn token cap (rl.max_new_tokens); None leaves each turn the rest of the response budget.
+        self.max_new_tokens = int(max_new_tokens) if max_new_tokens else None
         # Where live rollout records go; None writes none.
         self.run_dir = run_dir or os.environ.get("VISTOOL_RUN_DIR") or None
 
@@ -81,16 +84,26 @@ class VistoolAgentLoop(AgentLoopBase):
         try:
             messages, images = to_verl_messages(opened["observation"]["prompt"])
             self._assert_mm_supported(bool(images))
+            # The image size limits (data.mm_processor_kwargs) the prompt's image tokens were built with:
+            # the rollout server must see the images at that resolution too.
+            mm_processor_kwargs = self._get_mm_processor_kwargs() or None
             token_ids = await self.ct_build_initial_tokens(messages, images=images or None)
             prompt_length = len(token_ids)
             response_mask: list[int] = []
             response_logprobs: list[float] = []
+            generation_fields: dict[str, Any] = {}
             assistant_turns = user_turns = 0
             request_id = uuid4().hex
             while True:
+                # Each turn may use at most the per-turn cap and never more than the budget left, so the
+                # response never runs past response_length: the env scores exactly the text the trainer keeps.
+                budget = self.response_length - len(response_mask)
+                turn_params = {**sampling_params, "max_tokens": min(self.max_new_tokens or budget, budget)}
                 with simple_timer("generate_sequences", metrics):
                     generated = await self.server_manager.generate(request_id=request_id, prompt_ids=token_ids,
-                                                                   sampling_params=sampling_params, image_data=images or None)
+                                                                   sampling_params=turn_params, image_data=images or None,
+                                                                   mm_processor_kwargs=mm_processor_kwargs)
+                generation_fields = merge_generation_fields(generation_fields, generated.extra_fields)
                 merged, response_mask, logprobs = await self.ct_merge_assistant_token(
                     token_ids, generated.token_ids, response_mask,
                     response_logprobs if (response_logprobs or generated.log_probs) else None,
@@ -104,8 +117,9 @@ class VistoolAgentLoop(AgentLoopBase):
                 with simple_timer("tool_calls", metrics):
                     step = (await off_loop(client.step_episodes, [{"episode_id": episode_id, "text": text}], soft=True))[0]
                 if "error" in step:
-                    notes.append(f"the env server could not take this turn (HTTP {step['error'].get('status')}): {step['error'].get('message')}")
-                    break
+                    raise EnvServerError(f"the env server could not take turn {assistant_turns} of episode {episode_id} (task "
+                                         f"{task.get('id')}): HTTP {step['error'].get('status')}: {step['error'].get('message')}. "
+                                         "The rollout fails (veRL drops its group) rather than train on a reward the env never gave")
                 if step["done"] or assistant_turns >= self.max_assistant_turns or len(response_mask) >= self.response_length:
                     break
                 if prompts_grow:
@@ -133,8 +147,9 @@ class VistoolAgentLoop(AgentLoopBase):
                 pass
             client.close()
         if "error" in score:
-            notes.append(f"the env server could not score this episode (HTTP {score['error'].get('status')}): {score['error'].get('message')}; reward 0")
-            score = {"reward": 0.0, "components": {}, "correct": False, "notes": []}
+            raise EnvServerError(f"the env server could not score episode {episode_id} (task {task.get('id')}): HTTP "
+                                 f"{score['error'].get('status')}: {score['error'].get('message')}. The rollout fails (veRL drops its "
+                                 "group) rather than train on a reward of 0 the env never gave")
         self._record(kwargs, task, trajectory, {**score, "notes": [str(n) for n in score.get("notes") or []] + notes},
                      sum(response_mask[: self.response_length]))
         return AgentLoopOutput(
@@ -143,9 +158,11 @@ class VistoolAgentLoop(AgentLoopBase):
             response_mask=response_mask[: self.response_length],
             response_logprobs=response_logprobs[: self.response_length] or None,
             multi_modal_data={"images": images} if images else {},
+            mm_processor_kwargs=mm_processor_kwargs,
             num_turns=assistant_turns + user_turns + 1,
             metrics=metrics,
             extra_fields={
+                **generation_fields,
                 "vistool_score": {"reward": float(score["reward"]), "correct": bool(score.get("correct")),
                                   "components": {k: float(v) for k, v in (score.get("components") or {}).items()},
                                   "notes": [str(n) for n in score.get("notes") or []] + notes},
@@ -196,6 +213,20 @@ class VistoolAgentLoop(AgentLoopBase):
         if token_ids and token_ids[-1] == self.end_of_turn:
             token_ids = token_ids[:-1]
         return self.tokenizer.decode(token_ids, skip_special_tokens=False)
+
+
+def merge_generation_fields(kept: dict[str, Any], turn: dict[str, Any] | None) -> dict[str, Any]:
+    """The rollout server's extra fields over an episode, as veRL's own ToolAgentLoop keeps them: the
+    first turn's (`global_steps`, `min_global_steps`: the weights the episode started with), with
+    `max_global_steps` from the latest turn (the weights it ended with). veRL's v1 trainer reads
+    min/max_global_steps from every trajectory for its off-policy bookkeeping."""
+    turn = dict(turn or {})
+    if not kept:
+        return turn
+    merged = dict(kept)
+    if turn.get("max_global_steps") is not None:
+        merged["max_global_steps"] = turn["max_global_steps"]
+    return merged
 
 
 def _task_of(extra_info: Any) -> tuple[dict[str, Any], str]:

@@ -1,4 +1,5 @@
-"""`vistool-verl COMMAND` (or `python -m vistool_verl`): smoke (the agent loop on CPU into a run directory), data (tasks ↔ veRL parquet)."""
+"""`vistool-verl COMMAND` (or `python -m vistool_verl`): smoke (the agent loop on CPU into a run directory), e2e (veRL's own
+trainer on CPU with the rollout stand-in, into a run directory), data (tasks ↔ veRL parquet)."""
 import sys
 
 
@@ -7,10 +8,16 @@ def main() -> int:
     if command == "smoke":
         from .smoke import main as smoke
         return smoke(rest)
+    if command == "e2e":
+        from .e2e import main as e2e
+        return e2e(rest)
+    if command == "tools":
+        from .vistool_tool import main as tools
+        return tools(rest)
     if command == "data":
         from .parquet_rows import main as data
         return data(rest)
-    print("usage: python -m vistool_verl smoke [--out DIR] | data convert --to verl|--from verl ...", file=sys.stderr)
+    print("usage: python -m vistool_verl smoke [--out DIR] | e2e [--out DIR] | tools config --out FILE | data convert --to verl|--from verl ...", file=sys.stderr)
     return 2
 
 

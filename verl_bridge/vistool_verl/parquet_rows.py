@@ -32,6 +32,7 @@ from vistool_trainer.checkout import repo_root
 from vistool_trainer.rollouts.rollout import load_tasks
 
 from .agent_loop import AGENT_NAME
+from .vistool_tool import tool_schemas, tools_kwargs
 
 BATCH = 256
 
@@ -66,7 +67,8 @@ def opening_messages(tasks: list[dict[str, Any]], use_tools: bool, presentation:
 SPLITS = ("train", "val")
 
 
-def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]], split: str = "train") -> dict[str, Any]:
+def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]], split: str = "train",
+           tool_names: list[str] | None = None) -> dict[str, Any]:
     prompt = []
     for message in messages:
         content = message.get("content")
@@ -85,16 +87,19 @@ def to_row(index: int, task: dict[str, Any], messages: list[dict[str, Any]], spl
         "reward_model": {"style": "rule", "ground_truth": answer if isinstance(answer, str) else json.dumps(answer)},
         "agent_name": AGENT_NAME,
         "extra_info": {"index": index, "task_json": json.dumps(_record(task), sort_keys=True), "task_dir": task["_task_dir"],
-                       "question": task["question"], "split": split},
+                       "question": task["question"], "split": split,
+                       # veRL's ToolAgentLoop with vistool_verl.vistool_tool: each tool's episode opens on this task.
+                       **({"tools_kwargs": tools_kwargs(str(task["id"]), task["_task_dir"], tool_names)} if tool_names else {})},
     }
 
 
-def write_verl(source: Path, out: Path, presentation: dict[str, Any] | None = None, use_tools: bool = True, split: str = "train") -> int:
+def write_verl(source: Path, out: Path, presentation: dict[str, Any] | None = None, use_tools: bool = True, split: str = "train",
+               tool_names: list[str] | None = None) -> int:
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     tasks = load_tasks(tasks_file(source))
     messages = opening_messages(tasks, use_tools, presentation)
-    rows = [to_row(i, task, m, split) for i, (task, m) in enumerate(zip(tasks, messages))]
+    rows = [to_row(i, task, m, split, tool_names) for i, (task, m) in enumerate(zip(tasks, messages))]
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.with_name(f".{out.name}.tmp")
     pq.write_table(pa.Table.from_pylist(rows), temporary)
@@ -174,10 +179,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-tools", action="store_true", help="rows for the text-only arm (no tools offered)")
     parser.add_argument("--split", choices=SPLITS, default="train",
                         help="extra_info.split of the rows: 'val' for data.val_files, so the agent loop files their rollouts as validation")
+    parser.add_argument("--tools-kwargs", action="store_true",
+                        help="also write extra_info.tools_kwargs, for veRL's own ToolAgentLoop with vistool_verl.vistool_tool")
     args = parser.parse_args(argv)
     try:
         if args.to:
-            count = write_verl(args.source, args.out, presentation_argument(args.presentation), not args.no_tools, args.split)
+            names = [schema["function"]["name"] for schema in tool_schemas()] if args.tools_kwargs else None
+            count = write_verl(args.source, args.out, presentation_argument(args.presentation), not args.no_tools, args.split, names)
         else:
             count = read_verl(args.source, args.out)
     except ValueError as error:

@@ -50,12 +50,14 @@ def generate_tasks(out: Path, n: int, seed: int) -> Path:
     return out / "tasks.jsonl"
 
 
-def trainer_config(response_length: int, prompt_length: int, max_turns: int) -> Any:
+def trainer_config(response_length: int, prompt_length: int, max_turns: int, mm_processor_kwargs: dict[str, Any] | None = None,
+                   nnodes: int = 1) -> Any:
     """The part of veRL's trainer config an agent loop reads."""
     return OmegaConf.create({
         "actor_rollout_ref": {"rollout": {"prompt_length": prompt_length, "response_length": response_length,
                                           "multi_turn": {"max_assistant_turns": max_turns}}},
-        "data": {"image_key": "images", "apply_chat_template_kwargs": {}},
+        "data": {"image_key": "images", "apply_chat_template_kwargs": {}, "mm_processor_kwargs": dict(mm_processor_kwargs or {})},
+        "trainer": {"nnodes": nnodes},
     })
 
 
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             manager = TransformersServerManager(model, processor, max_new_tokens=args.max_new_tokens, seed=args.seed)
             def make_loop() -> VistoolAgentLoop:
                 return VistoolAgentLoop(DictConfigWrap(cfg), manager, processor.tokenizer, processor, RLHFDataset, DictConfigWrap(cfg.data),
-                                        hf_model_type=model.config.model_type, max_turns=args.max_turns, presentation=presentation, env_url=client.url,
+                                        hf_model_type=model.config.model_type, max_turns=args.max_turns, max_new_tokens=args.max_new_tokens,
+                                        presentation=presentation, env_url=client.url,
                                         env_token_file=str(out / "env-token"))
             rows = [{"extra_info": {"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"]},
                      "data_source": "vistool", "reward_model": {"ground_truth": task["answer"]}}

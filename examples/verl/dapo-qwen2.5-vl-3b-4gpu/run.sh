@@ -59,6 +59,9 @@ VISTOOL_ENV_URL="$(printf '%s\n' "$LISTENING" | sed -n 's/.*"url":"\([^"]*\)".*/
 export VISTOOL_ENV_URL
 export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"
 export VISTOOL_RUN_DIR="$RUN_DIR" VISTOOL_REPO="$REPO" VISTOOL_VERL_DIR="$DIR"
+# The bridge and the trainer package from this checkout (or the installed extension's folder), so PYTHON needs
+# veRL's dependencies only; Ray's workers inherit the path.
+export PYTHONPATH="$REPO/verl_bridge:$REPO/trainer${PYTHONPATH:+:$PYTHONPATH}"
 # veRL's file logger (trainer.logger 'file') writes the run's metrics.jsonl, which the dashboard tails;
 # the agent loop writes rollouts/step-N.jsonl there (VISTOOL_RUN_DIR). veRL opens the file anew, so a
 # second start in the same RUN_DIR replaces the metrics of the first.

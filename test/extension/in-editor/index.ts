@@ -11,6 +11,7 @@ export function run(): Promise<void> {
   const grep = process.env.VISTOOL_EDITOR_TEST_GREP;
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, reporter: 'spec', ...(grep ? { grep } : {}) });
   mocha.addFile(join(__dirname, 'vistool.suite.js'));
+  mocha.addFile(join(__dirname, 'verl-bridge.suite.js'));
   return new Promise((resolve, reject) => {
     try {
       mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} in-editor test(s) failed`)) : resolve()));

@@ -1,0 +1,265 @@
+"""`python -m vistool_verl e2e`: veRL's own trainer (`verl.trainer.main_ppo`) end to end on CPU with
+vistool's agent loop, reward and env server, writing a run directory the workbench reads.
+
+Real: veRL 0.9.1's v1 trainer (Ray, TransferQueue, the FSDP2 actor with its optimizer, the
+agent-loop and reward-loop workers, GRPO advantages, the `file` metrics logger), vistool's agent
+loop and reward function, the env server (a `vistool serve` child), generated tasks and the micro
+Qwen2.5-VL. The stand-in: the rollout engine is transformers' `generate` behind veRL's
+rollout-replica interface (`vistool_verl.cpu_stand_in`), where a real run uses vLLM or SGLang.
+
+The policy is a fresh micro model given a format warm-up (`format_warm_up`): it answers in the
+right shape with a random level, or calls the gold tool, so rewards vary within groups and GRPO
+has something to push on. Nothing here measures learning: two steps on 2 cores are a test.
+
+It writes OUT/: data/ (tasks and parquet), model/, agent_loop.yaml, images/ (the env server's),
+metrics.jsonl (veRL's file logger, veRL's names), rollouts/step-N.jsonl (the agent loop's live
+records), run.json, logs/ (veRL's output, the env server's log), e2e.json (what the driver
+measured). `vistool view OUT` shows it; verl_bridge/e2e_tests/ checks it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from vistool_trainer.checkout import repo_root
+from vistool_trainer.model.micro_model import MicroSize, build_micro_policy, save_policy
+from vistool_trainer.rollouts.env_client import LocalEnvServer
+from vistool_trainer.rollouts.presentation import policy_corpus
+from vistool_trainer.rollouts.rollout import load_tasks
+
+from .cpu_stand_in import launch
+from .env_messages import to_verl_messages
+from .format_warm_up import examples, warm_up
+from .parquet_rows import write_verl
+from .processor import load_processor
+from .run_records import start_run
+
+# The micro config's prompt (examples/micro-cpu.vistool.json): the env server's default system
+# prompt lists every tool and is ~3,000 tokens for the micro tokenizer, which would make each step
+# minutes long on 2 cores.
+SYSTEM_PROMPT = "Answer the question about the chart. You may call an image tool first."
+# The run's presentation block (docs/CONTRACTS.md): the env server renders every prompt from it.
+PRESENTATION: dict[str, Any] = {"system_prompt": SYSTEM_PROMPT}
+
+
+def generate_tasks(out: Path, n: int, seed: int) -> Path:
+    """Level questions ("is D low, medium or high?"): a random guess is right one time in three."""
+    command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", "vbar", "--family", "level", "--n", str(n),
+               "--seed", str(seed), "--difficulty", "1", "--image-size", "112x112", "--out", str(out)]
+    result = subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise RuntimeError(f"`{' '.join(command)}` failed: {result.stderr[-1000:]}")
+    return out / "tasks.jsonl"
+
+
+def opening_prompts(client: Any, tasks: list[dict[str, Any]], options: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[Any]]]:
+    """Each task's opening prompt as the env server presents it and the agent loop renders it (loaded
+    images), from the run's own env server."""
+    opened = client.start_episodes([{"task": {k: v for k, v in t.items() if not k.startswith("_")}, "task_dir": t["_task_dir"],
+                                     "options": {**options, "presentation": PRESENTATION}} for t in tasks])
+    try:
+        return [to_verl_messages(o["observation"]["prompt"]) for o in opened]
+    finally:
+        for o in opened:
+            client.close_episode(o["episode_id"])
+
+
+def agent_loop_yaml(max_turns: int, max_tool_calls: int, max_new_tokens: int) -> str:
+    return "\n".join([
+        "# The vistool_agent loop as the e2e test runs it (the exported recipe writes the same keys).",
+        "- name: vistool_agent",
+        "  _target_: vistool_verl.agent_loop.VistoolAgentLoop",
+        f"  max_turns: {max_turns}",
+        f"  max_tool_calls: {max_tool_calls}",
+        "  use_tools: true",
+        f"  max_new_tokens: {max_new_tokens}",
+        f"  presentation: {json.dumps(PRESENTATION)}",
+        "",
+    ])
+
+
+def trainer_overrides(out: Path, args: argparse.Namespace, prompt_length: int, response_length: int) -> list[str]:
+    """The run's own settings: GRPO on the e2e's data, model and loop (the CPU settings come from launch.overrides)."""
+    return [
+        "algorithm.adv_estimator=grpo",
+        "algorithm.use_kl_in_reward=false",
+        f"algorithm.filter_groups.enable={str(args.dynamic_sampling).lower()}",
+        *(["algorithm.filter_groups.metric=reward"] if args.dynamic_sampling else []),
+        f"data.train_files={out / 'data' / 'train.parquet'}",
+        f"data.val_files={out / 'data' / 'train.parquet'}",
+        "data.image_key=images",
+        "data.return_raw_chat=true",
+        f"data.train_batch_size={args.prompts}",
+        f"data.max_prompt_length={prompt_length}",
+        f"data.max_response_length={response_length}",
+        f"data.seed={args.seed}",
+        f"actor_rollout_ref.model.path={out / 'model'}",
+        f"actor_rollout_ref.actor.optim.lr={args.lr}",
+        "actor_rollout_ref.actor.optim.weight_decay=0.0",
+        f"actor_rollout_ref.actor.ppo_mini_batch_size={args.prompts}",
+        f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={args.prompts * args.group}",
+        "actor_rollout_ref.actor.use_kl_loss=false",
+        "actor_rollout_ref.actor.loss_agg_mode=token-mean",
+        "actor_rollout_ref.actor.clip_ratio_low=0.2",
+        "actor_rollout_ref.actor.clip_ratio_high=0.28",
+        f"actor_rollout_ref.rollout.n={args.group}",
+        "actor_rollout_ref.rollout.temperature=1.0",
+        f"actor_rollout_ref.rollout.seed={args.seed}",
+        f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={args.prompts * args.group}",
+        "actor_rollout_ref.rollout.multi_turn.enable=true",
+        f"actor_rollout_ref.rollout.multi_turn.max_assistant_turns={args.max_turns}",
+        "actor_rollout_ref.rollout.agent.default_agent_loop=vistool_agent",
+        f"actor_rollout_ref.rollout.agent.agent_loop_config_path={out / 'agent_loop.yaml'}",
+        f"+actor_rollout_ref.rollout.limit_images={1 + args.max_tool_calls}",
+        f"reward.custom_reward_function.path={Path(__file__).with_name('reward.py')}",
+        "reward.custom_reward_function.name=compute_score",
+        f"trainer.total_training_steps={args.steps}",
+        f"trainer.total_epochs={args.steps}",
+        "trainer.save_freq=-1",
+        "trainer.test_freq=-1",
+        "trainer.val_before_train=false",
+        "trainer.logger=[console,file]",
+        "trainer.project_name=vistool",
+        "trainer.experiment_name=verl-e2e",
+        f"trainer.default_local_dir={out / 'checkpoints'}",
+        f"hydra.run.dir={out / 'logs' / 'hydra'}",
+    ]
+
+
+def run_trainer(command: list[str], env: dict[str, str], log_path: Path, timeout_s: float) -> int:
+    """veRL's trainer as a child, its output to the log and, one line per step, to stdout."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("w") as log:
+        child = subprocess.Popen(command, cwd=repo_root(), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 start_new_session=True)
+        started = time.monotonic()
+        assert child.stdout is not None
+        for line in child.stdout:
+            log.write(line)
+            if "step:" in line and "training/global_step" in line:
+                print(json.dumps({"event": "verl-step", "seconds": round(time.monotonic() - started, 1)}), flush=True)
+            if time.monotonic() - started > timeout_s:
+                child.kill()
+                raise TimeoutError(f"veRL's trainer ran past {timeout_s:.0f} s; see {log_path}")
+        return child.wait()
+
+
+def summarize(out: Path) -> list[dict[str, Any]]:
+    """Per step, from what veRL's logger and the agent loop wrote: the numbers a reader of the run wants first."""
+    logged = {}
+    if (out / "metrics.jsonl").exists():
+        for line in (out / "metrics.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            logged[row["step"]] = row["data"]
+    steps = []
+    for path in sorted((out / "rollouts").glob("step-*.jsonl")):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        groups: dict[str, list[float]] = {}
+        for record in records:
+            groups.setdefault(record["group_uid"], []).append(record["reward"])
+        step = records[0]["step"] if records else int(path.stem.split("-")[1])
+        data = logged.get(step, {})
+        steps.append({
+            "step": step, "rollouts": len(records), "groups_with_reward_spread": sum(len(set(g)) > 1 for g in groups.values()),
+            "groups": len(groups), "reward_mean": round(sum(r["reward"] for r in records) / max(len(records), 1), 4),
+            "tool_calls": sum(int(r.get("tool_calls", 0)) for r in records),
+            **{name: data.get(name) for name in ("actor/grad_norm", "critic/advantages/max", "critic/advantages/min",
+                                                 "training/rollout_probs_diff_max", "training/rollout_probs_diff_mean", "timing_s/step")},
+        })
+    return steps
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vistool_verl e2e", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=repo_root() / "runs" / "verl-e2e")
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--prompts", type=int, default=4, help="prompts per step (data.train_batch_size)")
+    parser.add_argument("--group", type=int, default=4, help="rollouts per prompt (rollout.n)")
+    parser.add_argument("--max-turns", type=int, default=3)
+    parser.add_argument("--max-tool-calls", type=int, default=2)
+    parser.add_argument("--max-new-tokens", type=int, default=48, help="each turn's token cap (the loop's max_new_tokens)")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--warm-up-steps", type=int, default=160)
+    parser.add_argument("--warm-up-lr", type=float, default=5e-3)
+    parser.add_argument("--warm-up-tasks", type=int, default=48)
+    parser.add_argument("--dynamic-sampling", action="store_true", help="DAPO's group filter (algorithm.filter_groups, metric reward)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=1200, help="seconds veRL's trainer may run")
+    parser.add_argument("--prepare-only", action="store_true", help="write the data, model and command, and stop before veRL's trainer")
+    args = parser.parse_args(argv)
+    out: Path = args.out.resolve()
+    if (out / "run.json").exists():
+        raise SystemExit(f"{out} already holds a run; remove it or pass another --out")
+    started = time.time()
+    torch.set_num_threads(2)
+    tasks_path = generate_tasks(out / "data" / "train", args.prompts * args.steps, args.seed)
+    tasks = load_tasks(tasks_path)
+    # The warm-up's own tasks (another seed): the format is learnt on charts the run never sees.
+    warm_tasks = load_tasks(generate_tasks(out / "data" / "warm-up", args.warm_up_tasks, args.seed + 1000))
+    config = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
+    run = start_run(out, "verl-e2e", {"engine": "verl", "rollout_engine": "transformers stand-in (CPU)", **config})
+    print(json.dumps({"event": "run", "dir": str(out)}), flush=True)
+    measured: dict[str, Any] = {}
+    try:
+        with LocalEnvServer([tasks_path.parent, out / "data" / "warm-up"], run.images, out / "env-token",
+                            run.root / "logs" / "env-server.log") as client:
+            # The policy: a fresh micro model with the format warm-up, saved where veRL loads it from.
+            model, trainer_processor = build_micro_policy(policy_corpus(client, tasks, PRESENTATION), MicroSize(), args.seed)
+            save_policy(model, trainer_processor, out / "model")
+            processor = load_processor(out / "model")
+            options = {"tools": True, "max_turns": args.max_turns, "max_tool_calls": args.max_tool_calls, "images": "path"}
+            warm_openings = opening_prompts(client, warm_tasks, options)
+            calls = [(g["tool_turns"] or [""])[0] for g in client.gold(warm_tasks)]
+            warm_started = time.perf_counter()
+            losses = warm_up(model, processor, examples(warm_openings, calls, args.seed), args.warm_up_steps, args.warm_up_lr, args.seed)
+            measured["warm_up"] = {"steps": args.warm_up_steps, "seconds": round(time.perf_counter() - warm_started, 1),
+                                   "loss_first": round(losses[0], 3), "loss_last_10": round(sum(losses[-10:]) / 10, 3)}
+            model.save_pretrained(out / "model")
+            openings = opening_prompts(client, tasks, options)
+            longest_prompt = max(len(processor(text=[processor.apply_chat_template(m, tokenize=False, add_generation_prompt=True)],
+                                               images=images or None)["input_ids"][0]) for m, images in openings)
+            prompt_length = longest_prompt + 64
+            image_tokens = longest_prompt  # an edited image is never larger than the task's; a generous bound
+            response_length = args.max_turns * args.max_new_tokens + (args.max_turns - 1) * (64 + image_tokens)
+            measured.update({"prompt_length": prompt_length, "response_length": response_length})
+            write_verl(tasks_path.parent, out / "data" / "train.parquet", presentation=PRESENTATION)
+            (out / "agent_loop.yaml").write_text(agent_loop_yaml(args.max_turns, args.max_tool_calls, args.max_new_tokens))
+            env = launch.environment(os.environ)
+            env.update({"VISTOOL_ENV_URL": client.url, "VISTOOL_ENV_TOKEN_FILE": str(out / "env-token"), "VISTOOL_RUN_DIR": str(out),
+                        "VERL_FILE_LOGGER_PATH": str(out / "metrics.jsonl")})
+            command = [sys.executable, "-m", "verl.trainer.main_ppo", *launch.overrides(),
+                       *trainer_overrides(out, args, prompt_length, response_length)]
+            (out / "logs").mkdir(parents=True, exist_ok=True)
+            (out / "logs" / "verl-command.txt").write_text(" ".join(command) + "\n")
+            if args.prepare_only:
+                print(json.dumps({"event": "prepared", "command": str(out / "logs" / "verl-command.txt"), **measured}), flush=True)
+                run.update_run(status="prepared", ended_at=time.time())
+                return 0
+            trainer_started = time.perf_counter()
+            code = run_trainer(command, env, out / "logs" / "verl.log", args.timeout)
+            measured["trainer_seconds"] = round(time.perf_counter() - trainer_started, 1)
+            if code != 0:
+                tail = (out / "logs" / "verl.log").read_text(errors="replace").splitlines()[-40:]
+                raise RuntimeError(f"veRL's trainer exited {code}; the end of {out / 'logs' / 'verl.log'}:\n" + "\n".join(tail))
+    except BaseException as error:
+        run.update_run(status="failed", error=f"{type(error).__name__}: {str(error)[-2000:]}", ended_at=time.time())
+        (out / "e2e.json").write_text(json.dumps(measured, indent=2) + "\n")
+        raise
+    measured["steps"] = summarize(out)
+    measured["minutes"] = round((time.time() - started) / 60, 2)
+    (out / "e2e.json").write_text(json.dumps(measured, indent=2) + "\n")
+    run.update_run(status="finished", ended_at=time.time())
+    print(json.dumps({"event": "done", "dir": str(out), **measured}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
