@@ -12,6 +12,10 @@ from vllm_helpers import noise_weights, prompts_with_images, trainer_log_probs
 from vistool_trainer.rollouts.vllm_prompt import vllm_prompt
 
 TOLERANCE = 1e-4  # fp32 on both sides
+# The engine holds W + BA folded into one matrix, the trainer computes Wx + B(Ax): the same value
+# summed in another order. With the test's large random B (logits far from the base model's) that
+# rounding reaches ~2e-4; the negative control below (scoring without the adapters) is > 0.1.
+LORA_TOLERANCE = 1e-3
 
 
 def sample_and_compare(engine, policy, model, prompts, temperature, max_new_tokens=12):
@@ -102,7 +106,7 @@ def test_a_lora_policy_is_sampled_with_its_adapters_folded_in(engine, noised_pol
     try:
         engine.push_weights(lora)
         largest, _ = sample_and_compare(engine, noised_policy, lora, prompts, 1.0)
-        assert largest < TOLERANCE, largest
+        assert largest < LORA_TOLERANCE, largest
         _, mean_gap = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, 1.0)
         assert mean_gap > 0.1, mean_gap  # the adapters matter: scoring without them disagrees
     finally:
