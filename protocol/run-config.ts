@@ -351,6 +351,10 @@ export interface RunConfig {
      */
     tool_trajectories_until_acc: number | null;
     /**
+     * End the mixture, and with it SFT, at the first SFT probe where the greedy first turn on the held-out tasks is the direct answer for at least this share of them (sft/probe_first_turn_direct_rate: at the first token where each task's gold call and gold direct answer differ, the direct answer's is the most likely; sft.probe_tasks must be > 0). Trained on a mixture, the micro model's choice between calling and answering wanders from step to step, the same on every chart, so where SFT stops would otherwise decide it (docs/DEMO.md); sft.steps stays the cap. null: the mixture runs to sft.steps.
+     */
+    mixture_until_direct_rate: number | null;
+    /**
      * Training tasks kept out of every SFT batch; their gold conversations are scored every sft.probe_every steps and the share of each kind of turn the policy would write is logged (sft/probe_call_acc, sft/probe_answer_after_tool_acc, sft/probe_direct_answer_acc). 0: no probe.
      */
     probe_tasks: number;

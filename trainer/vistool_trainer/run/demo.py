@@ -209,8 +209,8 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
         if config.threads and parallel:
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
-    write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "parallel": parallel,
-                                           "arms": list(ARMS), "started_at": started})
+    write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "seed": configs["tools"].seed,
+                                           "parallel": parallel, "arms": list(ARMS), "started_at": started})
     say(f"arms {', '.join(ARMS)} {'side by side' if parallel else 'one after the other'}; configs in {root}/<arm>.vistool.json, "
         f"logs in {root / 'logs'}")
 
@@ -256,6 +256,8 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     write_json_atomic(root / "summary.json", summary)
     table = write_demo_report(root, summary)
     stderr.write(table + "\n")
+    if summary["time_caps_reached"]:  # said last as well, where nobody scrolls past it
+        say("TIME CAP REACHED — " + "; ".join(summary["time_caps_reached"]) + f". See {root / 'report.html'}.")
     say(f"summary: {root / 'summary.json'}; report: {root / 'report.html'}; dashboard: npx vistool view {root}")
     failed = [arm.arm for arm in arms if arm.process.returncode != 0]
     return 1 if failed or len(arms) < len(ARMS) else 0

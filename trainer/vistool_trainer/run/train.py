@@ -41,6 +41,7 @@ from .environment_check import check_environment
 from .events import EventStream
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
+from .time_caps import record_time_cap
 
 
 class _Discard:
@@ -331,9 +332,13 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
         probe = None
         if probe_tasks and dist.is_main:  # the probe reads the policy's whole copy: rank 0 alone runs it
             held_out = gold_conversations(client, probe_tasks, options, seed=seed)
+            pairs: list[tuple[int, int]] = []
             if options.tools:
+                # Each task's tool trajectory beside its direct answer: the call-or-answer choice (sft_probe.py).
+                pairs = [(index, index + len(held_out)) for index, conversation in enumerate(held_out)
+                         if any(message.get("role") == "tool" for message in conversation)]
                 held_out += gold_conversations(client, probe_tasks, options, seed=seed, direct_answers=True)
-            probe = SftProbe.build(policy, held_out)
+            probe = SftProbe.build(policy, held_out, pairs)
             events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(held_out)} gold conversations)")
         optimizer = engine.make_optimizer(sft.lr, sft.weight_decay, 1.0)
         warn_about_precision(events, engine, sft.lr, "sft")
@@ -358,12 +363,19 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
                 if dist.agree(probe is not None and schedule.reached(step, record)):
                     ended = schedule.end_phase(step)
                     state["sft_schedule"] = schedule.state()
-                    events.log(f"SFT phase {ended} ended at step {step}: the probe reached its target "
-                               f"({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
+                    events.log(f"SFT phase {ended} ended at step {step}{' (and with it SFT)' if schedule.finished(step) else ''}: "
+                               f"the probe reached its target ({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
             run.append_metrics(record)
             events.emit("step", **record)
 
-        step, optimizer = run_sft(policy, conversations, sft, seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine,
+        def stop_sft(time_is_up: bool) -> bool:
+            stop = out_of_steps(time_is_up)
+            if stop and dist.agree(time_is_up) and not interrupted.flag and dist.is_main:
+                record_time_cap(run, events, "sft", state["sft_step"], sft.steps, float(sft.max_seconds or 0),
+                                schedule.phase(state["sft_step"]))
+            return stop
+
+        step, optimizer = run_sft(policy, conversations, sft, seed, on_step, state["sft_step"], stop_sft, optimizer, dist, engine,
                                   direct_conversations=direct, schedule=schedule)
         if step < sft.steps and out_of_steps():
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
@@ -389,7 +401,10 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
                 parameter.requires_grad_(False)
         started = time.perf_counter()
         while state["rl_step"] < rl.steps:
-            if out_of_steps(rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds):
+            time_is_up = rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds
+            if out_of_steps(time_is_up):
+                if dist.agree(time_is_up) and not interrupted.flag and dist.is_main:
+                    record_time_cap(run, events, "rl", state["rl_step"], rl.steps, float(rl.max_seconds or 0))
                 break
             step_started = time.perf_counter()
             result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine)
