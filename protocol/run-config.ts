@@ -527,5 +527,17 @@ export interface RunConfig {
      * Trajectories written to rollouts/step-NNNNNN.jsonl per step (0: none).
      */
     rollouts_per_step: number;
+    /**
+     * Where else every metrics.jsonl line goes, under the same names (as TRL's report_to): 'tensorboard' writes event files to <output_dir>/tensorboard (open with `tensorboard --logdir <output_dir>`), 'wandb' logs a Weights & Biases run (offline into <output_dir>/wandb when there is no API key or no network; `wandb sync` uploads it later). The sampled rollouts of each RL step go along too: a W&B table with their images, TensorBoard images and text. Each needs its optional extra (pip install 'vistool-trainer[tensorboard]' or '[wandb]'); a run that asks for one that is not installed stops before training and says so. []: the run directory only.
+     */
+    report_to: ('tensorboard' | 'wandb')[];
+    /**
+     * The W&B project of a run with 'wandb' in logging.report_to (WANDB_PROJECT in the environment wins, as in TRL).
+     */
+    wandb_project: string;
+    /**
+     * How many of each RL step's written rollouts (logging.rollouts_per_step) go to the W&B table and to TensorBoard as images and text. 0: metrics only.
+     */
+    report_rollouts_per_step: number;
   };
 }

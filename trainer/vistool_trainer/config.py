@@ -177,6 +177,9 @@ class DistributedConfig:
 class LoggingConfig:
     """What goes into the run directory."""
     rollouts_per_step: int = 64
+    report_to: list[Literal['tensorboard', 'wandb']] = field(default_factory=list)
+    wandb_project: str = 'vistool'
+    report_rollouts_per_step: int = 4
 
 
 @dataclass

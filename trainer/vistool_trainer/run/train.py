@@ -41,6 +41,7 @@ from .environment_check import check_environment
 from .events import EventStream
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
+from .report_to import reporters_for_run
 from .time_caps import record_time_cap
 
 
@@ -212,6 +213,9 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         run.write_config(to_dict(config))
         run.update_run(status="running", pid=os.getpid(), name=config.name, started_at=time.time(), versions=versions(), world_size=dist.world)
         events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config.name, resume=resume, world_size=dist.world)
+        if dist.is_main:  # logging.report_to: TensorBoard and W&B get what the run directory writes (report_to.py)
+            run.reporters = reporters_for_run(config.logging.report_to, run, config.name, to_dict(config), config.logging.wandb_project,
+                                              config.logging.report_rollouts_per_step, resume, events.log)
         torch.manual_seed(seed)
         random.seed(seed)
 
@@ -243,6 +247,7 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         return 1
     finally:
         signal.signal(signal.SIGINT, previous_handler)
+        run.close_reporters()
         log_file.close()
         dist.close()
 
@@ -421,8 +426,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
             share = -(-limit // dist.world)
             records = [rollout_record(rollout, state["global_step"], policy.processor.tokenizer.decode) for rollout in result.generated[:share]]
             records = [record for rank_records in dist.gather(records) for record in rank_records][:limit]
-            for rollout_line in records:
-                run.append_rollout(state["global_step"], rollout_line)
+            run.append_rollouts(state["global_step"], records)
             if limit:
                 events.emit("rollouts", step=state["global_step"], path=str(run.rollouts_path(state["global_step"])), count=len(records))
             events.emit("step", **record)
