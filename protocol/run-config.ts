@@ -432,9 +432,17 @@ export interface RunConfig {
      */
     clip_ratio_c: number;
     /**
-     * Loss aggregation (veRL names).
+     * Loss aggregation (veRL names): token-mean (DAPO), seq-mean-token-sum, seq-mean-token-mean (the original GRPO), seq-mean-token-sum-norm (Dr. GRPO: the sum over a constant, rl.loss_scale_factor). The KL term (rl.kl_coef) is aggregated the same way, as in veRL (docs/ALGORITHMS.md).
      */
     loss_agg_mode: 'token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
+    /**
+     * What the loss mean is taken over. 'mini_batch': one mean over every token (or sequence) of the optimizer step's mini-batch, across micro-batches and processes — DAPO's global token mean, as veRL's engine workers compute it. 'micro_batch': each micro-batch's own mean, then the plain mean over the mini-batch's micro-batches — veRL's default FSDP worker (dp_actor); a micro-batch of short answers then weighs as much as one of long ones, and the result depends on rl.micro_batch_size (docs/ALGORITHMS.md has the numbers).
+     */
+    loss_agg_scope: 'mini_batch' | 'micro_batch';
+    /**
+     * The constant seq-mean-token-sum-norm (Dr. GRPO) divides the summed loss by (veRL's actor.loss_scale_factor). null: the response budget, rl.max_new_tokens × env.max_turns (the most policy tokens a rollout can hold), as veRL's default divides by the padded response length. Constant, so the loss scale never changes from one mini-batch to the next.
+     */
+    loss_scale_factor: number | null;
     /**
      * KL loss coefficient against the frozen start policy (0: DAPO, no reference model).
      */

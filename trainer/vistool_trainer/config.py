@@ -139,6 +139,8 @@ class RlConfig:
     clip_ratio_high: float = 0.28
     clip_ratio_c: float = 10.0
     loss_agg_mode: Literal['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] = 'token-mean'
+    loss_agg_scope: Literal['mini_batch', 'micro_batch'] = 'mini_batch'
+    loss_scale_factor: float | None = None
     kl_coef: float = 0.0
     kl_estimator: Literal['k1', 'abs', 'k2', 'k3'] = 'k3'
     dynamic_sampling: bool = True
