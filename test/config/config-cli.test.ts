@@ -36,7 +36,7 @@ test('validate prints file:line:col per problem and exits 1 when a file has erro
   assert.deepEqual(stdout.text().trim().split('\n'), [
     `${bad}:3:13: error: device is 'cuda' but the trainer's environment check found no CUDA device on this machine. Use 'auto' (CUDA when there is one) or 'cpu', or run where the GPUs are (Remote-SSH). [device/no-cuda]`,
     `${bad}:4:24: error: rl.group_size is 1: GRPO's advantage compares rollouts of the same prompt, so a group of 1 has no baseline and every advantage is 0. Use 2 or more (8 is common), or turn RL off with rl.enabled: false. [rl/group-too-small]`,
-    `${bad}:4:27: error: unknown key 'clip_ratio_hgh' in rl: did you mean 'clip_ratio_high'? Unknown keys are errors. Known keys: enabled, steps, max_seconds, prompts_per_step, group_size, ppo_mini_batch_size, ppo_epochs, lr, temperature, max_new_tokens, advantage, clip_ratio_low, clip_ratio_high, clip_ratio_c, loss_agg_mode, kl_coef, kl_estimator, dynamic_sampling, dynamic_sampling_metric, max_num_gen_batches, micro_batch_size, max_grad_norm. [schema/unknown-key]`,
+    `${bad}:4:27: error: unknown key 'clip_ratio_hgh' in rl: did you mean 'clip_ratio_high'? Unknown keys are errors. Known keys: enabled, steps, max_seconds, prompts_per_step, group_size, ppo_mini_batch_size, ppo_epochs, lr, temperature, max_new_tokens, advantage, clip_ratio_low, clip_ratio_high, clip_ratio_c, loss_agg_mode, loss_agg_scope, loss_scale_factor, kl_coef, kl_estimator, dynamic_sampling, dynamic_sampling_metric, max_num_gen_batches, micro_batch_size, max_grad_norm. [schema/unknown-key]`,
   ]);
   assert.equal(stderr.text(), '2 file(s): 3 error(s), 0 warning(s)\n');
 });
