@@ -129,7 +129,10 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
     overrides = {"data.generate.n_train": 12, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 1,
                  "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 2, "rl.prompts_per_step": 2, "rl.group_size": 2,
                  "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
-                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1}
+                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,
+                 # The mixture from the first step, ended by the first probe (a target of 0 is always met): the
+                 # tools arm trains 1 of its 2 SFT steps, and the text arm then gets that budget.
+                 "sft.after_tool_turns_first": 0, "sft.tool_trajectories_steps": 0, "sft.mixture_until_direct_rate": 0.0}
     stderr = io.StringIO()
     code = run_demo(str(tmp_path / "demo"), minutes=5, overrides={**overrides, "seed": 2}, stderr=stderr)
     assert code == 0, stderr.getvalue()[-3000:]
@@ -142,10 +145,14 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
             numbers = summary["arms"][arm][label]
             assert numbers["n"] == 6 and 0 <= numbers["acc_ci95"][0] <= numbers["acc"] <= numbers["acc_ci95"][1] <= 1
             assert numbers["acc"] == run["evaluations"][label]["eval/acc_" + ("tools" if arm == "tools" else "no_tools")]
-        assert summary["arms"][arm]["budget"]["sft_steps"] == 2 and summary["arms"][arm]["budget"]["rl_steps"] == 2
+        assert summary["arms"][arm]["budget"]["sft_steps"] == 1 and summary["arms"][arm]["budget"]["rl_steps"] == 2
     # One initial model for both arms.
     assert summary["arms"]["tools"]["initial_weights_checksum"] == summary["arms"]["text"]["initial_weights_checksum"]
     assert json.loads((root / "text.vistool.json").read_text())["env"]["tools"] is False
+    assert json.loads((root / "text.vistool.json").read_text())["sft"]["steps"] == 1 and "text arm: sft.steps 1" in stderr.getvalue()
+    # One after the other: the text arm starts once the tools arm has finished.
+    runs = {arm: json.loads((root / arm / "run.json").read_text()) for arm in ARMS}
+    assert runs["text"]["started_at"] >= runs["tools"]["ended_at"]
     split = summary["eval_split"]
     assert split["split"] == "test" and split["n"] == 6 and split["families"] == ["level"] and "--seed 2" in split["command"]
     assert summary["seed"] == 2 and summary["minutes_cap"] == 5 and summary["time_caps_reached"] == []
