@@ -17,6 +17,7 @@ from transformers import AutoModelForImageTextToText
 
 from ..config import PolicyConfig
 from .context_view import ContextView
+from .patch_embedding import use_matmul_patch_embedding
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
@@ -104,6 +105,8 @@ class Policy:
         self.device = device
         # What the model reads of each conversation (policy.view): the same when sampling and training.
         self.encoder = ConversationEncoder(processor, view)
+        if device.type == "cpu":  # the same product, without oneDNN's slow Conv3d (patch_embedding.py)
+            use_matmul_patch_embedding(model)
 
     # ---- loading -------------------------------------------------------------------------
     @classmethod
