@@ -2,8 +2,8 @@
 
 The vision tower embeds each patch (channels × temporal 2 × 14 × 14 pixels) with a Conv3d whose
 kernel equals its stride and which has no bias: a linear map of the flattened patch. On the CPU,
-oneDNN's Conv3d for that shape is several times slower than the same product as a matmul, and the
-patch embedding was about a sixth of an SFT step on the micro model (trainer/README.md, "Speed").
+oneDNN's Conv3d for that shape is several times slower than the same product as a matmul (4.8x on
+32 demo images), about a tenth of an SFT step on the micro model (trainer/README.md, "Speed").
 Only the forward changes: the weight stays the Conv3d's, so checkpoints, state dicts and any other
 loader are untouched, and the result is the same up to the order of the additions. It is applied
 on CPU only; a GPU keeps the library's path. It never changes a weight.

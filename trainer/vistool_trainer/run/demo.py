@@ -210,11 +210,10 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     configs = {arm: demo_config(out, minutes, model, device, arm, overrides) for arm in ARMS}
     say(f"generating the tasks once for both arms into {root / 'data'}")
     generate_demo_data(root, configs["tools"])
-    # The arms run one after the other, each alone on the machine, so neither arm's steps slow the
-    # other's and each stage's time cap stays a safety net (docs/DEMO.md "Budgets and time"). On a
-    # CPU each arm gets one thread: the micro model's matrices are small, and a second thread on a
-    # machine with other work made steps several times slower, not faster (measured there).
-    threads = 1 if device == "cpu" else 0
+    # The arms run one after the other, each alone on the machine with every core, so neither arm's
+    # steps slow the other's and each stage's time cap stays a safety net (docs/DEMO.md "Budgets and
+    # time"). A fixed thread count keeps a run's numbers the same from one run to the next.
+    threads = max(1, os.cpu_count() or 1) if device == "cpu" else 0
     for arm, config in configs.items():
         if config.threads and threads:
             config.threads = threads
