@@ -15,9 +15,11 @@ VENV_STAMP := $(VENV)/.vistool-installed
 MODEL ?= micro
 DEVICE ?= cpu
 DEMO_MINUTES ?= 20
+# `make demo SEED=2`: the seed of both arms (tasks, initial weights, batches, sampling).
+SEED ?= 1
 
 demo: setup venv
-	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES)
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED)
 
 test: setup venv browser vscode
 	npm run typecheck

@@ -355,6 +355,10 @@ export interface RunConfig {
      */
     tool_trajectories_until_acc: number | null;
     /**
+     * End the mixture, and with it SFT, at the first SFT probe where the greedy first turn on the held-out tasks is the direct answer for at least this share of them (sft/probe_first_turn_direct_rate: at the first token where each task's gold call and gold direct answer differ, the direct answer's is the most likely; sft.probe_tasks must be > 0). Trained on a mixture, the micro model's choice between calling and answering wanders from step to step, the same on every chart, so where SFT stops would otherwise decide it (docs/DEMO.md); sft.steps stays the cap. null: the mixture runs to sft.steps.
+     */
+    mixture_until_direct_rate: number | null;
+    /**
      * Training tasks kept out of every SFT batch; their gold conversations are scored every sft.probe_every steps and the share of each kind of turn the policy would write is logged (sft/probe_call_acc, sft/probe_answer_after_tool_acc, sft/probe_direct_answer_acc). 0: no probe.
      */
     probe_tasks: number;
@@ -444,9 +448,17 @@ export interface RunConfig {
      */
     clip_ratio_c: number;
     /**
-     * Loss aggregation (veRL names).
+     * Loss aggregation (veRL names): token-mean (DAPO), seq-mean-token-sum, seq-mean-token-mean (the original GRPO), seq-mean-token-sum-norm (Dr. GRPO: the sum over a constant, rl.loss_scale_factor). The KL term (rl.kl_coef) is aggregated the same way, as in veRL (docs/ALGORITHMS.md).
      */
     loss_agg_mode: 'token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
+    /**
+     * What the loss mean is taken over. 'mini_batch': one mean over every token (or sequence) of the optimizer step's mini-batch, across micro-batches and processes — DAPO's global token mean, as veRL's engine workers compute it. 'micro_batch': each micro-batch's own mean, then the plain mean over the mini-batch's micro-batches — veRL's default FSDP worker (dp_actor); a micro-batch of short answers then weighs as much as one of long ones, and the result depends on rl.micro_batch_size (docs/ALGORITHMS.md has the numbers).
+     */
+    loss_agg_scope: 'mini_batch' | 'micro_batch';
+    /**
+     * The constant seq-mean-token-sum-norm (Dr. GRPO) divides the summed loss by (veRL's actor.loss_scale_factor). null: the response budget, rl.max_new_tokens × env.max_turns (the most policy tokens a rollout can hold), as veRL's default divides by the padded response length. Constant, so the loss scale never changes from one mini-batch to the next.
+     */
+    loss_scale_factor: number | null;
     /**
      * KL loss coefficient against the frozen start policy (0: DAPO, no reference model).
      */
@@ -555,5 +567,17 @@ export interface RunConfig {
      * Trajectories written to rollouts/step-NNNNNN.jsonl per step (0: none).
      */
     rollouts_per_step: number;
+    /**
+     * Where else every metrics.jsonl line goes, under the same names (as TRL's report_to): 'tensorboard' writes event files to <output_dir>/tensorboard (open with `tensorboard --logdir <output_dir>`), 'wandb' logs a Weights & Biases run (offline into <output_dir>/wandb when there is no API key or no network; `wandb sync` uploads it later). The sampled rollouts of each RL step go along too: a W&B table with their images, TensorBoard images and text. Each needs its optional extra (pip install 'vistool-trainer[tensorboard]' or '[wandb]'); a run that asks for one that is not installed stops before training and says so. []: the run directory only.
+     */
+    report_to: ('tensorboard' | 'wandb')[];
+    /**
+     * The W&B project of a run with 'wandb' in logging.report_to (WANDB_PROJECT in the environment wins, as in TRL).
+     */
+    wandb_project: string;
+    /**
+     * How many of each RL step's written rollouts (logging.rollouts_per_step) go to the W&B table and to TensorBoard as images and text. 0: metrics only.
+     */
+    report_rollouts_per_step: number;
   };
 }

@@ -7,7 +7,7 @@ import torch
 
 from vistool_trainer.algorithms.advantages import group_advantages
 from vistool_trainer.algorithms.dynamic_sampling import has_spread, is_informative, sample_informative_groups
-from vistool_trainer.trainers.grpo import mini_batches
+from vistool_trainer.algorithms.update_schedule import mini_batch_ranges as mini_batches
 from vistool_trainer.algorithms.kl_penalty import kl_penalty
 from vistool_trainer.algorithms.loss_aggregation import aggregate_loss
 from vistool_trainer.algorithms.policy_loss import clipped_policy_loss
@@ -236,6 +236,19 @@ def test_mini_batches_hold_whole_groups_of_the_configured_number_of_prompts():
     assert mini_batches(32, 8, 1) == [range(0, 8), range(8, 16), range(16, 24), range(24, 32)]
     assert mini_batches(32, 8, 2) == [range(0, 16), range(16, 32)]
     assert mini_batches(24, 8, 2) == [range(0, 16), range(16, 24)]  # the last mini-batch takes what is left
-    # A rank told how many optimizer steps the whole batch takes spreads its groups over them.
+    # A rank told how many optimizer steps the whole batch takes pads with empty mini-batches.
     assert mini_batches(16, 8, 1, count=4) == [range(0, 8), range(8, 16), range(16, 16), range(16, 16)]
     assert mini_batches(24, 8, 2, count=2) == mini_batches(24, 8, 2)
+
+
+def test_a_group_whose_rewards_differ_only_by_rounding_is_dropped_where_verl_would_keep_it():
+    """veRL's DAPO filter keeps a group when np.std(metric) > 0; this one drops spreads ≤ 1e-9
+    (docs/ALGORITHMS.md). The case that tells them apart, and what keeping it would train on."""
+    rounded = [0.1 + 0.2, 0.3]
+    mean = sum(rounded) / 2
+    population_std = math.sqrt(sum((v - mean) ** 2 for v in rounded) / 2)
+    assert population_std > 0  # veRL keeps it
+    assert not has_spread(rounded) and not is_informative(rounded)  # this trainer drops it
+    advantages = group_advantages(torch.tensor(rounded, dtype=torch.float64), ["g", "g"])
+    assert advantages.abs().max().item() < 1e-9  # a kept slot that carries no gradient
+    assert has_spread([0.3, 0.3 + 2e-9])  # a real difference, however small, is kept

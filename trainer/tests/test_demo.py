@@ -5,6 +5,7 @@ then summary.json and report.html from their run directories."""
 import io
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -108,6 +109,22 @@ def test_overrides_reach_both_arms_and_bad_ones_are_refused(tmp_path):
     assert "the arms differ in env.tools alone" in stderr.getvalue()
 
 
+def test_the_seed_flag_reaches_both_arms_and_a_conflicting_one_is_refused(tmp_path):
+    """`make demo SEED=2` runs `demo --seed 2`: one seed for both arms (tasks, weights, batches, sampling)."""
+    import subprocess
+    import sys
+
+    for arm in ARMS:
+        assert demo_config(str(tmp_path), 20, arm=arm, overrides={"seed": 2}).seed == 2
+    assert demo_config(str(tmp_path), 20).seed == 1  # the demo config's own
+    refused = subprocess.run([sys.executable, "-m", "vistool_trainer", "demo", "--out", str(tmp_path / "never"), "--seed", "2",
+                              "--set", "seed=3"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--seed 2 and --set seed=3 disagree" in refused.stderr
+    assert not (tmp_path / "never").exists()
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    assert "--seed $(SEED)" in makefile and "SEED ?= 1" in makefile
+
+
 def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_path, vbar_data):
     train_path, eval_path = vbar_data
     tasks = load_tasks(train_path)
@@ -138,9 +155,12 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
     overrides = {"data.generate.n_train": 12, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 1,
                  "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 2, "rl.prompts_per_step": 2, "rl.group_size": 2,
                  "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
-                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1}
+                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,
+                 # The mixture from the first step, ended by the first probe (a target of 0 is always met): the
+                 # tools arm trains 1 of its 2 SFT steps, and the text arm then gets that budget.
+                 "sft.after_tool_turns_first": 0, "sft.tool_trajectories_steps": 0, "sft.mixture_until_direct_rate": 0.0}
     stderr = io.StringIO()
-    code = run_demo(str(tmp_path / "demo"), minutes=5, overrides=overrides, stderr=stderr)
+    code = run_demo(str(tmp_path / "demo"), minutes=5, overrides={**overrides, "seed": 2}, stderr=stderr)
     assert code == 0, stderr.getvalue()[-3000:]
     root = tmp_path / "demo"
     summary = json.loads((root / "summary.json").read_text())
@@ -151,12 +171,17 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
             numbers = summary["arms"][arm][label]
             assert numbers["n"] == 6 and 0 <= numbers["acc_ci95"][0] <= numbers["acc"] <= numbers["acc_ci95"][1] <= 1
             assert numbers["acc"] == run["evaluations"][label]["eval/acc_" + ("tools" if arm == "tools" else "no_tools")]
-        assert summary["arms"][arm]["budget"]["sft_steps"] == 2 and summary["arms"][arm]["budget"]["rl_steps"] == 2
+        assert summary["arms"][arm]["budget"]["sft_steps"] == 1 and summary["arms"][arm]["budget"]["rl_steps"] == 2
     # One initial model for both arms.
     assert summary["arms"]["tools"]["initial_weights_checksum"] == summary["arms"]["text"]["initial_weights_checksum"]
     assert json.loads((root / "text.vistool.json").read_text())["env"]["tools"] is False
+    assert json.loads((root / "text.vistool.json").read_text())["sft"]["steps"] == 1 and "text arm: sft.steps 1" in stderr.getvalue()
+    # One after the other: the text arm starts once the tools arm has finished.
+    runs = {arm: json.loads((root / arm / "run.json").read_text()) for arm in ARMS}
+    assert runs["text"]["started_at"] >= runs["tools"]["ended_at"]
     split = summary["eval_split"]
-    assert split["split"] == "test" and split["n"] == 6 and split["families"] == ["level"] and "--seed 1" in split["command"]
+    assert split["split"] == "test" and split["n"] == 6 and split["families"] == ["level"] and "--seed 2" in split["command"]
+    assert summary["seed"] == 2 and summary["minutes_cap"] == 5 and summary["time_caps_reached"] == []
     assert summary["minutes"] > 0 and len(summary["targets"]) == 3
     page = (root / "report.html").read_text()
     assert "text-only arm" in page and "Wilson" in page and page.count("<svg") >= 3

@@ -130,3 +130,28 @@ def test_the_report_says_where_the_warm_up_phases_ended_and_what_the_probe_read(
     # A run without a recorded schedule says so rather than inventing phases.
     (run / "run.json").write_text(json.dumps({"status": "failed"}))
     assert "did not record its phases" in warmup_html(run, sft)
+
+
+def test_a_stage_stopped_by_its_time_cap_is_said_first_in_the_report_and_last_on_the_console(tmp_path):
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 100, calls=0.0), "after_rl": _eval("tools", 290, calls=1.0)}, [0.02, 0.05])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 104)}, [0.0, 0.03])
+    _heldout(tmp_path)
+    quiet = demo_summary(tmp_path)
+    write_demo_report(tmp_path, quiet)
+    assert quiet["time_caps_reached"] == [] and "TIME CAP" not in demo_table(quiet)
+    assert 'class="timecap"' not in (tmp_path / "report.html").read_text()
+    # The tools arm's SFT was stopped by its cap, as run/time_caps.py records it.
+    run_file = tmp_path / "tools" / "run.json"
+    run = json.loads(run_file.read_text())
+    run["time_caps_reached"] = {"sft": {"step": 852, "steps": 1300, "max_seconds": 840.0, "phase": "mixture"}}
+    write_json_atomic(run_file, run)
+    summary = demo_summary(tmp_path)
+    assert summary["time_caps_reached"] == [
+        "the tools arm's SFT was stopped by its time cap of 840 s after 852 of its 1300 steps (in its mixture phase)"]
+    assert all(t["met"] for t in summary["targets"])  # the claims are still checked on the numbers, and the cap is said beside them
+    assert demo_table(summary).splitlines()[-1].startswith("TIME CAP REACHED: the tools arm's SFT was stopped")
+    write_demo_report(tmp_path, summary)
+    page = (tmp_path / "report.html").read_text()
+    banner = page.index('class="timecap"')
+    assert banner < page.index("<h2>")  # above every section
+    assert "after 852 of its 1300 steps" in page[banner:page.index("<h2>")]

@@ -89,3 +89,57 @@ def test_with_calls_alongside_the_answer_phase_waits_for_both_probes():
     assert schedule.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_without_images_acc": 0.9})
     alone = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 100, "after_tool_until_acc": 0.9}))
     assert alone.reached(50, {"sft/probe_answer_after_tool_acc": 0.9, "sft/probe_call_acc": 0.0})
+
+
+def test_the_mixture_ends_sft_on_the_choice_probe_and_never_before_it():
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {"after_tool_turns_first": 10, "direct_answer_fraction": 0.6,
+                                                             "mixture_until_direct_rate": 0.9}))
+    assert not schedule.wants_probe_decision(5)  # phase 1 has no target here
+    assert schedule.wants_probe_decision(10) and schedule.phase(10) == "mixture"
+    # The choice probe decides, and a probe without the rate (no direct answers held out) never ends it.
+    assert not schedule.reached(10, {"sft/probe_first_turn_direct_rate": 0.89, "sft/probe_call_acc": 1.0})
+    assert not schedule.reached(10, {"sft/probe_call_acc": 1.0})
+    assert schedule.reached(10, {"sft/probe_first_turn_direct_rate": 0.9})
+    assert not schedule.finished(20)
+    assert schedule.end_phase(20) == "mixture"
+    assert schedule.mixture_ended_at == 20 and schedule.finished(20) and not schedule.finished(19)
+    assert not schedule.wants_probe_decision(20)
+    assert SftSchedule.from_config(from_dict(SftConfig, {}), json.loads(json.dumps(schedule.state()))) == schedule
+    # A checkpoint written before the mixture had a target resumes with none.
+    old = {key: value for key, value in schedule.state().items() if key not in ("mixture_target", "mixture_ended_at")}
+    assert SftSchedule.from_config(from_dict(SftConfig, {}), old).mixture_target is None
+
+
+def test_a_run_ends_sft_when_the_probe_sees_the_greedy_policy_answer_directly(tmp_path, vbar_data):
+    """A target of 0 is met by the first probe in the mixture: SFT ends there (step 2 of its 8) and RL starts."""
+    train_path, eval_path = vbar_data
+    config = small_config(tmp_path, train_path, eval_path, "mixture-ends", rl={"steps": 1},
+                          sft={"steps": 8, "batch_size": 2, "direct_answer_fraction": 0.5, "mixture_until_direct_rate": 0.0,
+                               "probe_tasks": 2, "probe_every": 2})
+    stderr = io.StringIO()
+    assert train(config, events=EventStream(stdout=io.StringIO(), stderr=stderr)) == 0
+    assert "SFT phase mixture ended at step 2 (and with it SFT)" in stderr.getvalue(), stderr.getvalue()
+    metrics = read_json_lines(tmp_path / "mixture-ends" / "metrics.jsonl")
+    assert [m["sft/step"] for m in metrics if m["stage"] == "sft"] == [1, 2]
+    probed = [m for m in metrics if m["stage"] == "sft" and m["sft/step"] == 2][0]
+    assert 0.0 <= probed["sft/probe_first_turn_direct_rate"] <= 1.0 and "sft/probe_first_turn_call_rate" in probed
+    assert [m["rl/step"] for m in metrics if m["stage"] == "rl"] == [1]
+    run = json.loads((tmp_path / "mixture-ends" / "run.json").read_text())
+    assert run["status"] == "finished" and run["sft_schedule"]["mixture_ended_at"] == 2
+    assert "time_caps_reached" not in run
+
+
+def test_a_stage_its_time_cap_stops_is_recorded_and_said_loudly(tmp_path, vbar_data):
+    train_path, eval_path = vbar_data
+    config = small_config(tmp_path, train_path, eval_path, "capped", sft={"steps": 50, "max_seconds": 0.0},
+                          rl={"steps": 5, "max_seconds": 0.0})
+    stderr = io.StringIO()
+    stdout = io.StringIO()
+    assert train(config, events=EventStream(stdout=stdout, stderr=stderr)) == 0
+    run = json.loads((tmp_path / "capped" / "run.json").read_text())
+    assert run["status"] == "finished"
+    assert run["time_caps_reached"] == {"sft": {"step": 0, "steps": 50, "max_seconds": 0.0, "phase": "mixture"},
+                                        "rl": {"step": 0, "steps": 5, "max_seconds": 0.0}}
+    warnings = [json.loads(line)["message"] for line in stdout.getvalue().splitlines() if json.loads(line)["event"] == "warning"]
+    assert any(w.startswith("TIME CAP REACHED: SFT stopped after 0 of its 50 steps") and "sft.max_seconds" in w for w in warnings), warnings
+    assert any(w.startswith("TIME CAP REACHED: RL stopped after 0 of its 5 steps") for w in warnings), warnings

@@ -58,6 +58,11 @@ def _demo(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"demo: {error}", file=sys.stderr)
         return 2
+    if args.seed is not None:
+        if "seed" in overrides and overrides["seed"] != args.seed:
+            print(f"demo: --seed {args.seed} and --set seed={overrides['seed']} disagree; give one", file=sys.stderr)
+            return 2
+        overrides["seed"] = args.seed
     return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides)
 
 
@@ -91,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                                    "cuts short is reported)")
     demo.add_argument("--set", action="append", metavar="KEY=JSON", help="override a run-config key for both arms, e.g. "
                                                                              "--set sft.steps=400 --set eval.n=100 (repeatable)")
+    demo.add_argument("--seed", type=int, default=None, help="the run's seed for both arms: the training and held-out tasks, the "
+                      "initial weights, the SFT batches and RL's sampling (default: the demo config's, 1)")
     demo.add_argument("--model", default="micro", help="'micro' (the embedded micro Qwen2.5-VL), a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or a local checkpoint folder")
     demo.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="cpu, cuda (bf16) or auto")
     demo.set_defaults(handler=_demo)

@@ -115,6 +115,7 @@ class SftConfig:
     tool_trajectories_steps: int = 0
     after_tool_until_acc: float | None = None
     tool_trajectories_until_acc: float | None = None
+    mixture_until_direct_rate: float | None = None
     probe_tasks: int = 0
     probe_every: int = 100
     lr: float = 0.001
@@ -142,6 +143,8 @@ class RlConfig:
     clip_ratio_high: float = 0.28
     clip_ratio_c: float = 10.0
     loss_agg_mode: Literal['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] = 'token-mean'
+    loss_agg_scope: Literal['mini_batch', 'micro_batch'] = 'mini_batch'
+    loss_scale_factor: float | None = None
     kl_coef: float = 0.0
     kl_estimator: Literal['k1', 'abs', 'k2', 'k3'] = 'k3'
     dynamic_sampling: bool = True
@@ -184,6 +187,9 @@ class DistributedConfig:
 class LoggingConfig:
     """What goes into the run directory."""
     rollouts_per_step: int = 64
+    report_to: list[Literal['tensorboard', 'wandb']] = field(default_factory=list)
+    wandb_project: str = 'vistool'
+    report_rollouts_per_step: int = 4
 
 
 @dataclass

@@ -9,8 +9,11 @@
    question, which a small model learns far faster with no image tokens to look past;
 3. **tool trajectories** (`sft.tool_trajectories_steps` steps at most): whole gold tool
    trajectories, no direct answers — both skills together, with the images in view;
-4. **the mixture**, to `sft.steps`: whole trajectories with `sft.direct_answer_fraction` direct
-   answers — the call-or-answer choice RL then learns to make.
+4. **the mixture**, to `sft.steps` at most: whole trajectories with `sft.direct_answer_fraction`
+   direct answers — the call-or-answer choice RL then learns to make. With
+   `sft.mixture_until_direct_rate` it ends SFT at the first probe where the greedy first turn on
+   the held-out tasks is the direct answer for at least that share of them
+   (`sft/probe_first_turn_direct_rate`).
 
 A phase with no steps is skipped. Phases 1–3 can end early on the SFT probe (sft_probe.py), each
 once its skill's rate reaches its target: `sft.after_tool_until_acc` on
@@ -20,6 +23,13 @@ small model learns each skill after a plateau whose length varies with the seed 
 steps; ending a phase on what was learned rather than on a step count moves the later phases
 forward by the steps an early end saved, within one total budget. The schedule is kept in the
 trainer state, so a resumed run continues it.
+
+Why the mixture ends on a probe: trained on 40 % calls and 60 % direct answers, the micro model's
+probability of starting with the call settles near 0.4 but wanders by ±0.1 from one step to the
+next, the same on every chart, so the greedy policy answers directly on every task at most steps
+and calls on every task at some (docs/DEMO.md). Where SFT stops decides which; stopping at a step
+count, or where a time cap falls, leaves it to chance. The probe stops it in the state the recipe
+wants: the greedy policy answers directly, and sampling still calls often enough for RL.
 """
 from __future__ import annotations
 
@@ -35,8 +45,10 @@ PHASES = (
     ("tool_trajectories", "tool_trajectories_steps", "tool_trajectories_until_acc", "sft/probe_call_acc"),
 )
 MIXTURE = "mixture"
+# What ends the mixture (and with it SFT): the share of held-out tasks whose greedy first turn is the direct answer.
+MIXTURE_TARGET_KEY, MIXTURE_RATE = "mixture_until_direct_rate", "sft/probe_first_turn_direct_rate"
 # The config keys that end a phase on the probe (run_config refuses them without a probe).
-TARGET_KEYS = tuple(target_key for _, _, target_key, _ in PHASES)
+TARGET_KEYS = tuple(target_key for _, _, target_key, _ in PHASES) + (MIXTURE_TARGET_KEY,)
 
 
 @dataclass
@@ -51,6 +63,9 @@ class SftSchedule:
     # sft.calls_alongside_answers: the after-tool phase also trains the calls without their images,
     # and ends only when both the answer probe and the probe of the calls without images reach its target.
     calls_alongside: bool = False
+    # sft.mixture_until_direct_rate, and the step where the probe ended the mixture (and SFT) on it.
+    mixture_target: float | None = None
+    mixture_ended_at: int | None = None
 
     def __post_init__(self) -> None:
         if not self.ends:
@@ -68,7 +83,8 @@ class SftSchedule:
         return cls(lengths=[int(getattr(sft, length_key)) for _, length_key, _, _ in PHASES],
                    targets=[getattr(sft, target_key) for _, _, target_key, _ in PHASES],
                    direct_answer_fraction=float(sft.direct_answer_fraction),
-                   calls_alongside=bool(sft.calls_alongside_answers))
+                   calls_alongside=bool(sft.calls_alongside_answers),
+                   mixture_target=getattr(sft, MIXTURE_TARGET_KEY))
 
     def state(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,15 +112,26 @@ class SftSchedule:
         """The share of direct answers in step `step`'s batch: none before the mixture starts."""
         return self.direct_answer_fraction if self._index(step) is None else 0.0
 
+    def finished(self, steps_done: int) -> bool:
+        """Whether SFT is over after `steps_done` steps because the probe ended the mixture
+        (sft.steps and the time cap end it too; the trainer checks those)."""
+        return self.mixture_ended_at is not None and steps_done >= self.mixture_ended_at
+
     def wants_probe_decision(self, steps_done: int) -> bool:
         """Whether a probe after `steps_done` steps can end a phase (every rank asks at the same steps)."""
         index = self._index(steps_done)
-        return index is not None and self.targets[index] is not None
+        if index is None:
+            return self.mixture_target is not None and not self.finished(steps_done)
+        return self.targets[index] is not None
 
     def reached(self, steps_done: int, probe: dict[str, float]) -> bool:
-        """Whether the probe taken after `steps_done` steps meets the current phase's target."""
+        """Whether the probe taken after `steps_done` steps meets the current phase's target. The
+        mixture's target reads the choice probe; a probe without that rate (a run whose held-out
+        tasks have no direct answers) never ends it."""
         index = self._index(steps_done)
-        if index is None or self.targets[index] is None:
+        if index is None:
+            return self.mixture_target is not None and probe.get(MIXTURE_RATE, -1.0) >= float(self.mixture_target)
+        if self.targets[index] is None:
             return False
         target = float(self.targets[index])  # type: ignore[arg-type]
         if index == 0 and self.calls_alongside and probe.get("sft/probe_call_without_images_acc", 0.0) < target:
@@ -113,9 +140,10 @@ class SftSchedule:
 
     def end_phase(self, steps_done: int) -> str:
         """End the current phase now: the next step is the next phase's first, and every later phase
-        keeps its length. Returns the phase ended."""
+        keeps its length; ending the mixture ends SFT. Returns the phase ended."""
         index = self._index(steps_done)
         if index is None:
+            self.mixture_ended_at = steps_done
             return MIXTURE
         self.ends[index] = steps_done
         self.ended_early_at[index] = steps_done

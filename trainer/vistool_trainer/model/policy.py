@@ -16,6 +16,7 @@ import torch
 from transformers import AutoModelForImageTextToText
 
 from ..config import PolicyConfig
+from .patch_embedding import use_matmul_patch_embedding
 from .conversation_encoding import ConversationEncoder, EncodedConversation, collate, expand_images
 from .micro_model import build_micro_policy, save_policy
 from .policy_processor import PolicyProcessor
@@ -184,6 +185,8 @@ class Policy:
         self.device = device
         # Messages arrive as the env presented them (policy.view included): the encoder only tokenises.
         self.encoder = ConversationEncoder(processor)
+        if device.type == "cpu":  # the same product, without oneDNN's slow Conv3d (patch_embedding.py)
+            use_matmul_patch_embedding(model)
 
     # ---- loading -------------------------------------------------------------------------
     @classmethod

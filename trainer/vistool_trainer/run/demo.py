@@ -13,9 +13,9 @@ greedy, after SFT and after RL on one held-out split that training never sees. T
 
 One code path for every model: `--model micro --device cpu` (the default) and
 `--model Qwen/Qwen2.5-VL-3B-Instruct --device cuda` differ only in the run config `demo_config`
-resolves; every arm runs through `train()` in its own process. On CPU the arms run at once, one
-core each; on a GPU one after the other. The demo never invents a number: the summary and the
-report show what the runs measured.
+resolves; every arm runs through `train()` in its own process, the tools arm first and then the
+text arm, whose SFT budget is the number of SFT steps the tools arm trained. The demo never
+invents a number: the summary and the report show what the runs measured.
 """
 from __future__ import annotations
 
@@ -35,16 +35,17 @@ from ..config import RunConfig, to_dict
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
 from .run_config import load_config, resolve_config
-from .run_directory import write_json_atomic
+from .run_directory import read_json_lines, write_json_atomic
 from .train import generate_tasks
 
 DEMO_CONFIG = repo_root() / "examples" / "micro-cpu.vistool.json"
 ARMS = ("tools", "text")
 
-# Shares of the time budget each stage may use at most (a safety cap: the budgets are in steps, so
-# both arms get the same; a cap that cuts a stage short is reported). The rest pays for task
-# generation, the server start and the evaluations.
-SFT_SHARE, RL_SHARE = 0.7, 0.25
+# Shares of the time budget each arm's stage may use at most: a safety net a normal run never
+# reaches (the budgets are steps and probes; a cap that cuts a stage short is reported loudly).
+# SFT gets the most room: a seed that is slow to learn to read runs the longest warm-up, while RL's
+# 30 steps took under 2 minutes (docs/DEMO.md). The rest pays for the server start and evaluations.
+SFT_SHARE, RL_SHARE = 0.75, 0.2
 
 
 # What a pretrained Qwen2.5-VL (3B-7B) gets instead of the micro model's settings, each for a reason
@@ -190,7 +191,7 @@ def _eval_line(event: dict[str, Any]) -> str:
 
 
 def _start_arm(arm: str, config_path: Path, logs: Path, threads: int) -> subprocess.Popen[str]:
-    environment = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    environment = {**os.environ, **({"OMP_NUM_THREADS": str(threads)} if threads else {})}
     stderr = open(logs / f"{arm}.stderr.log", "a")
     return subprocess.Popen([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config_path)],
                             stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=repo_root(), env=environment,
@@ -203,7 +204,16 @@ def _die_with_parent() -> None:
     die()
 
 
-def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu", parallel: bool | None = None,
+def sft_steps_trained(run_dir: Path) -> int | None:
+    """How many SFT steps an arm's run trained (its metrics.jsonl), or None when it wrote none."""
+    path = run_dir / "metrics.jsonl"
+    if not path.exists():
+        return None
+    steps = [int(line["sft/step"]) for line in read_json_lines(path) if line.get("stage") == "sft" and "sft/step" in line]
+    return max(steps) if steps else None
+
+
+def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu",
              stderr: TextIO | None = None, overrides: dict[str, Any] | None = None) -> int:
     stderr = stderr or sys.stderr
     started = time.time()
@@ -225,18 +235,17 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     configs = {arm: demo_config(out, minutes, model, device, arm, overrides) for arm in ARMS}
     say(f"generating the tasks once for both arms into {root / 'data'}")
     generate_demo_data(root, configs["tools"])
-    # On a CPU the two arms share the cores; on one GPU they take turns.
-    parallel = device == "cpu" if parallel is None else parallel
-    cores = os.cpu_count() or 2
-    threads = max(1, cores // len(ARMS)) if parallel else 0
+    # The arms run one after the other, each alone on the machine with every core, so neither arm's
+    # steps slow the other's and each stage's time cap stays a safety net (docs/DEMO.md "Budgets and
+    # time"). A fixed thread count keeps a run's numbers the same from one run to the next.
+    threads = max(1, os.cpu_count() or 1) if device == "cpu" else 0
     for arm, config in configs.items():
-        if config.threads and parallel:
+        if config.threads and threads:
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
-    write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "parallel": parallel,
-                                           "arms": list(ARMS), "started_at": started})
-    say(f"arms {', '.join(ARMS)} {'side by side' if parallel else 'one after the other'}; configs in {root}/<arm>.vistool.json, "
-        f"logs in {root / 'logs'}")
+    write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "seed": configs["tools"].seed,
+                                           "order": list(ARMS), "arms": list(ARMS), "started_at": started})
+    say(f"arms {', '.join(ARMS)} one after the other; configs in {root}/<arm>.vistool.json, logs in {root / 'logs'}")
 
     arms: list[ArmProcess] = []
     interrupted = {"flag": False}
@@ -249,30 +258,33 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
 
     previous = signal.signal(signal.SIGINT, forward_interrupt)
     try:
-        order = [list(ARMS)] if parallel else [[arm] for arm in ARMS]
-        for batch in order:
+        for name in ARMS:
             if interrupted["flag"]:
                 break
-            running = []
-            for name in batch:
-                process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads)
-                arm = ArmProcess(name, process)
-                arm.reader = threading.Thread(target=_follow, args=(arm, say), daemon=True)
-                arm.reader.start()
-                arms.append(arm)
-                running.append(arm)
+            if name == "text":
+                # The ablation's SFT budget is the tools arm's: as many steps as its warm-up took
+                # (its phases end on the probe, so that number is only known now).
+                trained = sft_steps_trained(root / "tools")
+                if trained is not None and trained != configs["text"].sft.steps:
+                    configs["text"].sft.steps = trained
+                    write_json_atomic(root / "text.vistool.json", to_dict(configs["text"]))
+                    say(f"text arm: sft.steps {trained}, the SFT steps the tools arm trained")
+            process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads)
+            arm = ArmProcess(name, process)
+            arm.reader = threading.Thread(target=_follow, args=(arm, say), daemon=True)
+            arm.reader.start()
+            arms.append(arm)
             last = 0.0
-            while any(arm.process.poll() is None for arm in running):
+            while arm.process.poll() is None:
                 time.sleep(1.0)
                 if time.time() - last >= 20:
                     last = time.time()
-                    say(" · ".join(f"{arm.arm}: {arm.step or arm.stage}" for arm in running) + f" — {(time.time() - started) / 60:.1f} min")
-            for arm in running:
-                if arm.reader is not None:
-                    arm.reader.join(timeout=10)
-                if arm.process.returncode != 0 or arm.status not in (None, "finished"):
-                    say(f"{arm.arm} ended with status {arm.status or 'exit ' + str(arm.process.returncode)}"
-                        + (f": {arm.error}" if arm.error else "") + f" (log: {root / arm.arm / 'logs' / 'trainer.log'})")
+                    say(f"{arm.arm}: {arm.step or arm.stage} — {(time.time() - started) / 60:.1f} min")
+            if arm.reader is not None:
+                arm.reader.join(timeout=10)
+            if arm.process.returncode != 0 or arm.status not in (None, "finished"):
+                say(f"{arm.arm} ended with status {arm.status or 'exit ' + str(arm.process.returncode)}"
+                    + (f": {arm.error}" if arm.error else "") + f" (log: {root / arm.arm / 'logs' / 'trainer.log'})")
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -280,6 +292,8 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     write_json_atomic(root / "summary.json", summary)
     table = write_demo_report(root, summary)
     stderr.write(table + "\n")
+    if summary["time_caps_reached"]:  # said last as well, where nobody scrolls past it
+        say("TIME CAP REACHED — " + "; ".join(summary["time_caps_reached"]) + f". See {root / 'report.html'}.")
     say(f"summary: {root / 'summary.json'}; report: {root / 'report.html'}; dashboard: npx vistool view {root}")
     failed = [arm.arm for arm in arms if arm.process.returncode != 0]
     return 1 if failed or len(arms) < len(ARMS) else 0

@@ -32,7 +32,8 @@ figcaption{font-size:11px;color:#666} pre{background:#f4f4f4;padding:.6em;white-
 table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right} th{background:#eee}
 td.left,th.left{text-align:left} .met{color:#176917;font-weight:bold} .missed{color:#a00;font-weight:bold}
 .rollout{border:1px solid #ddd;padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid #ccc;margin-right:.4em}
-pre.assistant{background:#eef4ff} .error{color:#a00;font-size:90%} code{background:#f4f4f4;padding:0 .2em}"""
+pre.assistant{background:#eef4ff} .error{color:#a00;font-size:90%} code{background:#f4f4f4;padding:0 .2em}
+.timecap{border:3px solid #a00;background:#fff0f0;color:#700;padding:.4em 1em;margin:1em 0;font-size:110%}"""
 
 
 def evaluation_table(evaluations: dict[str, dict[str, float]]) -> str:
@@ -205,7 +206,24 @@ def demo_table(summary: dict[str, Any]) -> str:
                 rows.append(f"{arm:6} {label:10} {_ci(value):>28} {value['n']:>5} {value['tool_call_rate']:>11.3f} {value['tool_error_rate']:>12.3f}")
     for target in summary.get("targets", []):
         rows.append(f"{'MET' if target['met'] else 'NOT MET':8} {target['claim']}: {target['measured']}")
+    caps = summary.get("time_caps_reached") or []
+    if caps:
+        rows.append(TIME_CAP_HEADLINE + ": " + "; ".join(caps) + ". " + TIME_CAP_MEANING)
     return "\n".join(rows)
+
+
+TIME_CAP_HEADLINE = "TIME CAP REACHED"
+TIME_CAP_MEANING = ("The step budgets did not all run: the outcome above depends on this machine's speed, not only on the recipe. "
+                    "Run again with more time (make demo DEMO_MINUTES=...) for the designed run.")
+
+
+def time_cap_banner_html(summary: dict[str, Any]) -> str:
+    """A banner above everything else when a time cap stopped a stage (nothing when none did)."""
+    caps = summary.get("time_caps_reached") or []
+    if not caps:
+        return ""
+    items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in caps)
+    return (f'<div class="timecap"><p><b>{TIME_CAP_HEADLINE}.</b> {html.escape(TIME_CAP_MEANING)}</p><ul>{items}</ul></div>')
 
 
 def _demo_table_html(summary: dict[str, Any]) -> str:
@@ -300,14 +318,29 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
         items.append(f"<li><b>{title}</b>, steps {start + 1}–{end}: {what}; the phase {how};</li>")
         start = end
     direct = int(round(100 * state.get("direct_answer_fraction", 0)))
-    items.append(f"<li><b>the mixture</b>, steps {start + 1}–{html.escape(str(total))}: {100 - direct}% whole tool trajectories, {direct}% "
-                 "direct answers in tools-on episodes, so the warmed-up policy can call or answer and RL learns when to call.</li>")
-    probes = [row for row in read_json_lines(run_dir / "metrics.jsonl") if row.get("stage") == "sft" and "sft/probe_call_acc" in row]
+    sft_rows = [row for row in read_json_lines(run_dir / "metrics.jsonl") if row.get("stage") == "sft"]
+    probes = [row for row in sft_rows if "sft/probe_call_acc" in row]
     last = probes[-1] if probes else {}
+    ran = int(sft_rows[-1].get("sft/step", 0)) if sft_rows else 0
+    mixture_end, mixture_target = state.get("mixture_ended_at"), state.get("mixture_target")
+    if mixture_end is not None:
+        how = (f"it ended SFT at step {mixture_end}, when the greedy first turn was the direct answer on "
+               f"{_pct(last.get('sft/probe_first_turn_direct_rate', 0.0))} of the held-out tasks (target {mixture_target})")
+    elif mixture_target is not None:
+        how = (f"the probe's sft/probe_first_turn_direct_rate stayed under {mixture_target}, so it ran to step {ran} "
+               f"(cap {html.escape(str(total))})")
+    else:
+        how = f"it ran to step {ran} (cap {html.escape(str(total))})"
+    items.append(f"<li><b>the mixture</b>, steps {start + 1}–{mixture_end if mixture_end is not None else ran}: {100 - direct}% whole tool "
+                 f"trajectories, {direct}% direct answers in tools-on episodes, so the warmed-up policy can call or answer and RL learns "
+                 f"when to call; {how}.</li>")
+    total = ran
     probe_words = ", ".join(f"{name} {_pct(last[key])}" for key, name in (("sft/probe_answer_after_tool_acc", "reading the edited image"),
                                                                          ("sft/probe_call_acc", "writing the call"),
                                                                          ("sft/probe_call_without_images_acc", "writing the call with no image in view"),
-                                                                         ("sft/probe_direct_answer_acc", "reading the raw chart"))
+                                                                         ("sft/probe_direct_answer_acc", "reading the raw chart"),
+                                                                         ("sft/probe_first_turn_direct_rate",
+                                                                          "answering directly as the greedy first turn"))
                             if key in last)
     return (f"<p>Warm-up ({html.escape(str(total))} SFT steps in {len(items)} phases, docs/DEMO.md):</p><ol>{''.join(items)}</ol>"
             f"<p>The probe: {sft.get('probe_tasks', 0)} training tasks held out of SFT, their gold turns scored every {sft.get('probe_every')} "
@@ -348,6 +381,7 @@ def write_demo_report(root: Path, summary: dict[str, Any]) -> str:
     minutes = summary.get("minutes")
     body = f"""<!doctype html><meta charset="utf-8"><title>vistool demo — tools against text</title><style>{STYLE}</style>
 <h1>vistool demo: the image-tool arm against the text-only arm</h1>
+{time_cap_banner_html(summary)}
 <p>Policy <code>{html.escape(str(summary.get('model')))}</code> on <code>{html.escape(str(summary.get('device')))}</code>;
 {f'{minutes:.1f} minutes of wall time' if minutes is not None else 'wall time not recorded'}. Two runs from the same initial model
 (the weight checksums below are equal), the same training tasks, the same SFT and RL step budgets: the <b>tools</b> arm may call

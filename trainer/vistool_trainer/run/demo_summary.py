@@ -57,6 +57,8 @@ def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:
                          "sft_seconds": sum(m.get("timing/step_s", 0.0) for m in sft),
                          "rl_seconds": sum(m.get("timing/step_s", 0.0) for m in rl)}
     summary["initial_weights_checksum"] = run.get("initial_weights_checksum")
+    # A stage its time cap stopped (run/time_caps.py): its outcome depends on the machine's speed.
+    summary["time_caps_reached"] = run.get("time_caps_reached") or {}
     if rl:
         clip = [m.get("actor/pg_clipfrac", 0.0) for m in rl if "actor/pg_clipfrac" in m]
         summary["rl"] = {
@@ -133,8 +135,21 @@ def targets(arms: dict[str, Any]) -> list[dict[str, Any]]:
     return checks
 
 
+def time_caps_reached(arms: dict[str, Any]) -> list[str]:
+    """One sentence per stage a time cap stopped, arm by arm: what the report and the console must
+    say first, because the claims below them then hold or fail by where the wall clock fell."""
+    sentences = []
+    for arm, numbers in arms.items():
+        for stage, cap in sorted((numbers.get("time_caps_reached") or {}).items()):
+            where = f" (in its {cap['phase']} phase)" if cap.get("phase") else ""
+            sentences.append(f"the {arm} arm's {stage.upper()} was stopped by its time cap of {float(cap.get('max_seconds', 0)):.0f} s "
+                             f"after {cap.get('step')} of its {cap.get('steps')} steps{where}")
+    return sentences
+
+
 def demo_summary(root: Path, minutes: float | None = None) -> dict[str, Any]:
     arms = {arm: arm_summary(root / arm, arm) for arm in ("tools", "text") if (root / arm).is_dir()}
     demo = json.loads((root / "demo.json").read_text()) if (root / "demo.json").exists() else {}
     return {"arms": arms, "eval_split": eval_split(root), "targets": targets(arms), "minutes": minutes,
+            "minutes_cap": demo.get("minutes_cap"), "seed": demo.get("seed"), "time_caps_reached": time_caps_reached(arms),
             "model": demo.get("model"), "device": demo.get("device")}

@@ -130,6 +130,8 @@ class RunDirectory:
     one process, rank 0, owns the run directory's records."""
 
     def __init__(self, root: Path, writable: bool = True):
+        # logging.report_to (report_to.py): what the writer hands each metrics line and rollout batch to, once written.
+        self.reporters: Any = None
         self.root = Path(root).resolve()
         self.writable = writable
         for name in ("rollouts", "images", "checkpoints", "logs"):
@@ -170,7 +172,10 @@ class RunDirectory:
         the dashboard's wall-time axis reads it."""
         if not self.writable:
             return
-        append_json_line(self.metrics_path, {**record, "time": record.get("time", time.time())})
+        line = {**record, "time": record.get("time", time.time())}
+        append_json_line(self.metrics_path, line)
+        if self.reporters is not None:
+            self.reporters.metrics(line)
 
     def rollouts_path(self, step: int) -> Path:
         return self.root / "rollouts" / f"step-{step:06d}.jsonl"
@@ -179,6 +184,20 @@ class RunDirectory:
         if not self.writable:
             return
         append_json_line(self.rollouts_path(step), record)
+
+    def append_rollouts(self, step: int, records: list[dict[str, Any]]) -> None:
+        """A step's rollout lines, then the step's sample to the reporters (logging.report_to)."""
+        if not self.writable:
+            return
+        for record in records:
+            append_json_line(self.rollouts_path(step), record)
+        if self.reporters is not None:
+            self.reporters.rollouts(step, records, self.images)
+
+    def close_reporters(self) -> None:
+        if self.reporters is not None:
+            reporters, self.reporters = self.reporters, None
+            reporters.close()
 
     def checkpoint_path(self, step: int) -> Path:
         return self.checkpoints / f"step-{step:06d}"

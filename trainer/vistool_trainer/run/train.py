@@ -43,6 +43,8 @@ from .rollout_engine import RolloutEngine
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from . import rng_state
+from .report_to import reporters_for_run
+from .time_caps import record_time_cap
 
 
 class _Discard:
@@ -197,6 +199,9 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         run.write_config(to_dict(config))
         run.update_run(status="running", pid=os.getpid(), name=config.name, started_at=time.time(), versions=versions(), world_size=dist.world)
         events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config.name, resume=resume, world_size=dist.world)
+        if dist.is_main:  # logging.report_to: TensorBoard and W&B get what the run directory writes (report_to.py)
+            run.reporters = reporters_for_run(config.logging.report_to, run, config.name, to_dict(config), config.logging.wandb_project,
+                                              config.logging.report_rollouts_per_step, resume, events.log)
         torch.manual_seed(seed)
         random.seed(seed)
 
@@ -228,6 +233,7 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         return 1
     finally:
         signal.signal(signal.SIGINT, previous_handler)
+        run.close_reporters()
         log_file.close()
         dist.close()
 
@@ -319,9 +325,13 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
         probe = None
         if probe_tasks and dist.is_main:  # the probe reads the policy's whole copy: rank 0 alone runs it
             held_out = gold_conversations(client, probe_tasks, options, seed=seed)
+            pairs: list[tuple[int, int]] = []
             if options.tools:
+                # Each task's tool trajectory beside its direct answer: the call-or-answer choice (sft_probe.py).
+                pairs = [(index, index + len(held_out)) for index, conversation in enumerate(held_out)
+                         if any(message.get("role") == "tool" for message in conversation.messages)]
                 held_out += gold_conversations(client, probe_tasks, options, seed=seed, direct_answers=True)
-            probe = SftProbe.build(policy, held_out)
+            probe = SftProbe.build(policy, held_out, pairs)
             events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(held_out)} gold conversations)")
         optimizer = engine.make_optimizer(sft.lr, sft.weight_decay, 1.0)
         warn_about_precision(events, engine, sft.lr, "sft")
@@ -346,12 +356,19 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
                 if dist.agree(probe is not None and schedule.reached(step, record)):
                     ended = schedule.end_phase(step)
                     state["sft_schedule"] = schedule.state()
-                    events.log(f"SFT phase {ended} ended at step {step}: the probe reached its target "
-                               f"({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
+                    events.log(f"SFT phase {ended} ended at step {step}{' (and with it SFT)' if schedule.finished(step) else ''}: "
+                               f"the probe reached its target ({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
             run.append_metrics(record)
             events.emit("step", **record)
 
-        step, optimizer = run_sft(policy, conversations, sft, seed, on_step, state["sft_step"], out_of_steps, optimizer, dist, engine,
+        def stop_sft(time_is_up: bool) -> bool:
+            stop = out_of_steps(time_is_up)
+            if stop and dist.agree(time_is_up) and not interrupted.flag and dist.is_main:
+                record_time_cap(run, events, "sft", state["sft_step"], sft.steps, float(sft.max_seconds or 0),
+                                schedule.phase(state["sft_step"]))
+            return stop
+
+        step, optimizer = run_sft(policy, conversations, sft, seed, on_step, state["sft_step"], stop_sft, optimizer, dist, engine,
                                   direct_conversations=direct, schedule=schedule)
         if step < sft.steps and out_of_steps():
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
@@ -378,7 +395,10 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
         sampler = rollout_engine.start(policy) if rollout_engine is not None else None
         started = time.perf_counter()
         while state["rl_step"] < rl.steps:
-            if out_of_steps(rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds):
+            time_is_up = rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds
+            if out_of_steps(time_is_up):
+                if dist.agree(time_is_up) and not interrupted.flag and dist.is_main:
+                    record_time_cap(run, events, "rl", state["rl_step"], rl.steps, float(rl.max_seconds or 0))
                 break
             step_started = time.perf_counter()
             result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine, sampler)
@@ -396,8 +416,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
             share = -(-limit // dist.world)
             records = [rollout_record(rollout, state["global_step"], policy.processor.tokenizer.decode) for rollout in result.generated[:share]]
             records = [record for rank_records in dist.gather(records) for record in rank_records][:limit]
-            for rollout_line in records:
-                run.append_rollout(state["global_step"], rollout_line)
+            run.append_rollouts(state["global_step"], records)
             if limit:
                 events.emit("rollouts", step=state["global_step"], path=str(run.rollouts_path(state["global_step"])), count=len(records))
             events.emit("step", **record)

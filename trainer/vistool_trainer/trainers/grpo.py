@@ -19,9 +19,10 @@ import torch
 from ..algorithms.advantages import group_advantages
 from ..algorithms.dynamic_sampling import sample_informative_groups
 from ..algorithms.kl_penalty import kl_penalty
-from ..algorithms.loss_aggregation import masked_mean
+from ..algorithms.loss_aggregation import aggregate_loss, masked_mean
 from ..algorithms.micro_batches import MicroBatching
 from ..algorithms.policy_loss import clipped_policy_loss
+from ..algorithms.update_schedule import dr_grpo_constant, mean_over_micro_batches, micro_batch_weight, mini_batch_ranges
 from ..config import RlConfig
 from ..engines.distributed import Distributed
 from ..engines.training_engine import TrainingEngine
@@ -99,7 +100,8 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
                                   normalize_by_std=rl.advantage == "grpo")
     for rollout, advantage in zip(rollouts, advantages.tolist()):
         rollout.advantage = advantage
-    update = _update(policy, engine, optimizer, rollouts, advantages, rl, reference, dist, filler=generated[0] if generated else None)
+    update = _update(policy, engine, optimizer, rollouts, advantages, rl, reference, dist, filler=generated[0] if generated else None,
+                     normalizer=dr_grpo_constant(rl.loss_scale_factor, rl.max_new_tokens, options.max_turns))
     local["timing/train_s"] = time.perf_counter() - train_started
     metrics = merge_rank_metrics(dist.gather((local, update, rollout_metrics(generated), len(generated))))
     kept_groups = int(metrics["sampling/kept_groups"])
@@ -138,29 +140,17 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
     return merged
 
 
-def mini_batches(rollouts: int, group_size: int, groups_per_mini_batch: int | None, count: int | None = None) -> list[range]:
-    """Rollout index ranges of the step's mini-batches, whole groups each (veRL splits the batch
-    into `ppo_mini_batch_size` prompts' worth of trajectories; the last takes what is left).
-    `count` forces the number of mini-batches (every rank of a multi-process run takes as many
-    optimizer steps): a rank with fewer groups fills the first ones and leaves the rest empty."""
-    groups = -(-rollouts // group_size) if rollouts else 0
-    if count is None:
-        count = max(1, -(-groups // groups_per_mini_batch)) if groups_per_mini_batch else 1
-    per = -(-groups // count) if groups else 0
-    bounds = [min(groups, per * k) * group_size for k in range(count + 1)]
-    return [range(min(bounds[k], rollouts), min(bounds[k + 1], rollouts)) for k in range(count)]
-
-
 def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
             rl: RlConfig, reference: torch.nn.Module | None, dist: Distributed = Distributed(),
-            filler: Rollout | None = None) -> dict[str, float]:
+            filler: Rollout | None = None, normalizer: float | None = None) -> dict[str, float]:
     """The policy-gradient update as veRL's actor makes it; {} (and no optimizer step) when no rank
     kept a group.
 
     The old log-probs are computed once, by the policy that sampled (its weights before this
     update), at the sampling temperature. Then `ppo_epochs` passes over `ppo_mini_batch_size`-prompt
-    mini-batches, one optimizer step each: from the second step on the policy has moved, the
-    ratio leaves 1 and the clip ranges act (docs/ALGORITHMS.md).
+    mini-batches (veRL's DataProto.split: update_schedule.mini_batch_ranges), one optimizer step
+    each: from the second step on the policy has moved, the ratio leaves 1 and the clip ranges act
+    (docs/ALGORITHMS.md). `normalizer` is Dr. GRPO's constant (update_schedule.dr_grpo_constant).
 
     A sharded engine needs every rank to run as many micro-batches as the busiest one (each
     forward gathers parameters, each backward reduces gradients): ranks with fewer kept rollouts
@@ -188,34 +178,40 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     agreement = sampler_agreement([rollout.conversation.replies for rollout in rollouts], owners, scored)
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
-    count = len(mini_batches(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
+    count = len(mini_batch_ranges(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
     parts = [[j for j, owner in enumerate(owners) if part.start <= owner < part.stop]
-             for part in mini_batches(len(rollouts), rl.group_size, rl.ppo_mini_batch_size, count)]
+             for part in mini_batch_ranges(len(rollouts), rl.group_size, rl.ppo_mini_batch_size, count, dist.world)]
     filler_encoded = policy.encoder.training_segments(filler.conversation)[0] if filler is not None else None
-    sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0, "grad_norm": 0.0, "tokens": 0.0}
+    # Per micro-batch values (each a token mean over that micro-batch), over every mini-batch and epoch.
+    per_micro: dict[str, list[float]] = {"pg_clipfrac": [], "pg_clipfrac_lower": [], "ppo_kl": [], "kl": [], "entropy": []}
+    loss_sum, grad_norm_sum, tokens = 0.0, 0.0, 0.0
     steps = 0
     # Train mode (gradient checkpointing needs it) with dropout off: the old log-probs come from the
     # model without dropout, so the first mini-batch's ratio is exactly 1 (docs/ALGORITHMS.md).
     engine.train_mode(dropout=False)
     for _ in range(rl.ppo_epochs):
         for part in parts:
-            step_sums = _mini_batch_step(policy, engine, optimizer, [segments[j] for j in part], [old_log_probs[j] for j in part],
-                                         segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
-                                         rl, reference, dist, filler_encoded, temperature, split, suppressed)
-            for key, value in step_sums.items():
-                sums[key] += value
+            result = _mini_batch_step(policy, engine, optimizer, [segments[j] for j in part], [old_log_probs[j] for j in part],
+                                      segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
+                                      rl, reference, dist, filler_encoded, temperature, normalizer, split, suppressed)
+            for key in per_micro:
+                per_micro[key] += result[key]
+            loss_sum += result["loss"]
+            grad_norm_sum += result["grad_norm"]
+            tokens += result["tokens"]
             steps += 1
-    denominator = max(sums["tokens"], 1.0)
+    # veRL's reduce_metrics: the plain mean of every process's per-micro-batch values.
+    gathered = {key: [value for rank_values in dist.gather(values) for value in rank_values] for key, values in per_micro.items()}
     return {
-        "actor/loss": sums["loss"] / steps,
-        "actor/pg_clipfrac": sums["pg_clipfrac"] / denominator,
-        "actor/pg_clipfrac_lower": sums["pg_clipfrac_lower"] / denominator,
-        "actor/ppo_kl": sums["ppo_kl"] / denominator,
-        "actor/kl": sums["kl"] / denominator,
-        "actor/entropy": sums["entropy"] / denominator,
-        "actor/grad_norm": sums["grad_norm"] / steps,
+        "actor/loss": loss_sum / steps,
+        "actor/pg_clipfrac": mean_over_micro_batches(gathered["pg_clipfrac"]),
+        "actor/pg_clipfrac_lower": mean_over_micro_batches(gathered["pg_clipfrac_lower"]),
+        "actor/ppo_kl": mean_over_micro_batches(gathered["ppo_kl"]),
+        "actor/kl": mean_over_micro_batches(gathered["kl"]),
+        "actor/entropy": mean_over_micro_batches(gathered["entropy"]),
+        "actor/grad_norm": grad_norm_sum / steps,
         "actor/optimizer_steps": float(steps),
-        "actor/tokens": float(sums["tokens"]) / rl.ppo_epochs,
+        "actor/tokens": tokens / rl.ppo_epochs,
         **agreement,
     }
 
@@ -265,20 +261,26 @@ def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
 
 def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, encoded: list[Any],
                      old_log_probs: list[torch.Tensor], advantages: torch.Tensor, rl: RlConfig, reference: torch.nn.Module | None,
-                     dist: Distributed, filler: Any, temperature: float, split: MicroBatching = MicroBatching(),
-                     suppressed: tuple[int, ...] = ()) -> dict[str, float]:
-    """One optimizer step on this rank's share of one mini-batch; sums (token-weighted) of its metrics.
-    Aggregation is over the global mini-batch: token and sequence counts (and the Dr. GRPO length
-    constant) are summed or maxed across ranks before any rank weighs its share."""
+                     dist: Distributed, filler: Any, temperature: float, normalizer: float | None = None,
+                     split: MicroBatching = MicroBatching(), suppressed: tuple[int, ...] = ()) -> dict[str, Any]:
+    """One optimizer step on this rank's share of one mini-batch. Returns this rank's per-micro-batch
+    metric values (lists), the mini-batch's loss, the grad norm and its global token count.
+
+    Micro-batches are cut by count or by padded tokens (`split`: rl_micro_batching). Each
+    micro-batch's loss is aggregated over its own tokens (loss_aggregation.aggregate_loss) and
+    weighed by update_schedule.micro_batch_weight, from global token, sequence and micro-batch
+    counts (summed across ranks before any rank weighs its share). The KL term is aggregated with
+    the same mode and weight, as veRL aggregates its kl_loss."""
     total_tokens = dist.sum(sum(sum(item.loss_mask) for item in encoded))
     # A sequence with no policy token has no mean to take: it is left out of the seq-mean denominators, as veRL does.
     total_sequences = dist.sum(sum(1 for item in encoded if any(item.loss_mask)))
-    longest = dist.max(max((len(item.input_ids) for item in encoded), default=0))
-    mode = rl.loss_agg_mode
+    mode, scope = rl.loss_agg_mode, rl.loss_agg_scope
     engine.zero_grad(optimizer)
-    sums = {"pg_clipfrac": 0.0, "pg_clipfrac_lower": 0.0, "ppo_kl": 0.0, "kl": 0.0, "entropy": 0.0, "loss": 0.0}
-    # Micro-batches by count or by padded tokens (rl_micro_batching), as index lists into `encoded`.
+    values: dict[str, list[float]] = {"pg_clipfrac": [], "pg_clipfrac_lower": [], "ppo_kl": [], "kl": [], "entropy": []}
+    loss_total = 0.0
+    # Micro-batches as index lists into `encoded`.
     chunks: list[list[int] | None] = list(split.split([len(item.input_ids) for item in encoded]))
+    micro_batches = int(dist.sum(len(chunks)))
     if engine.matched_micro_batches:
         missing = int(dist.max(len(chunks))) - len(chunks)
         if missing and filler is not None:  # train.check_sharding makes sure every rank generated one
@@ -292,29 +294,24 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
         chunk_adv = advantages[torch.tensor(part, dtype=torch.long)].to(log_probs.device)
         old = _laid_out([old_log_probs[j] for j in part], mask)
         result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high,
-                                     rl.clip_ratio_c, mode, normalizer=float(longest))
-        chunk_tokens = float(mask.sum().item())
-        chunk_sequences = float((mask.sum(-1) > 0).sum().item())
-        weight = chunk_tokens / max(total_tokens, 1) if mode == "token-mean" else (
-            1.0 if mode == "seq-mean-token-sum-norm" else chunk_sequences / max(total_sequences, 1))
+                                     rl.clip_ratio_c, mode, normalizer=normalizer)
+        weight = micro_batch_weight(mode, scope, float(mask.sum().item()), float((mask.sum(-1) > 0).sum().item()), total_tokens,
+                                    total_sequences, micro_batches)
         loss = result.loss * weight
         if rl.kl_coef > 0 and reference is not None:
             with torch.no_grad():
                 ref_log_probs, _, _ = score_tokens(reference, inputs, temperature=temperature, suppressed_token_ids=suppressed)
-            kl = masked_mean(kl_penalty(log_probs, ref_log_probs, rl.kl_estimator), mask)
-            loss = loss + rl.kl_coef * kl * weight
-            sums["kl"] += float(kl.item()) * chunk_tokens
+            per_token_kl = kl_penalty(log_probs, ref_log_probs, rl.kl_estimator)
+            loss = loss + rl.kl_coef * aggregate_loss(per_token_kl, mask, mode, normalizer) * weight
+            values["kl"].append(float(masked_mean(per_token_kl.detach(), mask).item()))
         engine.backward(loss)
-        sums["pg_clipfrac"] += float(result.clipfrac.item()) * chunk_tokens
-        sums["pg_clipfrac_lower"] += float(result.clipfrac_lower.item()) * chunk_tokens
-        sums["ppo_kl"] += float(result.approx_kl.item()) * chunk_tokens
-        sums["entropy"] += float(masked_mean(entropy.detach(), mask).item()) * chunk_tokens
-        sums["loss"] += float(loss.item())
+        values["pg_clipfrac"].append(float(result.clipfrac.item()))
+        values["pg_clipfrac_lower"].append(float(result.clipfrac_lower.item()))
+        values["ppo_kl"].append(float(result.approx_kl.item()))
+        values["entropy"].append(float(masked_mean(entropy.detach(), mask).item()))
+        loss_total += float(loss.item())
     grad_norm = engine.step(optimizer, rl.max_grad_norm)
-    merged = {key: dist.sum(value) for key, value in sums.items()}
-    merged["grad_norm"] = grad_norm
-    merged["tokens"] = float(total_tokens)
-    return merged
+    return {**values, "loss": dist.sum(loss_total), "grad_norm": grad_norm, "tokens": float(total_tokens)}
 
 
 def rollout_metrics(rollouts: list[Rollout]) -> dict[str, float]:

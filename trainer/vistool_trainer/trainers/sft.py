@@ -113,7 +113,8 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
             engine: TrainingEngine | None = None, direct_conversations: list[Conversation] | None = None,
             schedule: SftSchedule | None = None) -> tuple[int, torch.optim.Optimizer]:
-    """Train for config.steps steps or config.max_seconds; `on_step(step, loss, seconds)` after each.
+    """Train for config.steps steps or config.max_seconds, or until the probe ends the schedule's
+    mixture; `on_step(step, loss, seconds)` after each.
 
     Each batch element is a gold conversation, or — with `direct_conversations` (the same tasks
     answered directly with the tools on) — a direct answer with the share the `schedule` gives the
@@ -165,7 +166,7 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
             return 1, order.randrange(len(pools[1])), WHOLE
         return 0, order.randrange(len(pools[0])), mode
 
-    while step < config.steps:
+    while step < config.steps and not schedule.finished(step):
         time_is_up = config.max_seconds is not None and time.perf_counter() - started > config.max_seconds
         if (should_stop or (lambda up: up))(time_is_up):
             break
