@@ -38,6 +38,7 @@ from ..trainers.grpo import grpo_step
 from ..trainers.sft import gold_conversations, run_sft
 from ..trainers.sft_probe import SftProbe, split_probe
 from .environment_check import check_environment
+from .eval_records import write_eval_records
 from .events import EventStream
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
@@ -286,7 +287,8 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
 def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
           tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False) -> dict[str, float]:
     started = time.perf_counter()
-    results = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only)
+    keep = (lambda arms: write_eval_records(run.root, label, state["global_step"], arms)) if run.writable else None  # noqa: E731
+    results = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only, keep)
     results["timing/eval_s"] = time.perf_counter() - started
     record = {"step": state["global_step"], "stage": "eval", "label": label, **results}
     run.append_metrics(record)

@@ -7,23 +7,26 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
-from ..rollouts.rollout import EpisodeOptions, run_rollouts
+from ..rollouts.rollout import EpisodeOptions, Rollout, run_rollouts
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
-             own_setting_only: bool = False) -> dict[str, float]:
+             own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None) -> dict[str, float]:
     """Greedy episodes on `tasks`: with tools and without when the run has tools (only with them
-    when `own_setting_only`, the periodic evaluations during RL), without tools otherwise."""
+    when `own_setting_only`, the periodic evaluations during RL), without tools otherwise. `keep`
+    receives each arm's rollouts, task by task, when every arm has run (the per-task records)."""
     results: dict[str, float] = {"eval/n": float(len(tasks))}
     arms = [("tools", replace(options, tools=True)), ("no_tools", replace(options, tools=False))] if options.tools else [("no_tools", options)]
     if own_setting_only:
         arms = arms[:1]
+    by_arm: dict[str, list[Rollout]] = {}
     for name, arm in arms:
         rollouts = run_rollouts(policy, client, tasks, 1, arm, max_new_tokens, 1.0, greedy=True)
+        by_arm[name] = rollouts
         results[f"eval/acc_{name}"] = statistics.fmean(float(r.correct) for r in rollouts)
         results[f"eval/correct_{name}"] = float(sum(r.correct for r in rollouts))
         results[f"eval/reward_{name}"] = statistics.fmean(r.reward for r in rollouts)
@@ -31,4 +34,6 @@ def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], opt
         if name == "tools":
             results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
             results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
+    if keep is not None:
+        keep(by_arm)
     return results
