@@ -155,6 +155,8 @@ export interface RunSummary {
   evaluations: EvalResult[];
   /** Problems reading the run (unreadable run.json, lines that are not JSON), for a banner. */
   problems: string[];
+  /** Whether the run is read with a report.html (its own, or its folder of runs': env/runs/run-groups.ts), which `report/show` opens. */
+  report?: boolean;
   /**
    * Present while the host is still reading metrics.jsonl for the first time (a big file is read
    * in slices after the host starts answering): `metricRows` counts the rows read so far.
@@ -404,6 +406,9 @@ export const ShowInViewerCommand = command<ShowInViewerParams>('viewer/show', (p
   hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger }),
 );
 
+/** Open the report.html a run is read with: the VS Code host in an editor tab; a browser opens `report/<runId>/` itself. */
+export const ShowReportCommand = command<{ runId: string }>('report/show', (p): p is { runId: string } => hasFields(p, { runId: isString }));
+
 /**
  * The panel no longer wants the answer to its request `id` (a search superseded or cleared): the
  * host stops working on it where it can (a search across steps stops reading step files) and
@@ -587,7 +592,7 @@ export const REQUESTS = [
   FormatCallRequest,
 ] as const;
 
-export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand, CancelRequestCommand] as const;
+export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand, ShowReportCommand, CancelRequestCommand] as const;
 
 /** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
 export interface PageConfig {

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { RUN_MARKERS } from '../runs/run-groups.js';
 import { PanelBackend } from '../view/panel-backend.js';
 import { ViewServer } from '../view/view-server.js';
 import { openInBrowser } from './open-browser.js';
@@ -27,8 +28,9 @@ const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root 
 Prints one JSON line {"event":"listening","url":...} with the token in the URL, then serves
 until interrupted. Only this machine can connect, and only with the token.`;
 
+/** The rule of env/runs/run-groups.ts, synchronously (argument checking happens before anything starts). */
 function isRunDirectory(dir: string): boolean {
-  return existsSync(join(dir, 'run.json')) || existsSync(join(dir, 'metrics.jsonl'));
+  return RUN_MARKERS.some((name) => existsSync(join(dir, name)));
 }
 
 /**
@@ -43,7 +45,7 @@ export function expandRunDirectories(dirs: readonly string[]): string[] {
       .filter((entry) => entry.isDirectory() && isRunDirectory(join(dir, entry.name)))
       .map((entry) => join(dir, entry.name))
       .sort();
-    if (inside.length === 0) throw new UsageError(`'${dir}' is neither a run directory (no run.json or metrics.jsonl) nor a folder of them; give a run directory such as runs/demo/tools`);
+    if (inside.length === 0) throw new UsageError(`'${dir}' is neither a run directory (no run.json, config.json or metrics.jsonl) nor a folder of them; give a run directory such as runs/demo/tools`);
     return inside;
   });
 }

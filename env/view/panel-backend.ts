@@ -54,6 +54,7 @@ import {
   SaveFileCommand,
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
+  ShowReportCommand,
   ToolsListRequest,
   type RunSummary,
 } from '../../protocol/panel-protocol.js';
@@ -221,6 +222,7 @@ export class PanelBackend {
     else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
     else if (ShowInPlaygroundCommand.is(message)) this.log('warn', `playground/show (${message.params.path}) is for the VS Code host; a browser opens the playground page itself`);
     else if (ShowInViewerCommand.is(message)) this.log('warn', `viewer/show (${message.params.path}, step ${message.params.step}) is for the VS Code host; a browser opens the viewer page itself`);
+    else if (ShowReportCommand.is(message)) this.log('warn', `report/show (${message.params.runId}) is for the VS Code host; a browser opens the report page itself`);
     else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
   }
 

@@ -27,9 +27,11 @@ import {
   SaveFileCommand,
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
+  ShowReportCommand,
   ViewerShowStepNotification,
 } from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
+import type { ReportPanels } from './report-panel.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
 const TITLES = PANEL_TITLES;
@@ -54,8 +56,8 @@ async function loadPanelBackend(): Promise<typeof PanelBackend> {
 export class PanelHosts implements vscode.Disposable {
   private readonly open = new Map<PanelKind, OpenPanel>();
 
-  static register(context: vscode.ExtensionContext): PanelHosts {
-    const hosts = new PanelHosts(context);
+  static register(context: vscode.ExtensionContext, reports: ReportPanels): PanelHosts {
+    const hosts = new PanelHosts(context, reports);
     context.subscriptions.push(hosts);
     for (const kind of Object.keys(VIEW_TYPES) as PanelKind[]) {
       context.subscriptions.push(
@@ -70,7 +72,10 @@ export class PanelHosts implements vscode.Disposable {
     return hosts;
   }
 
-  private constructor(private readonly context: vscode.ExtensionContext) {}
+  private constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly reports: ReportPanels,
+  ) {}
 
   /** The panel of a kind, when one is open (the in-editor tests look at it). */
   panel(kind: PanelKind): vscode.WebviewPanel | undefined {
@@ -223,6 +228,13 @@ export class PanelHosts implements vscode.Disposable {
       const dir = resolve(message.params.path);
       if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, message.params.step);
       else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the rollouts of ${dir}, which it does not show; ignored`);
+      return;
+    }
+    if (ShowReportCommand.is(message)) {
+      // The report of a run the panel shows, found by the backend: a panel never names a file.
+      const report = entry.backend.runs.find((run) => run.id === message.params.runId)?.reportFile;
+      if (report) await this.reports.show(report).catch((err: Error) => void vscode.window.showErrorMessage(`vistool: cannot open ${report}: ${err.message}`));
+      else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the report of run '${message.params.runId}', which has none`);
       return;
     }
     if (ReadyCommand.is(message)) {

@@ -142,6 +142,8 @@ class Dashboard {
   private readonly smoothingValue = h('output', { class: 'smoothing-value' });
   private readonly smoothingInput = h('input', { type: 'range', min: '0', max: '0.99', step: '0.01', 'aria-label': 'EMA smoothing', 'data-testid': 'smoothing' });
   private readonly showRawBox = h('vscode-checkbox', { 'data-testid': 'show-raw', title: 'Draw the raw values faintly behind the smoothed line' }, 'show raw');
+  /** Opens the report.html the shown runs are read with (the demo's runs/demo/report.html); shown only when one has one. */
+  private readonly reportButton = button('Report', () => this.openReport(), { icon: 'book', secondary: true, title: 'Open the report written beside these runs (report.html)', testid: 'open-report' });
   private readonly xAxisSelect = h('select', { 'aria-label': 'x axis', 'data-testid': 'x-axis' }, h('option', { value: 'step' }, 'step'), h('option', { value: 'time' }, 'wall time'));
 
   constructor(
@@ -185,6 +187,7 @@ class Dashboard {
       this.showRawBox,
       button('Metrics', () => this.togglePicker(), { icon: 'list-filter', secondary: true, testid: 'metrics-button' }),
       button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
+      this.reportButton,
     );
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
     this.drawQueue.add(this.evalChart);
@@ -365,11 +368,18 @@ class Dashboard {
     this.fetchAll();
   }
 
+  /** The report of the first shown run that has one (the runs of a folder share theirs). */
+  private openReport(): void {
+    const run = this.visibleRuns().find((r) => r.summary.report === true) ?? [...this.runs.values()].find((r) => r.summary.report === true);
+    if (run) this.host.showReport(run.summary.id);
+  }
+
   private renderRunToggles(): void {
     const runs = [...this.runs.values()].map(({ summary }) => summary);
-    const key = JSON.stringify([runs.map((s) => [s.id, s.name, s.path, s.status, s.engine]), this.state.hiddenRuns]);
+    const key = JSON.stringify([runs.map((s) => [s.id, s.name, s.path, s.status, s.engine, s.report]), this.state.hiddenRuns]);
     if (key === this.togglesFor) return;
     this.togglesFor = key;
+    this.reportButton.hidden = !runs.some((s) => s.report === true);
     replaceChildren(
       this.runToggles,
       ...runs.map((summary) => {

@@ -30,6 +30,7 @@ import {
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
   type ShowInViewerParams,
+  ShowReportCommand,
 } from '../../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
 
@@ -306,6 +307,19 @@ export class PanelHost {
     }
     const token = this.config?.token;
     window.location.assign(`viewer?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
+  }
+
+  /**
+   * Opens the report.html a run is read with (RunSummary.report). VS Code: the host opens it in an
+   * editor tab. Browser: a new tab on the server's `report/<runId>/` page.
+   */
+  showReport(runId: string): void {
+    if (this.transport.kind === 'vscode') {
+      this.command(ShowReportCommand, { runId });
+      return;
+    }
+    const token = this.config?.token;
+    window.open(`report/${encodeURIComponent(runId)}/${token ? `?token=${encodeURIComponent(token)}` : ''}`, '_blank', 'noopener');
   }
 
   /** The run and step a browser page's URL asks for (`?run=ID&step=N`, what showInViewer sends), else null. VS Code sends them as a notification instead. */

@@ -344,6 +344,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
 
         schedule = SftSchedule.from_config(sft, state.get("sft_schedule"))
         state["sft_schedule"] = schedule.state()
+        run.update_run(sft_schedule=schedule.state())  # the dashboard marks the phases from it while SFT runs
 
         def on_step(step: int, loss: float, seconds: float) -> None:
             state["sft_step"] = step
@@ -360,6 +361,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
                 if dist.agree(probe is not None and schedule.reached(step, record)):
                     ended = schedule.end_phase(step)
                     state["sft_schedule"] = schedule.state()
+                    run.update_run(sft_schedule=schedule.state())
                     events.log(f"SFT phase {ended} ended at step {step}: the probe reached its target "
                                f"({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
             run.append_metrics(record)
