@@ -151,6 +151,11 @@ export interface RunSummary {
   /** Complete training lines in metrics.jsonl (evaluation lines are counted in `evaluations`). */
   metricRows: number;
   metricNames: string[];
+  /**
+   * Per metric, over the rows read: how many rows have it and its range. The dashboard's defaults
+   * show what varies (a metric flat at one value, or with a point or two, stays in the picker).
+   */
+  metricStats?: Record<string, { count: number; min: number; max: number }>;
   rolloutSteps: number;
   evaluations: EvalResult[];
   /** Problems reading the run (unreadable run.json, lines that are not JSON), for a banner. */

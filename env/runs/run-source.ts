@@ -138,6 +138,7 @@ export class RunSource {
       updatedAt: numberField('updated_at') ?? numberField('ended_at'),
       metricRows: this.metrics.rowCount,
       metricNames: this.metrics.names,
+      metricStats: this.metrics.columnStats(),
       rolloutSteps: this.steps.length,
       evaluations: mergeEvaluations(this.metrics.evaluations, evaluationsFromRunJson(this.run), this.fileEvaluations),
       problems: [

@@ -42,9 +42,10 @@ import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
 import { configDiff } from './config-diff.js';
-import { defaultMetrics, groupByPrefix } from './default-metrics.js';
+import { defaultMetrics, groupByPrefix, type RunMetricFacts } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
 import { EvalChart } from './eval-chart.js';
+import { accuracyInterval, EVAL_ACCURACY_METRICS } from './eval-series.js';
 import { nearestStep } from './nearest-step.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
 import { type Point, toCsv, type XAxis } from './series.js';
@@ -89,6 +90,8 @@ interface RunData {
   /** When the last complete answer came (performance.now()). */
   answeredAt: number;
   fetching: boolean;
+  /** The run's stage and SFT phase changes on the step axis, from its last answer on that axis (the evaluation chart's marks). */
+  stepPhases: { x: number; stage: string }[];
   /** The next question while the host is still reading the run's metrics.jsonl (see LOADING_ASK_MS). */
   askLater: ReturnType<typeof setTimeout> | null;
 }
@@ -217,7 +220,7 @@ class Dashboard {
     for (const summary of summaries) {
       const known = this.runs.get(summary.id);
       if (known) known.summary = summary;
-      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, answeredAt: 0, fetching: false, askLater: null });
+      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, answeredAt: 0, fetching: false, stepPhases: [], askLater: null });
     }
     for (const [id, run] of [...this.runs]) {
       if (summaries.some((s) => s.id === id)) continue;
@@ -281,6 +284,8 @@ class Dashboard {
         const { series, ...shape } = result;
         for (const line of series) run.series.set(line.metric, { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
         run.shape = shape;
+        if (xAxis === 'step') run.stepPhases = shape.phases;
+        this.renderEvalChart();
         this.renderCharts();
         this.renderBanners();
       }),
@@ -326,18 +331,15 @@ class Dashboard {
     return chartSpecs(this.selectedMetrics());
   }
 
-  private selectedMetrics(): string[] {
-    const available = this.allMetricNames();
-    if (this.state.metrics === null) return defaultMetrics(available);
-    return this.state.metrics.filter((m) => available.includes(m));
+  /** What the defaults know of the shown runs (default-metrics.ts). */
+  private metricFacts(): RunMetricFacts[] {
+    return this.visibleRuns().map(({ summary }) => ({ rows: summary.metricRows, ...(summary.metricStats ? { stats: summary.metricStats } : {}) }));
   }
 
-  /** An error class keeps its colour whichever classes are shown (E1 the first series colour, … E6 the sixth); tools go by position. */
-  private memberColour(label: string, index: number): string {
-    this.palette ??= themeColours().series;
-    const errorClass = /^E([1-6])$/.exec(label)?.[1];
-    const at = errorClass ? Number(errorClass) - 1 : index;
-    return this.palette[at % this.palette.length] ?? '#1a85ff';
+  private selectedMetrics(): string[] {
+    const available = this.allMetricNames();
+    if (this.state.metrics === null) return defaultMetrics(available, this.metricFacts());
+    return this.state.metrics.filter((m) => available.includes(m));
   }
 
   private colourOf(runId: string): string {
@@ -487,7 +489,7 @@ class Dashboard {
 
   /** Gives the evaluation chart the shown runs' evaluations when they changed. */
   private renderEvalChart(): void {
-    const runs = this.visibleRuns().map(({ summary }) => ({ runId: summary.id, name: summary.name, colour: this.colourOf(summary.id), evaluations: summary.evaluations }));
+    const runs = this.visibleRuns().map(({ summary, stepPhases }) => ({ runId: summary.id, name: summary.name, colour: this.colourOf(summary.id), evaluations: summary.evaluations, phases: stepPhases }));
     const key = JSON.stringify(runs);
     if (key === this.evalChartFor) return;
     this.evalChartFor = key;
@@ -552,7 +554,7 @@ class Dashboard {
       const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.colourOf(r.summary.id)]), xAxis, zoom, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
-      const series: RunSeries[] = ready.flatMap((run, runIndex) =>
+      const series: RunSeries[] = ready.flatMap((run) =>
         spec.members.flatMap((member, i): RunSeries[] => {
           const data = run.series.get(member)?.series;
           const label = spec.labels?.[i];
@@ -566,13 +568,13 @@ class Dashboard {
           if (label === undefined) return [{ ...line, runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id) }];
           // A run that does not log a member (a tool it never called) has no line for it in a group.
           if (line.stats === null) return [];
-          // A group's line per member: the member's colour, the run's dash (solid for the first run).
+          // A group's line per member: the run's colour (one colour per run on every chart), the member's dash.
           return [{
             ...line,
             runId: `${run.summary.id}${SERIES_SEPARATOR}${member}`,
             name: ready.length > 1 ? `${run.summary.name} · ${label}` : label,
-            colour: this.memberColour(label, i),
-            dash: RUN_DASHES[runIndex % RUN_DASHES.length] ?? [],
+            colour: this.colourOf(run.summary.id),
+            dash: memberDash(label, i),
           }];
         }),
       );
@@ -636,7 +638,7 @@ class Dashboard {
           const current = new Set(this.selectedMetrics());
           if (box.checked) current.add(name);
           else current.delete(name);
-          const order = [...defaultMetrics(this.allMetricNames()), ...this.allMetricNames()];
+          const order = [...defaultMetrics(this.allMetricNames(), this.metricFacts()), ...this.allMetricNames()];
           this.state.metrics = [...new Set(order)].filter((m) => current.has(m));
           this.saveState();
           this.render();
@@ -722,8 +724,15 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
 
 /** Between a run's id and a member's name in a group chart's line ids (neither holds it). */
 const SERIES_SEPARATOR = '\u0000';
-/** A group chart's lines of the first, second, … run: solid, dashed, dotted. */
-const RUN_DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
+/** A group chart's member lines (first, second, … member): solid, dashed, dotted, dash-dot, long dash, dash-dot-dot. */
+const MEMBER_DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [8, 3, 2, 3, 2, 3]];
+
+/** An error class keeps its dash whichever classes are shown (E1 solid, … E6 the sixth); other members go by position. */
+function memberDash(label: string, index: number): number[] {
+  const errorClass = /^E([1-6])$/.exec(label)?.[1];
+  const at = errorClass ? Number(errorClass) - 1 : index;
+  return MEMBER_DASHES[at % MEMBER_DASHES.length] ?? [];
+}
 
 /** The train charts the evaluation chart follows. */
 const EVAL_BESIDE = ['reward/mean', 'critic/score/mean', 'acc/mean'];
@@ -737,34 +746,32 @@ const EVAL_COLUMNS: { key: string; title: string }[] = [
 
 function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElement {
   const known = new Set(EVAL_COLUMNS.map((c) => c.key));
-  return h(
-    'section',
-    { class: 'eval-run', 'data-testid': 'eval-table' },
-    h('h3', null, runName),
-    h(
-      'table',
-      null,
-      h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...EVAL_COLUMNS.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools'))),
-      h(
-        'tbody',
-        null,
-        ...evaluations.map((e) => {
-          const withTools = e.metrics['eval/acc_tools'];
-          const without = e.metrics['eval/acc_no_tools'];
-          const delta = withTools !== undefined && without !== undefined ? withTools - without : null;
-          const others = Object.entries(e.metrics).filter(([k]) => !known.has(k));
-          return h(
-            'tr',
-            { title: `${e.source}${others.length ? '\n' + others.map(([k, v]) => `${k} = ${formatNumber(v)}`).join('\n') : ''}` },
-            h('td', null, e.label),
-            h('td', null, e.step ?? '–'),
-            ...EVAL_COLUMNS.map((c) => h('td', { class: 'num' }, formatNumber(e.metrics[c.key] ?? null))),
-            h('td', { class: `num ${delta === null ? '' : delta >= 0 ? 'good' : 'bad'}` }, delta === null ? '–' : `${delta >= 0 ? '+' : ''}${formatNumber(delta)}`),
-          );
-        }),
-      ),
-    ),
-  );
+  const head = h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...EVAL_COLUMNS.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools')));
+  const rows = evaluations.map((e) => {
+    const withTools = e.metrics['eval/acc_tools'];
+    const without = e.metrics['eval/acc_no_tools'];
+    const delta = withTools !== undefined && without !== undefined ? withTools - without : null;
+    const others = Object.entries(e.metrics).filter(([k]) => !known.has(k));
+    return h(
+      'tr',
+      { title: `${e.source}${others.length ? '\n' + others.map(([k, v]) => `${k} = ${formatNumber(v)}`).join('\n') : ''}` },
+      h('td', null, e.label),
+      h('td', null, e.step ?? '–'),
+      ...EVAL_COLUMNS.map((c) => h('td', { class: 'num', ...intervalTitle(e, c.key) }, formatNumber(e.metrics[c.key] ?? null))),
+      h('td', { class: `num ${delta === null ? '' : delta >= 0 ? 'good' : 'bad'}` }, delta === null ? '–' : `${delta >= 0 ? '+' : ''}${formatNumber(delta)}`),
+    );
+  });
+  // A table wider than the side column scrolls in its own box (.table-scroll) rather than being cut at the edge.
+  return h('section', { class: 'eval-run', 'data-testid': 'eval-table' }, h('h3', null, runName), h('div', { class: 'table-scroll' }, h('table', null, head, h('tbody', null, ...rows))));
+}
+
+/** An accuracy cell's tooltip: its 95 % Wilson interval over the evaluation's tasks (eval-series.ts). */
+function intervalTitle(e: EvalResult, key: string): { title?: string } {
+  const accuracy = EVAL_ACCURACY_METRICS.find((m) => m.metric === key);
+  const value = e.metrics[key];
+  if (!accuracy || value === undefined) return {};
+  const { n, low, high } = accuracyInterval(e.metrics, value, accuracy.correct);
+  return low === null || high === null ? {} : { title: `95 % Wilson interval [${formatNumber(low)}, ${formatNumber(high)}] over ${n} tasks` };
 }
 
 startPanel(async (host, root) => {

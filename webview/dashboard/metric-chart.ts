@@ -78,14 +78,14 @@ export const background: Plugin<'line'> = {
   },
 };
 
-interface PhaseMark {
+export interface PhaseMark {
   x: number;
   stage: string;
   colour: string;
 }
 
 /** A dashed vertical line where a run enters a new stage, with the stage's name at the top. */
-function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
+export function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
   return {
     id: 'vistoolPhaseMarks',
     afterDatasetsDraw(chart) {

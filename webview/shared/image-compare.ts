@@ -24,6 +24,18 @@ function pixelsOf(image: HTMLImageElement): ImageData {
   return context.getImageData(0, 0, canvas.width, canvas.height);
 }
 
+/**
+ * The width an image is shown at: the zoom times its width, where an image narrower than
+ * ZOOM_BASE_WIDTH counts as that wide. A 800×600 chart at the default zoom (0.5) is 400 px wide as
+ * before, and the micro model's 224×112 charts are 280 px instead of 112×56 thumbnails nobody can
+ * read.
+ */
+export const ZOOM_BASE_WIDTH = 560;
+
+export function displayWidth(natural: number, zoom: number): number {
+  return Math.round(Math.max(natural, ZOOM_BASE_WIDTH) * zoom);
+}
+
 export class ImageCompare {
   readonly element: HTMLElement;
   private readonly images: HTMLImageElement[] = [];
@@ -60,7 +72,11 @@ export class ImageCompare {
   private applyZoom(): void {
     for (const image of [...this.images, ...(this.diffCanvas ? [this.diffCanvas] : [])]) {
       const natural = image instanceof HTMLImageElement ? image.naturalWidth : image.width;
-      if (natural > 0) image.style.width = `${Math.round(natural * this.zoom)}px`;
+      if (natural <= 0) continue;
+      const width = displayWidth(natural, this.zoom);
+      image.style.width = `${width}px`;
+      // Upscaled pixels stay sharp: a chart's thin lines and small labels are what the tools edit.
+      image.classList.toggle('upscaled', width > natural);
     }
   }
 

@@ -28,6 +28,7 @@ import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { filterChoices, filterGroups, mergeChoices, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
 import { StepHistograms } from './step-histograms.js';
+import { preferredRun } from './preferred-run.js';
 import { RunSearch } from './run-search.js';
 import type { RolloutFacets } from '../../protocol/rollout-filter.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
@@ -149,7 +150,7 @@ class Viewer {
       // What the URL asks for replaces the saved place; openRun keeps the step when the run has its file (else its newest step).
       Object.assign(this.state, { runId: requested.runId, step: requested.step, line: null, compareLine: null, turn: 0 });
     }
-    await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : (this.runs[0]?.id ?? null));
+    await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : preferredRun(this.runs));
     this.host.command(ReadyCommand, { panel: 'viewer' });
   }
 
