@@ -12,7 +12,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runName } from './run-name.js';
-import type { EvalResult, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
+import type { EvalResult, EvalSetInfo, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
 import { isProcessAlive } from '../core/process-liveness.js';
 import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
@@ -22,6 +22,7 @@ import { previewStore } from './metrics-preview.js';
 import { listStepFiles, StepFileIndex } from './rollout-index.js';
 import { reportOf } from './run-groups.js';
 import { sftPhaseStarts } from './sft-phases.js';
+import { listEvalSets } from './eval-sets.js';
 
 /** How the problem for a killed run begins (the editor's Runs view says it in its own words). */
 export const PROCESS_GONE = 'run.json says running, but its process';
@@ -59,6 +60,7 @@ export class RunSource {
   /** The rollouts folder's stamp when `steps` was listed: a listing is only made again when a file came or went. */
   private listedStamp: string | null = null;
   private readonly indexes = new Map<number, StepFileIndex>();
+  private readonly evalIndexes = new Map<string, StepFileIndex>();
   private report: string | null = null;
   /** Where the SFT warm-up's phases begin, from run.json's sft_schedule. */
   private sftPhases: { sftStep: number; stage: string }[] = [];
@@ -205,6 +207,23 @@ export class RunSource {
       this.indexes.set(step, index);
     }
     return index;
+  }
+
+  /** The evaluations of the run whose every task was kept (eval-sets.ts). */
+  async evalSets(): Promise<EvalSetInfo[]> {
+    return listEvalSets(this.dir, this.run, this.summary().evaluations);
+  }
+
+  /** The index of one kept evaluation, created on first use and grown on every call. */
+  async evalIndex(key: string): Promise<{ set: EvalSetInfo; index: StepFileIndex }> {
+    const set = (await this.evalSets()).find((s) => s.key === key);
+    if (!set) throw new Error(`run '${runName(this.dir)}' has no evaluation '${key}' kept task by task (looked for rollouts/eval-*.jsonl, and a vistool eval folder's rollouts)`);
+    let index = this.evalIndexes.get(key);
+    if (!index || index.path !== join(this.dir, set.file)) {
+      index = new StepFileIndex(join(this.dir, set.file), set.step ?? 0);
+      this.evalIndexes.set(key, index);
+    }
+    return { set, index };
   }
 
   private async changed(relative: string): Promise<boolean> {

@@ -57,12 +57,18 @@ import {
   ShowReportCommand,
   ToolsListRequest,
   type RunSummary,
+  EvalSetsRequest,
+  EvalCompareRequest,
+  EvalRecordRequest,
+  TaskTimelineRequest,
+  type EvalSide,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from '../runs/run-source.js';
 import { findTaskRecord } from '../runs/run-task-record.js';
 import { readRunConfig } from '../runs/run-config.js';
 import { searchRollouts } from '../runs/rollout-search.js';
+import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -255,6 +261,21 @@ export class PanelBackend {
       const run = this.run(runId);
       return { runId: run.id, ...(await searchRollouts(run.dir, await run.stepFiles(), query, { signal })) };
     }
+    if (EvalSetsRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return { runId: run.id, sets: await run.evalSets() };
+    }
+    if (EvalCompareRequest.is(message)) return this.compare(message.params.a, message.params.b);
+    if (EvalRecordRequest.is(message)) {
+      const { runId, key, line } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, key, line, record: await (await run.evalIndex(key)).index.record(line) };
+    }
+    if (TaskTimelineRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      const found = await taskTimeline(run.dir, message.params.promptId, await run.stepFiles(), await run.evalSets(), signal);
+      return { runId: run.id, promptId: message.params.promptId, ...found };
+    }
     if (RunImageRequest.is(message)) return this.runImage(message.params);
     if (RunConfigsRequest.is(message)) {
       const runs = message.params.runIds.map((id) => this.run(id));
@@ -275,6 +296,17 @@ export class PanelBackend {
     const method = (message as { method: string }).method;
     const known = REQUESTS.find((r) => r.method === method);
     throw new Error(known ? `malformed params for request '${method}'` : `unknown request '${method}'; known requests: ${REQUESTS.map((r) => r.method).join(', ')}`);
+  }
+
+  /** Two kept evaluations task by task (eval-sets.ts); each side's index is read (and grown) first. */
+  private async compare(a: EvalSide, b: EvalSide): Promise<unknown> {
+    const read = async (side: EvalSide) => {
+      const run = this.run(side.runId);
+      const { set, index } = await run.evalIndex(side.key);
+      return { side: { ...side, runId: run.id, label: set.label, step: set.step }, rollouts: (await index.index(run.id)).rollouts };
+    };
+    const [left, right] = await Promise.all([read(a), read(b)]);
+    return { a: left.side, b: right.side, ...compareEvaluations(left.rollouts, a.arm, right.rollouts, b.arm) };
   }
 
   /** A rollout image's file, and the task record's metadata when it is the task's own image. */

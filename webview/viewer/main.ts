@@ -33,6 +33,9 @@ import { RunSearch } from './run-search.js';
 import type { RolloutFacets } from '../../protocol/rollout-filter.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
+import { type CompareState, EvalCompareView } from './eval-compare.js';
+import { TaskTimelineView } from './task-timeline.js';
+import type { TimelineEntry } from '../../protocol/panel-protocol.js';
 
 interface ViewerState {
   runId: string | null;
@@ -47,7 +50,17 @@ interface ViewerState {
   order?: GroupOrder;
   /** The text of the search across steps (its results are data, not kept). */
   runSearch?: string;
+  /** Training steps, or two evaluations side by side (absent in states saved before: steps). */
+  mode?: ViewerMode;
+  /** The evaluations compared, the outcome shown and the task (eval-compare.ts). */
+  evals?: CompareState;
 }
+
+type ViewerMode = 'steps' | 'evals';
+
+const isSide = (v: unknown) => v === null || hasFields(v, { runId: isString, key: isString, arm: (a) => a === 'tools' || a === 'no_tools' });
+const isCompareState = (v: unknown): v is CompareState =>
+  hasFields(v, { a: isSide, b: isSide, outcome: isString, promptId: (p) => p === null || isString(p) });
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
 
@@ -63,6 +76,8 @@ function isViewerState(value: unknown): value is ViewerState {
     zoom: (v) => isNumberInRange(v, 0.25, 4),
     order: optional(isGroupOrder),
     runSearch: optional(isString),
+    mode: optional((v) => v === 'steps' || v === 'evals'),
+    evals: optional(isCompareState),
   });
 }
 
@@ -111,13 +126,33 @@ class Viewer {
   private readonly stepChooser = h('span', { class: 'controls-part' });
   private readonly controlsAfter = h('span', { class: 'controls-part' });
   private stepsOffered: StepFileInfo[] | null = null;
+  /** Training steps or evaluations side by side: what the body and the controls show. */
+  private readonly modeChooser = h('span', { class: 'controls-part' });
+  private readonly stepsBody: HTMLElement;
+  private readonly evalBody: HTMLElement;
+  private readonly compareView: EvalCompareView;
+  private compareOpened = false;
+  private readonly timeline: TaskTimelineView;
 
   constructor(
     private readonly host: PanelHost,
     private readonly root: HTMLElement,
   ) {
-    this.controls = h('div', { class: 'viewer-controls' }, this.controlsBefore, this.stepChooser, this.controlsAfter);
     this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
+    this.compareView = new EvalCompareView(this.state.evals ?? { a: null, b: null, outcome: 'all', promptId: null }, {
+      host,
+      zoom: () => this.state.zoom,
+      changed: (evals) => {
+        this.state.evals = evals;
+        this.save();
+      },
+      timeline: (runId, promptId) => void this.showTimeline(runId, promptId),
+      openInPlayground: (runId, ref, promptId) => void this.openInPlayground(runId, ref, promptId),
+    });
+    this.timeline = new TaskTimelineView(host, (runId, promptId, entry) => void this.openTimelineEntry(runId, promptId, entry));
+    this.controls = h('div', { class: 'viewer-controls' }, this.modeChooser, this.controlsBefore, this.stepChooser, this.controlsAfter, this.compareView.controls);
+    this.stepsBody = h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, h('span', { hidden: true }), this.list), this.detail);
+    this.evalBody = h('div', { class: 'viewer-body', hidden: true }, h('div', { class: 'list-column' }, this.compareView.list), this.compareView.detail);
     this.runSearch = new RunSearch(host, {
       query: this.state.runSearch ?? '',
       queried: (query) => {
@@ -139,7 +174,8 @@ class Viewer {
   }
 
   async start(): Promise<void> {
-    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.runSearch.element, this.histograms.element, this.list), this.detail));
+    replaceChildren(this.stepsBody.firstElementChild as HTMLElement, this.runSearch.element, this.histograms.element, this.list);
+    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, this.compareView.summary, this.timeline.element, this.stepsBody, this.evalBody);
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
@@ -151,7 +187,54 @@ class Viewer {
       Object.assign(this.state, { runId: requested.runId, step: requested.step, line: null, compareLine: null, turn: 0 });
     }
     await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : preferredRun(this.runs));
+    await this.setMode(this.state.mode ?? 'steps');
     this.host.command(ReadyCommand, { panel: 'viewer' });
+  }
+
+  /** Shows the training steps or the evaluations side by side (opened on first use). */
+  private async setMode(mode: ViewerMode): Promise<void> {
+    this.state.mode = mode;
+    this.save();
+    const evals = mode === 'evals';
+    this.stepsBody.hidden = evals;
+    this.status.hidden = evals;
+    for (const part of [this.controlsBefore, this.stepChooser, this.controlsAfter]) part.hidden = evals;
+    this.evalBody.hidden = !evals;
+    this.compareView.controls.hidden = !evals;
+    this.compareView.summary.hidden = !evals;
+    this.renderModeChooser();
+    if (evals && !this.compareOpened) {
+      this.compareOpened = true;
+      await this.compareView.open(this.runs, this.state.runId ?? preferredRun(this.runs));
+    }
+  }
+
+  private renderModeChooser(): void {
+    replaceChildren(
+      this.modeChooser,
+      select('show', 'viewer-mode', [['steps', 'training steps'], ['evals', 'evaluations side by side']], this.state.mode ?? 'steps', (v) => void this.setMode(v === 'evals' ? 'evals' : 'steps')),
+    );
+  }
+
+  private async showTimeline(runId: string, promptId: string): Promise<void> {
+    const run = this.runs.find((r) => r.id === runId);
+    await this.timeline.show(runId, run?.name ?? runId, promptId);
+    this.timeline.element.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** A timeline entry: a training rollout opens at its step and line, an evaluation's beside the run's last evaluation. */
+  private async openTimelineEntry(runId: string, promptId: string, entry: TimelineEntry): Promise<void> {
+    if (entry.kind === 'step' && entry.step !== null) {
+      await this.setMode('steps');
+      if (runId !== this.state.runId) await this.openRun(runId);
+      const { outcome, tools, errorClass, toolName } = NO_FILTER;
+      await this.jumpTo(entry.step, entry.line, 0, { outcome, tools, errorClass, toolName });
+      return;
+    }
+    if (entry.kind === 'eval' && entry.key && entry.arm) {
+      await this.setMode('evals');
+      await this.compareView.openSide({ runId, key: entry.key, arm: entry.arm }, promptId);
+    }
   }
 
   /** Opens a run at a step (a step without a rollouts file leaves the viewer where openRun put it). */
@@ -263,6 +346,7 @@ class Viewer {
       zoomValue.textContent = `${Math.round(this.state.zoom * 100)}%`;
       this.save();
       for (const shown of this.shown) for (const compare of shown.compares) compare.setZoom(this.state.zoom);
+      this.compareView.setZoom(this.state.zoom);
     });
     const compare = h('vscode-checkbox', { checked: this.state.compare, 'data-testid': 'compare-toggle', title: 'Show two rollouts of a group side by side: click one, then another' }, 'compare');
     compare.addEventListener('change', () => {
@@ -440,7 +524,9 @@ class Viewer {
       }),
     );
     this.detail.classList.toggle('comparing', this.shown.length > 1);
-    replaceChildren(this.detail, ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
+    const promptId = records[0]?.prompt_id;
+    const over = promptId ? button('This task over time', () => void this.showTimeline(runId, promptId), { icon: 'history', secondary: true, testid: 'task-timeline-button', title: 'Every training step and evaluation of this run where this task appeared' }) : null;
+    replaceChildren(this.detail, h('div', { class: 'detail-actions' }, over), ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
     this.focusTurn(this.state.turn, false);
   }

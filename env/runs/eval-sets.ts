@@ -1,0 +1,168 @@
+/**
+ * Evaluations kept task by task, and one task followed through a run. Two writers keep every
+ * held-out task's rollout of an evaluation, in the rollout-record schema with `arm` and `label`:
+ *
+ *   the trainer        rollouts/eval-<label>.jsonl, one file per evaluation (before, after_sft,
+ *                      rl_step_N, after_rl: trainer/vistool_trainer/run/eval_records.py)
+ *   `vistool eval`     rollouts/step-000000.jsonl of its folder (run.json `"kind": "eval"`)
+ *
+ * `listEvalSets` finds them; `compareEvaluations` lines two of them up task by task (pure);
+ * `taskTimeline` reads every step file and evaluation of a run for one prompt id, a slice at a
+ * time, parsing only the lines that name it.
+ *
+ * Read-only: never writes to a run directory.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  COMPARE_OUTCOMES,
+  type ComparedRollout,
+  type ComparedTask,
+  type CompareOutcome,
+  type EvalArm,
+  type EvalResult,
+  type EvalSetInfo,
+  type RolloutSummary,
+  type StepFileInfo,
+  type TimelineEntry,
+} from '../../protocol/panel-protocol.js';
+import { isRecord } from '../../protocol/guards.js';
+import { JsonlTail } from './jsonl-tail.js';
+import { summarizeRollout } from './rollout-summary.js';
+
+const EVAL_FILE = /^eval-(.+)\.jsonl$/;
+/** The key of a `vistool eval` folder's one evaluation. */
+export const EVAL_FOLDER_KEY = 'eval';
+const SLICE_BYTES = 1 << 20;
+
+/**
+ * The evaluations of a run whose tasks were kept, by step then label. `run` is its parsed run.json
+ * (a `vistool eval` folder says `"kind": "eval"` and its label there); `evaluations` are the run's
+ * evaluation results, whose steps place the trainer's files.
+ */
+export async function listEvalSets(runDir: string, run: Record<string, unknown> | null, evaluations: readonly EvalResult[]): Promise<EvalSetInfo[]> {
+  const names = await readdir(join(runDir, 'rollouts')).catch(() => [] as string[]);
+  const stepOf = (label: string) => evaluations.find((e) => e.label === label)?.step ?? null;
+  const sets: EvalSetInfo[] = [];
+  for (const name of names) {
+    const match = EVAL_FILE.exec(name);
+    if (!match) continue;
+    const info = await stat(join(runDir, 'rollouts', name)).catch(() => null);
+    if (!info?.isFile()) continue;
+    const label = match[1] as string;
+    sets.push({ key: `eval-${label}`, label, step: stepOf(label), file: `rollouts/${name}`, bytes: info.size });
+  }
+  if (run?.kind === 'eval') {
+    const file = 'rollouts/step-000000.jsonl';
+    const info = await stat(join(runDir, file)).catch(() => null);
+    const label = typeof run.label === 'string' && run.label !== '' ? run.label : 'eval';
+    if (info?.isFile()) sets.push({ key: EVAL_FOLDER_KEY, label, step: stepOf(label), file, bytes: info.size });
+  }
+  return sets.sort((a, b) => (a.step ?? Infinity) - (b.step ?? Infinity) || a.label.localeCompare(b.label));
+}
+
+/** The arm of an evaluation record's summary: its `arm`, else its group (0 tools, 1 no tools, as both writers number them). */
+export function armOf(summary: RolloutSummary): EvalArm | null {
+  if (summary.arm) return summary.arm;
+  return summary.group === 0 ? 'tools' : summary.group === 1 ? 'no_tools' : null;
+}
+
+function compared(summary: RolloutSummary): ComparedRollout {
+  const { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses } = summary;
+  return { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses };
+}
+
+export function outcomeOf(a: ComparedRollout | null, b: ComparedRollout | null): CompareOutcome {
+  if (!a) return 'only_b';
+  if (!b) return 'only_a';
+  if (a.correct === true && b.correct === true) return 'both_right';
+  if (a.correct === true) return 'broken';
+  if (b.correct === true) return 'fixed';
+  return 'both_wrong';
+}
+
+/**
+ * Side a's and side b's rollouts of the same tasks (by prompt id), each side in its arm: which
+ * tasks b fixed (a wrong, b right), broke (a right, b wrong), both got wrong or right, and those
+ * only one side has. A task seen twice in one side's arm counts once (its last line). Pure.
+ */
+export function compareEvaluations(a: readonly RolloutSummary[], armA: EvalArm, b: readonly RolloutSummary[], armB: EvalArm): { tasks: ComparedTask[]; counts: Record<CompareOutcome, number>; shared: number } {
+  const byPrompt = (rollouts: readonly RolloutSummary[], arm: EvalArm) => {
+    const map = new Map<string, RolloutSummary>();
+    for (const r of rollouts) if (armOf(r) === arm) map.set(r.promptId, r);
+    return map;
+  };
+  const left = byPrompt(a, armA);
+  const right = byPrompt(b, armB);
+  const order = [...left.keys(), ...[...right.keys()].filter((id) => !left.has(id))];
+  const counts = Object.fromEntries(COMPARE_OUTCOMES.map((o) => [o, 0])) as Record<CompareOutcome, number>;
+  const tasks = order.map((promptId): ComparedTask => {
+    const ra = left.get(promptId) ?? null;
+    const rb = right.get(promptId) ?? null;
+    const about = ra ?? rb;
+    const sideA = ra ? compared(ra) : null;
+    const sideB = rb ? compared(rb) : null;
+    const outcome = outcomeOf(sideA, sideB);
+    counts[outcome] += 1;
+    return { promptId, question: about?.question ?? '', gold: about?.gold ?? null, outcome, a: sideA, b: sideB };
+  });
+  return { tasks, counts, shared: tasks.length - counts.only_a - counts.only_b };
+}
+
+/** A file the timeline reads: a training step's or an evaluation's. */
+export type TimelineSource = { kind: 'step'; step: number; file: string } | { kind: 'eval'; set: EvalSetInfo };
+
+/**
+ * Every rollout of `promptId` in the given files of a run, training steps first (by step), then
+ * evaluations (by step). Lines that do not contain the prompt id as JSON text are skipped
+ * unparsed, so a long run is read at the speed of the disk. Once `signal` aborts, no further
+ * slice is read.
+ */
+export async function taskTimeline(
+  runDir: string,
+  promptId: string,
+  steps: readonly StepFileInfo[],
+  sets: readonly EvalSetInfo[],
+  signal?: AbortSignal,
+): Promise<{ question: string; gold: string | string[] | null; entries: TimelineEntry[]; scanned: { files: number; rollouts: number; skipped: number } }> {
+  const needle = JSON.stringify(promptId);
+  const sources: TimelineSource[] = [
+    ...[...steps].sort((x, y) => x.step - y.step).map((s) => ({ kind: 'step' as const, step: s.step, file: s.file })),
+    ...sets.map((set) => ({ kind: 'eval' as const, set })),
+  ];
+  const entries: TimelineEntry[] = [];
+  const scanned = { files: 0, rollouts: 0, skipped: 0 };
+  let question = '';
+  let gold: string | string[] | null = null;
+  for (const source of sources) {
+    const tail = new JsonlTail(join(runDir, source.kind === 'step' ? source.file : source.set.file));
+    scanned.files += 1;
+    for (let more = true; more; ) {
+      signal?.throwIfAborted();
+      const read = await tail.read(SLICE_BYTES);
+      more = read.more;
+      for (const { line, text } of read.lines) {
+        if (!text.includes(needle)) continue;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          scanned.skipped += 1;
+          continue;
+        }
+        const summary = summarizeRollout(parsed, line);
+        if (typeof summary === 'string' || !isRecord(parsed) || parsed.prompt_id !== promptId) {
+          if (typeof summary === 'string') scanned.skipped += 1;
+          continue;
+        }
+        scanned.rollouts += 1;
+        question ||= summary.question;
+        gold ??= summary.gold;
+        const common = { line, group: summary.group, correct: summary.correct, answer: summary.answer, reward: summary.reward, toolCalls: summary.toolCalls, toolNames: summary.toolNames, errorClasses: summary.errorClasses };
+        if (source.kind === 'step') entries.push({ kind: 'step', step: source.step, ...common });
+        else entries.push({ kind: 'eval', step: source.set.step, key: source.set.key, label: source.set.label, ...(armOf(summary) ? { arm: armOf(summary) as EvalArm } : {}), ...common });
+      }
+    }
+  }
+  return { question, gold, entries, scanned };
+}
