@@ -464,6 +464,8 @@ export interface PlaygroundSnapshot {
   metadataSource: string | null;
   /** The last apply's error (E1–E5 and the message the model would read), cleared by the next success. */
   error: { class: string; message: string } | null;
+  /** The last call applied or tried (a replayed call that failed is here and not in `calls`), so the panel's form can hold it. */
+  lastCall?: PlaygroundCall | null;
 }
 
 export type CallFormat = 'json' | 'hermes' | 'openthinkimg' | 'refocus';
@@ -486,9 +488,16 @@ export const SaveFileCommand = command<{ name: string; mime: string; base64: str
   hasFields(p, { name: isString, mime: isString, base64: isString }),
 );
 
-/** Open an image file (with its metadata) in the tool playground: the VS Code host opens or reveals that panel. */
-export const ShowInPlaygroundCommand = command<{ path: string; metadata: PlaygroundMetadata | null }>('playground/show', (p): p is { path: string; metadata: PlaygroundMetadata | null } =>
-  hasFields(p, { path: isString, metadata: (m) => m === null || isPlaygroundMetadata(m) }),
+export interface ShowInPlaygroundParams {
+  path: string;
+  metadata: PlaygroundMetadata | null;
+  /** Calls to replay on it (PlaygroundOpenParams.calls); absent: the image alone. */
+  calls?: PlaygroundCall[];
+}
+
+/** Open an image file (with its metadata, and calls to replay) in the tool playground: the VS Code host opens or reveals that panel. */
+export const ShowInPlaygroundCommand = command<ShowInPlaygroundParams>('playground/show', (p): p is ShowInPlaygroundParams =>
+  hasFields(p, { path: isString, metadata: (m) => m === null || isPlaygroundMetadata(m), calls: optional((v) => Array.isArray(v) && v.length <= MAX_REPLAYED_CALLS && v.every(isCall)) }),
 );
 
 export interface ShowInViewerParams {
@@ -634,7 +643,16 @@ export interface PlaygroundOpenParams {
    * it came from, for the status line (default: "uploaded NAME").
    */
   metadata?: PlaygroundMetadata;
+  /**
+   * Calls to replay on the opened image, in order (a logged call from the rollout viewer, with the
+   * calls before it in its episode): each is applied as Apply would; the first that fails stops
+   * the replay, and its error is the snapshot's.
+   */
+  calls?: PlaygroundCall[];
 }
+
+/** Most calls one open may replay. */
+export const MAX_REPLAYED_CALLS = 16;
 
 export interface PlaygroundMetadata {
   name: string;
@@ -648,13 +666,15 @@ function isSource(value: unknown): value is PlaygroundSource {
   return hasFields(value, { name: isString, base64: isString }) || hasFields(value, { path: isString });
 }
 
-export const PlaygroundOpenRequest = request<PlaygroundOpenParams, PlaygroundSnapshot>('playground/open', (p): p is PlaygroundOpenParams =>
-  hasFields(p, { session: isString, image: isSource, metadata: optional(isPlaygroundMetadata) }),
-);
-
 function isCall(value: unknown): value is PlaygroundCall {
   return hasFields(value, { name: isString, arguments: isRecord });
 }
+
+const isReplay = (v: unknown): v is PlaygroundCall[] => Array.isArray(v) && v.length <= MAX_REPLAYED_CALLS && v.every(isCall);
+
+export const PlaygroundOpenRequest = request<PlaygroundOpenParams, PlaygroundSnapshot>('playground/open', (p): p is PlaygroundOpenParams =>
+  hasFields(p, { session: isString, image: isSource, metadata: optional(isPlaygroundMetadata), calls: optional(isReplay) }),
+);
 
 export const PlaygroundApplyRequest = request<{ session: string; call: PlaygroundCall }, PlaygroundSnapshot>('playground/apply', (p): p is { session: string; call: PlaygroundCall } =>
   hasFields(p, { session: isString, call: isCall }),

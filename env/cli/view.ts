@@ -20,7 +20,8 @@ const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root 
                  several runs are overlaid on the dashboard. A folder of runs (such as the
                  demo's runs/demo, which holds the tools and text arms) shows every run in it
   --port N       0 picks a free port (default)
-  --root DIR     the playground may also open images under DIR by path (repeatable)
+  --root DIR     the playground may also open images under DIR by path (repeatable); images
+                 under the run directories and the folders given are always allowed
   --theme T      default theme of the pages (light or dark; ?theme= in the URL overrides)
   --assets DIR   where the built panel bundles are (default: dist/webview beside the CLI)
   --open         open the runs' index page in the browser ($BROWSER, else xdg-open / open / start)
@@ -85,7 +86,8 @@ export const viewCommand: CliCommand = {
 
     const token = randomBytes(24).toString('hex');
     const log = (level: string, message: string) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), level, msg: message }) + '\n');
-    const backend = new PanelBackend({ runs, roots: values.root ?? [], log });
+    // The folders named on the command line are roots too: a folder of runs (runs/demo) holds the task images its runs share (data/).
+    const backend = new PanelBackend({ runs, roots: [...(values.root ?? []), ...positionals], log });
     await backend.start();
     const server = new ViewServer({ backend, assetsDir, token, host, port, log });
     const base = await server.start();

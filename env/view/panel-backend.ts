@@ -34,6 +34,7 @@ import {
   MetricSeriesRequest,
   type NotificationMessage,
   PlaygroundApplyRequest,
+  type PlaygroundCall,
   type PlaygroundMetadata,
   PlaygroundOpenedNotification,
   PlaygroundOpenRequest,
@@ -161,10 +162,15 @@ export class PanelBackend {
    * explorer item) and tells the panels; the playground adopts `session`. The path must lie inside
    * a run directory or one of the allowed roots.
    */
-  async openInPlayground(path: string, session = 'host-playground', metadata?: PlaygroundMetadata): Promise<PlaygroundSnapshot> {
-    const snapshot = await this.playground.open({ session, image: { path }, ...(metadata ? { metadata } : {}) });
+  async openInPlayground(path: string, session = 'host-playground', metadata?: PlaygroundMetadata, calls: PlaygroundCall[] = []): Promise<PlaygroundSnapshot> {
+    const snapshot = await this.playground.open({ session, image: { path }, ...(metadata ? { metadata } : {}), ...(calls.length > 0 ? { calls } : {}) });
     this.notify({ kind: 'notification', method: PlaygroundOpenedNotification.method, params: { snapshot } });
     return snapshot;
+  }
+
+  /** Lets the playground open images under `dir` by path (VS Code: a run the viewer shows, sending an image here). */
+  allowPlaygroundRoot(dir: string): void {
+    this.playground.allowRoot(resolve(dir));
   }
 
   /** Checks the runs now (tests, the poll loop and file events); notifies when any changed. */

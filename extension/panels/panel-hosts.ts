@@ -21,6 +21,7 @@ import {
   type NotificationMessage,
   PANEL_TITLES,
   type PanelKind,
+  type PlaygroundCall,
   type PlaygroundMetadata,
   ReadyCommand,
   RunsChangedNotification,
@@ -108,12 +109,12 @@ export class PanelHosts implements vscode.Disposable {
   }
 
   /** Opens an image (a path on disk) in the playground, with the metadata given or its sidecar metadata when there is one. */
-  async openInPlayground(imagePath: string, metadata?: PlaygroundMetadata): Promise<void> {
+  async openInPlayground(imagePath: string, metadata?: PlaygroundMetadata, calls: PlaygroundCall[] = []): Promise<void> {
     await this.show('playground', []);
     const entry = this.open.get('playground');
     if (!entry) return;
     try {
-      await entry.backend.openInPlayground(imagePath, undefined, metadata);
+      await entry.backend.openInPlayground(imagePath, undefined, metadata, calls);
     } catch (err) {
       void vscode.window.showErrorMessage(`vistool: cannot open ${imagePath} in the playground: ${(err as Error).message}`);
     }
@@ -220,7 +221,14 @@ export class PanelHosts implements vscode.Disposable {
       return;
     }
     if (ShowInPlaygroundCommand.is(message)) {
-      await this.openInPlayground(message.params.path, message.params.metadata ?? undefined);
+      // An image of a run the sending panel shows (runs/image named it): the playground may open it wherever the run lies.
+      const path = resolve(message.params.path);
+      const run = entry.backend.runs.find((r) => path.startsWith(`${r.dir}/`));
+      if (run) {
+        await this.show('playground', []);
+        this.open.get('playground')?.backend.allowPlaygroundRoot(run.dir);
+      }
+      await this.openInPlayground(path, message.params.metadata ?? undefined, message.params.calls ?? []);
       return;
     }
     if (ShowInViewerCommand.is(message)) {

@@ -25,6 +25,7 @@ import {
   type RequestType,
   SaveFileCommand,
   type PageConfig,
+  type PlaygroundCall,
   type PlaygroundMetadata,
   PlaygroundOpenRequest,
   ShowInPlaygroundCommand,
@@ -280,19 +281,20 @@ export class PanelHost {
   }
 
   /**
-   * Opens an image file in the tool playground. VS Code: the host opens or reveals its playground
-   * panel. Browser: the image opens in a new playground session on the server, and the playground
-   * page opens in a new tab on that session.
+   * Opens an image file in the tool playground, and replays `calls` on it (a logged call and those
+   * before it). VS Code: the host opens or reveals its one playground panel. Browser: the image
+   * opens in a new playground session on the server, and this tab goes to the playground page on
+   * that session (the back button returns here, whose UI state is kept).
    */
-  async showInPlayground(path: string, metadata: PlaygroundMetadata | null): Promise<void> {
+  async showInPlayground(path: string, metadata: PlaygroundMetadata | null, calls: PlaygroundCall[] = []): Promise<void> {
     if (this.transport.kind === 'vscode') {
-      this.command(ShowInPlaygroundCommand, { path, metadata });
+      this.command(ShowInPlaygroundCommand, { path, metadata, ...(calls.length > 0 ? { calls } : {}) });
       return;
     }
     const session = newSessionId();
-    await this.request(PlaygroundOpenRequest, { session, image: { path }, ...(metadata ? { metadata } : {}) });
+    await this.request(PlaygroundOpenRequest, { session, image: { path }, ...(metadata ? { metadata } : {}), ...(calls.length > 0 ? { calls } : {}) });
     const token = this.config?.token;
-    window.open(`playground?${token ? `token=${encodeURIComponent(token)}&` : ''}session=${session}`, '_blank', 'noopener');
+    window.location.assign(`playground?${token ? `token=${encodeURIComponent(token)}&` : ''}session=${session}`);
   }
 
   /**

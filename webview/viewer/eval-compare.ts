@@ -20,6 +20,7 @@ import {
   type EvalSetInfo,
   EvalSetsRequest,
   type EvalSide,
+  type PlaygroundCall,
   type RolloutRecord,
   type RunSummary,
 } from '../../protocol/panel-protocol.js';
@@ -54,7 +55,7 @@ export interface CompareViewOptions {
   changed: (state: CompareState) => void;
   /** "This task over time" on a shown task, in a run. */
   timeline: (runId: string, promptId: string) => void;
-  openInPlayground: (runId: string, ref: string, promptId: string | null) => void;
+  openInPlayground: (runId: string, ref: string, promptId: string | null, calls?: PlaygroundCall[]) => void;
 }
 
 const LIST_LIMIT = 500;
@@ -295,7 +296,7 @@ export class EvalCompareView {
       const rendered = renderRollout(record, {
         imageUrl: (ref) => this.options.host.resourceUrl(side.runId, `images/${ref}.png`),
         zoom: this.options.zoom(),
-        openInPlayground: (ref, taskImage) => this.options.openInPlayground(side.runId, ref, taskImage ? record.prompt_id : null),
+        openInPlayground: (ref, taskImage, calls) => this.options.openInPlayground(side.runId, ref, taskImage ? record.prompt_id : null, calls),
       });
       return { element: h('div', { class: 'detail-column', 'data-column': name }, head, rendered.element), rendered };
     };

@@ -35,7 +35,7 @@ import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
 import { type CompareState, EvalCompareView } from './eval-compare.js';
 import { TaskTimelineView } from './task-timeline.js';
-import type { TimelineEntry } from '../../protocol/panel-protocol.js';
+import type { PlaygroundCall, TimelineEntry } from '../../protocol/panel-protocol.js';
 
 interface ViewerState {
   runId: string | null;
@@ -147,7 +147,7 @@ class Viewer {
         this.save();
       },
       timeline: (runId, promptId) => void this.showTimeline(runId, promptId),
-      openInPlayground: (runId, ref, promptId) => void this.openInPlayground(runId, ref, promptId),
+      openInPlayground: (runId, ref, promptId, calls) => void this.openInPlayground(runId, ref, promptId, calls),
     });
     this.timeline = new TaskTimelineView(host, (runId, promptId, entry) => void this.openTimelineEntry(runId, promptId, entry));
     this.controls = h('div', { class: 'viewer-controls' }, this.modeChooser, this.controlsBefore, this.stepChooser, this.controlsAfter, this.compareView.controls);
@@ -520,7 +520,7 @@ class Viewer {
       renderRollout(record, {
         imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`),
         zoom: this.state.zoom,
-        openInPlayground: (ref, taskImage) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null),
+        openInPlayground: (ref, taskImage, calls) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null, calls),
       }),
     );
     this.detail.classList.toggle('comparing', this.shown.length > 1);
@@ -531,10 +531,10 @@ class Viewer {
     this.focusTurn(this.state.turn, false);
   }
 
-  private async openInPlayground(runId: string, ref: string, promptId: string | null): Promise<void> {
+  private async openInPlayground(runId: string, ref: string, promptId: string | null, calls: PlaygroundCall[] = []): Promise<void> {
     try {
       const { path, metadata } = await this.host.request(RunImageRequest, { runId, ref, promptId });
-      await this.host.showInPlayground(path, metadata);
+      await this.host.showInPlayground(path, metadata, calls);
     } catch (err) {
       this.status.textContent = `Could not open the image in the playground: ${(err as Error).message}`;
     }
