@@ -560,7 +560,15 @@ export const RolloutIndexRequest = request<{ runId: string; step: number }, Step
   hasFields(p, { runId: isString, step: isNonNegativeInteger }),
 );
 
-export const RolloutRecordRequest = request<{ runId: string; step: number; line: number }, { runId: string; step: number; line: number; record: RolloutRecord }>(
+/**
+ * Where the weights of a record that has none were found (env/runs/record-weights.ts): the host
+ * puts them in the record's `reward_weights` only when they reproduce its reward, and says so here.
+ */
+export interface InferredWeights {
+  inferredWeights?: string;
+}
+
+export const RolloutRecordRequest = request<{ runId: string; step: number; line: number }, { runId: string; step: number; line: number; record: RolloutRecord } & InferredWeights>(
   'rollouts/record',
   (p): p is { runId: string; step: number; line: number } => hasFields(p, { runId: isString, step: isNonNegativeInteger, line: isNonNegativeInteger }),
 );
@@ -601,7 +609,7 @@ export const EvalCompareRequest = request<{ a: EvalSide; b: EvalSide }, EvalComp
 );
 
 /** One record of an evaluation, by line. */
-export const EvalRecordRequest = request<{ runId: string; key: string; line: number }, { runId: string; key: string; line: number; record: RolloutRecord }>(
+export const EvalRecordRequest = request<{ runId: string; key: string; line: number }, { runId: string; key: string; line: number; record: RolloutRecord } & InferredWeights>(
   'evals/record',
   (p): p is { runId: string; key: string; line: number } => hasFields(p, { runId: isString, key: isString, line: isNonNegativeInteger }),
 );

@@ -63,6 +63,7 @@ import {
   EvalRecordRequest,
   TaskTimelineRequest,
   type EvalSide,
+  type RolloutRecord,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from '../runs/run-source.js';
@@ -70,6 +71,7 @@ import { findTaskRecord } from '../runs/run-task-record.js';
 import { readRunConfig } from '../runs/run-config.js';
 import { searchRollouts } from '../runs/rollout-search.js';
 import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
+import { inferWeights } from '../runs/record-weights.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -89,6 +91,12 @@ const POLL_READ_BYTES = 8 << 20;
 const LOADING_NOTIFY_MS = 300;
 /** A burst of file events (one append can be several writes) becomes one poll this long after the first. */
 const WATCH_DELAY_MS = 15;
+
+/** A record, with the weights that explain its reward when it has none of its own (record-weights.ts), and where they came from. */
+async function withWeights(record: RolloutRecord, runDir: string): Promise<{ record: RolloutRecord; inferredWeights?: string }> {
+  const inferred = await inferWeights(record, runDir);
+  return inferred ? { record: { ...record, reward_weights: inferred.weights }, inferredWeights: inferred.source } : { record };
+}
 
 export class PanelBackend {
   readonly runs: RunSource[];
@@ -260,7 +268,7 @@ export class PanelBackend {
     if (RolloutRecordRequest.is(message)) {
       const { runId, step, line } = message.params;
       const run = this.run(runId);
-      return { runId: run.id, step, line, record: await (await run.stepIndex(step)).record(line) };
+      return { runId: run.id, step, line, ...(await withWeights(await (await run.stepIndex(step)).record(line), run.dir)) };
     }
     if (RolloutSearchRequest.is(message)) {
       const { runId, ...query } = message.params;
@@ -275,7 +283,7 @@ export class PanelBackend {
     if (EvalRecordRequest.is(message)) {
       const { runId, key, line } = message.params;
       const run = this.run(runId);
-      return { runId: run.id, key, line, record: await (await run.evalIndex(key)).index.record(line) };
+      return { runId: run.id, key, line, ...(await withWeights(await (await run.evalIndex(key)).index.record(line), run.dir)) };
     }
     if (TaskTimelineRequest.is(message)) {
       const run = this.run(message.params.runId);

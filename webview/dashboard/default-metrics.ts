@@ -55,13 +55,18 @@ function toolAndErrorCounts(available: string[]): string[] {
   return [...tools.map((t) => t.name), ...errors];
 }
 
-/** Whether a metric moves in some run: enough points, and not one value throughout. True when no run says (no stats). */
+/**
+ * Whether a metric moves in some run: enough points, and not one value throughout. A run shorter
+ * than MIN_POINTS rows (a veRL smoke of one step) cannot say whether anything moves: there every
+ * metric it logs counts. True when no run says (no stats).
+ */
 export function varies(metric: string, runs: readonly RunMetricFacts[]): boolean {
   const told = runs.filter((run) => run.stats !== undefined);
   if (told.length === 0) return true;
   return told.some((run) => {
     const stats = run.stats?.[metric];
-    return stats !== undefined && stats.count >= Math.min(MIN_POINTS, Math.max(1, run.rows)) && stats.max > stats.min;
+    if (stats === undefined) return false;
+    return run.rows < MIN_POINTS ? stats.count > 0 : stats.count >= MIN_POINTS && stats.max > stats.min;
   });
 }
 

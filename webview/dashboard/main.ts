@@ -38,6 +38,7 @@ import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isStringArray, optional } from '../../protocol/guards.js';
 import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { STEP_SECONDS_METRICS } from '../../protocol/metric-math.js';
+import { aliasesOf, canonicalMetric, loggedName } from '../../protocol/metric-vocabulary.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
@@ -269,12 +270,16 @@ class Dashboard {
     // Each answer is drawn as it comes: the single charts (the reward first) need not wait for the groups'.
     const whole = specs.filter((c) => !this.zooms.has(c.key) && c.labels === null).flatMap((c) => c.members);
     const own = specs.filter((c) => this.zooms.has(c.key) || c.labels !== null);
+    // The run is asked for each metric under the name it logs it by (a veRL run's critic/score/mean
+    // for reward/mean: protocol/metric-vocabulary.ts); its answers are kept under the shown name.
+    const logged = new Set(run.summary.metricNames);
+    const asLogged = (names: string[]) => names.map((name) => loggedName(name, logged) ?? name);
     const asked = [
-      { ...common, metrics: whole },
+      { ...common, metrics: asLogged(whole) },
       ...own.map((spec) => {
         const range = this.zooms.get(spec.key);
         const perLine = spec.labels === null ? maxPoints : Math.max(MIN_GROUP_POINTS, Math.floor(maxPoints / spec.members.length));
-        return { ...common, metrics: spec.members, maxPoints: perLine, ...(range ? { range } : {}) };
+        return { ...common, metrics: asLogged(spec.members), maxPoints: perLine, ...(range ? { range } : {}) };
       }),
     ];
     const results = await Promise.allSettled(
@@ -282,7 +287,7 @@ class Dashboard {
         const result = await this.host.request(MetricSeriesRequest, params);
         if (this.runs.get(run.summary.id) !== run) return;
         const { series, ...shape } = result;
-        for (const line of series) run.series.set(line.metric, { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
+        for (const line of series) run.series.set(canonicalMetric(line.metric), { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
         run.shape = shape;
         if (xAxis === 'step') run.stepPhases = shape.phases;
         this.renderEvalChart();
@@ -322,7 +327,7 @@ class Dashboard {
 
   private allMetricNames(): string[] {
     const names = new Set<string>();
-    for (const run of this.runs.values()) for (const name of run.summary.metricNames) names.add(name);
+    for (const run of this.runs.values()) for (const name of run.summary.metricNames) names.add(canonicalMetric(name));
     return [...names].sort();
   }
 
@@ -333,7 +338,10 @@ class Dashboard {
 
   /** What the defaults know of the shown runs (default-metrics.ts). */
   private metricFacts(): RunMetricFacts[] {
-    return this.visibleRuns().map(({ summary }) => ({ rows: summary.metricRows, ...(summary.metricStats ? { stats: summary.metricStats } : {}) }));
+    return this.visibleRuns().map(({ summary }) => {
+      const stats = summary.metricStats ? Object.fromEntries(Object.entries(summary.metricStats).map(([name, s]) => [canonicalMetric(name), s])) : undefined;
+      return { rows: summary.metricRows, ...(stats ? { stats } : {}) };
+    });
   }
 
   private selectedMetrics(): string[] {
@@ -643,7 +651,8 @@ class Dashboard {
           this.saveState();
           this.render();
         });
-        return h('label', { class: 'metric-option' }, box, name);
+        const aliases = aliasesOf(name);
+        return h('label', { class: 'metric-option', ...(aliases.length > 0 ? { title: `veRL runs log it as ${aliases.join(', ')}` } : {}) }, box, name);
       })),
     );
     replaceChildren(this.picker, h('div', { class: 'picker-actions' }, this.pickerSearch, button('Defaults', () => { this.state.metrics = null; this.saveState(); this.render(); }, { secondary: true }), button('Close', () => this.togglePicker(), { secondary: true })), h('div', { class: 'metric-groups' }, ...groups));
@@ -671,8 +680,12 @@ class Dashboard {
       const tables = await Promise.all(
         this.visibleRuns().map(async (run) => {
           // The seconds per step come too: without a time field the wall clock is summed from them.
-          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...metrics, ...STEP_SECONDS_METRICS] });
-          return { name: run.summary.name, table: reply.table };
+          const logged = new Set(run.summary.metricNames);
+          const asked = metrics.map((m) => loggedName(m, logged) ?? m);
+          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...asked, ...STEP_SECONDS_METRICS] });
+          // Columns under the names the dashboard shows (a veRL run's critic/score/mean is its reward/mean column).
+          const columns = Object.fromEntries(Object.entries(reply.table.columns).map(([name, values]) => [metrics.includes(canonicalMetric(name)) ? canonicalMetric(name) : name, values]));
+          return { name: run.summary.name, table: { ...reply.table, columns } };
         }),
       );
       const bytes = new TextEncoder().encode(toCsv(tables, metrics));

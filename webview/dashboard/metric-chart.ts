@@ -263,7 +263,7 @@ export class MetricChart implements Drawable {
     }
     if (this.chart) {
       this.chart.data.datasets = datasets;
-      this.applyXRange();
+      this.applyXRange(series);
       this.applyTheme();
       this.chart.update('none');
     }
@@ -298,11 +298,21 @@ export class MetricChart implements Drawable {
     }
   }
 
-  private applyXRange(): void {
+  /**
+   * The x range: the zoom's, else the data's. Steps are whole numbers, so the step axis only ticks
+   * on them; and a chart whose lines all sit at one x (a veRL smoke of one step, a run's first
+   * row) spans that x ± 1 step (± a minute of wall time) instead of the ±0.06 Chart.js would
+   * widen it to, which labelled a one-step chart 0.94 … 1.06.
+   */
+  private applyXRange(series: readonly RunSeries[] = []): void {
     const x = this.chart?.options.scales?.x;
     if (!x) return;
-    x.min = this.zoom?.min;
-    x.max = this.zoom?.max;
+    const xs = series.flatMap((s) => s.raw.map((p) => p.x));
+    const single = this.zoom === null && xs.length > 0 && xs.every((v) => v === xs[0]) ? (xs[0] as number) : null;
+    const pad = this.xAxis === 'step' ? 1 : 60;
+    x.min = this.zoom?.min ?? (single === null ? undefined : single - pad);
+    x.max = this.zoom?.max ?? (single === null ? undefined : single + pad);
+    if (x.ticks) (x.ticks as { precision?: number }).precision = this.xAxis === 'step' ? 0 : undefined;
   }
 
   /** Re-reads the theme colours (the body class changed). */
@@ -342,7 +352,8 @@ export class MetricChart implements Drawable {
             grid: axisColours.grid,
             ticks: { ...axisColours.ticks, maxTicksLimit: 8, callback: tickLabeller((values) => (this.xAxis === 'time' ? formatDurationTicks(values) : formatTicks(values))) },
           },
-          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: axisColours.grid, ticks: { ...axisColours.ticks, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
+          // A pinned flat range's ends (value ± 5 %) are not round numbers: only the round ticks inside are labelled.
+          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: axisColours.grid, ticks: { ...axisColours.ticks, maxTicksLimit: 6, includeBounds: false, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
           legend: { display: true, labels: { color: colours.foreground, boxWidth: 10, filter: (item, data) => !(data.datasets[item.datasetIndex ?? 0] as TaggedDataset | undefined)?.isRaw } },

@@ -286,14 +286,16 @@ export class EvalCompareView {
       return;
     }
     const token = ++this.token;
-    const read = (side: EvalComparison['a'], rollout: ComparedRollout | null): Promise<RolloutRecord | null> =>
-      rollout ? this.options.host.request(EvalRecordRequest, { runId: side.runId, key: side.key, line: rollout.line }).then((r) => r.record) : Promise.resolve(null);
+    const read = (side: EvalComparison['a'], rollout: ComparedRollout | null): Promise<{ record: RolloutRecord; inferredWeights?: string } | null> =>
+      rollout ? this.options.host.request(EvalRecordRequest, { runId: side.runId, key: side.key, line: rollout.line }) : Promise.resolve(null);
     const [ra, rb] = await Promise.all([read(c.a, task.a), read(c.b, task.b)]);
     if (token !== this.token) return;
-    const column = (name: string, side: EvalComparison['a'], record: RolloutRecord | null) => {
+    const column = (name: string, side: EvalComparison['a'], read: { record: RolloutRecord; inferredWeights?: string } | null) => {
       const head = h('div', { class: 'compare-column-head' }, h('strong', null, `${name} `), this.sideLabel(side));
-      if (!record) return { element: h('div', { class: 'detail-column', 'data-column': name }, head, h('p', { class: 'muted' }, 'This task is not in this evaluation.')), rendered: null };
+      if (!read) return { element: h('div', { class: 'detail-column', 'data-column': name }, head, h('p', { class: 'muted' }, 'This task is not in this evaluation.')), rendered: null };
+      const { record, inferredWeights } = read;
       const rendered = renderRollout(record, {
+        ...(inferredWeights ? { weightsFrom: inferredWeights } : {}),
         imageUrl: (ref) => this.options.host.resourceUrl(side.runId, `images/${ref}.png`),
         zoom: this.options.zoom(),
         openInPlayground: (ref, taskImage, calls) => this.options.openInPlayground(side.runId, ref, taskImage ? record.prompt_id : null, calls),

@@ -101,7 +101,7 @@ class Viewer {
   private steps: StepFileInfo[] = [];
   private index: StepIndex | null = null;
   private groups: PromptGroup[] = [];
-  private readonly records = new Map<string, RolloutRecord>();
+  private readonly records = new Map<string, { record: RolloutRecord; inferredWeights?: string }>();
   private shown: RenderedRollout[] = [];
   /** The list's row elements by line, so selection changes touch two rows, not the whole list. */
   private rows = new Map<number, HTMLElement>();
@@ -487,14 +487,15 @@ class Viewer {
     }
   }
 
-  private async record(line: number): Promise<RolloutRecord> {
+  private async record(line: number): Promise<{ record: RolloutRecord; inferredWeights?: string }> {
     const key = `${this.state.runId}/${this.state.step}/${line}`;
     const cached = this.records.get(key);
     if (cached) return cached;
-    const { record } = await this.host.request(RolloutRecordRequest, { runId: this.state.runId ?? '', step: this.state.step ?? 0, line });
-    this.records.set(key, record);
+    const { record, inferredWeights } = await this.host.request(RolloutRecordRequest, { runId: this.state.runId ?? '', step: this.state.step ?? 0, line });
+    const entry = { record, ...(inferredWeights ? { inferredWeights } : {}) };
+    this.records.set(key, entry);
     if (this.records.size > 200) this.records.delete(this.records.keys().next().value as string);
-    return record;
+    return entry;
   }
 
   private async showSelection(): Promise<void> {
@@ -516,15 +517,16 @@ class Viewer {
     const records = await Promise.all(lines.map((line) => this.record(line)));
     if (token !== this.loadToken) return;
     const runId = this.state.runId ?? '';
-    this.shown = records.map((record) =>
+    this.shown = records.map(({ record, inferredWeights }) =>
       renderRollout(record, {
+        ...(inferredWeights ? { weightsFrom: inferredWeights } : {}),
         imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`),
         zoom: this.state.zoom,
         openInPlayground: (ref, taskImage, calls) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null, calls),
       }),
     );
     this.detail.classList.toggle('comparing', this.shown.length > 1);
-    const promptId = records[0]?.prompt_id;
+    const promptId = records[0]?.record.prompt_id;
     const over = promptId ? button('This task over time', () => void this.showTimeline(runId, promptId), { icon: 'history', secondary: true, testid: 'task-timeline-button', title: 'Every training step and evaluation of this run where this task appeared' }) : null;
     replaceChildren(this.detail, h('div', { class: 'detail-actions' }, over), ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));

@@ -24,6 +24,8 @@ export interface RolloutViewContext {
    * record has), replaying `calls` on it when given (a logged call, after the calls before it).
    */
   openInPlayground(ref: string, taskImage: boolean, calls?: PlaygroundCall[]): void;
+  /** Where the record's weights came from when it had none (the host inferred them: they reproduce its reward). */
+  weightsFrom?: string;
 }
 
 function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement {
@@ -140,7 +142,7 @@ function valuesOnly(entries: [string, number][]): HTMLElement {
 }
 
 /** The reward's arithmetic: weight × value per additive term, the modifiers in order, the total; checks apart. */
-function breakdown(record: RolloutRecord): HTMLElement | null {
+function breakdown(record: RolloutRecord, weightsFrom: string | undefined): HTMLElement | null {
   const values = record.reward_breakdown ?? {};
   const entries = Object.entries(values);
   if (entries.length === 0) return null;
@@ -174,7 +176,7 @@ function breakdown(record: RolloutRecord): HTMLElement | null {
     'div',
     { class: 'reward-explained' },
     h('table', { class: 'reward-breakdown', 'data-testid': 'reward-breakdown' },
-      h('caption', null, 'reward breakdown'),
+      h('caption', null, 'reward breakdown', weightsFrom ? h('span', { class: 'muted', 'data-testid': 'weights-from' }, ` (weights from ${weightsFrom}: the record has none, and they reproduce its reward)`) : null),
       h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'term'), h('th', { scope: 'col' }, 'value'), h('th', { scope: 'col' }, 'weight'), h('th', { scope: 'col' }, 'adds'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'share')))),
       h('tbody', null, ...termRows, sumRow, ...stepRows, totalRow)),
     mismatch,
@@ -209,6 +211,6 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares, record.token_view?.find((t) => t.turn === index), soFar) : observationTurn(turn, context)),
     ),
   );
-  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, h('div', { class: 'rollout-top' }, taskImage, breakdown(record)), h('div', { class: 'turns' }, ...turns));
+  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, h('div', { class: 'rollout-top' }, taskImage, breakdown(record, context.weightsFrom)), h('div', { class: 'turns' }, ...turns));
   return { element, turns, compares };
 }
