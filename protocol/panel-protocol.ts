@@ -20,6 +20,7 @@
 import { hasFields, isFiniteNumber, isNonNegativeInteger, isNumberInRange, isRecord, isString, isStringArray, optional } from './guards.js';
 import type { WallClockSource } from './metric-math.js';
 import type { RolloutRecord } from './rollout-record.js';
+import type { Annotation, AnnotationTarget } from './annotation.js';
 import type { FadingVerdict } from './tool-fading.js';
 import { isRolloutFacets, type RolloutFacets } from './rollout-filter.js';
 
@@ -338,6 +339,7 @@ export interface RolloutSearchResult {
 
 /** A rollout record as in docs/CONTRACTS.md. */
 export type { RolloutRecord };
+export type { Annotation, AnnotationTarget };
 
 // ---------------------------------------------------------------------------------------------
 // Evaluations kept task by task (env/runs/eval-sets.ts), compared and followed through training
@@ -622,6 +624,39 @@ export const TaskTimelineRequest = request<{ runId: string; promptId: string }, 
   hasFields(p, { runId: isString, promptId: (v) => isString(v) && v.length > 0 && v.length <= PROMPT_ID_MAX }),
 );
 
+/** Tags and comments on rollouts, in the run's annotations.jsonl (env/runs/annotations.ts; schemas/annotation.schema.json). */
+export const AnnotationsListRequest = request<{ runId: string }, { runId: string; annotations: Annotation[]; problems: string[] }>('annotations/list', (p): p is { runId: string } =>
+  hasFields(p, { runId: isString }),
+);
+
+const isTarget = (v: unknown): v is AnnotationTarget =>
+  hasFields(v, {
+    kind: (k) => k === 'step' || k === 'eval',
+    step: optional((s) => s === null || isNonNegativeInteger(s)),
+    key: optional(isString),
+    line: isNonNegativeInteger,
+    prompt_id: isString,
+  });
+
+export interface AnnotationSaveParams {
+  runId: string;
+  /** The annotation to replace; absent: a new one. */
+  id?: string;
+  target: AnnotationTarget;
+  tags: string[];
+  comment: string;
+}
+
+/** Saves an annotation (appends it to annotations.jsonl; the host validates it against the schema). Not available in a bundle. */
+export const AnnotationSaveRequest = request<AnnotationSaveParams, { runId: string; annotation: Annotation }>('annotations/save', (p): p is AnnotationSaveParams =>
+  hasFields(p, { runId: isString, id: optional(isString), target: isTarget, tags: isStringArray, comment: isString }),
+);
+
+/** Removes an annotation (appends its removal). */
+export const AnnotationDeleteRequest = request<{ runId: string; id: string }, { runId: string; id: string; deleted: true }>('annotations/delete', (p): p is { runId: string; id: string } =>
+  hasFields(p, { runId: isString, id: isString }),
+);
+
 /** A run's config.json as read by the host (env/runs/run-config.ts): the object, or null with why there is none. */
 export interface RunConfigEntry {
   runId: string;
@@ -738,6 +773,9 @@ export const REQUESTS = [
   EvalCompareRequest,
   EvalRecordRequest,
   TaskTimelineRequest,
+  AnnotationsListRequest,
+  AnnotationSaveRequest,
+  AnnotationDeleteRequest,
   ToolsListRequest,
   PlaygroundOpenRequest,
   PlaygroundApplyRequest,
@@ -751,7 +789,8 @@ export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlay
 /** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
 export interface PageConfig {
   panel: PanelKind;
-  transport: 'browser' | 'vscode';
+  /** browser: `vistool view`; vscode: a webview; bundle: a static copy read from its own data files (`vistool view --bundle`). */
+  transport: 'browser' | 'vscode' | 'bundle';
   /** Browser host: the access token (also held in a cookie), sent with every request. */
   token?: string;
   /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */

@@ -12,8 +12,9 @@
  *   // localResourceRoots: dist/webview and every run directory (page.ts).
  *
  * Every message is checked against its declared shape before anything runs. The backend reads
- * run directories and calls the tool engine; it never writes to a run directory and never
- * executes anything a panel or a rollout file contains.
+ * run directories and calls the tool engine; it never executes anything a panel or a rollout file
+ * contains, and the one thing it writes in a run directory is annotations.jsonl, when a person
+ * saves an annotation (env/runs/annotations.ts: append-only, validated against its schema).
  *
  * Big runs: `start()` reads only the first slice of each metrics.jsonl, so a host answers at
  * once; the poll loop reads the rest a slice at a time with the event loop free between slices
@@ -62,6 +63,9 @@ import {
   EvalCompareRequest,
   EvalRecordRequest,
   TaskTimelineRequest,
+  AnnotationsListRequest,
+  AnnotationSaveRequest,
+  AnnotationDeleteRequest,
   type EvalSide,
   type RolloutRecord,
 } from '../../protocol/panel-protocol.js';
@@ -72,6 +76,7 @@ import { readRunConfig } from '../runs/run-config.js';
 import { searchRollouts } from '../runs/rollout-search.js';
 import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
 import { inferWeights } from '../runs/record-weights.js';
+import { deleteAnnotation, readAnnotations, saveAnnotation } from '../runs/annotations.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -289,6 +294,20 @@ export class PanelBackend {
       const run = this.run(message.params.runId);
       const found = await taskTimeline(run.dir, message.params.promptId, await run.stepFiles(), await run.evalSets(), signal);
       return { runId: run.id, promptId: message.params.promptId, ...found };
+    }
+    if (AnnotationsListRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return { runId: run.id, ...(await readAnnotations(run.dir)) };
+    }
+    if (AnnotationSaveRequest.is(message)) {
+      const { runId, ...input } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, annotation: await saveAnnotation(run.dir, input) };
+    }
+    if (AnnotationDeleteRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      await deleteAnnotation(run.dir, message.params.id);
+      return { runId: run.id, id: message.params.id, deleted: true };
     }
     if (RunImageRequest.is(message)) return this.runImage(message.params);
     if (RunConfigsRequest.is(message)) {

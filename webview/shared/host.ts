@@ -46,7 +46,7 @@ export function readPageConfig(doc: Document): PageConfig {
   }
   const ok = hasFields(parsed, {
     panel: (v) => v === 'dashboard' || v === 'viewer' || v === 'playground',
-    transport: (v) => v === 'browser' || v === 'vscode',
+    transport: (v) => v === 'browser' || v === 'vscode' || v === 'bundle',
     token: optional(isString),
     resourceBases: optional(isRecord),
   });
@@ -222,6 +222,11 @@ export class PanelHost {
     transport.onMessage((message) => this.receive(message));
   }
 
+  /** True in a static bundle (`vistool view --bundle`): the data is what was exported; nothing can be saved or run. */
+  get isStatic(): boolean {
+    return this.config?.transport === 'bundle';
+  }
+
   /** True inside a VS Code webview (the editor owns the theme, saving goes through the host). */
   get inVsCode(): boolean {
     return this.transport.kind === 'vscode';
@@ -324,14 +329,17 @@ export class PanelHost {
     window.open(`report/${encodeURIComponent(runId)}/${token ? `?token=${encodeURIComponent(token)}` : ''}`, '_blank', 'noopener');
   }
 
-  /** The run and step a browser page's URL asks for (`?run=ID&step=N`, what showInViewer sends), else null. VS Code sends them as a notification instead. */
-  requestedStep(): { runId: string; step: number } | null {
-    if (this.transport.kind === 'vscode') return null;
-    const query = new URLSearchParams(window.location.search);
-    const runId = query.get('run');
-    const step = query.get('step');
-    if (runId === null || step === null || !/^\d+$/.test(step)) return null;
-    return { runId, step: Number(step) };
+  /** The page's URL query (a browser page, a bundle); null inside VS Code, whose webviews have no address. */
+  pageQuery(): URLSearchParams | null {
+    return this.transport.kind === 'vscode' ? null : new URLSearchParams(window.location.search);
+  }
+
+  /** Puts a new query in the page's URL without loading it, so the address names what is shown (no-op in VS Code). */
+  setPageQuery(query: URLSearchParams): void {
+    if (this.transport.kind === 'vscode') return;
+    const text = query.toString();
+    const url = `${window.location.pathname}${text ? `?${text}` : ''}${window.location.hash}`;
+    if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) window.history.replaceState(window.history.state, '', url);
   }
 
   /** Saves an export: a browser download here, a save dialog in VS Code. */

@@ -28,6 +28,7 @@ import { wilsonInterval } from '../../protocol/intervals.js';
 import { button, h, replaceChildren } from '../shared/dom.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { callsTools } from './preferred-run.js';
+import type { Annotations } from './annotations-view.js';
 
 export const OUTCOME_WORDS: Readonly<Record<CompareOutcome, string>> = {
   fixed: 'fixed',
@@ -40,6 +41,10 @@ export const OUTCOME_WORDS: Readonly<Record<CompareOutcome, string>> = {
 
 export type OutcomeFilter = CompareOutcome | 'all' | 'changed';
 
+export function isOutcomeFilter(value: unknown): value is OutcomeFilter {
+  return value === 'all' || value === 'changed' || COMPARE_OUTCOMES.includes(value as CompareOutcome);
+}
+
 export interface CompareState {
   a: EvalSide | null;
   b: EvalSide | null;
@@ -50,6 +55,7 @@ export interface CompareState {
 
 export interface CompareViewOptions {
   host: PanelHost;
+  annotations: Annotations;
   zoom: () => number;
   /** The state changed (to be saved, and put in the URL). */
   changed: (state: CompareState) => void;
@@ -243,6 +249,7 @@ export class EvalCompareView {
   }
 
   private renderList(): void {
+    const c = this.comparison;
     const tasks = this.filtered();
     const shown = tasks.slice(0, LIST_LIMIT);
     replaceChildren(
@@ -252,7 +259,9 @@ export class EvalCompareView {
           'div',
           { class: `compare-row ${task.promptId === this.state.promptId ? 'selected' : ''}`, role: 'option', 'aria-selected': task.promptId === this.state.promptId ? 'true' : 'false', tabindex: '-1', 'data-testid': 'compare-row', 'data-prompt': task.promptId, 'data-outcome': task.outcome },
           h('div', { class: 'compare-question', title: task.question }, h('span', { class: `task-outcome outcome-${task.outcome} ${task.outcome === 'fixed' ? 'good' : task.outcome === 'broken' ? 'bad' : 'muted'}` }, OUTCOME_WORDS[task.outcome]), ' ', task.question || task.promptId),
-          h('div', { class: 'compare-answers' }, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(task.gold)), h('span', { class: 'muted' }, ' · A '), mark(task.a), h('span', { class: 'muted' }, ' · B '), mark(task.b)),
+          h('div', { class: 'compare-answers' }, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(task.gold)), h('span', { class: 'muted' }, ' · A '), mark(task.a), h('span', { class: 'muted' }, ' · B '), mark(task.b),
+            c && task.a ? this.options.annotations.mark(c.a.runId, { kind: 'eval', step: c.a.step, key: c.a.key, line: task.a.line }) : null,
+            c && task.b ? this.options.annotations.mark(c.b.runId, { kind: 'eval', step: c.b.step, key: c.b.key, line: task.b.line }) : null),
         );
         row.addEventListener('click', () => {
           this.update({ promptId: task.promptId });
@@ -288,9 +297,9 @@ export class EvalCompareView {
     const token = ++this.token;
     const read = (side: EvalComparison['a'], rollout: ComparedRollout | null): Promise<{ record: RolloutRecord; inferredWeights?: string } | null> =>
       rollout ? this.options.host.request(EvalRecordRequest, { runId: side.runId, key: side.key, line: rollout.line }) : Promise.resolve(null);
-    const [ra, rb] = await Promise.all([read(c.a, task.a), read(c.b, task.b)]);
+    const [ra, rb] = await Promise.all([read(c.a, task.a), read(c.b, task.b), this.options.annotations.ensure(c.a.runId), this.options.annotations.ensure(c.b.runId)]);
     if (token !== this.token) return;
-    const column = (name: string, side: EvalComparison['a'], read: { record: RolloutRecord; inferredWeights?: string } | null) => {
+    const column = (name: string, side: EvalComparison['a'], read: { record: RolloutRecord; inferredWeights?: string } | null, line: number) => {
       const head = h('div', { class: 'compare-column-head' }, h('strong', null, `${name} `), this.sideLabel(side));
       if (!read) return { element: h('div', { class: 'detail-column', 'data-column': name }, head, h('p', { class: 'muted' }, 'This task is not in this evaluation.')), rendered: null };
       const { record, inferredWeights } = read;
@@ -300,10 +309,11 @@ export class EvalCompareView {
         zoom: this.options.zoom(),
         openInPlayground: (ref, taskImage, calls) => this.options.openInPlayground(side.runId, ref, taskImage ? record.prompt_id : null, calls),
       });
-      return { element: h('div', { class: 'detail-column', 'data-column': name }, head, rendered.element), rendered };
+      const notes = this.options.annotations.section(side.runId, { kind: 'eval', step: side.step, key: side.key, line, prompt_id: record.prompt_id }, () => this.renderList());
+      return { element: h('div', { class: 'detail-column', 'data-column': name }, head, rendered.element, notes), rendered };
     };
-    const left = column('A', c.a, ra);
-    const right = column('B', c.b, rb);
+    const left = column('A', c.a, ra, task.a?.line ?? 0);
+    const right = column('B', c.b, rb, task.b?.line ?? 0);
     this.shown = [left.rendered, right.rendered].filter((r): r is RenderedRollout => r !== null);
     const over = button('This task over time', () => this.options.timeline(c.a.runId, task.promptId), { icon: 'history', secondary: true, testid: 'task-timeline-button', title: 'Every training step and evaluation of this run where this task appeared' });
     replaceChildren(this.detail, h('div', { class: 'detail-actions' }, over), left.element, right.element);

@@ -33,8 +33,10 @@ import { RunSearch } from './run-search.js';
 import type { RolloutFacets } from '../../protocol/rollout-filter.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
-import { type CompareState, EvalCompareView } from './eval-compare.js';
+import { type CompareState, EvalCompareView, isOutcomeFilter } from './eval-compare.js';
 import { TaskTimelineView } from './task-timeline.js';
+import { viewOf, withView } from './view-link.js';
+import { type AnnotationFilter, Annotations, isAnnotationFilter, passes } from './annotations-view.js';
 import type { PlaygroundCall, TimelineEntry } from '../../protocol/panel-protocol.js';
 
 interface ViewerState {
@@ -54,13 +56,15 @@ interface ViewerState {
   mode?: ViewerMode;
   /** The evaluations compared, the outcome shown and the task (eval-compare.ts). */
   evals?: CompareState;
+  /** The list's annotation filter (annotations-view.ts). */
+  annotation?: AnnotationFilter;
 }
 
 type ViewerMode = 'steps' | 'evals';
 
 const isSide = (v: unknown) => v === null || hasFields(v, { runId: isString, key: isString, arm: (a) => a === 'tools' || a === 'no_tools' });
 const isCompareState = (v: unknown): v is CompareState =>
-  hasFields(v, { a: isSide, b: isSide, outcome: isString, promptId: (p) => p === null || isString(p) });
+  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p) });
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
 
@@ -77,6 +81,7 @@ function isViewerState(value: unknown): value is ViewerState {
     order: optional(isGroupOrder),
     runSearch: optional(isString),
     mode: optional((v) => v === 'steps' || v === 'evals'),
+    annotation: optional(isAnnotationFilter),
     evals: optional(isCompareState),
   });
 }
@@ -133,14 +138,27 @@ class Viewer {
   private readonly compareView: EvalCompareView;
   private compareOpened = false;
   private readonly timeline: TaskTimelineView;
+  private readonly annotations: Annotations;
 
   constructor(
     private readonly host: PanelHost,
     private readonly root: HTMLElement,
   ) {
     this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
+    // A link (the page's URL) names what to show: it replaces the saved place (view-link.ts).
+    const linked = viewOf(host.pageQuery() ?? new URLSearchParams());
+    if (linked?.mode === 'evals') {
+      this.state.mode = 'evals';
+      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null };
+      if (linked.runId) this.state.runId = linked.runId;
+    } else if (linked) {
+      const compareLine = linked.compareLine ?? null;
+      Object.assign(this.state, { mode: 'steps', runId: linked.runId ?? null, step: linked.step ?? null, line: linked.line ?? null, compareLine, compare: compareLine !== null || this.state.compare, turn: linked.turn ?? 0 });
+    }
+    this.annotations = new Annotations(host, host.isStatic);
     this.compareView = new EvalCompareView(this.state.evals ?? { a: null, b: null, outcome: 'all', promptId: null }, {
       host,
+      annotations: this.annotations,
       zoom: () => this.state.zoom,
       changed: (evals) => {
         this.state.evals = evals;
@@ -181,11 +199,6 @@ class Viewer {
     // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
     this.host.onNotification(ViewerShowStepNotification, ({ runId, step }) => void this.showStep(runId, step));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;
-    const requested = this.host.requestedStep();
-    if (requested && this.runs.some((r) => r.id === requested.runId) && (requested.runId !== this.state.runId || requested.step !== this.state.step)) {
-      // What the URL asks for replaces the saved place; openRun keeps the step when the run has its file (else its newest step).
-      Object.assign(this.state, { runId: requested.runId, step: requested.step, line: null, compareLine: null, turn: 0 });
-    }
     await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : preferredRun(this.runs));
     await this.setMode(this.state.mode ?? 'steps');
     this.host.command(ReadyCommand, { panel: 'viewer' });
@@ -246,6 +259,25 @@ class Viewer {
 
   private save(): void {
     this.host.setState(this.state);
+    // The address names what is shown (a browser page): a copied link opens the same view.
+    const query = this.host.pageQuery();
+    if (!query) return;
+    const evals = this.state.evals;
+    const group = this.index?.rollouts.find((r) => r.line === this.state.line)?.promptId ?? null;
+    this.host.setPageQuery(
+      withView(query, {
+        runId: this.state.runId,
+        step: this.state.step,
+        line: this.state.line,
+        compareLine: this.state.compare ? this.state.compareLine : null,
+        turn: this.state.turn,
+        mode: this.state.mode ?? 'steps',
+        a: evals?.a ?? null,
+        b: evals?.b ?? null,
+        outcome: evals?.outcome ?? 'all',
+        task: evals?.promptId ?? null,
+      }, group),
+    );
   }
 
   private async openRun(runId: string | null): Promise<void> {
@@ -254,6 +286,7 @@ class Viewer {
       this.runSearch.clear();
     }
     this.state.runId = runId;
+    if (runId !== null) await this.annotations.load(runId);
     this.steps = runId === null ? [] : (await this.host.request(RolloutStepsRequest, { runId })).steps;
     const step = this.steps.some((s) => s.step === this.state.step) ? this.state.step : (this.steps[this.steps.length - 1]?.step ?? null);
     await this.openStep(step);
@@ -322,7 +355,11 @@ class Viewer {
 
   /** The groups that pass the filters, in the chosen order (the list and j/k walk the same one). */
   private matchingGroups(): PromptGroup[] {
-    return sortGroups(filterGroups(this.groups, this.state.filter), this.state.order ?? 'file');
+    const filter = this.state.annotation ?? 'any';
+    const runId = this.state.runId ?? '';
+    // The annotation filter keeps the rollouts it passes; their groups are made again from them.
+    const groups = filter === 'any' || !this.index ? this.groups : groupRollouts(this.index.rollouts.filter((r) => passes(filter, this.annotations.of(runId, { kind: 'step', step: this.state.step, line: r.line }))));
+    return sortGroups(filterGroups(groups, this.state.filter), this.state.order ?? 'file');
   }
 
   private renderControls(): void {
@@ -381,6 +418,13 @@ class Viewer {
       select('tools', 'filter-tools', [['all', 'all'], ['tools', 'used tools'], ['none', 'no tools']], filter.tools, (v) => setFilter({ tools: v as RolloutFilter['tools'] })),
       select('error', 'filter-error', [['', 'any'], ['none', 'no errors'], ...choices.errorClasses.map((c): [string, string] => [c, c])], filter.errorClass ?? '', (v) => setFilter({ errorClass: v === '' ? null : v })),
       select('tool', 'filter-tool', [['', 'any'], ...choices.toolNames.map((t): [string, string] => [t, t])], filter.toolName ?? '', (v) => setFilter({ toolName: v === '' ? null : v })),
+      select('notes', 'filter-annotation', [['any', 'any'], ['annotated', 'annotated'], ['none', 'not annotated'], ...this.annotations.tags(this.state.runId ?? '').map((tag): [string, string] => [`tag:${tag}`, `tag ${tag}`])], this.state.annotation ?? 'any', (v) => {
+        this.state.annotation = isAnnotationFilter(v) ? v : 'any';
+        this.listLimit = LIST_PAGE;
+        this.save();
+        this.renderList();
+        void this.showSelection();
+      }),
       h('label', { class: 'control' }, 'zoom ', zoom, zoomValue),
       compare,
       h('span', { class: 'muted keys', title: 'j / k: next / previous rollout · [ / ]: previous / next turn' }, 'j/k · [ ]'),
@@ -455,6 +499,7 @@ class Viewer {
               h('span', { class: 'tools', title: r.toolNames.join(', ') }, toolUseWords({ ran: r.toolCalls, failed: r.toolErrors, formatErrors: r.formatErrors })),
               r.errorClasses.length ? h('span', { class: 'errors', title: errorLegend(r.errorClasses) }, r.errorClasses.join(' ')) : null,
               h('span', { class: 'answer muted' }, answerText(r.answer)),
+              this.annotations.mark(this.state.runId ?? '', { kind: 'step', step: this.state.step, line: r.line }),
             );
             item.addEventListener('click', () => this.choose(r.line));
             this.rows.set(r.line, item);
@@ -528,7 +573,17 @@ class Viewer {
     this.detail.classList.toggle('comparing', this.shown.length > 1);
     const promptId = records[0]?.record.prompt_id;
     const over = promptId ? button('This task over time', () => void this.showTimeline(runId, promptId), { icon: 'history', secondary: true, testid: 'task-timeline-button', title: 'Every training step and evaluation of this run where this task appeared' }) : null;
-    replaceChildren(this.detail, h('div', { class: 'detail-actions' }, over), ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
+    const notes = (line: number, promptId: string) =>
+      this.annotations.section(runId, { kind: 'step', step: this.state.step, line, prompt_id: promptId }, () => {
+        // A saved or removed annotation changes the row's mark and the filter's tags.
+        this.renderControls();
+        this.renderList();
+      });
+    replaceChildren(
+      this.detail,
+      h('div', { class: 'detail-actions' }, over),
+      ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element, notes(lines[i] as number, records[i]?.record.prompt_id ?? ''))),
+    );
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
     this.focusTurn(this.state.turn, false);
   }
