@@ -6,7 +6,7 @@
  *                      rl_step_N, after_rl: trainer/vistool_trainer/run/eval_records.py)
  *   `vistool eval`     rollouts/step-000000.jsonl of its folder (run.json `"kind": "eval"`)
  *
- * `listEvalSets` finds them; `compareEvaluations` lines two of them up task by task (pure);
+ * `listEvalSets` finds them (protocol/eval-compare.ts lines two of them up task by task);
  * `taskTimeline` reads every step file and evaluation of a run for one prompt id, a slice at a
  * time, parsing only the lines that name it.
  *
@@ -14,18 +14,11 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  COMPARE_OUTCOMES,
-  type ComparedRollout,
-  type ComparedTask,
-  type CompareOutcome,
-  type EvalArm,
-  type EvalResult,
-  type EvalSetInfo,
-  type RolloutSummary,
-  type StepFileInfo,
-  type TimelineEntry,
-} from '../../protocol/panel-protocol.js';
+import type { EvalArm, EvalResult, EvalSetInfo, StepFileInfo, TimelineEntry } from '../../protocol/panel-protocol.js';
+import { armOf } from '../../protocol/eval-compare.js';
+
+// How two evaluations line up is protocol/eval-compare.ts's rule (a static bundle's page applies it too).
+export { armOf, compareEvaluations, outcomeOf } from '../../protocol/eval-compare.js';
 import { isRecord } from '../../protocol/guards.js';
 import { JsonlTail } from './jsonl-tail.js';
 import { summarizeRollout } from './rollout-summary.js';
@@ -59,54 +52,6 @@ export async function listEvalSets(runDir: string, run: Record<string, unknown> 
     if (info?.isFile()) sets.push({ key: EVAL_FOLDER_KEY, label, step: stepOf(label), file, bytes: info.size });
   }
   return sets.sort((a, b) => (a.step ?? Infinity) - (b.step ?? Infinity) || a.label.localeCompare(b.label));
-}
-
-/** The arm of an evaluation record's summary: its `arm`, else its group (0 tools, 1 no tools, as both writers number them). */
-export function armOf(summary: RolloutSummary): EvalArm | null {
-  if (summary.arm) return summary.arm;
-  return summary.group === 0 ? 'tools' : summary.group === 1 ? 'no_tools' : null;
-}
-
-function compared(summary: RolloutSummary): ComparedRollout {
-  const { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses } = summary;
-  return { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses };
-}
-
-export function outcomeOf(a: ComparedRollout | null, b: ComparedRollout | null): CompareOutcome {
-  if (!a) return 'only_b';
-  if (!b) return 'only_a';
-  if (a.correct === true && b.correct === true) return 'both_right';
-  if (a.correct === true) return 'broken';
-  if (b.correct === true) return 'fixed';
-  return 'both_wrong';
-}
-
-/**
- * Side a's and side b's rollouts of the same tasks (by prompt id), each side in its arm: which
- * tasks b fixed (a wrong, b right), broke (a right, b wrong), both got wrong or right, and those
- * only one side has. A task seen twice in one side's arm counts once (its last line). Pure.
- */
-export function compareEvaluations(a: readonly RolloutSummary[], armA: EvalArm, b: readonly RolloutSummary[], armB: EvalArm): { tasks: ComparedTask[]; counts: Record<CompareOutcome, number>; shared: number } {
-  const byPrompt = (rollouts: readonly RolloutSummary[], arm: EvalArm) => {
-    const map = new Map<string, RolloutSummary>();
-    for (const r of rollouts) if (armOf(r) === arm) map.set(r.promptId, r);
-    return map;
-  };
-  const left = byPrompt(a, armA);
-  const right = byPrompt(b, armB);
-  const order = [...left.keys(), ...[...right.keys()].filter((id) => !left.has(id))];
-  const counts = Object.fromEntries(COMPARE_OUTCOMES.map((o) => [o, 0])) as Record<CompareOutcome, number>;
-  const tasks = order.map((promptId): ComparedTask => {
-    const ra = left.get(promptId) ?? null;
-    const rb = right.get(promptId) ?? null;
-    const about = ra ?? rb;
-    const sideA = ra ? compared(ra) : null;
-    const sideB = rb ? compared(rb) : null;
-    const outcome = outcomeOf(sideA, sideB);
-    counts[outcome] += 1;
-    return { promptId, question: about?.question ?? '', gold: about?.gold ?? null, outcome, a: sideA, b: sideB };
-  });
-  return { tasks, counts, shared: tasks.length - counts.only_a - counts.only_b };
 }
 
 /** A file the timeline reads: a training step's or an evaluation's. */

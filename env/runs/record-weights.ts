@@ -48,3 +48,9 @@ export async function inferWeights(record: RolloutRecord, runDir: string): Promi
   }
   return null;
 }
+
+/** A record, with the weights that explain its reward when it has none of its own, and where they came from. */
+export async function withWeights(record: RolloutRecord, runDir: string): Promise<{ record: RolloutRecord; inferredWeights?: string }> {
+  const inferred = await inferWeights(record, runDir);
+  return inferred ? { record: { ...record, reward_weights: inferred.weights }, inferredWeights: inferred.source } : { record };
+}

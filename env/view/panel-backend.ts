@@ -67,7 +67,6 @@ import {
   AnnotationSaveRequest,
   AnnotationDeleteRequest,
   type EvalSide,
-  type RolloutRecord,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from '../runs/run-source.js';
@@ -75,7 +74,7 @@ import { findTaskRecord } from '../runs/run-task-record.js';
 import { readRunConfig } from '../runs/run-config.js';
 import { searchRollouts } from '../runs/rollout-search.js';
 import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
-import { inferWeights } from '../runs/record-weights.js';
+import { withWeights } from '../runs/record-weights.js';
 import { deleteAnnotation, readAnnotations, saveAnnotation } from '../runs/annotations.js';
 
 export interface PanelBackendOptions {
@@ -96,12 +95,6 @@ const POLL_READ_BYTES = 8 << 20;
 const LOADING_NOTIFY_MS = 300;
 /** A burst of file events (one append can be several writes) becomes one poll this long after the first. */
 const WATCH_DELAY_MS = 15;
-
-/** A record, with the weights that explain its reward when it has none of its own (record-weights.ts), and where they came from. */
-async function withWeights(record: RolloutRecord, runDir: string): Promise<{ record: RolloutRecord; inferredWeights?: string }> {
-  const inferred = await inferWeights(record, runDir);
-  return inferred ? { record: { ...record, reward_weights: inferred.weights }, inferredWeights: inferred.source } : { record };
-}
 
 export class PanelBackend {
   readonly runs: RunSource[];

@@ -34,6 +34,7 @@ import {
   ShowReportCommand,
 } from '../../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
+import { BundleTransport } from './static-backend.js';
 
 
 export function readPageConfig(doc: Document): PageConfig {
@@ -56,7 +57,7 @@ export function readPageConfig(doc: Document): PageConfig {
 
 /** How messages travel. A transport knows nothing about methods or types. */
 export interface Transport {
-  readonly kind: 'vscode' | 'browser';
+  readonly kind: 'vscode' | 'browser' | 'bundle';
   post(message: PanelToHostMessage): void;
   /** Tells the host that the request `id` posted before is no longer wanted. */
   cancel(id: string): void;
@@ -313,7 +314,9 @@ export class PanelHost {
       return;
     }
     const token = this.config?.token;
-    window.location.assign(`viewer?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
+    // A bundle's pages are files: viewer.html beside this one.
+    const page = this.transport.kind === 'bundle' ? 'viewer.html' : 'viewer';
+    window.location.assign(`${page}?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
   }
 
   /**
@@ -378,7 +381,7 @@ export class PanelHost {
 /** The host for this page: VS Code when the page says so, the browser otherwise. */
 export function connectHost(doc: Document = document): PanelHost {
   const config = readPageConfig(doc);
-  const transport = config.transport === 'vscode' ? new VsCodeTransport(config) : new BrowserTransport(config);
+  const transport = config.transport === 'vscode' ? new VsCodeTransport(config) : config.transport === 'bundle' ? new BundleTransport(config) : new BrowserTransport(config);
   const host = new PanelHost(transport, config.panel, config);
   window.addEventListener('error', (event) => host.reportError(event.error ?? event.message));
   window.addEventListener('unhandledrejection', (event) => host.reportError(event.reason));

@@ -305,6 +305,7 @@ export class EvalCompareView {
       const { record, inferredWeights } = read;
       const rendered = renderRollout(record, {
         ...(inferredWeights ? { weightsFrom: inferredWeights } : {}),
+        playground: !this.options.host.isStatic,
         imageUrl: (ref) => this.options.host.resourceUrl(side.runId, `images/${ref}.png`),
         zoom: this.options.zoom(),
         openInPlayground: (ref, taskImage, calls) => this.options.openInPlayground(side.runId, ref, taskImage ? record.prompt_id : null, calls),

@@ -565,6 +565,7 @@ class Viewer {
     this.shown = records.map(({ record, inferredWeights }) =>
       renderRollout(record, {
         ...(inferredWeights ? { weightsFrom: inferredWeights } : {}),
+        playground: !this.host.isStatic,
         imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`),
         zoom: this.state.zoom,
         openInPlayground: (ref, taskImage, calls) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null, calls),

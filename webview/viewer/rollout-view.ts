@@ -26,9 +26,12 @@ export interface RolloutViewContext {
   openInPlayground(ref: string, taskImage: boolean, calls?: PlaygroundCall[]): void;
   /** Where the record's weights came from when it had none (the host inferred them: they reproduce its reward). */
   weightsFrom?: string;
+  /** false in a static bundle: there is no playground to open an image in. */
+  playground?: boolean;
 }
 
-function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement {
+function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement | null {
+  if (context.playground === false) return null;
   return button(label, () => context.openInPlayground(ref, taskImage), { icon: 'beaker', secondary: true, testid: 'open-in-playground', title: 'Open this image in the tool playground, to try tools on it' });
 }
 
@@ -37,7 +40,8 @@ function playgroundButton(ref: string, taskImage: boolean, label: string, contex
  * ran before it, then this one, so the playground shows what the model saw and what its call did,
  * and its form holds the call to change and apply again.
  */
-function replayButton(taskImage: string, calls: PlaygroundCall[], context: RolloutViewContext): HTMLElement {
+function replayButton(taskImage: string, calls: PlaygroundCall[], context: RolloutViewContext): HTMLElement | null {
+  if (context.playground === false) return null;
   const call = calls[calls.length - 1];
   return button('Replay in playground', () => context.openInPlayground(taskImage, true, calls), {
     icon: 'debug-restart',
