@@ -23,11 +23,12 @@ export interface LinkedView {
 /** The query keys a link sets (others, such as the token and the theme, are left as they are). */
 export const LINK_KEYS = ['run', 'step', 'line', 'turn', 'cmp', 'group', 'mode', 'a', 'b', 'outcome', 'task'] as const;
 
-const side = (s: EvalSide | null) => (s === null ? null : [s.runId, s.key, s.arm].map(encodeURIComponent).join('~'));
+// Each part URI-encoded, so the separator (which encodeURIComponent always encodes) never occurs inside one.
+const side = (s: EvalSide | null) => (s === null ? null : [s.runId, s.key, s.arm].map(encodeURIComponent).join('|'));
 
 function parseSide(text: string | null): EvalSide | null {
   if (text === null) return null;
-  const [runId, key, arm] = text.split('~').map((part) => decodeURIComponent(part));
+  const [runId, key, arm] = text.split('|').map((part) => decodeURIComponent(part));
   return runId && key && (arm === 'tools' || arm === 'no_tools') ? { runId, key, arm } : null;
 }
 
