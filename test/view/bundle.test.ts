@@ -15,6 +15,7 @@ import { BUNDLE_MAX_IMAGE_WIDTH, writeBundle, type BundleReport } from '../../en
 import { PanelBackend } from '../../env/view/panel-backend.js';
 import { staticSeries } from '../../webview/shared/static-backend.js';
 import { viewCommand } from '../../env/cli/view.js';
+import type { MetricSeries, MetricSeriesParams } from '../../protocol/panel-protocol.js';
 import { UsageError } from '../../env/cli/command.js';
 import { HOSTILE_GROUP, HOSTILE_TEXT, writeRunDirectory } from '../runs/run-directory.js';
 import { writeDemoFolder } from '../runs/demo-folder.js';
@@ -124,9 +125,10 @@ test("the page's series are the host's: same points, smoothing, stats and range 
   const table = bundle.tables.tools;
   assert.ok(table);
   const xs = Float64Array.from(table.steps);
-  for (const params of [{ smoothing: 0.6, maxPoints: 4 }, { smoothing: 0, maxPoints: 100 }, { smoothing: 0.9, maxPoints: 6, range: { min: 11, max: 13 } }]) {
+  const cases: Omit<MetricSeriesParams, 'runId' | 'metrics' | 'xAxis'>[] = [{ smoothing: 0.6, maxPoints: 4 }, { smoothing: 0, maxPoints: 100 }, { smoothing: 0.9, maxPoints: 6, range: { min: 11, max: 13 } }];
+  for (const params of cases) {
     for (const metric of ['reward/mean', 'sft/loss', 'errors/E4', 'no/such']) {
-      const host = run.charts.query({ metrics: [metric], xAxis: 'step', ...params }).series[0];
+      const host: MetricSeries | undefined = run.charts.query({ metrics: [metric], xAxis: 'step', ...params }).series[0];
       const column = table.columns[metric];
       const page = staticSeries(metric, xs, column ? Float64Array.from(column, (v) => (v === null ? NaN : v)) : null, { xAxis: 'step', ...params });
       assert.deepEqual(page, host, `${metric} ${JSON.stringify(params)}`);
