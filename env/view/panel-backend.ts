@@ -174,6 +174,11 @@ export class PanelBackend {
     return snapshot;
   }
 
+  /** A playground session as the panel would see it (the in-editor tests read the host's session). */
+  playgroundSnapshot(session = 'host-playground'): PlaygroundSnapshot {
+    return this.playground.snapshot(session);
+  }
+
   /** Lets the playground open images under `dir` by path (VS Code: a run the viewer shows, sending an image here). */
   allowPlaygroundRoot(dir: string): void {
     this.playground.allowRoot(resolve(dir));

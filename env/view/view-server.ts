@@ -9,7 +9,8 @@
  * never execute (HTML and SVG from a run are sent as downloads). Bundles: symlinks out are
  * refused. Run files: `..` and links out are refused, except images under a folder of the run
  * that is itself a link to a directory (a shared images/ folder; run-files.ts has the rule).
- * Every response carries a strict Content-Security-Policy. It never writes to a run directory.
+ * Every response carries a strict Content-Security-Policy. It writes nothing itself; the one file a
+ * panel can change in a run is annotations.jsonl, through the backend (env/runs/annotations.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

@@ -88,6 +88,11 @@ export class PanelHosts implements vscode.Disposable {
     return this.open.get(kind)?.ready ?? false;
   }
 
+  /** The backend behind an open panel (the in-editor tests read the playground's session through it). */
+  backendOf(kind: PanelKind): PanelBackend | undefined {
+    return this.open.get(kind)?.backend;
+  }
+
   runDirsOf(kind: PanelKind): string[] {
     return this.open.get(kind)?.runDirs ?? [];
   }

@@ -43,7 +43,7 @@ export const RL_STEPS = [11, 12, 13, 14];
 export const ROLLOUT_STEPS = [12, 14];
 
 function sftRow(step: number) {
-  return { step, stage: 'sft', 'sft/step': step, 'sft/loss': 3 / step, 'timing/step_s': 0.5, time: 1_700_000_000 + step, ...(step % 5 === 0 ? { 'sft/probe_call_acc': step / 10, 'sft/probe_answer_after_tool_acc': step / 12 } : {}) };
+  return { step, stage: 'sft', 'sft/step': step, 'sft/loss': 3 / step, 'timing/step_s': 0.5, time: 1_700_000_000 + step, ...(step % 2 === 0 ? { 'sft/probe_call_acc': step / 10, 'sft/probe_answer_after_tool_acc': step / 12 } : {}) };
 }
 
 function rlRow(step: number, tools: boolean) {
@@ -63,7 +63,8 @@ function rlRow(step: number, tools: boolean) {
     'errors/E1': k % 2,
     'errors/E4': tools ? k % 3 : 0,
     'tools/focus_on_columns_with_mask/calls': tools ? 4 + k : 0,
-    'tools/focus_on_columns_with_mask/failed': tools && k === 2 ? 1 : 0,
+    // Logged on two steps only: a line of two points (the dashboard leaves it in the picker).
+    ...(tools && (k === 2 || k === 3) ? { 'tools/focus_on_columns_with_mask/failed': k - 1 } : {}),
     'sampling/kept_groups': 2 + (k % 2),
     'sampling/dropped_groups': 2 - (k % 2),
     'actor/kl': 0,

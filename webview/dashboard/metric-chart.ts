@@ -269,7 +269,7 @@ export class MetricChart implements Drawable {
     }
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
     // What the canvas shows, line by line: each run's smoothed and raw datasets and whether each is visible.
-    this.element.dataset.datasets = JSON.stringify(datasets.map((d, i) => ({ run: d.runId, kind: d.kind, points: d.data.length, visible: this.chart?.isDatasetVisible(i) ?? !d.hidden })));
+    this.element.dataset.datasets = JSON.stringify(datasets.map((d, i) => ({ run: d.runId, kind: d.kind, points: d.data.length, visible: this.chart?.isDatasetVisible(i) ?? !d.hidden, colour: d.backgroundColor, dash: d.borderDash ?? [] })));
     this.draws += 1;
     this.element.dataset.draws = String(this.draws);
     return true;
@@ -313,6 +313,7 @@ export class MetricChart implements Drawable {
     x.min = this.zoom?.min ?? (single === null ? undefined : single - pad);
     x.max = this.zoom?.max ?? (single === null ? undefined : single + pad);
     if (x.ticks) (x.ticks as { precision?: number }).precision = this.xAxis === 'step' ? 0 : undefined;
+    this.element.dataset.xRange = JSON.stringify({ min: x.min ?? null, max: x.max ?? null });
   }
 
   /** Re-reads the theme colours (the body class changed). */

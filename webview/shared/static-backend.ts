@@ -53,6 +53,7 @@ import { findInRecord } from '../../protocol/rollout-text.js';
 import { matchesFacets } from '../../protocol/rollout-filter.js';
 import { armOf, compareEvaluations } from '../../protocol/eval-compare.js';
 import type { Transport } from './host.js';
+import { isDarkTheme, toggleBrowserTheme } from './theme.js';
 import type { BundleChunk, BundleData } from '../../protocol/bundle.js';
 
 declare global {
@@ -295,6 +296,8 @@ export class BundleTransport implements Transport {
   private readonly stateKey: string;
 
   constructor(config: PageConfig) {
+    // A bundle's pages are files, with no server to set the theme: `?theme=dark` in the link does.
+    if (new URLSearchParams(window.location.search).get('theme') === 'dark' && !isDarkTheme()) toggleBrowserTheme();
     const data = window.__vistoolBundle;
     if (!data || data.format !== 'vistool-bundle') throw new Error("this page's bundle data (data/bundle.js) did not load; open the page from the bundle folder it was written to");
     this.backend = new StaticBackend(data);
