@@ -252,12 +252,22 @@ export class EvalCompareView {
     const c = this.comparison;
     const tasks = this.filtered();
     const shown = tasks.slice(0, LIST_LIMIT);
-    replaceChildren(
-      this.list,
+    // A listbox: arrow keys move the selection, as j/k do in the steps' list.
+    const listbox = h('div', { role: 'listbox', 'aria-label': 'tasks', tabindex: '0', class: 'compare-listbox' });
+    listbox.addEventListener('keydown', (event) => {
+      if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+      event.preventDefault();
+      const rows = Array.from(listbox.querySelectorAll<HTMLElement>('.compare-row'));
+      const at = rows.findIndex((r) => r.dataset.prompt === this.state.promptId);
+      const next = rows[Math.max(0, Math.min(rows.length - 1, at + (event.key === 'ArrowDown' ? 1 : -1)))];
+      next?.click();
+      next?.scrollIntoView({ block: 'nearest' });
+    });
+    listbox.append(
       ...shown.map((task) => {
         const row = h(
           'div',
-          { class: `compare-row ${task.promptId === this.state.promptId ? 'selected' : ''}`, role: 'option', 'aria-selected': task.promptId === this.state.promptId ? 'true' : 'false', tabindex: '-1', 'data-testid': 'compare-row', 'data-prompt': task.promptId, 'data-outcome': task.outcome },
+          { class: `compare-row ${task.promptId === this.state.promptId ? 'selected' : ''}`, role: 'option', 'aria-selected': task.promptId === this.state.promptId ? 'true' : 'false', 'data-testid': 'compare-row', 'data-prompt': task.promptId, 'data-outcome': task.outcome },
           h('div', { class: 'compare-question', title: task.question }, h('span', { class: `task-outcome outcome-${task.outcome} ${task.outcome === 'fixed' ? 'good' : task.outcome === 'broken' ? 'bad' : 'muted'}` }, OUTCOME_WORDS[task.outcome]), ' ', task.question || task.promptId),
           h('div', { class: 'compare-answers' }, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(task.gold)), h('span', { class: 'muted' }, ' · A '), mark(task.a), h('span', { class: 'muted' }, ' · B '), mark(task.b),
             c && task.a ? this.options.annotations.mark(c.a.runId, { kind: 'eval', step: c.a.step, key: c.a.key, line: task.a.line }) : null,
@@ -273,6 +283,10 @@ export class EvalCompareView {
         });
         return row;
       }),
+    );
+    replaceChildren(
+      this.list,
+      listbox,
       tasks.length > shown.length ? h('p', { class: 'muted' }, `The first ${shown.length} of ${tasks.length} tasks; narrow the list with "show".`) : null,
       tasks.length === 0 ? h('p', { class: 'muted empty' }, 'No task in this class.') : null,
     );

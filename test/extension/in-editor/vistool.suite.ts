@@ -259,6 +259,26 @@ suite('vistool in a real VS Code', () => {
     assert.match(result.text, /^demo\s*2 runs · report$/);
   });
 
+  test('the dashboard\'s Report button opens the report of the runs it shows (clicked in the page by the harness)', async function () {
+    if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
+    const demo = join(workspaceDir(), 'runs', 'demo');
+    api.reports.panelFor(join(demo, 'report.html'))?.dispose();
+    const dashboard = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', join(demo, 'tools'));
+    assert.ok(dashboard);
+    await until('the dashboard to load and report ready', 60_000, () => api.panels.isReady('dashboard'));
+    const request = join(workspaceDir(), '.ui-request.json');
+    const answer = join(workspaceDir(), '.ui-result.json');
+    writeFileSync(answer, '');
+    writeFileSync(request, JSON.stringify({ webviewClick: '[data-testid=open-report]' }));
+    const result = await until('the harness to click Report', 50_000, () => {
+      const text = readFileSync(answer, 'utf8');
+      return text ? (JSON.parse(text) as { ok: boolean; text: string }) : undefined;
+    });
+    assert.ok(result.ok, result.text);
+    const report = await until('the report to open', 20_000, () => api.reports.panelFor(join(demo, 'report.html')));
+    assert.match(report.webview.html, /<h1>Demo report<\/h1>/);
+  });
+
   test('a logged call replayed in the editor\'s playground: the image opens with its metadata and the call applied', async () => {
     const tasks = join(workspaceDir(), 'data', 'sample', 'tasks.jsonl');
     const task = JSON.parse(readFileSync(tasks, 'utf8').split('\n')[0] ?? '{}') as { id: string; image: string; meta: { columns_bbox?: Record<string, unknown> } };
