@@ -43,7 +43,9 @@ export async function listEvalSets(runDir: string, run: Record<string, unknown> 
     const info = await stat(join(runDir, 'rollouts', name)).catch(() => null);
     if (!info?.isFile()) continue;
     const label = match[1] as string;
-    sets.push({ key: `eval-${label}`, label, step: stepOf(label), file: `rollouts/${name}`, bytes: info.size });
+    // An evaluation the run's metrics do not list (a checkpoint evaluated afterwards, `python -m vistool_trainer eval`): its records say the step.
+    const step = stepOf(label) ?? (await firstStep(join(runDir, 'rollouts', name)));
+    sets.push({ key: `eval-${label}`, label, step, file: `rollouts/${name}`, bytes: info.size });
   }
   if (run?.kind === 'eval') {
     const file = 'rollouts/step-000000.jsonl';
@@ -52,6 +54,19 @@ export async function listEvalSets(runDir: string, run: Record<string, unknown> 
     if (info?.isFile()) sets.push({ key: EVAL_FOLDER_KEY, label, step: stepOf(label), file, bytes: info.size });
   }
   return sets.sort((a, b) => (a.step ?? Infinity) - (b.step ?? Infinity) || a.label.localeCompare(b.label));
+}
+
+/** The `step` of a records file's first line (read from its first 64 kB), null when it has none. */
+async function firstStep(path: string): Promise<number | null> {
+  const read = await new JsonlTail(path).read(64 << 10).catch(() => null);
+  const text = read?.lines[0]?.text;
+  if (!text) return null;
+  try {
+    const step = (JSON.parse(text) as { step?: unknown }).step;
+    return typeof step === 'number' && Number.isInteger(step) && step >= 0 ? step : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A file the timeline reads: a training step's or an evaluation's. */

@@ -122,3 +122,12 @@ test('a vistool eval folder is one kept evaluation, under its run.json label', a
   assert.ok(reply?.ok);
   assert.deepEqual((reply.result as { sets: EvalSetInfo[] }).sets.map((s) => [s.key, s.label, s.step]), [['eval', 'micro-200', 200]]);
 });
+
+test("a checkpoint evaluated afterwards (not in the run's metrics) is listed at the step its records say", async () => {
+  const dir = join(root, 'demo', 'tools');
+  const source = (await readFile(join(dir, 'rollouts', 'eval-after_rl.jsonl'), 'utf8')).replace(/"step":14/g, '"step":13').replace(/"label":"after_rl"/g, '"label":"checkpoint_step_000013"');
+  await writeFile(join(dir, 'rollouts', 'eval-checkpoint_step_000013.jsonl'), source);
+  const { sets } = await ask<{ sets: EvalSetInfo[] }>('evals/list', { runId: 'tools' });
+  assert.deepEqual(sets.map((s) => [s.label, s.step]), [['after_sft', 10], ['rl_step_2', 12], ['checkpoint_step_000013', 13], ['after_rl', 14]]);
+});
+

@@ -172,6 +172,10 @@ suite('vistool in a real VS Code', () => {
     assert.equal(results.checkpoint, checkpoint);
     const metrics = Object.keys(results).filter((key) => key.startsWith('eval/'));
     assert.ok(metrics.length > 0, `eval metrics: ${Object.keys(results).join(', ')}`);
+    // Its per-task records join the run's evaluations, for the viewer's side by side: one line per task and arm.
+    const kept = join(runDir, 'rollouts', `eval-checkpoint_${checkpoint.split('/').at(-1)?.replace('-', '_')}.jsonl`);
+    const lines = readFileSync(kept, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { arm: string });
+    assert.equal(lines.length, (results['eval/n'] as number) * new Set(lines.map((l) => l.arm)).size);
   });
 
   test('Generate Tasks writes a task folder with the bundled CLI and the Datasets view finds it', async function () {
