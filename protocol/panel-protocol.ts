@@ -466,8 +466,11 @@ export interface PlaygroundSnapshot {
   metadataSource: string | null;
   /** The last apply's error (E1–E5 and the message the model would read), cleared by the next success. */
   error: { class: string; message: string } | null;
-  /** The last call applied or tried (a replayed call that failed is here and not in `calls`), so the panel's form can hold it. */
-  lastCall?: PlaygroundCall | null;
+  /**
+   * After an open that replayed calls: the call the panel's form should hold (the last one applied,
+   * or the one that failed and so is not in `calls`); null once anything else is applied or undone.
+   */
+  replayed?: PlaygroundCall | null;
 }
 
 export type CallFormat = 'json' | 'hermes' | 'openthinkimg' | 'refocus';

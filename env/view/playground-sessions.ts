@@ -32,8 +32,8 @@ interface Session {
   metadataSource: string | null;
   layers: Layer[];
   error: { class: string; message: string } | null;
-  /** The last call applied or tried. */
-  lastCall: PlaygroundCall | null;
+  /** The call a replay left for the form (the last applied, or the one that failed), until the next apply or undo. */
+  replayed: PlaygroundCall | null;
 }
 
 export class PlaygroundError extends Error {
@@ -113,14 +113,15 @@ export class PlaygroundSessions {
     const choice = await metadataOrGrounding(image, meta);
     meta = choice.meta;
     const metadataSource = given?.source ?? (choice.source === 'ocr' ? 'OCR grounding' : null);
-    const session: Session = { name, metadataSource, layers: [{ image, meta, src: await dataUrl(image) }], error: null, lastCall: null };
+    const session: Session = { name, metadataSource, layers: [{ image, meta, src: await dataUrl(image) }], error: null, replayed: null };
     this.sessions.delete(params.session);
     this.sessions.set(params.session, session);
     while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
     // A logged call replayed: applied as Apply would, in order; the first that fails stops the replay (its error is shown).
     for (const call of params.calls ?? []) {
       const snapshot = await this.apply(params.session, call);
-      if (snapshot.error) return snapshot;
+      session.replayed = call;
+      if (snapshot.error) return this.snapshot(params.session);
     }
     return this.snapshot(params.session);
   }
@@ -128,7 +129,7 @@ export class PlaygroundSessions {
   async apply(sessionId: string, call: PlaygroundCall): Promise<PlaygroundSnapshot> {
     const session = this.session(sessionId);
     const top = session.layers[session.layers.length - 1] as Layer;
-    session.lastCall = call;
+    session.replayed = null;
     const outcome = await runToolCall(top.image, call, top.meta);
     if (!outcome.ok) {
       session.error = { class: outcome.error.class, message: outcome.error.message };
@@ -143,6 +144,7 @@ export class PlaygroundSessions {
     const session = this.session(sessionId);
     if (session.layers.length > 1) session.layers.pop();
     session.error = null;
+    session.replayed = null;
     return this.snapshot(sessionId);
   }
 
@@ -161,7 +163,7 @@ export class PlaygroundSessions {
       availableTools: availableToolNames(top.meta),
       metadataSource: session.metadataSource,
       error: session.error,
-      lastCall: session.lastCall,
+      replayed: session.replayed,
     };
   }
 

@@ -31,8 +31,11 @@ test('replaying calls gives the images that opening and applying them one by one
   assert.equal(replayed.error, null);
   assert.deepEqual(replayed.calls.map((c) => c.call), [mask, highlight]);
   assert.deepEqual(replayed.images.map((i) => i.src), byHand.images.map((i) => i.src));
-  assert.deepEqual(replayed.lastCall, highlight);
+  assert.deepEqual(replayed.replayed, highlight);
   assert.equal(replayed.metadataSource, 'task fixture-table');
+  // Once anything else is applied (or undone), the session is no longer a replay: a reloaded page does not say it is.
+  assert.equal((await sessions.apply('replay', mask)).replayed, null);
+  assert.equal(byHand.replayed, null);
 });
 
 test('a replayed call that fails stops the replay: its error is shown, the calls before it applied, the call kept', async () => {
@@ -42,7 +45,7 @@ test('a replayed call that fails stops the replay: its error is shown, the calls
   const snapshot = await sessions.open({ session: 's', image: { name: 'table.png', base64: fixture.png.toString('base64') }, metadata: { name: 'm.json', text: JSON.stringify(fixture.meta) }, calls: [mask, bad, highlight] });
   assert.equal(snapshot.error?.class, 'E4');
   assert.deepEqual(snapshot.calls.map((c) => c.call), [mask]);
-  assert.deepEqual(snapshot.lastCall, bad);
+  assert.deepEqual(snapshot.replayed, bad);
 });
 
 test('the playground of vistool view may open the task images a folder of runs holds beside its runs', async () => {

@@ -193,7 +193,7 @@ class Playground {
    * call, to change and apply again, and the message says what the replay did.
    */
   private holdLastCall(snapshot: PlaygroundSnapshot): void {
-    const call = snapshot.lastCall;
+    const call = snapshot.replayed;
     if (!call || !this.tools.some((t) => t.name === call.name)) return;
     this.toolSelect.value = call.name;
     this.state.tool = call.name;

@@ -294,7 +294,7 @@ suite('vistool in a real VS Code', () => {
     assert.ok(snapshot);
     assert.equal(snapshot.images.length, 2);
     assert.deepEqual(snapshot.calls.map((c) => c.call), [call]);
-    assert.deepEqual(snapshot.lastCall, call);
+    assert.deepEqual(snapshot.replayed, call);
     assert.equal(snapshot.metadataSource, `task ${task.id}`);
   });
 
