@@ -24,4 +24,5 @@ test('images are shown at the zoom times their width, small ones as if they were
   assert.equal(displayWidth(224, 0.5), ZOOM_BASE_WIDTH / 2, "the micro model's 224×112 charts are not 112 px thumbnails");
   assert.ok(displayWidth(224, 0.5) >= 280);
   assert.equal(displayWidth(224, 0.25), 140);
+  assert.equal(displayWidth(112, 4, 0), 448, 'the playground picks its own zoom: no base width');
 });

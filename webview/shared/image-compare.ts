@@ -32,8 +32,8 @@ function pixelsOf(image: HTMLImageElement): ImageData {
  */
 export const ZOOM_BASE_WIDTH = 560;
 
-export function displayWidth(natural: number, zoom: number): number {
-  return Math.round(Math.max(natural, ZOOM_BASE_WIDTH) * zoom);
+export function displayWidth(natural: number, zoom: number, baseWidth = ZOOM_BASE_WIDTH): number {
+  return Math.round(Math.max(natural, baseWidth) * zoom);
 }
 
 export class ImageCompare {
@@ -43,10 +43,15 @@ export class ImageCompare {
   private diffCanvas: HTMLCanvasElement | null = null;
   private zoom = 1;
 
+  /**
+   * `baseWidth`: images narrower than this are shown as if they were this wide (displayWidth); the
+   * rollout viewer passes ZOOM_BASE_WIDTH, the playground 0 (it picks its own zoom for small images).
+   */
   constructor(
     beforeUrl: string,
     afterUrl: string | null,
     labels: { before: string; after: string },
+    private readonly baseWidth = 0,
   ) {
     const figure = (url: string, caption: string, role: string) => {
       const image = h('img', { src: url, alt: `${caption} image`, 'data-role': role, loading: 'lazy', decoding: 'async' });
@@ -73,7 +78,7 @@ export class ImageCompare {
     for (const image of [...this.images, ...(this.diffCanvas ? [this.diffCanvas] : [])]) {
       const natural = image instanceof HTMLImageElement ? image.naturalWidth : image.width;
       if (natural <= 0) continue;
-      const width = displayWidth(natural, this.zoom);
+      const width = displayWidth(natural, this.zoom, this.baseWidth);
       image.style.width = `${width}px`;
       // Upscaled pixels stay sharp: a chart's thin lines and small labels are what the tools edit.
       image.classList.toggle('upscaled', width > natural);

@@ -12,7 +12,7 @@ import type { PlaygroundCall, RolloutRecord } from '../../protocol/panel-protoco
 import { button, formatNumber, h } from '../shared/dom.js';
 import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
-import { ImageCompare } from '../shared/image-compare.js';
+import { ImageCompare, ZOOM_BASE_WIDTH } from '../shared/image-compare.js';
 import { segmentModelText } from './model-text.js';
 import { tokenView } from './token-view.js';
 
@@ -88,7 +88,7 @@ function callView(call: CallRecord, index: number, context: RolloutViewContext, 
     call.error ? errorLine(call.error) : null,
   ];
   if (call.image_in) {
-    const compare = new ImageCompare(context.imageUrl(call.image_in), call.ok && call.image_out ? context.imageUrl(call.image_out) : null, { before: 'before', after: 'after' });
+    const compare = new ImageCompare(context.imageUrl(call.image_in), call.ok && call.image_out ? context.imageUrl(call.image_out) : null, { before: 'before', after: 'after' }, ZOOM_BASE_WIDTH);
     compare.setZoom(context.zoom);
     compares.push(compare);
     parts.push(compare.element);
