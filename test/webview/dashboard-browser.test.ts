@@ -151,7 +151,7 @@ test('CSV and PNG exports download the shown data', async () => {
   assert.equal(csvDownload.suggestedFilename(), 'metrics.csv');
   const csv = await readFile(await csvDownload.path(), 'utf8');
   const lines = csv.trimEnd().split('\n');
-  assert.match(lines[0] ?? '', /^run,step,time_s,reward\/mean,acc\/mean,/); // the shown charts' metrics, in their order
+  assert.match(lines[0] ?? '', /^run,step,time_s,reward\/mean,reward\/accuracy,reward\/format,acc\/mean,/); // the shown charts' metrics, in their order (a group's members in its place)
   assert.equal(lines.filter((l) => l.startsWith('run-a,')).length, 60);
   assert.ok(lines.filter((l) => l.startsWith('run-b,')).length >= 45);
   const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.locator('[data-metric="tool/call_rate"] [data-testid=export-png]').click()]);
@@ -220,10 +220,15 @@ test('a notification without new rows redraws no chart; an appended line redraws
   try {
     const { page, problems } = await openPage(browser, quietView.url('dashboard'));
     const cards = page.locator('[data-testid=chart-card]');
-    await page.waitForFunction(() => {
+    // Every line of every chart (a group chart's too: a line per member) has its 30 points.
+    const allAt = (n: number) => {
       const all = Array.from(document.querySelectorAll('[data-testid=chart-card]'));
-      return all.length > 0 && all.every((c) => c.getAttribute('data-points') === '{"quiet-run":30}');
-    });
+      return all.length > 0 && all.every((c) => {
+        const counts = Object.values(JSON.parse(c.getAttribute('data-points') ?? '{}') as Record<string, number>);
+        return counts.length > 0 && counts.every((count) => count === n);
+      });
+    };
+    await page.waitForFunction(allAt, 30);
     const draws = () => cards.evaluateAll((all) => all.map((c) => Number(c.getAttribute('data-draws'))));
     const before = await draws();
     // run.json changes: the panels get a new snapshot (the status badge shows it), the rows do not.
@@ -232,7 +237,7 @@ test('a notification without new rows redraws no chart; an appended line redraws
     await page.waitForFunction(() => document.querySelector('.run-toggles')?.textContent?.includes('finished'));
     assert.deepEqual(await draws(), before);
     await appendMetrics(quiet, 31, 1);
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=chart-card]')).every((c) => c.getAttribute('data-points') === '{"quiet-run":31}'));
+    await page.waitForFunction(allAt, 31);
     assert.deepEqual(await draws(), before.map((n) => n + 1));
     assert.deepEqual(problems, []);
   } finally {
