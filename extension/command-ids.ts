@@ -10,6 +10,7 @@ export const Commands = {
   openDashboard: 'vistool.openDashboard',
   openRolloutViewer: 'vistool.openRolloutViewer',
   openPlayground: 'vistool.openPlayground',
+  openReport: 'vistool.openReport',
   generateTasks: 'vistool.generateTasks',
   evaluateCheckpoint: 'vistool.evaluateCheckpoint',
   checkTrainerEnvironment: 'vistool.checkTrainerEnvironment',

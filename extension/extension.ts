@@ -20,6 +20,7 @@ import { DatasetsTreeProvider } from './datasets/datasets-tree.js';
 import { vistoolLog } from './output.js';
 import { registerPanelCommands } from './panels/panel-commands.js';
 import { PanelHosts } from './panels/panel-hosts.js';
+import { ReportPanels } from './panels/report-panel.js';
 import { registerProcessCommands } from './processes/process-commands.js';
 import { RunManager } from './processes/run-manager.js';
 import { PythonDiscovery } from './python/python-discovery.js';
@@ -40,13 +41,16 @@ export interface VistoolApi {
   environment: TrainerEnvironment;
   discovery: PythonDiscovery;
   panels: PanelHosts;
+  reports: ReportPanels;
+  runsTree: RunsTreeProvider;
+  datasets: DatasetsTreeProvider;
 }
 
 export function activate(context: vscode.ExtensionContext): VistoolApi {
   vistoolLog(context);
   const runs = new RunsModel();
   context.subscriptions.push(runs);
-  RunsTreeProvider.register(context, runs);
+  const runsTree = RunsTreeProvider.register(context, runs);
   const statusBar = RunStatusBar.register(context, runs);
   const datasets = DatasetsTreeProvider.register(context);
   const configs = ConfigsTreeProvider.register(context);
@@ -61,8 +65,10 @@ export function activate(context: vscode.ExtensionContext): VistoolApi {
   registerRunFileCommands(context, runs, (dir) => manager.showLog(dir));
   registerDatasetCommands(context, datasets);
   registerProcessCommands(context, runs, manager, discovery, datasets);
-  const panels = PanelHosts.register(context);
-  registerPanelCommands(context, runs, panels);
+  const reports = new ReportPanels();
+  context.subscriptions.push(reports);
+  const panels = PanelHosts.register(context, reports);
+  registerPanelCommands(context, runs, panels, reports);
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.refreshConfigs, () => configs.refresh()),
     vscode.commands.registerCommand(Commands.newRunConfig, (choices?: TemplateChoices, folder?: string) => newRunConfig(datasets, choices, folder)),
@@ -84,7 +90,7 @@ export function activate(context: vscode.ExtensionContext): VistoolApi {
   // Trainers outlive a window reload: follow the ones still alive.
   void manager.reattach();
 
-  return { runs, statusBar, diagnostics, manager, environment, discovery, panels };
+  return { runs, statusBar, diagnostics, manager, environment, discovery, panels, reports, runsTree, datasets };
 }
 
 export function deactivate(): void {

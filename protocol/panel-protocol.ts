@@ -20,6 +20,7 @@
 import { hasFields, isFiniteNumber, isNonNegativeInteger, isNumberInRange, isRecord, isString, isStringArray, optional } from './guards.js';
 import type { WallClockSource } from './metric-math.js';
 import type { RolloutRecord } from './rollout-record.js';
+import type { Annotation, AnnotationTarget } from './annotation.js';
 import type { FadingVerdict } from './tool-fading.js';
 import { isRolloutFacets, type RolloutFacets } from './rollout-filter.js';
 
@@ -151,10 +152,17 @@ export interface RunSummary {
   /** Complete training lines in metrics.jsonl (evaluation lines are counted in `evaluations`). */
   metricRows: number;
   metricNames: string[];
+  /**
+   * Per metric, over the rows read: how many rows have it and its range. The dashboard's defaults
+   * show what varies (a metric flat at one value, or with a point or two, stays in the picker).
+   */
+  metricStats?: Record<string, { count: number; min: number; max: number }>;
   rolloutSteps: number;
   evaluations: EvalResult[];
   /** Problems reading the run (unreadable run.json, lines that are not JSON), for a banner. */
   problems: string[];
+  /** Whether the run is read with a report.html (its own, or its folder of runs': env/runs/run-groups.ts), which `report/show` opens. */
+  report?: boolean;
   /**
    * Present while the host is still reading metrics.jsonl for the first time (a big file is read
    * in slices after the host starts answering): `metricRows` counts the rows read so far.
@@ -265,6 +273,8 @@ export interface RolloutSummary {
   toolNames: string[];
   turns: number;
   endReason: string | null;
+  /** An evaluation's record: the arm it ran in (the record's `arm`); absent for training rollouts. */
+  arm?: EvalArm;
 }
 
 export interface StepIndex {
@@ -329,6 +339,98 @@ export interface RolloutSearchResult {
 
 /** A rollout record as in docs/CONTRACTS.md. */
 export type { RolloutRecord };
+export type { Annotation, AnnotationTarget };
+
+// ---------------------------------------------------------------------------------------------
+// Evaluations kept task by task (env/runs/eval-sets.ts), compared and followed through training
+
+export type EvalArm = 'tools' | 'no_tools';
+export const EVAL_ARMS: readonly EvalArm[] = ['tools', 'no_tools'];
+
+/** One evaluation of a run whose every task's rollout was kept: the trainer's rollouts/eval-<label>.jsonl, or a `vistool eval` folder's rollouts. */
+export interface EvalSetInfo {
+  /** Names the set within its run (`evals/compare`, `evals/record`). */
+  key: string;
+  label: string;
+  /** The step it evaluated (the checkpoint's), null when unknown. */
+  step: number | null;
+  /** Path relative to the run directory. */
+  file: string;
+  bytes: number;
+}
+
+/** One side of a comparison: an evaluation of a run, in one arm. */
+export interface EvalSide {
+  runId: string;
+  key: string;
+  arm: EvalArm;
+}
+
+/** How a task fared from side a to side b. */
+export type CompareOutcome = 'fixed' | 'broken' | 'both_wrong' | 'both_right' | 'only_a' | 'only_b';
+export const COMPARE_OUTCOMES: readonly CompareOutcome[] = ['fixed', 'broken', 'both_wrong', 'both_right', 'only_a', 'only_b'];
+
+/** A task's rollout on one side of a comparison: where to read it, and what the list shows. */
+export interface ComparedRollout {
+  line: number;
+  correct: boolean | null;
+  answer: string | string[] | null;
+  reward: number | null;
+  toolCalls: number;
+  toolErrors: number;
+  formatErrors: number;
+  errorClasses: string[];
+}
+
+export interface ComparedTask {
+  promptId: string;
+  question: string;
+  gold: string | string[] | null;
+  outcome: CompareOutcome;
+  a: ComparedRollout | null;
+  b: ComparedRollout | null;
+}
+
+export interface EvalComparison {
+  a: EvalSide & { label: string; step: number | null };
+  b: EvalSide & { label: string; step: number | null };
+  /** Every task either side has, in side a's order, then side b's others. */
+  tasks: ComparedTask[];
+  counts: Record<CompareOutcome, number>;
+  /** Accuracy of each side over the tasks both have (the counts' denominators). */
+  shared: number;
+}
+
+/** Where one task appeared in a run: a training step's rollout or an evaluation's. */
+export interface TimelineEntry {
+  kind: 'step' | 'eval';
+  /** The training step, or the step the evaluation evaluated (null when unknown). */
+  step: number | null;
+  /** The evaluation's set key and label, and its arm (kind 'eval'). */
+  key?: string;
+  label?: string;
+  arm?: EvalArm;
+  line: number;
+  /** The rollout's index in its group (training). */
+  group: number | null;
+  correct: boolean | null;
+  answer: string | string[] | null;
+  reward: number | null;
+  toolCalls: number;
+  toolNames: string[];
+  errorClasses: string[];
+}
+
+export interface TaskTimeline {
+  runId: string;
+  promptId: string;
+  question: string;
+  gold: string | string[] | null;
+  /** Training rollouts by step, then evaluations by step (and label). */
+  entries: TimelineEntry[];
+  /** Files read, and lines that were not rollout records. */
+  scanned: { files: number; rollouts: number; skipped: number };
+}
 
 /** A tool as the playground shows it: its JSON Schema drives the argument form. */
 export interface ToolInfo {
@@ -364,6 +466,11 @@ export interface PlaygroundSnapshot {
   metadataSource: string | null;
   /** The last apply's error (E1–E5 and the message the model would read), cleared by the next success. */
   error: { class: string; message: string } | null;
+  /**
+   * After an open that replayed calls: the call the panel's form should hold (the last one applied,
+   * or the one that failed and so is not in `calls`); null once anything else is applied or undone.
+   */
+  replayed?: PlaygroundCall | null;
 }
 
 export type CallFormat = 'json' | 'hermes' | 'openthinkimg' | 'refocus';
@@ -386,9 +493,16 @@ export const SaveFileCommand = command<{ name: string; mime: string; base64: str
   hasFields(p, { name: isString, mime: isString, base64: isString }),
 );
 
-/** Open an image file (with its metadata) in the tool playground: the VS Code host opens or reveals that panel. */
-export const ShowInPlaygroundCommand = command<{ path: string; metadata: PlaygroundMetadata | null }>('playground/show', (p): p is { path: string; metadata: PlaygroundMetadata | null } =>
-  hasFields(p, { path: isString, metadata: (m) => m === null || isPlaygroundMetadata(m) }),
+export interface ShowInPlaygroundParams {
+  path: string;
+  metadata: PlaygroundMetadata | null;
+  /** Calls to replay on it (PlaygroundOpenParams.calls); absent: the image alone. */
+  calls?: PlaygroundCall[];
+}
+
+/** Open an image file (with its metadata, and calls to replay) in the tool playground: the VS Code host opens or reveals that panel. */
+export const ShowInPlaygroundCommand = command<ShowInPlaygroundParams>('playground/show', (p): p is ShowInPlaygroundParams =>
+  hasFields(p, { path: isString, metadata: (m) => m === null || isPlaygroundMetadata(m), calls: optional((v) => Array.isArray(v) && v.length <= MAX_REPLAYED_CALLS && v.every(isCall)) }),
 );
 
 export interface ShowInViewerParams {
@@ -403,6 +517,9 @@ export interface ShowInViewerParams {
 export const ShowInViewerCommand = command<ShowInViewerParams>('viewer/show', (p): p is ShowInViewerParams =>
   hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger }),
 );
+
+/** Open the report.html a run is read with: the VS Code host in an editor tab; a browser opens `report/<runId>/` itself. */
+export const ShowReportCommand = command<{ runId: string }>('report/show', (p): p is { runId: string } => hasFields(p, { runId: isString }));
 
 /**
  * The panel no longer wants the answer to its request `id` (a search superseded or cleared): the
@@ -448,7 +565,15 @@ export const RolloutIndexRequest = request<{ runId: string; step: number }, Step
   hasFields(p, { runId: isString, step: isNonNegativeInteger }),
 );
 
-export const RolloutRecordRequest = request<{ runId: string; step: number; line: number }, { runId: string; step: number; line: number; record: RolloutRecord }>(
+/**
+ * Where the weights of a record that has none were found (env/runs/record-weights.ts): the host
+ * puts them in the record's `reward_weights` only when they reproduce its reward, and says so here.
+ */
+export interface InferredWeights {
+  inferredWeights?: string;
+}
+
+export const RolloutRecordRequest = request<{ runId: string; step: number; line: number }, { runId: string; step: number; line: number; record: RolloutRecord } & InferredWeights>(
   'rollouts/record',
   (p): p is { runId: string; step: number; line: number } => hasFields(p, { runId: isString, step: isNonNegativeInteger, line: isNonNegativeInteger }),
 );
@@ -476,6 +601,63 @@ export const RolloutSearchRequest = request<RolloutSearchParams, RolloutSearchRe
 export const RunImageRequest = request<{ runId: string; ref: string; promptId: string | null }, { path: string; metadata: PlaygroundMetadata | null }>(
   'runs/image',
   (p): p is { runId: string; ref: string; promptId: string | null } => hasFields(p, { runId: isString, ref: isString, promptId: (v) => v === null || isString(v) }),
+);
+
+/** The evaluations of a run that kept every task's rollout (env/runs/eval-sets.ts). */
+export const EvalSetsRequest = request<{ runId: string }, { runId: string; sets: EvalSetInfo[] }>('evals/list', (p): p is { runId: string } => hasFields(p, { runId: isString }));
+
+const isEvalSide = (v: unknown): v is EvalSide => hasFields(v, { runId: isString, key: isString, arm: (a) => EVAL_ARMS.includes(a as EvalArm) });
+
+/** Two evaluations side by side, task by task: which tasks b fixed, broke, or both got wrong (or right), with the counts. */
+export const EvalCompareRequest = request<{ a: EvalSide; b: EvalSide }, EvalComparison>('evals/compare', (p): p is { a: EvalSide; b: EvalSide } =>
+  hasFields(p, { a: isEvalSide, b: isEvalSide }),
+);
+
+/** One record of an evaluation, by line. */
+export const EvalRecordRequest = request<{ runId: string; key: string; line: number }, { runId: string; key: string; line: number; record: RolloutRecord } & InferredWeights>(
+  'evals/record',
+  (p): p is { runId: string; key: string; line: number } => hasFields(p, { runId: isString, key: isString, line: isNonNegativeInteger }),
+);
+
+/** Most characters of a prompt id a timeline may ask for. */
+export const PROMPT_ID_MAX = 300;
+
+/** Every training step and evaluation of a run where one task (by prompt id) appeared, with its reward, answer and tool calls. */
+export const TaskTimelineRequest = request<{ runId: string; promptId: string }, TaskTimeline>('rollouts/timeline', (p): p is { runId: string; promptId: string } =>
+  hasFields(p, { runId: isString, promptId: (v) => isString(v) && v.length > 0 && v.length <= PROMPT_ID_MAX }),
+);
+
+/** Tags and comments on rollouts, in the run's annotations.jsonl (env/runs/annotations.ts; schemas/annotation.schema.json). */
+export const AnnotationsListRequest = request<{ runId: string }, { runId: string; annotations: Annotation[]; problems: string[] }>('annotations/list', (p): p is { runId: string } =>
+  hasFields(p, { runId: isString }),
+);
+
+const isTarget = (v: unknown): v is AnnotationTarget =>
+  hasFields(v, {
+    kind: (k) => k === 'step' || k === 'eval',
+    step: optional((s) => s === null || isNonNegativeInteger(s)),
+    key: optional(isString),
+    line: isNonNegativeInteger,
+    prompt_id: isString,
+  });
+
+export interface AnnotationSaveParams {
+  runId: string;
+  /** The annotation to replace; absent: a new one. */
+  id?: string;
+  target: AnnotationTarget;
+  tags: string[];
+  comment: string;
+}
+
+/** Saves an annotation (appends it to annotations.jsonl; the host validates it against the schema). Not available in a bundle. */
+export const AnnotationSaveRequest = request<AnnotationSaveParams, { runId: string; annotation: Annotation }>('annotations/save', (p): p is AnnotationSaveParams =>
+  hasFields(p, { runId: isString, id: optional(isString), target: isTarget, tags: isStringArray, comment: isString }),
+);
+
+/** Removes an annotation (appends its removal). */
+export const AnnotationDeleteRequest = request<{ runId: string; id: string }, { runId: string; id: string; deleted: true }>('annotations/delete', (p): p is { runId: string; id: string } =>
+  hasFields(p, { runId: isString, id: isString }),
 );
 
 /** A run's config.json as read by the host (env/runs/run-config.ts): the object, or null with why there is none. */
@@ -507,7 +689,16 @@ export interface PlaygroundOpenParams {
    * it came from, for the status line (default: "uploaded NAME").
    */
   metadata?: PlaygroundMetadata;
+  /**
+   * Calls to replay on the opened image, in order (a logged call from the rollout viewer, with the
+   * calls before it in its episode): each is applied as Apply would; the first that fails stops
+   * the replay, and its error is the snapshot's.
+   */
+  calls?: PlaygroundCall[];
 }
+
+/** Most calls one open may replay. */
+export const MAX_REPLAYED_CALLS = 16;
 
 export interface PlaygroundMetadata {
   name: string;
@@ -521,13 +712,15 @@ function isSource(value: unknown): value is PlaygroundSource {
   return hasFields(value, { name: isString, base64: isString }) || hasFields(value, { path: isString });
 }
 
-export const PlaygroundOpenRequest = request<PlaygroundOpenParams, PlaygroundSnapshot>('playground/open', (p): p is PlaygroundOpenParams =>
-  hasFields(p, { session: isString, image: isSource, metadata: optional(isPlaygroundMetadata) }),
-);
-
 function isCall(value: unknown): value is PlaygroundCall {
   return hasFields(value, { name: isString, arguments: isRecord });
 }
+
+const isReplay = (v: unknown): v is PlaygroundCall[] => Array.isArray(v) && v.length <= MAX_REPLAYED_CALLS && v.every(isCall);
+
+export const PlaygroundOpenRequest = request<PlaygroundOpenParams, PlaygroundSnapshot>('playground/open', (p): p is PlaygroundOpenParams =>
+  hasFields(p, { session: isString, image: isSource, metadata: optional(isPlaygroundMetadata), calls: optional(isReplay) }),
+);
 
 export const PlaygroundApplyRequest = request<{ session: string; call: PlaygroundCall }, PlaygroundSnapshot>('playground/apply', (p): p is { session: string; call: PlaygroundCall } =>
   hasFields(p, { session: isString, call: isCall }),
@@ -579,6 +772,13 @@ export const REQUESTS = [
   RolloutSearchRequest,
   RunImageRequest,
   RunConfigsRequest,
+  EvalSetsRequest,
+  EvalCompareRequest,
+  EvalRecordRequest,
+  TaskTimelineRequest,
+  AnnotationsListRequest,
+  AnnotationSaveRequest,
+  AnnotationDeleteRequest,
   ToolsListRequest,
   PlaygroundOpenRequest,
   PlaygroundApplyRequest,
@@ -587,12 +787,13 @@ export const REQUESTS = [
   FormatCallRequest,
 ] as const;
 
-export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand, CancelRequestCommand] as const;
+export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand, ShowReportCommand, CancelRequestCommand] as const;
 
 /** What the page tells the panel about its host, as JSON in <script type="application/json" id="vistool-config">. */
 export interface PageConfig {
   panel: PanelKind;
-  transport: 'browser' | 'vscode';
+  /** browser: `vistool view`; vscode: a webview; bundle: a static copy read from its own data files (`vistool view --bundle`). */
+  transport: 'browser' | 'vscode' | 'bundle';
   /** Browser host: the access token (also held in a cookie), sent with every request. */
   token?: string;
   /** VS Code host: a webview URI per run id under which the run directory's files are reachable. */

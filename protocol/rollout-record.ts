@@ -91,6 +91,14 @@ export interface RolloutRecord {
    * The policy's tokens in the episode (response_mask 1), as the veRL bridge counts them.
    */
   response_tokens?: number;
+  /**
+   * An evaluation's record: whether the episode ran with the tools on or off (the trainer's rollouts/eval-<label>.jsonl and vistool eval's rollouts; group is 0 for tools, 1 for no_tools).
+   */
+  arm?: 'tools' | 'no_tools';
+  /**
+   * An evaluation's record: the evaluation's label ('before', 'after_sft', 'rl_step_10', 'after_rl' in the trainer; vistool eval's --label).
+   */
+  label?: string;
 }
 /**
  * This interface was referenced by `RolloutRecord`'s JSON-Schema

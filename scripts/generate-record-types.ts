@@ -1,5 +1,5 @@
 /**
- * Writes protocol/rollout-record.ts, protocol/metrics-line.ts, protocol/reward-config.ts and
+ * Writes protocol/rollout-record.ts, protocol/metrics-line.ts, protocol/annotation.ts, protocol/reward-config.ts and
  * protocol/run-config.ts from their JSON Schemas (schemas/, and the reward module's own), so the
  * TypeScript side reads the records and the configs through the same definitions the Python side
  * validates against (and types its config from, trainer/vistool_trainer/config.py).
@@ -21,11 +21,14 @@ interface GeneratedType {
   output: string;
   title?: string;
   resolved?: boolean;
+  /** string[] rather than a tuple per length for arrays with maxItems (the annotation's tags). */
+  plainArrays?: boolean;
 }
 
 export const GENERATED_TYPES: readonly GeneratedType[] = [
   { schema: 'schemas/rollout-record.schema.json', output: 'protocol/rollout-record.ts' },
   { schema: 'schemas/metrics-line.schema.json', output: 'protocol/metrics-line.ts' },
+  { schema: 'schemas/annotation.schema.json', output: 'protocol/annotation.ts', plainArrays: true },
   { schema: 'env/rewards/config.schema.json', output: 'protocol/reward-config.ts', title: 'RewardConfig', resolved: true },
   { schema: 'schemas/run-config.schema.json', output: 'protocol/run-config.ts', title: 'RunConfig', resolved: true },
 ];
@@ -63,6 +66,8 @@ export async function generatedSource(schemaPath: string): Promise<string> {
     bannerComment: banner,
     additionalProperties: false,
     unreachableDefinitions: true,
+    // An array's item limits stay in the schema (validated there) where a type asks: as tuples they are noise.
+    ignoreMinAndMaxItems: entry?.plainArrays === true,
     format: true,
     style: { singleQuote: true, printWidth: 120 },
   });

@@ -7,28 +7,36 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { RUN_MARKERS } from '../runs/run-groups.js';
 import { PanelBackend } from '../view/panel-backend.js';
 import { ViewServer } from '../view/view-server.js';
+import { writeBundle } from '../view/bundle.js';
 import { openInBrowser } from './open-browser.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root DIR ...]
-             [--theme light|dark] [--assets DIR] [--open]
+             [--theme light|dark] [--assets DIR] [--open] [--bundle OUT]
 
   RUN_DIR        run directories to show (config.json, run.json, metrics.jsonl, rollouts/, images/);
                  several runs are overlaid on the dashboard. A folder of runs (such as the
                  demo's runs/demo, which holds the tools and text arms) shows every run in it
   --port N       0 picks a free port (default)
-  --root DIR     the playground may also open images under DIR by path (repeatable)
+  --root DIR     the playground may also open images under DIR by path (repeatable); images
+                 under the run directories and the folders given are always allowed
   --theme T      default theme of the pages (light or dark; ?theme= in the URL overrides)
   --assets DIR   where the built panel bundles are (default: dist/webview beside the CLI)
   --open         open the runs' index page in the browser ($BROWSER, else xdg-open / open / start)
+  --bundle OUT   write a static copy of the dashboard and the rollout viewer on these runs into
+                 OUT (a new or empty folder) and exit: it opens from file:// or any static host,
+                 holds no token, no absolute path and no file from outside the run directories
+                 (images downsampled to 1600 px wide); the playground is left out
 
 Prints one JSON line {"event":"listening","url":...} with the token in the URL, then serves
 until interrupted. Only this machine can connect, and only with the token.`;
 
+/** The rule of env/runs/run-groups.ts, synchronously (argument checking happens before anything starts). */
 function isRunDirectory(dir: string): boolean {
-  return existsSync(join(dir, 'run.json')) || existsSync(join(dir, 'metrics.jsonl'));
+  return RUN_MARKERS.some((name) => existsSync(join(dir, name)));
 }
 
 /**
@@ -43,7 +51,7 @@ export function expandRunDirectories(dirs: readonly string[]): string[] {
       .filter((entry) => entry.isDirectory() && isRunDirectory(join(dir, entry.name)))
       .map((entry) => join(dir, entry.name))
       .sort();
-    if (inside.length === 0) throw new UsageError(`'${dir}' is neither a run directory (no run.json or metrics.jsonl) nor a folder of them; give a run directory such as runs/demo/tools`);
+    if (inside.length === 0) throw new UsageError(`'${dir}' is neither a run directory (no run.json, config.json or metrics.jsonl) nor a folder of them; give a run directory such as runs/demo/tools`);
     return inside;
   });
 }
@@ -69,6 +77,7 @@ export const viewCommand: CliCommand = {
         theme: { type: 'string', default: 'light' },
         assets: { type: 'string' },
         open: { type: 'boolean', default: false },
+        bundle: { type: 'string' },
       },
       strict: true,
     });
@@ -81,9 +90,17 @@ export const viewCommand: CliCommand = {
     const assetsDir = resolve(values.assets ?? defaultAssetsDir());
     if (!existsSync(join(assetsDir, 'dashboard.js'))) throw new Error(`the panel bundles are missing from ${assetsDir}; run \`npm run build\` first`);
 
+    if (values.bundle !== undefined) {
+      if (runs.length === 0) throw new UsageError('--bundle needs run directories to copy');
+      const report = await writeBundle(runs, values.bundle, assetsDir, (line) => process.stderr.write(`${line}\n`));
+      process.stdout.write(JSON.stringify({ event: 'bundle', ...report, index: join(report.out, 'index.html') }) + '\n');
+      process.stderr.write(`vistool view: bundle of ${report.runs} run(s) in ${report.out} (${report.files} files, ${(report.bytes / 2 ** 20).toFixed(1)} MB); open ${join(report.out, 'index.html')}\n`);
+      return 0;
+    }
     const token = randomBytes(24).toString('hex');
     const log = (level: string, message: string) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), level, msg: message }) + '\n');
-    const backend = new PanelBackend({ runs, roots: values.root ?? [], log });
+    // The folders named on the command line are roots too: a folder of runs (runs/demo) holds the task images its runs share (data/).
+    const backend = new PanelBackend({ runs, roots: [...(values.root ?? []), ...positionals], log });
     await backend.start();
     const server = new ViewServer({ backend, assetsDir, token, host, port, log });
     const base = await server.start();

@@ -15,6 +15,7 @@ import type { MetricSeries, MetricSeriesParams, MetricSeriesResult, SeriesPoints
 import { detectToolFading, type FadingVerdict } from '../../protocol/tool-fading.js';
 import { minMaxIndices } from './downsample.js';
 import type { MetricsStore } from './metrics-store.js';
+import { sftPhaseMarks } from './sft-phases.js';
 
 type Axis = MetricSeriesParams['xAxis'];
 
@@ -138,10 +139,14 @@ export class MetricSeriesSource {
   /** The series of the current preview store, kept while it is the same store. */
   private previewSeries: MetricSeriesSource | null = null;
 
-  /** `preview`: sampled lines of the unread part of the file while it loads (metrics-preview.ts), drawn beyond the rows read. */
+  /**
+   * `preview`: sampled lines of the unread part of the file while it loads (metrics-preview.ts), drawn beyond the rows read.
+   * `sftPhases`: where the SFT warm-up's phases begin (sft-phases.ts, from run.json), marked beside the stage changes.
+   */
   constructor(
     private readonly store: MetricsStore,
     private readonly preview: () => MetricsStore | null = () => null,
+    private readonly sftPhases: () => readonly { sftStep: number; stage: string }[] = () => [],
   ) {}
 
   query(params: Omit<MetricSeriesParams, 'runId'>): Omit<MetricSeriesResult, 'runId'> {
@@ -234,7 +239,8 @@ export class MetricSeriesSource {
       const rows = store.rowCount;
       const clock = xAxis === 'time' ? wallClockSeconds(store.timeColumn(), (metric) => store.column(metric), rows) : null;
       const xs = clock ? clock.seconds : store.stepColumn();
-      data = { xs, source: clock ? clock.source : 'step', phases: stageChanges(store.stageColumn(), xs) };
+      const marks = [...stageChanges(store.stageColumn(), xs), ...sftPhaseMarks(this.sftPhases(), store.column('sft/step') ?? null, xs)];
+      data = { xs, source: clock ? clock.source : 'step', phases: marks.sort((a, b) => a.x - b.x) };
       this.axes.set(xAxis, data);
     }
     return data;
@@ -250,7 +256,7 @@ export class MetricSeriesSource {
   }
 
   private forgetIfChanged(): void {
-    const stamp = `${this.store.generation}:${this.store.rowCount}`;
+    const stamp = `${this.store.generation}:${this.store.rowCount}:${JSON.stringify(this.sftPhases())}`;
     if (stamp === this.stamp) return;
     this.stamp = stamp;
     this.axes.clear();

@@ -53,6 +53,21 @@ export function rowTime(row: Record<string, unknown>): number | null {
   return null;
 }
 
+/** A metric's values (NaN where a row lacks it) and, over the values present, their count, min and max. */
+interface Column {
+  values: Float64Array;
+  count: number;
+  min: number;
+  max: number;
+}
+
+/** How many rows of the run have a value of a metric, and its range: whether it varies (the dashboard's defaults). */
+export interface ColumnStats {
+  count: number;
+  min: number;
+  max: number;
+}
+
 function grown(column: Float64Array, capacity: number): Float64Array<ArrayBuffer> {
   const bigger = new Float64Array(capacity).fill(NaN);
   bigger.set(column);
@@ -68,7 +83,7 @@ export class MetricsStore {
   /** Each row's stage as an index into `stageNames`, −1 for none (a few distinct strings, 100k rows). */
   private stageCodes = new Int32Array(0);
   private stageNames: string[] = [];
-  private columns = new Map<string, Float64Array>();
+  private columns = new Map<string, Column>();
   private sortedNames: string[] | null = null;
   private evals: EvalResult[] = [];
   private badLines = 0;
@@ -122,7 +137,14 @@ export class MetricsStore {
 
   /** The values of a metric for rows [0, rowCount), NaN where a row lacks it; undefined for a metric no row has. */
   column(name: string): Float64Array | undefined {
-    return this.columns.get(name)?.subarray(0, this.length);
+    return this.columns.get(name)?.values.subarray(0, this.length);
+  }
+
+  /** Every metric's count, min and max over the rows read (kept as rows are added: no pass over the rows). */
+  columnStats(): Record<string, ColumnStats> {
+    const stats: Record<string, ColumnStats> = {};
+    for (const [name, { count, min, max }] of this.columns) stats[name] = { count, min, max };
+    return stats;
   }
 
   stepColumn(): Float64Array {
@@ -144,7 +166,7 @@ export class MetricsStore {
     const start = Math.min(from, this.length);
     const nullable = (values: Float64Array) => Array.from(values.subarray(start, this.length), (v) => (Number.isNaN(v) ? null : v));
     const columns: Record<string, (number | null)[]> = {};
-    for (const [name, values] of this.columns) if (!names || names.includes(name)) columns[name] = nullable(values);
+    for (const [name, { values }] of this.columns) if (!names || names.includes(name)) columns[name] = nullable(values);
     return { steps: Array.from(this.steps.subarray(start, this.length)), times: nullable(this.times), stages: this.stageColumn().slice(start), columns };
   }
 
@@ -210,11 +232,14 @@ export class MetricsStore {
       if (typeof value !== 'number' || !Number.isFinite(value) || ROW_FIELDS.has(key)) continue;
       let column = this.columns.get(key);
       if (!column) {
-        column = new Float64Array(this.capacity).fill(NaN);
+        column = { values: new Float64Array(this.capacity).fill(NaN), count: 0, min: Infinity, max: -Infinity };
         this.columns.set(key, column);
         this.sortedNames = null;
       }
-      column[index] = value;
+      column.values[index] = value;
+      column.count += 1;
+      if (value < column.min) column.min = value;
+      if (value > column.max) column.max = value;
     }
     this.length += 1;
   }
@@ -244,7 +269,7 @@ export class MetricsStore {
     const codes = new Int32Array(this.capacity).fill(-1);
     codes.set(this.stageCodes);
     this.stageCodes = codes;
-    for (const [name, column] of this.columns) this.columns.set(name, grown(column, this.capacity));
+    for (const column of this.columns.values()) column.values = grown(column.values, this.capacity);
   }
 
   private clear(): void {

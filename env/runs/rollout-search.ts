@@ -13,94 +13,19 @@
  * Read-only: never writes to the run directory.
  */
 import { join } from 'node:path';
-import type { RolloutSearchMatch, RolloutSearchParams, RolloutSearchResult, SearchField, StepFileInfo } from '../../protocol/panel-protocol.js';
+import type { RolloutSearchMatch, RolloutSearchParams, RolloutSearchResult, StepFileInfo } from '../../protocol/panel-protocol.js';
 import { SEARCH_LIMIT } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
 import { matchesFacets } from '../../protocol/rollout-filter.js';
 import { JsonlTail } from './jsonl-tail.js';
 import { summarizeRollout } from './rollout-summary.js';
+import { findInRecord } from '../../protocol/rollout-text.js';
+
+// Where a text is found in a record is protocol/rollout-text.ts's rule (a static bundle's page applies it too).
+export { findInRecord, snippetAround, SNIPPET_CHARS } from '../../protocol/rollout-text.js';
 
 /** What one read of a step file takes: a big file is searched in slices this size. */
 const SLICE_BYTES = 1 << 20;
-/** About how long a snippet is, and how much of it comes before the found text. */
-export const SNIPPET_CHARS = 120;
-const SNIPPET_BEFORE = 40;
-
-/** The text a search looks in, in the order it looks. */
-interface Field {
-  field: SearchField;
-  turn: number | null;
-  role: string | null;
-  text: string;
-}
-
-function answerText(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(' || ');
-  return null;
-}
-
-function fieldsOf(record: Record<string, unknown>): Field[] {
-  const task = isRecord(record.task) ? record.task : {};
-  const fields: Field[] = [];
-  const add = (field: SearchField, text: string | null, turn: number | null = null, role: string | null = null) => {
-    if (text !== null && text !== '') fields.push({ field, turn, role, text });
-  };
-  add('question', typeof task.question === 'string' ? task.question : null);
-  add('prompt id', typeof record.prompt_id === 'string' ? record.prompt_id : null);
-  add('answer', answerText(record.answer));
-  add('gold', answerText(task.answer));
-  const turns = Array.isArray(record.turns) ? record.turns : [];
-  turns.forEach((turn, i) => {
-    if (isRecord(turn) && typeof turn.text === 'string') add('turn', turn.text, i, typeof turn.role === 'string' ? turn.role : null);
-  });
-  return fields;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Whitespace runs (newlines included) as one space, so a snippet reads as one line. */
-function fold(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** `text` cut to about SNIPPET_CHARS around [at, at + length), with … where it was cut. */
-export function snippetAround(text: string, at: number, length: number): { snippet: string; start: number; end: number } {
-  let from = Math.max(0, at - SNIPPET_BEFORE);
-  let to = Math.min(text.length, Math.max(at + length, from + SNIPPET_CHARS));
-  // Never split a surrogate pair.
-  if (from > 0 && /[\uDC00-\uDFFF]/.test(text.charAt(from))) from -= 1;
-  if (to < text.length && /[\uDC00-\uDFFF]/.test(text.charAt(to))) to += 1;
-  const head = from > 0 ? '…' : '';
-  const tail = to < text.length ? '…' : '';
-  return { snippet: `${head}${text.slice(from, to)}${tail}`, start: head.length + at - from, end: head.length + at - from + length };
-}
-
-/**
- * Where `query` first occurs in a rollout record (null: nowhere). An empty query matches every
- * record, at the start of its question.
- */
-export function findInRecord(record: Record<string, unknown>, query: string): Omit<RolloutSearchMatch, 'step' | 'line' | 'promptId'> | null {
-  const fields = fieldsOf(record);
-  const needle = fold(query);
-  if (needle === '') {
-    const question = fields.find((f) => f.field === 'question');
-    const { snippet } = snippetAround(fold(question?.text ?? ''), 0, 0);
-    return { field: 'question', turn: null, role: null, snippet, start: 0, end: 0 };
-  }
-  const pattern = new RegExp(escapeRegExp(needle), 'iu');
-  for (const { field, turn, role, text } of fields) {
-    const folded = fold(text);
-    const found = pattern.exec(folded);
-    if (!found) continue;
-    return { field, turn, role, ...snippetAround(folded, found.index, found[0].length) };
-  }
-  return null;
-}
-
 /**
  * Searches the given step files of the run at `runDir` (ascending steps), reading each as a stream
  * of slices (`sliceBytes`, default 1 MiB). Once `signal` is aborted (the panel dropped the search)

@@ -55,5 +55,6 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     toolNames: [...toolNames].sort(),
     turns: record.turns.length,
     endReason: typeof record.end_reason === 'string' ? record.end_reason : null,
+    ...(record.arm === 'tools' || record.arm === 'no_tools' ? { arm: record.arm } : {}),
   };
 }

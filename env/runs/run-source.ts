@@ -12,7 +12,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runName } from './run-name.js';
-import type { EvalResult, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
+import type { EvalResult, EvalSetInfo, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
 import { isProcessAlive } from '../core/process-liveness.js';
 import { evaluationsFromRunJson, mergeEvaluations, readEvalFiles } from './evaluations.js';
@@ -20,6 +20,9 @@ import { MetricSeriesSource } from './metric-series.js';
 import { MetricsStore } from './metrics-store.js';
 import { previewStore } from './metrics-preview.js';
 import { listStepFiles, StepFileIndex } from './rollout-index.js';
+import { reportOf } from './run-groups.js';
+import { sftPhaseStarts } from './sft-phases.js';
+import { listEvalSets } from './eval-sets.js';
 
 /** How the problem for a killed run begins (the editor's Runs view says it in its own words). */
 export const PROCESS_GONE = 'run.json says running, but its process';
@@ -29,6 +32,9 @@ async function stamp(path: string): Promise<string> {
   const info = await stat(path).catch(() => null);
   return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : '';
 }
+
+/** How often the report a run is read with is looked for again (a demo writes its report.html last). */
+const REPORT_CHECK_MS = 5000;
 
 /** Lines sampled for a preview: about one per pixel of a wide chart. */
 const PREVIEW_LINES = 2000;
@@ -54,6 +60,11 @@ export class RunSource {
   /** The rollouts folder's stamp when `steps` was listed: a listing is only made again when a file came or went. */
   private listedStamp: string | null = null;
   private readonly indexes = new Map<number, StepFileIndex>();
+  private readonly evalIndexes = new Map<string, StepFileIndex>();
+  private report: string | null = null;
+  /** Where the SFT warm-up's phases begin, from run.json's sft_schedule. */
+  private sftPhases: { sftStep: number; stage: string }[] = [];
+  private reportCheckedAt = -Infinity;
 
   /** Sampled lines of the part of metrics.jsonl not read yet (metrics-preview.ts), while a big one loads. */
   private preview: MetricsStore | null = null;
@@ -64,7 +75,7 @@ export class RunSource {
     readonly dir: string,
   ) {
     this.metrics = new MetricsStore(join(dir, 'metrics.jsonl'));
-    this.charts = new MetricSeriesSource(this.metrics, () => this.preview);
+    this.charts = new MetricSeriesSource(this.metrics, () => this.preview, () => this.sftPhases);
   }
 
   /** Whether metrics.jsonl has bytes the last refresh left for the next. */
@@ -100,7 +111,18 @@ export class RunSource {
       this.fileEvaluations = results;
       this.evalProblems = problems;
     }
+    if (performance.now() - this.reportCheckedAt >= REPORT_CHECK_MS) {
+      this.reportCheckedAt = performance.now();
+      const report = await reportOf(this.dir);
+      changed = changed || report !== this.report;
+      this.report = report;
+    }
     return changed;
+  }
+
+  /** The report.html the run is read with (its own, or its folder of runs'), as of the last refresh. */
+  get reportFile(): string | null {
+    return this.report;
   }
 
   summary(): RunSummary {
@@ -118,6 +140,7 @@ export class RunSource {
       updatedAt: numberField('updated_at') ?? numberField('ended_at'),
       metricRows: this.metrics.rowCount,
       metricNames: this.metrics.names,
+      metricStats: this.metrics.columnStats(),
       rolloutSteps: this.steps.length,
       evaluations: mergeEvaluations(this.metrics.evaluations, evaluationsFromRunJson(this.run), this.fileEvaluations),
       problems: [
@@ -126,6 +149,7 @@ export class RunSource {
         ...this.metrics.problems,
         ...this.evalProblems,
       ],
+      report: this.report !== null,
       ...(loading ? { metricsLoading: { ...loading, ...(this.preview ? { sampledLines: this.preview.rowCount } : {}) } } : {}),
     };
   }
@@ -185,6 +209,23 @@ export class RunSource {
     return index;
   }
 
+  /** The evaluations of the run whose every task was kept (eval-sets.ts). */
+  async evalSets(): Promise<EvalSetInfo[]> {
+    return listEvalSets(this.dir, this.run, this.summary().evaluations);
+  }
+
+  /** The index of one kept evaluation, created on first use and grown on every call. */
+  async evalIndex(key: string): Promise<{ set: EvalSetInfo; index: StepFileIndex }> {
+    const set = (await this.evalSets()).find((s) => s.key === key);
+    if (!set) throw new Error(`run '${runName(this.dir)}' has no evaluation '${key}' kept task by task (looked for rollouts/eval-*.jsonl, and a vistool eval folder's rollouts)`);
+    let index = this.evalIndexes.get(key);
+    if (!index || index.path !== join(this.dir, set.file)) {
+      index = new StepFileIndex(join(this.dir, set.file), set.step ?? 0);
+      this.evalIndexes.set(key, index);
+    }
+    return { set, index };
+  }
+
   private async changed(relative: string): Promise<boolean> {
     const now = await stamp(join(this.dir, relative));
     const before = this.stamps.get(relative);
@@ -204,6 +245,7 @@ export class RunSource {
     try {
       const parsed: unknown = JSON.parse(text);
       this.run = isRecord(parsed) ? parsed : null;
+      this.sftPhases = sftPhaseStarts(this.run);
       if (!this.run) this.runProblem = 'run.json is not a JSON object';
     } catch (err) {
       this.runProblem = `run.json is not valid JSON (${(err as Error).message})`;

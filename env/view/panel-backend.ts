@@ -12,8 +12,9 @@
  *   // localResourceRoots: dist/webview and every run directory (page.ts).
  *
  * Every message is checked against its declared shape before anything runs. The backend reads
- * run directories and calls the tool engine; it never writes to a run directory and never
- * executes anything a panel or a rollout file contains.
+ * run directories and calls the tool engine; it never executes anything a panel or a rollout file
+ * contains, and the one thing it writes in a run directory is annotations.jsonl, when a person
+ * saves an annotation (env/runs/annotations.ts: append-only, validated against its schema).
  *
  * Big runs: `start()` reads only the first slice of each metrics.jsonl, so a host answers at
  * once; the poll loop reads the rest a slice at a time with the event loop free between slices
@@ -34,6 +35,7 @@ import {
   MetricSeriesRequest,
   type NotificationMessage,
   PlaygroundApplyRequest,
+  type PlaygroundCall,
   type PlaygroundMetadata,
   PlaygroundOpenedNotification,
   PlaygroundOpenRequest,
@@ -54,14 +56,26 @@ import {
   SaveFileCommand,
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
+  ShowReportCommand,
   ToolsListRequest,
   type RunSummary,
+  EvalSetsRequest,
+  EvalCompareRequest,
+  EvalRecordRequest,
+  TaskTimelineRequest,
+  AnnotationsListRequest,
+  AnnotationSaveRequest,
+  AnnotationDeleteRequest,
+  type EvalSide,
 } from '../../protocol/panel-protocol.js';
 import { PlaygroundSessions } from './playground-sessions.js';
 import { RunSource } from '../runs/run-source.js';
 import { findTaskRecord } from '../runs/run-task-record.js';
 import { readRunConfig } from '../runs/run-config.js';
 import { searchRollouts } from '../runs/rollout-search.js';
+import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
+import { withWeights } from '../runs/record-weights.js';
+import { deleteAnnotation, readAnnotations, saveAnnotation } from '../runs/annotations.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -154,10 +168,20 @@ export class PanelBackend {
    * explorer item) and tells the panels; the playground adopts `session`. The path must lie inside
    * a run directory or one of the allowed roots.
    */
-  async openInPlayground(path: string, session = 'host-playground', metadata?: PlaygroundMetadata): Promise<PlaygroundSnapshot> {
-    const snapshot = await this.playground.open({ session, image: { path }, ...(metadata ? { metadata } : {}) });
+  async openInPlayground(path: string, session = 'host-playground', metadata?: PlaygroundMetadata, calls: PlaygroundCall[] = []): Promise<PlaygroundSnapshot> {
+    const snapshot = await this.playground.open({ session, image: { path }, ...(metadata ? { metadata } : {}), ...(calls.length > 0 ? { calls } : {}) });
     this.notify({ kind: 'notification', method: PlaygroundOpenedNotification.method, params: { snapshot } });
     return snapshot;
+  }
+
+  /** A playground session as the panel would see it (the in-editor tests read the host's session). */
+  playgroundSnapshot(session = 'host-playground'): PlaygroundSnapshot {
+    return this.playground.snapshot(session);
+  }
+
+  /** Lets the playground open images under `dir` by path (VS Code: a run the viewer shows, sending an image here). */
+  allowPlaygroundRoot(dir: string): void {
+    this.playground.allowRoot(resolve(dir));
   }
 
   /** Checks the runs now (tests, the poll loop and file events); notifies when any changed. */
@@ -221,6 +245,7 @@ export class PanelBackend {
     else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
     else if (ShowInPlaygroundCommand.is(message)) this.log('warn', `playground/show (${message.params.path}) is for the VS Code host; a browser opens the playground page itself`);
     else if (ShowInViewerCommand.is(message)) this.log('warn', `viewer/show (${message.params.path}, step ${message.params.step}) is for the VS Code host; a browser opens the viewer page itself`);
+    else if (ShowReportCommand.is(message)) this.log('warn', `report/show (${message.params.runId}) is for the VS Code host; a browser opens the report page itself`);
     else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
   }
 
@@ -246,12 +271,41 @@ export class PanelBackend {
     if (RolloutRecordRequest.is(message)) {
       const { runId, step, line } = message.params;
       const run = this.run(runId);
-      return { runId: run.id, step, line, record: await (await run.stepIndex(step)).record(line) };
+      return { runId: run.id, step, line, ...(await withWeights(await (await run.stepIndex(step)).record(line), run.dir)) };
     }
     if (RolloutSearchRequest.is(message)) {
       const { runId, ...query } = message.params;
       const run = this.run(runId);
       return { runId: run.id, ...(await searchRollouts(run.dir, await run.stepFiles(), query, { signal })) };
+    }
+    if (EvalSetsRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return { runId: run.id, sets: await run.evalSets() };
+    }
+    if (EvalCompareRequest.is(message)) return this.compare(message.params.a, message.params.b);
+    if (EvalRecordRequest.is(message)) {
+      const { runId, key, line } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, key, line, ...(await withWeights(await (await run.evalIndex(key)).index.record(line), run.dir)) };
+    }
+    if (TaskTimelineRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      const found = await taskTimeline(run.dir, message.params.promptId, await run.stepFiles(), await run.evalSets(), signal);
+      return { runId: run.id, promptId: message.params.promptId, ...found };
+    }
+    if (AnnotationsListRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      return { runId: run.id, ...(await readAnnotations(run.dir)) };
+    }
+    if (AnnotationSaveRequest.is(message)) {
+      const { runId, ...input } = message.params;
+      const run = this.run(runId);
+      return { runId: run.id, annotation: await saveAnnotation(run.dir, input) };
+    }
+    if (AnnotationDeleteRequest.is(message)) {
+      const run = this.run(message.params.runId);
+      await deleteAnnotation(run.dir, message.params.id);
+      return { runId: run.id, id: message.params.id, deleted: true };
     }
     if (RunImageRequest.is(message)) return this.runImage(message.params);
     if (RunConfigsRequest.is(message)) {
@@ -273,6 +327,17 @@ export class PanelBackend {
     const method = (message as { method: string }).method;
     const known = REQUESTS.find((r) => r.method === method);
     throw new Error(known ? `malformed params for request '${method}'` : `unknown request '${method}'; known requests: ${REQUESTS.map((r) => r.method).join(', ')}`);
+  }
+
+  /** Two kept evaluations task by task (eval-sets.ts); each side's index is read (and grown) first. */
+  private async compare(a: EvalSide, b: EvalSide): Promise<unknown> {
+    const read = async (side: EvalSide) => {
+      const run = this.run(side.runId);
+      const { set, index } = await run.evalIndex(side.key);
+      return { side: { ...side, runId: run.id, label: set.label, step: set.step }, rollouts: (await index.index(run.id)).rollouts };
+    };
+    const [left, right] = await Promise.all([read(a), read(b)]);
+    return { a: left.side, b: right.side, ...compareEvaluations(left.rollouts, a.arm, right.rollouts, b.arm) };
   }
 
   /** A rollout image's file, and the task record's metadata when it is the task's own image. */

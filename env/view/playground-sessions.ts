@@ -32,6 +32,8 @@ interface Session {
   metadataSource: string | null;
   layers: Layer[];
   error: { class: string; message: string } | null;
+  /** The call a replay left for the form (the last applied, or the one that failed), until the next apply or undo. */
+  replayed: PlaygroundCall | null;
 }
 
 export class PlaygroundError extends Error {
@@ -46,9 +48,13 @@ async function dataUrl(image: RgbImage): Promise<string> {
   return `data:image/png;base64,${(await encodePng(image)).toString('base64')}`;
 }
 
-/** Metadata from a JSON document: an ImageMetadata object, or a task record holding one in `meta`. */
+/**
+ * Metadata from a JSON document: an ImageMetadata object, or a document holding one in `meta` (a
+ * task record, with or without its question: a line of tasks.jsonl, a rollout's task) when the
+ * document has no bands of its own.
+ */
 function metadataFrom(document: unknown, where: string): ImageMetadata {
-  if (isRecord(document) && isRecord(document.meta) && 'question' in document) return document.meta as ImageMetadata;
+  if (isRecord(document) && isRecord(document.meta) && !Object.keys(document).some((key) => key.endsWith('_bbox'))) return document.meta as ImageMetadata;
   if (isRecord(document)) return document as ImageMetadata;
   throw new PlaygroundError(`${where} must be a JSON object with *_bbox fields (or a task record with "meta"), got ${Array.isArray(document) ? 'a list' : typeof document}`);
 }
@@ -56,8 +62,17 @@ function metadataFrom(document: unknown, where: string): ImageMetadata {
 export class PlaygroundSessions {
   private readonly sessions = new Map<string, Session>();
 
+  private readonly roots: string[];
+
   /** `roots`: folders whose images may be opened by path. */
-  constructor(private readonly roots: readonly string[]) {}
+  constructor(roots: readonly string[]) {
+    this.roots = [...roots];
+  }
+
+  /** Lets images under `root` be opened by path too (a run another panel shows sends one here). */
+  allowRoot(root: string): void {
+    if (!this.roots.includes(root)) this.roots.push(root);
+  }
 
   async open(params: PlaygroundOpenParams): Promise<PlaygroundSnapshot> {
     let bytes: Buffer;
@@ -98,16 +113,23 @@ export class PlaygroundSessions {
     const choice = await metadataOrGrounding(image, meta);
     meta = choice.meta;
     const metadataSource = given?.source ?? (choice.source === 'ocr' ? 'OCR grounding' : null);
-    const session: Session = { name, metadataSource, layers: [{ image, meta, src: await dataUrl(image) }], error: null };
+    const session: Session = { name, metadataSource, layers: [{ image, meta, src: await dataUrl(image) }], error: null, replayed: null };
     this.sessions.delete(params.session);
     this.sessions.set(params.session, session);
     while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    // A logged call replayed: applied as Apply would, in order; the first that fails stops the replay (its error is shown).
+    for (const call of params.calls ?? []) {
+      const snapshot = await this.apply(params.session, call);
+      session.replayed = call;
+      if (snapshot.error) return this.snapshot(params.session);
+    }
     return this.snapshot(params.session);
   }
 
   async apply(sessionId: string, call: PlaygroundCall): Promise<PlaygroundSnapshot> {
     const session = this.session(sessionId);
     const top = session.layers[session.layers.length - 1] as Layer;
+    session.replayed = null;
     const outcome = await runToolCall(top.image, call, top.meta);
     if (!outcome.ok) {
       session.error = { class: outcome.error.class, message: outcome.error.message };
@@ -122,6 +144,7 @@ export class PlaygroundSessions {
     const session = this.session(sessionId);
     if (session.layers.length > 1) session.layers.pop();
     session.error = null;
+    session.replayed = null;
     return this.snapshot(sessionId);
   }
 
@@ -140,6 +163,7 @@ export class PlaygroundSessions {
       availableTools: availableToolNames(top.meta),
       metadataSource: session.metadataSource,
       error: session.error,
+      replayed: session.replayed,
     };
   }
 

@@ -9,13 +9,14 @@
  * never execute (HTML and SVG from a run are sent as downloads). Bundles: symlinks out are
  * refused. Run files: `..` and links out are refused, except images under a folder of the run
  * that is itself a link to a directory (a shared images/ folder; run-files.ts has the rule).
- * Every response carries a strict Content-Security-Policy. It never writes to a run directory.
+ * Every response carries a strict Content-Security-Policy. It writes nothing itself; the one file a
+ * panel can change in a run is annotations.jsonl, through the backend (env/runs/annotations.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname } from 'node:path';
+import { dirname, extname } from 'node:path';
 import { PathError, resolveInsideRoot } from '../core/paths.js';
 import { PANEL_KINDS, type PanelKind } from '../../protocol/panel-protocol.js';
 import { resolveRunFile } from '../runs/run-files.js';
@@ -51,6 +52,10 @@ const TYPES: Record<string, string> = {
   '.log': 'text/plain; charset=utf-8',
   '.csv': 'text/plain; charset=utf-8',
 };
+
+/** A report page's policy: no script at all, images from this server, the report's own inline <style>. */
+const REPORT_POLICY = "default-src 'none'; script-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const REPORT_IMAGES = new Set(['.png', '.jpg', '.jpeg']);
 
 /** Types a run directory may serve inline; anything else (HTML, SVG, ...) is a download. */
 const RUN_INLINE = new Set(['.png', '.jpg', '.jpeg', '.json', '.jsonl', '.txt', '.log', '.csv']);
@@ -129,6 +134,7 @@ export class ViewServer {
       if (!run) throw new HttpError(404, `no run '${decodeURIComponent(runId)}' is open`);
       return this.sendFile(res, run.dir, rest.map(decodeURIComponent).join('/'), true);
     }
+    if (method === 'GET' && path.startsWith('/report/')) return this.sendReport(res, path.slice('/report/'.length));
     if (method === 'POST' && path === '/api/ipc') return this.ipc(req, res);
     if (method === 'GET' && path === '/api/events') return this.openEvents(req, res);
     throw new HttpError(404, `no route for ${method} ${path}; panels are /dashboard, /viewer and /playground`);
@@ -194,6 +200,31 @@ export class ViewServer {
       ...(inline ? {} : { 'content-disposition': 'attachment' }),
     });
     res.end(body);
+  }
+
+  /**
+   * `/report/<run>/`: the report.html the run is read with (RunSummary.report), under a policy
+   * that runs no script and loads only this server's images and the page's inline style;
+   * `/report/<run>/<path>`: an image the report links, inside the report's folder (no `..`, no
+   * link out). Nothing else of that folder is served.
+   */
+  private async sendReport(res: ServerResponse, rest: string): Promise<void> {
+    const [runId = '', ...parts] = rest.split('/');
+    const run = this.options.backend.runs.find((r) => r.id === decodeURIComponent(runId));
+    if (!run) throw new HttpError(404, `no run '${decodeURIComponent(runId)}' is open`);
+    const report = run.reportFile;
+    if (report === null) throw new HttpError(404, `run '${run.id}' has no report.html (neither in ${run.dir} nor in its folder of runs)`);
+    const relative = parts.map(decodeURIComponent).join('/');
+    if (relative === '' || relative === 'report.html') {
+      const html = await readFile(report, 'utf8');
+      this.securityHeaders(res, null);
+      res.setHeader('content-security-policy', REPORT_POLICY);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
+      res.end(html);
+      return;
+    }
+    if (!REPORT_IMAGES.has(extname(relative).toLowerCase())) throw new HttpError(403, `a report serves only its page and its images (.png, .jpg), not '${relative}'`);
+    return this.sendFile(res, dirname(report), relative, false);
   }
 
   private async ipc(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -21,15 +21,18 @@ import {
   type NotificationMessage,
   PANEL_TITLES,
   type PanelKind,
+  type PlaygroundCall,
   type PlaygroundMetadata,
   ReadyCommand,
   RunsChangedNotification,
   SaveFileCommand,
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
+  ShowReportCommand,
   ViewerShowStepNotification,
 } from '../../protocol/panel-protocol.js';
 import { vistoolLog } from '../output.js';
+import type { ReportPanels } from './report-panel.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
 const TITLES = PANEL_TITLES;
@@ -54,8 +57,8 @@ async function loadPanelBackend(): Promise<typeof PanelBackend> {
 export class PanelHosts implements vscode.Disposable {
   private readonly open = new Map<PanelKind, OpenPanel>();
 
-  static register(context: vscode.ExtensionContext): PanelHosts {
-    const hosts = new PanelHosts(context);
+  static register(context: vscode.ExtensionContext, reports: ReportPanels): PanelHosts {
+    const hosts = new PanelHosts(context, reports);
     context.subscriptions.push(hosts);
     for (const kind of Object.keys(VIEW_TYPES) as PanelKind[]) {
       context.subscriptions.push(
@@ -70,7 +73,10 @@ export class PanelHosts implements vscode.Disposable {
     return hosts;
   }
 
-  private constructor(private readonly context: vscode.ExtensionContext) {}
+  private constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly reports: ReportPanels,
+  ) {}
 
   /** The panel of a kind, when one is open (the in-editor tests look at it). */
   panel(kind: PanelKind): vscode.WebviewPanel | undefined {
@@ -80,6 +86,11 @@ export class PanelHosts implements vscode.Disposable {
   /** Whether the panel's page loaded and said it is ready (its script ran under the CSP and talked to the host). */
   isReady(kind: PanelKind): boolean {
     return this.open.get(kind)?.ready ?? false;
+  }
+
+  /** The backend behind an open panel (the in-editor tests read the playground's session through it). */
+  backendOf(kind: PanelKind): PanelBackend | undefined {
+    return this.open.get(kind)?.backend;
   }
 
   runDirsOf(kind: PanelKind): string[] {
@@ -103,12 +114,12 @@ export class PanelHosts implements vscode.Disposable {
   }
 
   /** Opens an image (a path on disk) in the playground, with the metadata given or its sidecar metadata when there is one. */
-  async openInPlayground(imagePath: string, metadata?: PlaygroundMetadata): Promise<void> {
+  async openInPlayground(imagePath: string, metadata?: PlaygroundMetadata, calls: PlaygroundCall[] = []): Promise<void> {
     await this.show('playground', []);
     const entry = this.open.get('playground');
     if (!entry) return;
     try {
-      await entry.backend.openInPlayground(imagePath, undefined, metadata);
+      await entry.backend.openInPlayground(imagePath, undefined, metadata, calls);
     } catch (err) {
       void vscode.window.showErrorMessage(`vistool: cannot open ${imagePath} in the playground: ${(err as Error).message}`);
     }
@@ -215,7 +226,14 @@ export class PanelHosts implements vscode.Disposable {
       return;
     }
     if (ShowInPlaygroundCommand.is(message)) {
-      await this.openInPlayground(message.params.path, message.params.metadata ?? undefined);
+      // An image of a run the sending panel shows (runs/image named it): the playground may open it wherever the run lies.
+      const path = resolve(message.params.path);
+      const run = entry.backend.runs.find((r) => path.startsWith(`${r.dir}/`));
+      if (run) {
+        await this.show('playground', []);
+        this.open.get('playground')?.backend.allowPlaygroundRoot(run.dir);
+      }
+      await this.openInPlayground(path, message.params.metadata ?? undefined, message.params.calls ?? []);
       return;
     }
     if (ShowInViewerCommand.is(message)) {
@@ -223,6 +241,13 @@ export class PanelHosts implements vscode.Disposable {
       const dir = resolve(message.params.path);
       if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, message.params.step);
       else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the rollouts of ${dir}, which it does not show; ignored`);
+      return;
+    }
+    if (ShowReportCommand.is(message)) {
+      // The report of a run the panel shows, found by the backend: a panel never names a file.
+      const report = entry.backend.runs.find((run) => run.id === message.params.runId)?.reportFile;
+      if (report) await this.reports.show(report).catch((err: Error) => void vscode.window.showErrorMessage(`vistool: cannot open ${report}: ${err.message}`));
+      else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the report of run '${message.params.runId}', which has none`);
       return;
     }
     if (ReadyCommand.is(message)) {

@@ -1,12 +1,12 @@
 /**
- * The runs the Runs view lists: every run directory under the runs folder, plus directories
- * the extension started runs in elsewhere. For each, an overview (state, step, last reward,
+ * The runs the Runs view lists: every run directory under the runs folder and in each folder of
+ * runs there (the demo's runs/demo/{tools,text}: env/runs/run-groups.ts), plus directories the
+ * extension started runs in elsewhere. For each, an overview (state, step, last reward,
  * tool-call rate) read through env/view's RunSource, which tails metrics.jsonl so a refresh
  * costs a few stat calls when nothing changed.
  *
  * Editor-free (unit-tested under plain Node). Read-only: never writes to a run directory.
  */
-import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { configNameOf, runName } from '../../env/runs/run-name.js';
 import { PROCESS_GONE, RunSource } from '../../env/runs/run-source.js';
@@ -15,6 +15,7 @@ import { isProcessAlive } from '../../env/core/process-liveness.js';
 import { VERL_COMMAND_MARK } from '../processes/verl-launch.js';
 import { type RunState, runStateFrom, TRAINER_COMMAND_MARK } from './run-state.js';
 import { readJsonObject } from './read-json.js';
+import { findRuns, isRunDirectory, reportOf } from '../../env/runs/run-groups.js';
 
 export interface RunOverview {
   /** Absolute path of the run directory: the run's identity. */
@@ -40,27 +41,15 @@ export interface RunOverview {
   startedAt: number | null;
   updatedAt: number | null;
   problems: string[];
+  /** The folder of runs it belongs to (runs/demo for runs/demo/tools), null for a run on its own. */
+  group: string | null;
+  /** The report.html it is read with (its own, or its folder of runs'), null when there is none. */
+  report: string | null;
 }
 
-/** Files that make a folder a run directory. */
-const RUN_MARKERS = ['run.json', 'config.json', 'metrics.jsonl'];
-
-export async function isRunDirectory(dir: string): Promise<boolean> {
-  const found = await Promise.all(RUN_MARKERS.map((name) => stat(join(dir, name)).then((s) => s.isFile(), () => false)));
-  return found.some(Boolean);
-}
-
-/** Run directories directly under `runsRoot`, sorted by name; none when it does not exist. */
+/** Run directories under `runsRoot` (directly, or in a folder of runs there), sorted by path; none when it does not exist. */
 export async function findRunDirectories(runsRoot: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(runsRoot, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const dirs = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => join(runsRoot, e.name));
-  const marked = await Promise.all(dirs.map(async (dir) => ((await isRunDirectory(dir)) ? dir : null)));
-  return marked.filter((d): d is string => d !== null).sort();
+  return (await findRuns(runsRoot)).map((run) => run.dir);
 }
 
 /** The newest non-null value of each metric, in a table (callers pass a tail of the run, not all of it). */
@@ -98,15 +87,16 @@ export class RunCatalog {
 
   /** Re-reads every run; the overviews sorted newest first (then by name). */
   async refresh(): Promise<RunOverview[]> {
-    const found = (await Promise.all(this.runsRoots.map((root) => findRunDirectories(root)))).flat();
+    const found = (await Promise.all(this.runsRoots.map((root) => findRuns(root)))).flat();
+    const groups = new Map(found.map((run) => [resolve(run.dir), run.group === null ? null : resolve(run.group)]));
     const extra = await Promise.all([...this.extraDirs].map(async (dir) => ((await isRunDirectory(dir)) ? dir : null)));
-    const dirs = [...new Set([...found.map((d) => resolve(d)), ...extra.filter((d): d is string => d !== null)])];
+    const dirs = [...new Set([...groups.keys(), ...extra.filter((d): d is string => d !== null)])];
     for (const dir of [...this.sources.keys()]) if (!dirs.includes(dir)) this.sources.delete(dir);
-    const overviews = await Promise.all(dirs.map((dir) => this.overview(dir)));
+    const overviews = await Promise.all(dirs.map((dir) => this.overview(dir, groups.get(dir) ?? null)));
     return overviews.sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0) || a.name.localeCompare(b.name));
   }
 
-  private async overview(dir: string): Promise<RunOverview> {
+  private async overview(dir: string, group: string | null): Promise<RunOverview> {
     let source = this.sources.get(dir);
     if (!source) {
       source = new RunSource(basename(dir), dir);
@@ -145,6 +135,8 @@ export class RunCatalog {
       startedAt: summary.startedAt,
       updatedAt: summary.updatedAt,
       problems: summary.problems.filter((problem) => !problem.startsWith(PROCESS_GONE)), // run-labels words it for the editor
+      group,
+      report: await reportOf(dir),
     };
   }
 }

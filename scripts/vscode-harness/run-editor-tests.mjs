@@ -114,7 +114,7 @@ async function stopEverything() {
 /**
  * What a person sees can only be checked from the page, while the extension host still runs
  * (it ends with the suite). A test that wants a look writes ws/.ui-request.json
- * ({"runsViewRow": "NAME"}); this finds that row in the Runs view, through the palette as a
+ * ({"runsViewRow": "NAME"}, or {"webviewClick": SELECTOR} to click in a panel); this finds that row in the Runs view, through the palette as a
  * person would, and answers in ws/.ui-result.json ({"ok", "text"}).
  */
 function answerUiChecks(page, workspace) {
@@ -124,9 +124,14 @@ function answerUiChecks(page, workspace) {
   const loop = async () => {
     while (!stopped) {
       if (existsSync(request)) {
-        const { runsViewRow } = JSON.parse(readFileSync(request, 'utf8'));
+        const { runsViewRow, webviewClick } = JSON.parse(readFileSync(request, 'utf8'));
         rmSync(request);
         let result;
+        if (webviewClick) {
+          result = await clickInWebview(page, webviewClick);
+          writeFileSync(answer, JSON.stringify(result));
+          continue;
+        }
         try {
           const row = page.locator('.monaco-list-row', { hasText: runsViewRow }).first();
           if (!(await row.waitFor({ timeout: 2_000 }).then(() => true, () => false))) {
@@ -151,6 +156,31 @@ function answerUiChecks(page, workspace) {
   };
   void loop();
   return { stop: () => (stopped = true) };
+}
+
+/**
+ * A click a person makes inside a panel ({"webviewClick": SELECTOR}): the element is looked for in
+ * every webview frame (panels sit in nested iframes), waited for up to 30 s, and clicked.
+ */
+async function clickInWebview(page, selector) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const target = frame.locator(selector).first();
+      if ((await target.count().catch(() => 0)) > 0 && (await target.isVisible().catch(() => false))) {
+        try {
+          await target.click({ timeout: 5_000 });
+          return { ok: true, text: `clicked ${selector}` };
+        } catch (err) {
+          return { ok: false, text: `${selector}: ${err.message.split('\n')[0]}` };
+        }
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const shot = join(run, 'webview-click.png');
+  await page.screenshot({ path: shot }).catch(() => {});
+  return { ok: false, text: `no visible ${selector} in any webview within 30 s (screenshot ${shot})` };
 }
 
 let code = 1;

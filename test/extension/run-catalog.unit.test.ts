@@ -7,6 +7,8 @@ import { runTooltip } from '../../extension/runs/run-labels.js';
 import { test } from 'node:test';
 import { findRunDirectories, RunCatalog } from '../../extension/runs/run-catalog.js';
 import { deadPid, evalRow, liveProcess, rlRow, sftRow, tempDir, writeRun } from './run-dirs.js';
+import { isRunGroupItem, runsTreeRoots } from '../../extension/runs/runs-tree-roots.js';
+import { isInsideRun, reportOf } from '../../env/runs/run-groups.js';
 
 test('the runs folder lists every subfolder with run.json, config.json or metrics.jsonl, and nothing else', async () => {
   const root = await tempDir('find');
@@ -114,4 +116,53 @@ test('a run has one name everywhere, its folder’s, in the Runs view, the panel
     assert.equal(source.summary().name, overviews.find((r) => r.dir === dir)?.name, 'the panels call it what the Runs view does');
     assert.equal(runName(dir), basename(dir));
   }
+});
+
+test('a folder of runs (the demo) lists its runs with the folder as their group, and they share its report.html; a run of its own keeps its own', async () => {
+  const root = await tempDir('groups');
+  const demo = join(root, 'demo');
+  await mkdir(demo, { recursive: true });
+  const tools = await writeRun(demo, { name: 'tools', status: 'finished', startedAt: 1_700_000_200, metrics: [rlRow(3, 1, 0.9, 1)] });
+  const text = await writeRun(demo, { name: 'text', status: 'finished', startedAt: 1_700_000_100, metrics: [rlRow(3, 1, 0.3, 0)] });
+  await writeFile(join(demo, 'report.html'), '<!doctype html><title>demo</title>');
+  await writeFile(join(demo, 'summary.json'), '{}');
+  // The demo's data sets are task folders, not runs: not listed.
+  await mkdir(join(demo, 'data', 'train'), { recursive: true });
+  await writeFile(join(demo, 'data', 'train', 'tasks.jsonl'), '{}\n');
+  const alone = await writeRun(root, { name: 'alone', status: 'finished', startedAt: 1_700_000_300 });
+  await writeFile(join(alone, 'report.html'), '<!doctype html>');
+  const plain = await writeRun(root, { name: 'plain', status: 'finished', startedAt: 1_600_000_000 });
+  // A folder of folders of runs is not searched further.
+  await writeRun(join(root, 'deep', 'sweep'), { name: 'x', status: 'finished' });
+
+  assert.deepEqual(await findRunDirectories(root), [alone, text, tools, plain].sort());
+  const runs = await new RunCatalog([root]).refresh();
+  assert.deepEqual(runs.map((r) => [r.name, r.group, r.report]), [
+    ['alone', null, join(alone, 'report.html')],
+    ['tools', demo, join(demo, 'report.html')],
+    ['text', demo, join(demo, 'report.html')],
+    ['plain', null, null],
+  ]);
+  // The view: the demo is one item holding both arms, where its newest arm stands; its report is the folder's.
+  const roots = runsTreeRoots(runs);
+  assert.deepEqual(roots.map((item) => (isRunGroupItem(item) ? `group ${item.name}: ${item.runs.map((r) => r.name).join(', ')} (${item.report})` : item.name)), [
+    'alone',
+    `group demo: tools, text (${join(demo, 'report.html')})`,
+    'plain',
+  ]);
+});
+
+test('a task folder is inside a run when a folder between the runs folder and it is a run directory', async () => {
+  const root = await tempDir('inside');
+  const run = await writeRun(root, { name: 'micro', status: 'finished' });
+  await mkdir(join(root, 'demo', 'data', 'eval'), { recursive: true });
+  assert.equal(await isInsideRun(join(run, 'data', 'eval', 'tasks.jsonl'), root), true);
+  assert.equal(await isInsideRun(join(root, 'demo', 'data', 'eval', 'tasks.jsonl'), root), false);
+  assert.equal(await isInsideRun(join(root, '..', 'elsewhere', 'tasks.jsonl'), root), false);
+  // A run's own report wins over its folder's; without either there is none.
+  assert.equal(await reportOf(run), null);
+  await writeFile(join(root, 'report.html'), 'x');
+  assert.equal(await reportOf(run), join(root, 'report.html'), 'the runs folder holds runs and is not one: its report is theirs');
+  await writeFile(join(run, 'report.html'), 'y');
+  assert.equal(await reportOf(run), join(run, 'report.html'));
 });

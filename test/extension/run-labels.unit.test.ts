@@ -6,7 +6,7 @@ import { isResumable, runStateFrom } from '../../extension/runs/run-state.js';
 
 const base: RunOverview = {
   dir: '/runs/micro', name: 'micro', configName: null, state: 'running', status: 'running', pid: 42, step: 12, stage: 'rl', sftLoss: 0.5, reward: 0.534, accuracy: 0.5,
-  toolCallRate: 0.4, error: null, startedAt: 1, updatedAt: 2, problems: [],
+  toolCallRate: 0.4, error: null, startedAt: 1, updatedAt: 2, problems: [], group: null, report: null,
 };
 
 test('an RL run is described by state, stage step, reward and tool-call rate', () => {

@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { tableFixture } from '../fixtures/render.js';
 import { FLAT_GROUP, TABLE_GROUP, writeRunDirectory } from '../runs/run-directory.js';
-import { ARTEFACTS, ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession, type WatchedPage } from './browser-harness.js';
+import { ARTEFACTS, ASSETS, ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession, type WatchedPage } from './browser-harness.js';
+import { writeDemoFolder } from '../runs/demo-folder.js';
+import { writeBundle } from '../../env/view/bundle.js';
 
 type Theme = 'light' | 'dark';
 const THEMES: Theme[] = ['light', 'dark'];
@@ -25,21 +27,26 @@ const THEMES: Theme[] = ['light', 'dark'];
 let browser: Browser;
 let view: ViewSession;
 let imageDir: string;
+let bundle: string;
 let axeSource: string;
 
 before(async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-a11y-browser-'));
   imageDir = join(root, 'images');
-  const [run, fixture] = await Promise.all([
+  const [run, fixture, demo] = await Promise.all([
     writeRunDirectory(join(root, 'run-a'), { rolloutSteps: [1, 2], groups: [TABLE_GROUP, FLAT_GROUP], metricRows: 12, evaluations: true, status: 'finished' }),
     tableFixture(),
+    // A demo-like folder: evaluations kept task by task, for the evaluations view, a task's timeline and a bundle.
+    writeDemoFolder(join(root, 'demo')),
     ensureBundles(),
   ]);
+  bundle = join(root, 'bundle');
+  await writeBundle([demo.tools, demo.text], bundle, ASSETS);
   await mkdir(imageDir);
   await writeFile(join(imageDir, 'table.png'), fixture.png);
   axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   browser = await launchBrowser();
-  view = await startView([run], [imageDir]);
+  view = await startView([run, demo.tools, demo.text], [imageDir]);
 });
 
 after(async () => {
@@ -168,7 +175,15 @@ async function openAxePage(url: string, viewport = { width: 1400, height: 950 })
   const context = await browser.newContext({ viewport, bypassCSP: true });
   const page = await context.newPage();
   const problems: string[] = [];
-  page.on('console', (message) => void (message.type() === 'error' && problems.push(`console: ${message.text()}`)));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    // axe fetches the page's style sheets with XMLHttpRequest to check them; a file:// page (a
+    // bundle) refuses that, as browsers refuse any XHR from file://. The page itself makes none.
+    const url = message.location().url;
+    if (/^Access to XMLHttpRequest at 'file:[^']*\.css' from origin 'null'/.test(message.text())) return;
+    if (message.text() === 'Failed to load resource: net::ERR_FAILED' && url.startsWith('file:') && url.endsWith('.css')) return;
+    problems.push(`console: ${message.text()}`);
+  });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   await page.goto(url);
   return { page, problems };
@@ -223,6 +238,14 @@ async function openViewerRollout(page: Page): Promise<void> {
   await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=rollout-detail] img')).every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0));
 }
 
+async function openEvaluations(page: Page): Promise<void> {
+  await page.locator('[data-testid=compare-row]').first().waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-detail] [data-testid=rollout]').length === 2);
+  await page.locator('[data-testid=compare-detail] [data-testid=task-timeline-button]').click();
+  await page.locator('[data-testid=timeline-row]').first().waitFor();
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=compare-detail] img')).every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0));
+}
+
 const PANELS: PanelCase[] = [
   {
     name: 'index',
@@ -274,6 +297,31 @@ const PANELS: PanelCase[] = [
       await page.waitForFunction(() => document.querySelector('[data-testid=run-search]')?.getAttribute('data-state') === 'done');
     },
     named: ['.run-search-summary', '.run-search-step', '.run-search-where', '.search-snippet', '.search-snippet mark'],
+  },
+  {
+    // Two checkpoints side by side with a task's timeline open and the annotation form (webview/viewer/eval-compare.ts, task-timeline.ts, annotations-view.ts).
+    name: 'viewer-evaluations',
+    url: (theme) => view.url('viewer', `${query(theme)}&run=tools&mode=evals&a=tools|eval-after_sft|tools&b=tools|eval-after_rl|tools`),
+    viewport: { width: 1400, height: 2000 },
+    ready: openEvaluations,
+    named: ['.compare-summary', '.task-outcome', '.timeline-table td', '.annotations .muted', '.compare-column-head'],
+  },
+  {
+    // The same, in a static bundle opened from file:// (its theme from the link).
+    name: 'bundle-evaluations',
+    url: (theme) => `file://${bundle}/viewer.html?theme=${theme}&run=tools&mode=evals&a=tools|eval-after_sft|tools&b=tools|eval-after_rl|tools`,
+    viewport: { width: 1400, height: 2000 },
+    ready: openEvaluations,
+    named: ['.compare-summary', '.task-outcome', '.timeline-table td', '.compare-column-head'],
+  },
+  {
+    name: 'bundle-dashboard',
+    url: (theme) => `file://${bundle}/dashboard.html?theme=${theme}`,
+    ready: async (page) => {
+      await page.locator('[data-testid=eval-chart]').waitFor();
+      await page.locator('.eval-panel table').first().waitFor();
+    },
+    named: ['.chart-stats', '.eval-panel th'],
   },
   {
     name: 'playground',

@@ -20,3 +20,18 @@ test('per-tool calls, per-tool failures and the error classes are one chart each
     { key: 'acc/mean', members: ['acc/mean'], labels: null },
   ]);
 });
+
+test('the reward components, the kept and dropped groups and the SFT probe rates are a chart each; reward/mean keeps its own', () => {
+  const specs = chartSpecs(['reward/mean', 'reward/accuracy', 'reward/tool_bonus', 'acc/mean', 'sampling/kept_groups', 'sampling/dropped_groups', 'sampling/gen_batches',
+    'sft/loss', 'sft/probe_call_acc', 'sft/probe_direct_answer_acc', 'sft/probe_tasks']);
+  assert.deepEqual(specs, [
+    { key: 'reward/mean', members: ['reward/mean'], labels: null },
+    { key: 'reward components', members: ['reward/accuracy', 'reward/tool_bonus'], labels: ['accuracy', 'tool_bonus'] },
+    { key: 'acc/mean', members: ['acc/mean'], labels: null },
+    { key: 'sampling/*_groups', members: ['sampling/kept_groups', 'sampling/dropped_groups'], labels: ['kept', 'dropped'] },
+    { key: 'sampling/gen_batches', members: ['sampling/gen_batches'], labels: null },
+    { key: 'sft/loss', members: ['sft/loss'], labels: null },
+    { key: 'sft/probe_*', members: ['sft/probe_call_acc', 'sft/probe_direct_answer_acc'], labels: ['call', 'direct_answer'] },
+    { key: 'sft/probe_tasks', members: ['sft/probe_tasks'], labels: null },
+  ]);
+});

@@ -43,8 +43,8 @@ test('the dashboard draws every default metric, overlaying both runs with one po
   await reward.waitFor();
   await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"run-b":45'));
   const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
-  // The reward's components (reward/accuracy, reward/format) are in the picker, not the defaults.
-  assert.deepEqual(metrics, ['reward/mean', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
+  // The reward's components are one chart after the reward; timing/step_s, 12.5 s at every step, is flat and stays in the picker.
+  assert.deepEqual(metrics, ['reward/mean', 'reward components', 'acc/mean', 'tool/call_rate', 'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac']);
   assert.deepEqual(points(await reward.getAttribute('data-points')), { 'run-a': 60, 'run-b': 45 });
   assert.ok((await pixelsNear(page, '[data-metric="reward/mean"] canvas', RUN_A_BLUE)) > 100, 'run-a\'s line is drawn on the reward chart');
   assert.match(await reward.locator('.chart-stats').innerText(), /run-a: last 0\.\d+ · min 0\.3\d* · max 0\.\d+ · n=60/);
@@ -151,7 +151,7 @@ test('CSV and PNG exports download the shown data', async () => {
   assert.equal(csvDownload.suggestedFilename(), 'metrics.csv');
   const csv = await readFile(await csvDownload.path(), 'utf8');
   const lines = csv.trimEnd().split('\n');
-  assert.match(lines[0] ?? '', /^run,step,time_s,reward\/mean,acc\/mean,/); // the shown charts' metrics, in their order
+  assert.match(lines[0] ?? '', /^run,step,time_s,reward\/mean,reward\/accuracy,reward\/format,acc\/mean,/); // the shown charts' metrics, in their order (a group's members in its place)
   assert.equal(lines.filter((l) => l.startsWith('run-a,')).length, 60);
   assert.ok(lines.filter((l) => l.startsWith('run-b,')).length >= 45);
   const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.locator('[data-metric="tool/call_rate"] [data-testid=export-png]').click()]);
@@ -220,10 +220,15 @@ test('a notification without new rows redraws no chart; an appended line redraws
   try {
     const { page, problems } = await openPage(browser, quietView.url('dashboard'));
     const cards = page.locator('[data-testid=chart-card]');
-    await page.waitForFunction(() => {
+    // Every line of every chart (a group chart's too: a line per member) has its 30 points.
+    const allAt = (n: number) => {
       const all = Array.from(document.querySelectorAll('[data-testid=chart-card]'));
-      return all.length > 0 && all.every((c) => c.getAttribute('data-points') === '{"quiet-run":30}');
-    });
+      return all.length > 0 && all.every((c) => {
+        const counts = Object.values(JSON.parse(c.getAttribute('data-points') ?? '{}') as Record<string, number>);
+        return counts.length > 0 && counts.every((count) => count === n);
+      });
+    };
+    await page.waitForFunction(allAt, 30);
     const draws = () => cards.evaluateAll((all) => all.map((c) => Number(c.getAttribute('data-draws'))));
     const before = await draws();
     // run.json changes: the panels get a new snapshot (the status badge shows it), the rows do not.
@@ -232,7 +237,7 @@ test('a notification without new rows redraws no chart; an appended line redraws
     await page.waitForFunction(() => document.querySelector('.run-toggles')?.textContent?.includes('finished'));
     assert.deepEqual(await draws(), before);
     await appendMetrics(quiet, 31, 1);
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=chart-card]')).every((c) => c.getAttribute('data-points') === '{"quiet-run":31}'));
+    await page.waitForFunction(allAt, 31);
     assert.deepEqual(await draws(), before.map((n) => n + 1));
     assert.deepEqual(problems, []);
   } finally {
@@ -327,29 +332,32 @@ async function compareView(): Promise<ViewSession> {
   return startView([c, d]);
 }
 
-test('the default layout shows the per-tool and per-error-class counts after the call rate, as three group charts with a line per tool or class', async () => {
+test('the default layout shows the per-tool and per-error-class counts that move after the call rate, as group charts with a line per tool or class in the run\'s colour', async () => {
   const compare = await compareView();
   try {
     const { page, problems } = await openPage(browser, compare.url('dashboard'));
     const errors = page.locator('[data-metric="errors/E1–E6"]');
-    await page.waitForFunction(() => document.querySelector('[data-metric="errors/E1–E6"]')?.getAttribute('data-points')?.includes('"run-d · E6":20'));
+    await page.waitForFunction(() => document.querySelector('[data-metric="errors/E1–E6"]')?.getAttribute('data-points')?.includes('"run-d · E4":20'));
     const metrics = await page.locator('[data-testid=chart-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-metric')));
-    assert.deepEqual(metrics, ['reward/mean', 'acc/mean', 'tool/call_rate', 'tools/*/calls', 'tools/*/failed', 'errors/E1–E6',
-      'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/step_s']);
-    assert.deepEqual(JSON.parse((await errors.getAttribute('data-members')) ?? '[]'), ['errors/E1', 'errors/E2', 'errors/E3', 'errors/E4', 'errors/E5', 'errors/E6']);
-    // A line per class and run: six classes, run-c with 30 rows and run-d with 20.
-    assert.deepEqual(points(await errors.getAttribute('data-points')), Object.fromEntries(['run-c', 'run-d'].flatMap((run) => ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].map((c) => [`${run} · ${c}`, run === 'run-c' ? 30 : 20]))));
+    assert.deepEqual(metrics, ['reward/mean', 'reward components', 'acc/mean', 'tool/call_rate', 'tools/*/calls', 'tools/*/failed', 'errors/E1–E6',
+      'response_length/mean', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac']);
+    // Only E4 moves (countsRow: the other classes are 0 at every step), so it is the group's only default member.
+    assert.deepEqual(JSON.parse((await errors.getAttribute('data-members')) ?? '[]'), ['errors/E4']);
+    // A line per run: run-c with 30 rows and run-d with 20.
+    assert.deepEqual(points(await errors.getAttribute('data-points')), { 'run-c · E4': 30, 'run-d · E4': 20 });
     // Counts are drawn from the rows: run-c's E4 alternates 1, 0 over 30 steps, so its max is 1 and its last (step 30) 0.
     assert.match(await errors.locator('.chart-stats').innerText(), /run-c · E4: last 0 · min 0 · max 1 · n=30/);
     const calls = page.locator('[data-metric="tools/*/calls"]');
-    assert.deepEqual(Object.keys(points(await calls.getAttribute('data-points'))), ['run-c · focus_on_columns_with_mask', 'run-c · zoom_in', 'run-d · focus_on_columns_with_mask', 'run-d · zoom_in']);
+    // zoom_in is called once at every step: a flat line, left in the picker.
+    assert.deepEqual(Object.keys(points(await calls.getAttribute('data-points'))), ['run-c · focus_on_columns_with_mask', 'run-d · focus_on_columns_with_mask']);
     // step % 4 + 3 over steps 1…30 ends at 30 % 4 + 3 = 5, and ranges over 3…6.
     assert.match(await calls.locator('.chart-stats').innerText(), /run-c · focus_on_columns_with_mask: last 5 · min 3 · max 6 · n=30/);
-    // Each class keeps its colour, and run-d's lines are dashed where run-c's are solid.
-    type Drawn = { run: string; kind: string; visible: boolean };
+    // Each run keeps its colour on the group charts too: run-c (the first run) is the first series colour.
+    type Drawn = { run: string; kind: string; visible: boolean; colour: string };
     const drawn = JSON.parse((await errors.getAttribute('data-datasets')) ?? '[]') as Drawn[];
-    assert.equal(drawn.filter((d) => d.kind === 'smoothed').length, 12);
-    assert.ok((await pixelsNear(page, '[data-metric="errors/E1–E6"] canvas', RUN_A_BLUE)) > 50, 'E1 (the first series colour) is drawn');
+    assert.equal(drawn.filter((d) => d.kind === 'smoothed').length, 2);
+    assert.equal(new Set(drawn.filter((d) => d.run.startsWith('run-c')).map((d) => d.colour)).size, 1);
+    assert.ok((await pixelsNear(page, '[data-metric="errors/E1–E6"] canvas', RUN_A_BLUE)) > 50, "run-c's E4 is drawn in run-c's colour");
     assert.deepEqual(problems, []);
   } finally {
     await compare.stop();
@@ -520,9 +528,9 @@ test('evaluations at several steps are drawn as accuracy against step beside the
     const datasets = JSON.parse((await card.getAttribute('data-datasets')) ?? '[]') as { label: string; line: boolean; points: number }[];
     assert.deepEqual(datasets.filter((d) => d.line), [{ label: 'run-c · with tools', line: true, points: 2 }]);
     assert.deepEqual(datasets.map((d) => [d.label, d.points]), [['run-c · with tools', 2], ['run-c · with tools', 2], ['run-c · without tools', 2], ['run-d · with tools', 2], ['run-d · without tools', 2]]);
-    // Third in the grid: after reward/mean and acc/mean.
-    const order = await page.locator('.chart-grid > *').evaluateAll((cards) => cards.slice(0, 4).map((c) => c.getAttribute('data-metric') ?? c.getAttribute('data-testid')));
-    assert.deepEqual(order, ['reward/mean', 'acc/mean', 'eval-chart', 'tool/call_rate']);
+    // Right after the train reward (and its components) and acc/mean.
+    const order = await page.locator('.chart-grid > *').evaluateAll((cards) => cards.slice(0, 5).map((c) => c.getAttribute('data-metric') ?? c.getAttribute('data-testid')));
+    assert.deepEqual(order, ['reward/mean', 'reward components', 'acc/mean', 'eval-chart', 'tool/call_rate']);
     assert.ok((await pixelsNear(page, '[data-testid=eval-chart] canvas', RUN_A_BLUE)) > 50, 'run-c (the first run, blue) is drawn on the eval chart');
     // Hiding run-c leaves run-d's marks, and no line at all.
     await page.locator('vscode-checkbox[data-run="run-c"]').click();

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDuration, toCsv, wallClock } from '../../webview/dashboard/series.js';
 import { debiasedEma, stageChanges } from '../../protocol/metric-math.js';
-import { defaultMetrics } from '../../webview/dashboard/default-metrics.js';
+import { defaultMetrics, varies } from '../../webview/dashboard/default-metrics.js';
 import type { MetricTable } from '../../protocol/panel-protocol.js';
 
 /** A metric table from rows, a column per metric any row has (null where a row lacks it). */
@@ -47,16 +47,38 @@ test('CSV has one row per run and step, quotes awkward run names, and leaves mis
   assert.equal(csv, 'run,step,time_s,x,y\n"run ""a"", v2",1,0,0.5,\n"run ""a"", v2",2,10,0.25,3\n');
 });
 
-test('default metrics read as the training story: reward, accuracy, tool calls and their errors, length, turns, SFT loss, actor stats, timing', () => {
+test('default metrics read as the training story: reward and its components, accuracy, tool calls and their errors, length, SFT loss and probe, actor stats, timing', () => {
   // The names the demo's trainer logged (runs/demo/tools/metrics.jsonl), components and probes included.
   const available = ['acc/mean', 'actor/kl', 'actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'env/item_errors', 'reward/accuracy',
     'reward/accuracy_rule', 'reward/efficiency', 'reward/format', 'reward/mean', 'reward/no_tool_factor', 'reward/overlong', 'reward/repetition',
     'reward/tool_bonus', 'reward/tool_use', 'sft/loss', 'sft/probe_call_acc', 'sft/step', 'tool/call_rate', 'tool/calls_mean', 'tool/error_rate',
-    'response_length/mean', 'actor/entropy', 'timing/step_s', 'timing/env_fraction'];
-  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'acc/mean', 'tool/call_rate', 'tool/error_rate', 'response_length/mean', 'sft/loss',
+    'response_length/mean', 'actor/entropy', 'timing/step_s', 'timing/env_fraction', 'sampling/kept_groups', 'sampling/dropped_groups', 'sampling/gen_batches'];
+  // Without stats (an older host): every listed metric the run logs.
+  assert.deepEqual(defaultMetrics(available), ['reward/mean', 'reward/accuracy', 'reward/accuracy_rule', 'reward/efficiency', 'reward/format',
+    'reward/no_tool_factor', 'reward/overlong', 'reward/repetition', 'reward/tool_bonus', 'reward/tool_use', 'acc/mean', 'tool/call_rate', 'tool/error_rate',
+    'sampling/kept_groups', 'sampling/dropped_groups', 'response_length/mean', 'sft/loss', 'sft/probe_call_acc',
     'actor/entropy', 'actor/kl', 'actor/pg_clipfrac', 'timing/env_fraction', 'timing/step_s']);
   assert.deepEqual(defaultMetrics(['sft/loss', 'timing/step_s']), ['sft/loss', 'timing/step_s']);
   assert.deepEqual(defaultMetrics(['b/x', 'a/y']), ['a/y', 'b/x']);
+});
+
+test('defaults follow what the runs vary: a flat metric or one with two points stays in the picker; the reward and accuracy always show', () => {
+  const moving = { count: 60, min: 0, max: 1 };
+  const flat = (value: number, count = 60) => ({ count, min: value, max: value });
+  const available = ['reward/mean', 'acc/mean', 'reward/accuracy', 'reward/format', 'reward/tool_bonus', 'reward/repetition', 'actor/kl', 'actor/entropy',
+    'tools/zoom_in/failed', 'tools/zoom_in/calls', 'sampling/kept_groups', 'sampling/dropped_groups', 'sft/probe_call_acc', 'tool/call_rate'];
+  const tools = { rows: 60, stats: { 'reward/mean': flat(0.5), 'acc/mean': flat(0.5), 'reward/accuracy': moving, 'reward/format': flat(1), 'reward/tool_bonus': moving,
+    'reward/repetition': flat(0), 'actor/kl': flat(0), 'actor/entropy': moving, 'tools/zoom_in/failed': { count: 2, min: 0, max: 3 },
+    'tools/zoom_in/calls': moving, 'sampling/kept_groups': moving, 'sampling/dropped_groups': moving, 'sft/probe_call_acc': { count: 8, min: 0.1, max: 0.9 }, 'tool/call_rate': moving } };
+  assert.deepEqual(defaultMetrics(available, [tools]), ['reward/mean', 'reward/accuracy', 'reward/tool_bonus', 'acc/mean', 'tool/call_rate', 'tools/zoom_in/calls',
+    'sampling/kept_groups', 'sampling/dropped_groups', 'sft/probe_call_acc', 'actor/entropy']);
+  // A metric flat in one run and moving in another is shown (runs are compared on it); a text arm's call rate of 0 alone is not.
+  const text = { rows: 60, stats: { 'reward/mean': moving, 'acc/mean': moving, 'tool/call_rate': flat(0), 'reward/format': moving } };
+  assert.ok(defaultMetrics(available, [tools, text]).includes('reward/format'));
+  assert.ok(!defaultMetrics(['reward/mean', 'tool/call_rate'], [text]).includes('tool/call_rate'));
+  // A run of one or two rows cannot say what moves: what it logs is shown (a veRL smoke of one step).
+  assert.deepEqual(defaultMetrics(['reward/mean', 'actor/entropy', 'actor/kl'], [{ rows: 1, stats: { 'reward/mean': flat(0.4, 1), 'actor/entropy': flat(1, 1), 'actor/kl': flat(0, 1) } }]), ['reward/mean', 'actor/entropy', 'actor/kl']);
+  assert.equal(varies('actor/kl', [{ rows: 60 }]), true, 'a run without stats cannot say: the metric is shown');
 });
 
 test('the per-tool and per-error-class counts join the defaults as one group after the call and error rates', () => {

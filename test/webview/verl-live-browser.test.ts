@@ -19,7 +19,10 @@ const REPO = resolve(__dirname, '..', '..');
 const FIXTURE = join(REPO, 'test', 'fixtures', 'verl-run');
 const RUN = 'verl-live';
 const skip = existsSync(join(REPO, 'dist', 'webview', 'dashboard.js')) ? false : 'the panel bundles are missing (npm run build)';
+/** What veRL logs, and the trainer's name the dashboard shows it under (protocol/metric-vocabulary.ts). */
 const METRIC = 'critic/score/mean';
+const SHOWN = 'reward/mean';
+const SHOWN_AS: Record<string, string> = { 'critic/score/mean': 'reward/mean', 'num_turns/mean': 'turns/mean', 'timing_s/gen': 'timing/gen_s' };
 
 let browser: Browser;
 let view: ViewSession;
@@ -61,15 +64,15 @@ test("the dashboard draws veRL's file-logger metrics by step, and a step veRL ap
   await page.locator('[data-testid=metrics-button]').click();
   const options = page.locator('[data-testid=metric-option]');
   await options.first().waitFor();
-  assert.deepEqual((await options.evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))).sort(), Object.keys(data).sort());
-  const option = page.locator(`[data-testid=metric-option][value="${METRIC}"]`);
+  assert.deepEqual((await options.evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))).sort(), Object.keys(data).map((k) => SHOWN_AS[k] ?? k).sort());
+  const option = page.locator(`[data-testid=metric-option][value="${SHOWN}"]`);
   if (!(await option.isChecked())) await option.check();
-  const points = (n: number) => page.waitForFunction(([m, want]) => document.querySelector(`[data-testid=chart-card][data-metric="${m}"]`)?.getAttribute('data-points') === want, [METRIC, JSON.stringify({ [RUN]: n })] as const);
+  const points = (n: number) => page.waitForFunction(([m, want]) => document.querySelector(`[data-testid=chart-card][data-metric="${m}"]`)?.getAttribute('data-points') === want, [SHOWN, JSON.stringify({ [RUN]: n })] as const);
   await points(1);
   const next = { ...data, [METRIC]: (data[METRIC] ?? 0) + 0.5 };
   await appendFile(join(runDir, 'metrics.jsonl'), verlLine(2, next));
   await points(2);
-  const stats = await page.locator(`[data-testid=chart-card][data-metric="${METRIC}"] .chart-stats`).innerText();
+  const stats = await page.locator(`[data-testid=chart-card][data-metric="${SHOWN}"] .chart-stats`).innerText();
   const last = Number(/last (\S+) · .* · n=2$/.exec(stats.trim())?.[1]);
   assert.ok(Math.abs(last - (next[METRIC] as number)) < 1e-3, `last ${last}, veRL logged ${next[METRIC]} (${stats})`);
   assert.deepEqual(problems, []);

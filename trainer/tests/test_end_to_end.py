@@ -86,6 +86,25 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     assert (run / "images" / f"{first_image}.png").exists()
     assert json.loads((run / "run.json").read_text())["status"] == "finished"
     assert (run / "config.json").exists()
+    # Every evaluation kept each held-out task's rollout in each arm (rollouts/eval-<label>.jsonl),
+    # in the record schema, the two arms of a task on consecutive lines, at the evaluation's step.
+    eval_tasks = [json.loads(line)["id"] for line in eval_path.read_text().splitlines() if line.strip()][:3]
+    for line in (m for m in metrics if m["stage"] == "eval"):
+        kept = read_json_lines(run / "rollouts" / f"eval-{line['label']}.jsonl")
+        assert_valid_rollout_records(kept)
+        assert [(r["prompt_id"], r["arm"], r["group"]) for r in kept] == [(t, arm, g) for t in eval_tasks for g, arm in enumerate(("tools", "no_tools"))]
+        assert {r["label"] for r in kept} == {line["label"]} and {r["step"] for r in kept} == {line["step"]}
+        for arm in ("tools", "no_tools"):
+            assert sum(r["correct"] for r in kept if r["arm"] == arm) == line[f"eval/correct_{arm}"]
+        assert all((run / "images" / f"{r['task']['image']}.png").exists() for r in kept)
+    # A checkpoint evaluated afterwards (the editor's Evaluate Checkpoint) keeps its records beside them, at its step.
+    from vistool_trainer.run.evaluate_command import evaluate_checkpoint
+    newest = sorted((run / "checkpoints").glob("step-*"))[-1]
+    assert evaluate_checkpoint(str(run / "config.json"), str(newest), 2) == 0
+    afterwards = read_json_lines(run / "rollouts" / f"eval-checkpoint_{newest.name.replace('-', '_')}.jsonl")
+    assert [(r["prompt_id"], r["arm"]) for r in afterwards] == [(t, arm) for t in eval_tasks[:2] for arm in ("tools", "no_tools")]
+    assert {r["step"] for r in afterwards} == {json.loads((newest / "trainer_state.json").read_text())["global_step"]}
+    assert_valid_rollout_records(afterwards)
 
 
 def test_a_paused_run_resumed_reaches_the_same_weights_as_an_uninterrupted_run(tmp_path, vbar_data):

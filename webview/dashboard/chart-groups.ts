@@ -6,7 +6,13 @@
  *   tools/<tool>/calls for every tool  → "tools/*\/calls"  (a line per tool)
  *   tools/<tool>/failed for every tool → "tools/*\/failed" (a line per tool)
  *   errors/E1 … errors/E6              → "errors/E1–E6"   (a line per class)
- * A group's chart stands where its first chosen member would. Pure, for a unit test.
+ * and so are the reward's components, DAPO's kept and dropped groups and the SFT probe's rates:
+ *   reward/<component> (not reward/mean) → "reward components" (a line per component)
+ *   sampling/kept_groups, dropped_groups → "sampling/*_groups"
+ *   sft/probe_<skill>_acc                → "sft/probe_*"
+ * A group's chart stands where its first chosen member would. Every line of a group is drawn in
+ * its run's colour (one colour per run on every chart); members differ by dash and point style.
+ * Pure, for a unit test.
  */
 
 export interface ChartSpec {
@@ -22,6 +28,9 @@ const GROUPS: { key: string; pattern: RegExp }[] = [
   { key: 'tools/*/calls', pattern: /^tools\/(.+)\/calls$/ },
   { key: 'tools/*/failed', pattern: /^tools\/(.+)\/failed$/ },
   { key: 'errors/E1–E6', pattern: /^errors\/(E[1-6])$/ },
+  { key: 'reward components', pattern: /^reward\/((?!mean$)[^/]+)$/ },
+  { key: 'sampling/*_groups', pattern: /^sampling\/(kept|dropped)_groups$/ },
+  { key: 'sft/probe_*', pattern: /^sft\/probe_(.+)_acc$/ },
 ];
 
 export function chartSpecs(metrics: readonly string[]): ChartSpec[] {

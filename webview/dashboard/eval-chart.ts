@@ -1,28 +1,78 @@
 /**
  * The evaluation chart: each shown run's accuracy with tools (solid, circles) and without tools
- * (dashed, triangles) against the step, on a fixed 0–1 axis. Lines join only the evaluations
- * made during a phase; the evaluations at a phase's edge (before, after_sft, after_rl) are
- * marks, never joined (eval-series.ts has the rule). It sits in the chart grid beside the train
- * reward and accuracy, so train and eval read side by side.
+ * (dashed, triangles) against the step, on a fixed 0–1 axis, each point with its 95 % Wilson
+ * interval as an error bar. Lines join only the evaluations made during a phase; the evaluations
+ * at a phase's edge (before, after_sft, after_rl) are marks, never joined (eval-series.ts has the
+ * rule). The x axis spans the evaluations' own steps (a run evaluated only at the end of a long
+ * SFT would otherwise squeeze them into the last few percent of the width), and the runs' stage
+ * and SFT phase changes are marked on it as on every training chart. Points and bars at 0 and 1
+ * are drawn whole (the plot does not clip them at the frame). It sits in the chart grid beside the
+ * train reward and accuracy, so train and eval read side by side.
  *
  * Like MetricChart it is painted by the dashboard's DrawQueue. The card records what it draws
  * (`data-series`: per run and metric, the curve's and the marks' points) for the tests.
  */
-import { Chart, type ChartDataset, type TooltipItem } from 'chart.js';
+import { Chart, type ChartDataset, type Plugin, type TooltipItem } from 'chart.js';
 import type { EvalResult } from '../../protocol/panel-protocol.js';
 import { formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
 import { formatTicks, tickLabeller } from './axis-ticks.js';
 import type { Drawable } from './draw-queue.js';
 import { EVAL_ACCURACY_METRICS, type EvalLine, type EvalMark, evalLines } from './eval-series.js';
-import { background } from './metric-chart.js';
+import { background, type PhaseMark, phaseMarks } from './metric-chart.js';
 
 export interface RunEvaluations {
   runId: string;
   name: string;
   colour: string;
   evaluations: readonly EvalResult[];
+  /** The run's stage and SFT phase changes on the step axis (metrics/series phases). */
+  phases?: readonly { x: number; stage: string }[];
 }
+
+/** The x range of the evaluations' steps, with a little room on each side so the end points are not on the frame. */
+export function evalRange(steps: readonly number[]): { min: number; max: number } | null {
+  if (steps.length === 0) return null;
+  const low = Math.min(...steps);
+  const high = Math.max(...steps);
+  const pad = Math.max(1, (high - low) * 0.04);
+  return { min: low - pad, max: high + pad };
+}
+
+/** Overflow allowed past the plot's frame, in pixels: a point (radius 5) or a bar's cap at 0 or 1 is drawn whole. */
+const OVERFLOW_PX = 8;
+
+/** Each point's Wilson interval as a vertical bar with caps, in its dataset's colour, under the points. */
+const errorBars: Plugin<'line'> = {
+  id: 'vistoolErrorBars',
+  beforeDatasetsDraw(chart) {
+    const { ctx, scales } = chart;
+    const x = scales.x;
+    const y = scales.y;
+    if (!x || !y) return;
+    ctx.save();
+    ctx.lineWidth = 1.2;
+    chart.data.datasets.forEach((dataset, index) => {
+      if (!chart.isDatasetVisible(index)) return;
+      ctx.strokeStyle = String(dataset.borderColor ?? '#888');
+      for (const point of dataset.data as unknown as EvalMark[]) {
+        if (point.low === null || point.high === null) continue;
+        const px = x.getPixelForValue(point.x);
+        const top = y.getPixelForValue(point.high);
+        const bottom = y.getPixelForValue(point.low);
+        ctx.beginPath();
+        ctx.moveTo(px, top);
+        ctx.lineTo(px, bottom);
+        ctx.moveTo(px - 3, top);
+        ctx.lineTo(px + 3, top);
+        ctx.moveTo(px - 3, bottom);
+        ctx.lineTo(px + 3, bottom);
+        ctx.stroke();
+      }
+    });
+    ctx.restore();
+  },
+};
 
 interface EvalDataset extends ChartDataset<'line', EvalMark[]> {
   /** The run × metric it belongs to: the legend names each once, though a curve and its marks are two datasets. */
@@ -36,6 +86,7 @@ export class EvalChart implements Drawable {
   private readonly canvas: HTMLCanvasElement;
   private chart: Chart<'line', EvalMark[]> | null = null;
   private pending: { runs: { run: RunEvaluations; lines: EvalLine[] }[] } | null = null;
+  private marks: PhaseMark[] = [];
 
   constructor() {
     this.canvas = h('canvas', { role: 'img', 'aria-label': 'Evaluation accuracy with and without tools by step' });
@@ -44,7 +95,7 @@ export class EvalChart implements Drawable {
       { class: 'chart-card eval-chart', 'data-testid': 'eval-chart' },
       h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, 'eval accuracy (with tools: solid ●, without: dashed ▲)')),
       h('div', { class: 'chart-box' }, this.canvas),
-      h('div', { class: 'chart-stats muted' }, 'Lines join evaluations made during a phase; before, after_sft and after_rl (one per phase) are marks, not joined.'),
+      h('div', { class: 'chart-stats muted' }, 'Bars: 95 % Wilson intervals over the evaluation\'s tasks. Lines join evaluations made during a phase; before, after_sft and after_rl (one per phase) are marks, not joined.'),
     );
   }
 
@@ -58,6 +109,14 @@ export class EvalChart implements Drawable {
     this.element.dataset.series = JSON.stringify(
       drawn.flatMap(({ run, lines }) => lines.map((l) => ({ run: run.name, metric: l.metric, curve: l.curve.map((p) => [p.x, p.y]), marks: l.marks.map((p) => [p.x, p.y, p.label]) }))),
     );
+    // What the bars and the axis are, for the tests: each point's interval, the x range, the marks.
+    this.element.dataset.intervals = JSON.stringify(
+      drawn.flatMap(({ run, lines }) => lines.flatMap((l) => [...l.curve, ...l.marks].map((p) => ({ run: run.name, metric: l.metric, label: p.label, x: p.x, y: p.y, n: p.n, low: p.low, high: p.high })))),
+    );
+    const range = evalRange(drawn.flatMap(({ lines }) => lines.flatMap((l) => [...l.curve, ...l.marks].map((p) => p.x))));
+    this.element.dataset.range = JSON.stringify(range);
+    this.marks = drawn.flatMap(({ run }) => (run.phases ?? []).filter((p) => range !== null && p.x >= range.min && p.x <= range.max).map((p) => ({ ...p, colour: run.colour })));
+    this.element.dataset.phases = JSON.stringify(this.marks.map(({ x, stage }) => ({ x, stage })));
     return drawn.length > 0;
   }
 
@@ -76,11 +135,14 @@ export class EvalChart implements Drawable {
         const tools = line.metric === 'eval/acc_tools';
         const title = TITLES.get(line.metric) ?? line.metric;
         const common = { series: `${run.runId}\u0000${line.metric}`, borderColor: run.colour, backgroundColor: run.colour, pointStyle: tools ? 'circle' : 'triangle', pointHoverRadius: 6 } as const;
-        if (line.curve.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.curve, showLine: true, borderWidth: 1.8, borderDash: tools ? [] : [5, 4], pointRadius: 3 });
-        if (line.marks.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.marks, showLine: false, pointRadius: 5, ...(tools ? {} : { backgroundColor: 'transparent', borderWidth: 2 }) });
+        if (line.curve.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.curve, showLine: true, borderWidth: 1.8, borderDash: tools ? [] : [5, 4], pointRadius: 3, clip: OVERFLOW_PX });
+        if (line.marks.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.marks, showLine: false, pointRadius: 5, clip: OVERFLOW_PX, ...(tools ? {} : { backgroundColor: 'transparent', borderWidth: 2 }) });
       }
     }
     this.chart.data.datasets = datasets;
+    const range = JSON.parse(this.element.dataset.range ?? 'null') as { min: number; max: number } | null;
+    const x = this.chart.options.scales?.x;
+    if (x && range) Object.assign(x, { min: range.min, max: range.max });
     this.applyTheme();
     this.chart.update('none');
     this.element.dataset.datasets = JSON.stringify(datasets.map((d) => ({ label: d.label, line: d.showLine === true, points: d.data.length })));
@@ -98,15 +160,18 @@ export class EvalChart implements Drawable {
     this.chart = new Chart<'line', EvalMark[]>(this.canvas, {
       type: 'line',
       data: { datasets },
-      plugins: [background],
+      plugins: [background, errorBars, phaseMarks(() => this.marks)],
       options: {
         animation: false,
+        // Room for what is drawn past the frame at 0 and 1 (OVERFLOW_PX).
+        layout: { padding: { top: OVERFLOW_PX, right: OVERFLOW_PX } },
         parsing: false,
         responsive: true,
         maintainAspectRatio: false,
         interaction: { mode: 'nearest', intersect: false },
         scales: {
-          x: { type: 'linear', suggestedMin: 0, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 8, callback: tickLabeller(formatTicks) } },
+          // The padded ends are not steps: no tick is put on them (includeBounds), only on round steps inside.
+          x: { type: 'linear', grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 8, includeBounds: false, callback: tickLabeller(formatTicks) } },
           // Accuracy is a fraction: the whole 0–1 range, so a small difference is not drawn as a large one.
           // Labels by formatTicks too: Chart.js's own would build an Intl.NumberFormat, tens of ms on a page's first chart.
           y: { type: 'linear', min: 0, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
@@ -131,7 +196,8 @@ export class EvalChart implements Drawable {
               title: (items) => (items[0] ? `step ${Math.round(items[0].parsed.x ?? 0)}` : ''),
               label: (item: TooltipItem<'line'>) => {
                 const mark = item.raw as EvalMark;
-                return `${item.dataset.label ?? ''}: ${formatNumber(item.parsed.y)} (${mark.label}${(item.dataset as EvalDataset).showLine ? '' : ', a phase edge'})`;
+                const interval = mark.low !== null && mark.high !== null ? ` [${formatNumber(mark.low)}, ${formatNumber(mark.high)}] of ${mark.n}` : '';
+                return `${item.dataset.label ?? ''}: ${formatNumber(item.parsed.y)}${interval} (${mark.label}${(item.dataset as EvalDataset).showLine ? '' : ', a phase edge'})`;
               },
             },
           },

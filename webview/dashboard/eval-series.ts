@@ -8,18 +8,38 @@
  * are marks, never joined: a line from `before` to `after_sft` would draw a curve through the
  * whole of SFT that nobody measured. Evaluations without a step cannot be placed; they stay in
  * the table beside the charts.
+ *
+ * Each point carries its 95 % Wilson interval when the evaluation says how many tasks it scored
+ * (`eval/n`): the correct count is the trainer's `eval/correct_<arm>`, else the accuracy × n
+ * rounded. An accuracy of 0.8 on 10 tasks and on 300 are different claims; the bars say which.
  */
 import type { EvalResult } from '../../protocol/panel-protocol.js';
+import { wilsonInterval } from '../../protocol/intervals.js';
 
 export const EVAL_ACCURACY_METRICS = [
-  { metric: 'eval/acc_tools', title: 'with tools' },
-  { metric: 'eval/acc_no_tools', title: 'without tools' },
+  { metric: 'eval/acc_tools', title: 'with tools', correct: 'eval/correct_tools' },
+  { metric: 'eval/acc_no_tools', title: 'without tools', correct: 'eval/correct_no_tools' },
 ] as const;
 
 export interface EvalMark {
   x: number;
   y: number;
   label: string;
+  /** Tasks scored, and the 95 % Wilson interval of the accuracy; null when the evaluation does not say how many. */
+  n: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+/** The interval of one accuracy: [n, low, high], or nulls without a usable task count. */
+export function accuracyInterval(metrics: Readonly<Record<string, number>>, accuracy: number, correctKey: string): { n: number | null; low: number | null; high: number | null } {
+  const n = metrics['eval/n'];
+  if (n === undefined || !Number.isInteger(n) || n <= 0) return { n: null, low: null, high: null };
+  const counted = metrics[correctKey];
+  const successes = counted !== undefined && Number.isInteger(counted) && counted >= 0 && counted <= n ? counted : Math.round(accuracy * n);
+  if (successes < 0 || successes > n) return { n, low: null, high: null };
+  const [low, high] = wilsonInterval(successes, n);
+  return { n, low, high };
 }
 
 export interface EvalLine {
@@ -40,14 +60,14 @@ const byStep = (a: EvalMark, b: EvalMark) => a.x - b.x;
 /** One entry per accuracy metric that has at least one placed evaluation, in EVAL_ACCURACY_METRICS order. */
 export function evalLines(evaluations: readonly EvalResult[]): EvalLine[] {
   const lines: EvalLine[] = [];
-  for (const { metric } of EVAL_ACCURACY_METRICS) {
+  for (const { metric, correct } of EVAL_ACCURACY_METRICS) {
     const placed = evaluations.flatMap((e) => {
       const y = e.metrics[metric];
-      return e.step !== null && y !== undefined ? [{ x: e.step, y, label: e.label, edge: isPhaseEdge(e.label) }] : [];
+      return e.step !== null && y !== undefined ? [{ x: e.step, y, label: e.label, edge: isPhaseEdge(e.label), ...accuracyInterval(e.metrics, y, correct) }] : [];
     });
     if (placed.length === 0) continue;
-    const during = placed.filter((p) => !p.edge).map(({ x, y, label }) => ({ x, y, label }));
-    const edges = placed.filter((p) => p.edge).map(({ x, y, label }) => ({ x, y, label }));
+    const during = placed.filter((p) => !p.edge).map(({ edge: _edge, ...mark }) => mark);
+    const edges = placed.filter((p) => p.edge).map(({ edge: _edge, ...mark }) => mark);
     const joined = new Set(during.map((p) => p.x)).size >= 2;
     lines.push({ metric, curve: joined ? during.sort(byStep) : [], marks: (joined ? edges : [...edges, ...during]).sort(byStep) });
   }

@@ -38,13 +38,15 @@ import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isStringArray, optional } from '../../protocol/guards.js';
 import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { STEP_SECONDS_METRICS } from '../../protocol/metric-math.js';
+import { aliasesOf, canonicalMetric, loggedName } from '../../protocol/metric-vocabulary.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
 import { configDiff } from './config-diff.js';
-import { defaultMetrics, groupByPrefix } from './default-metrics.js';
+import { defaultMetrics, groupByPrefix, type RunMetricFacts } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
 import { EvalChart } from './eval-chart.js';
+import { accuracyInterval, EVAL_ACCURACY_METRICS } from './eval-series.js';
 import { nearestStep } from './nearest-step.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
 import { type Point, toCsv, type XAxis } from './series.js';
@@ -89,6 +91,8 @@ interface RunData {
   /** When the last complete answer came (performance.now()). */
   answeredAt: number;
   fetching: boolean;
+  /** The run's stage and SFT phase changes on the step axis, from its last answer on that axis (the evaluation chart's marks). */
+  stepPhases: { x: number; stage: string }[];
   /** The next question while the host is still reading the run's metrics.jsonl (see LOADING_ASK_MS). */
   askLater: ReturnType<typeof setTimeout> | null;
 }
@@ -142,6 +146,8 @@ class Dashboard {
   private readonly smoothingValue = h('output', { class: 'smoothing-value' });
   private readonly smoothingInput = h('input', { type: 'range', min: '0', max: '0.99', step: '0.01', 'aria-label': 'EMA smoothing', 'data-testid': 'smoothing' });
   private readonly showRawBox = h('vscode-checkbox', { 'data-testid': 'show-raw', title: 'Draw the raw values faintly behind the smoothed line' }, 'show raw');
+  /** Opens the report.html the shown runs are read with (the demo's runs/demo/report.html); shown only when one has one. */
+  private readonly reportButton = button('Report', () => this.openReport(), { icon: 'book', secondary: true, title: 'Open the report written beside these runs (report.html)', testid: 'open-report' });
   private readonly xAxisSelect = h('select', { 'aria-label': 'x axis', 'data-testid': 'x-axis' }, h('option', { value: 'step' }, 'step'), h('option', { value: 'time' }, 'wall time'));
 
   constructor(
@@ -185,6 +191,7 @@ class Dashboard {
       this.showRawBox,
       button('Metrics', () => this.togglePicker(), { icon: 'list-filter', secondary: true, testid: 'metrics-button' }),
       button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
+      this.reportButton,
     );
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
     this.drawQueue.add(this.evalChart);
@@ -214,7 +221,7 @@ class Dashboard {
     for (const summary of summaries) {
       const known = this.runs.get(summary.id);
       if (known) known.summary = summary;
-      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, answeredAt: 0, fetching: false, askLater: null });
+      else this.runs.set(summary.id, { summary, series: new Map(), shape: null, answered: null, answeredAt: 0, fetching: false, stepPhases: [], askLater: null });
     }
     for (const [id, run] of [...this.runs]) {
       if (summaries.some((s) => s.id === id)) continue;
@@ -263,12 +270,16 @@ class Dashboard {
     // Each answer is drawn as it comes: the single charts (the reward first) need not wait for the groups'.
     const whole = specs.filter((c) => !this.zooms.has(c.key) && c.labels === null).flatMap((c) => c.members);
     const own = specs.filter((c) => this.zooms.has(c.key) || c.labels !== null);
+    // The run is asked for each metric under the name it logs it by (a veRL run's critic/score/mean
+    // for reward/mean: protocol/metric-vocabulary.ts); its answers are kept under the shown name.
+    const logged = new Set(run.summary.metricNames);
+    const asLogged = (names: string[]) => names.map((name) => loggedName(name, logged) ?? name);
     const asked = [
-      { ...common, metrics: whole },
+      { ...common, metrics: asLogged(whole) },
       ...own.map((spec) => {
         const range = this.zooms.get(spec.key);
         const perLine = spec.labels === null ? maxPoints : Math.max(MIN_GROUP_POINTS, Math.floor(maxPoints / spec.members.length));
-        return { ...common, metrics: spec.members, maxPoints: perLine, ...(range ? { range } : {}) };
+        return { ...common, metrics: asLogged(spec.members), maxPoints: perLine, ...(range ? { range } : {}) };
       }),
     ];
     const results = await Promise.allSettled(
@@ -276,8 +287,10 @@ class Dashboard {
         const result = await this.host.request(MetricSeriesRequest, params);
         if (this.runs.get(run.summary.id) !== run) return;
         const { series, ...shape } = result;
-        for (const line of series) run.series.set(line.metric, { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
+        for (const line of series) run.series.set(canonicalMetric(line.metric), { series: line, axis: xAxis, range: params.range ?? null, stamp: ++this.answers });
         run.shape = shape;
+        if (xAxis === 'step') run.stepPhases = shape.phases;
+        this.renderEvalChart();
         this.renderCharts();
         this.renderBanners();
       }),
@@ -314,7 +327,7 @@ class Dashboard {
 
   private allMetricNames(): string[] {
     const names = new Set<string>();
-    for (const run of this.runs.values()) for (const name of run.summary.metricNames) names.add(name);
+    for (const run of this.runs.values()) for (const name of run.summary.metricNames) names.add(canonicalMetric(name));
     return [...names].sort();
   }
 
@@ -323,18 +336,18 @@ class Dashboard {
     return chartSpecs(this.selectedMetrics());
   }
 
-  private selectedMetrics(): string[] {
-    const available = this.allMetricNames();
-    if (this.state.metrics === null) return defaultMetrics(available);
-    return this.state.metrics.filter((m) => available.includes(m));
+  /** What the defaults know of the shown runs (default-metrics.ts). */
+  private metricFacts(): RunMetricFacts[] {
+    return this.visibleRuns().map(({ summary }) => {
+      const stats = summary.metricStats ? Object.fromEntries(Object.entries(summary.metricStats).map(([name, s]) => [canonicalMetric(name), s])) : undefined;
+      return { rows: summary.metricRows, ...(stats ? { stats } : {}) };
+    });
   }
 
-  /** An error class keeps its colour whichever classes are shown (E1 the first series colour, … E6 the sixth); tools go by position. */
-  private memberColour(label: string, index: number): string {
-    this.palette ??= themeColours().series;
-    const errorClass = /^E([1-6])$/.exec(label)?.[1];
-    const at = errorClass ? Number(errorClass) - 1 : index;
-    return this.palette[at % this.palette.length] ?? '#1a85ff';
+  private selectedMetrics(): string[] {
+    const available = this.allMetricNames();
+    if (this.state.metrics === null) return defaultMetrics(available, this.metricFacts());
+    return this.state.metrics.filter((m) => available.includes(m));
   }
 
   private colourOf(runId: string): string {
@@ -365,11 +378,18 @@ class Dashboard {
     this.fetchAll();
   }
 
+  /** The report of the first shown run that has one (the runs of a folder share theirs). */
+  private openReport(): void {
+    const run = this.visibleRuns().find((r) => r.summary.report === true) ?? [...this.runs.values()].find((r) => r.summary.report === true);
+    if (run) this.host.showReport(run.summary.id);
+  }
+
   private renderRunToggles(): void {
     const runs = [...this.runs.values()].map(({ summary }) => summary);
-    const key = JSON.stringify([runs.map((s) => [s.id, s.name, s.path, s.status, s.engine]), this.state.hiddenRuns]);
+    const key = JSON.stringify([runs.map((s) => [s.id, s.name, s.path, s.status, s.engine, s.report]), this.state.hiddenRuns]);
     if (key === this.togglesFor) return;
     this.togglesFor = key;
+    this.reportButton.hidden = !runs.some((s) => s.report === true);
     replaceChildren(
       this.runToggles,
       ...runs.map((summary) => {
@@ -477,7 +497,7 @@ class Dashboard {
 
   /** Gives the evaluation chart the shown runs' evaluations when they changed. */
   private renderEvalChart(): void {
-    const runs = this.visibleRuns().map(({ summary }) => ({ runId: summary.id, name: summary.name, colour: this.colourOf(summary.id), evaluations: summary.evaluations }));
+    const runs = this.visibleRuns().map(({ summary, stepPhases }) => ({ runId: summary.id, name: summary.name, colour: this.colourOf(summary.id), evaluations: summary.evaluations, phases: stepPhases }));
     const key = JSON.stringify(runs);
     if (key === this.evalChartFor) return;
     this.evalChartFor = key;
@@ -542,7 +562,7 @@ class Dashboard {
       const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.colourOf(r.summary.id)]), xAxis, zoom, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
-      const series: RunSeries[] = ready.flatMap((run, runIndex) =>
+      const series: RunSeries[] = ready.flatMap((run) =>
         spec.members.flatMap((member, i): RunSeries[] => {
           const data = run.series.get(member)?.series;
           const label = spec.labels?.[i];
@@ -556,13 +576,13 @@ class Dashboard {
           if (label === undefined) return [{ ...line, runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id) }];
           // A run that does not log a member (a tool it never called) has no line for it in a group.
           if (line.stats === null) return [];
-          // A group's line per member: the member's colour, the run's dash (solid for the first run).
+          // A group's line per member: the run's colour (one colour per run on every chart), the member's dash.
           return [{
             ...line,
             runId: `${run.summary.id}${SERIES_SEPARATOR}${member}`,
             name: ready.length > 1 ? `${run.summary.name} · ${label}` : label,
-            colour: this.memberColour(label, i),
-            dash: RUN_DASHES[runIndex % RUN_DASHES.length] ?? [],
+            colour: this.colourOf(run.summary.id),
+            dash: memberDash(label, i),
           }];
         }),
       );
@@ -626,12 +646,13 @@ class Dashboard {
           const current = new Set(this.selectedMetrics());
           if (box.checked) current.add(name);
           else current.delete(name);
-          const order = [...defaultMetrics(this.allMetricNames()), ...this.allMetricNames()];
+          const order = [...defaultMetrics(this.allMetricNames(), this.metricFacts()), ...this.allMetricNames()];
           this.state.metrics = [...new Set(order)].filter((m) => current.has(m));
           this.saveState();
           this.render();
         });
-        return h('label', { class: 'metric-option' }, box, name);
+        const aliases = aliasesOf(name);
+        return h('label', { class: 'metric-option', ...(aliases.length > 0 ? { title: `veRL runs log it as ${aliases.join(', ')}` } : {}) }, box, name);
       })),
     );
     replaceChildren(this.picker, h('div', { class: 'picker-actions' }, this.pickerSearch, button('Defaults', () => { this.state.metrics = null; this.saveState(); this.render(); }, { secondary: true }), button('Close', () => this.togglePicker(), { secondary: true })), h('div', { class: 'metric-groups' }, ...groups));
@@ -659,8 +680,12 @@ class Dashboard {
       const tables = await Promise.all(
         this.visibleRuns().map(async (run) => {
           // The seconds per step come too: without a time field the wall clock is summed from them.
-          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...metrics, ...STEP_SECONDS_METRICS] });
-          return { name: run.summary.name, table: reply.table };
+          const logged = new Set(run.summary.metricNames);
+          const asked = metrics.map((m) => loggedName(m, logged) ?? m);
+          const reply = await this.host.request(MetricRowsRequest, { runId: run.summary.id, from: 0, columns: [...asked, ...STEP_SECONDS_METRICS] });
+          // Columns under the names the dashboard shows (a veRL run's critic/score/mean is its reward/mean column).
+          const columns = Object.fromEntries(Object.entries(reply.table.columns).map(([name, values]) => [metrics.includes(canonicalMetric(name)) ? canonicalMetric(name) : name, values]));
+          return { name: run.summary.name, table: { ...reply.table, columns } };
         }),
       );
       const bytes = new TextEncoder().encode(toCsv(tables, metrics));
@@ -712,8 +737,15 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
 
 /** Between a run's id and a member's name in a group chart's line ids (neither holds it). */
 const SERIES_SEPARATOR = '\u0000';
-/** A group chart's lines of the first, second, … run: solid, dashed, dotted. */
-const RUN_DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
+/** A group chart's member lines (first, second, … member): solid, dashed, dotted, dash-dot, long dash, dash-dot-dot. */
+const MEMBER_DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [8, 3, 2, 3, 2, 3]];
+
+/** An error class keeps its dash whichever classes are shown (E1 solid, … E6 the sixth); other members go by position. */
+function memberDash(label: string, index: number): number[] {
+  const errorClass = /^E([1-6])$/.exec(label)?.[1];
+  const at = errorClass ? Number(errorClass) - 1 : index;
+  return MEMBER_DASHES[at % MEMBER_DASHES.length] ?? [];
+}
 
 /** The train charts the evaluation chart follows. */
 const EVAL_BESIDE = ['reward/mean', 'critic/score/mean', 'acc/mean'];
@@ -727,34 +759,32 @@ const EVAL_COLUMNS: { key: string; title: string }[] = [
 
 function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElement {
   const known = new Set(EVAL_COLUMNS.map((c) => c.key));
-  return h(
-    'section',
-    { class: 'eval-run', 'data-testid': 'eval-table' },
-    h('h3', null, runName),
-    h(
-      'table',
-      null,
-      h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...EVAL_COLUMNS.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools'))),
-      h(
-        'tbody',
-        null,
-        ...evaluations.map((e) => {
-          const withTools = e.metrics['eval/acc_tools'];
-          const without = e.metrics['eval/acc_no_tools'];
-          const delta = withTools !== undefined && without !== undefined ? withTools - without : null;
-          const others = Object.entries(e.metrics).filter(([k]) => !known.has(k));
-          return h(
-            'tr',
-            { title: `${e.source}${others.length ? '\n' + others.map(([k, v]) => `${k} = ${formatNumber(v)}`).join('\n') : ''}` },
-            h('td', null, e.label),
-            h('td', null, e.step ?? '–'),
-            ...EVAL_COLUMNS.map((c) => h('td', { class: 'num' }, formatNumber(e.metrics[c.key] ?? null))),
-            h('td', { class: `num ${delta === null ? '' : delta >= 0 ? 'good' : 'bad'}` }, delta === null ? '–' : `${delta >= 0 ? '+' : ''}${formatNumber(delta)}`),
-          );
-        }),
-      ),
-    ),
-  );
+  const head = h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...EVAL_COLUMNS.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools')));
+  const rows = evaluations.map((e) => {
+    const withTools = e.metrics['eval/acc_tools'];
+    const without = e.metrics['eval/acc_no_tools'];
+    const delta = withTools !== undefined && without !== undefined ? withTools - without : null;
+    const others = Object.entries(e.metrics).filter(([k]) => !known.has(k));
+    return h(
+      'tr',
+      { title: `${e.source}${others.length ? '\n' + others.map(([k, v]) => `${k} = ${formatNumber(v)}`).join('\n') : ''}` },
+      h('td', null, e.label),
+      h('td', null, e.step ?? '–'),
+      ...EVAL_COLUMNS.map((c) => h('td', { class: 'num', ...intervalTitle(e, c.key) }, formatNumber(e.metrics[c.key] ?? null))),
+      h('td', { class: `num ${delta === null ? '' : delta >= 0 ? 'good' : 'bad'}` }, delta === null ? '–' : `${delta >= 0 ? '+' : ''}${formatNumber(delta)}`),
+    );
+  });
+  // A table wider than the side column scrolls in its own box (.table-scroll) rather than being cut at the edge.
+  return h('section', { class: 'eval-run', 'data-testid': 'eval-table' }, h('h3', null, runName), h('div', { class: 'table-scroll' }, h('table', null, head, h('tbody', null, ...rows))));
+}
+
+/** An accuracy cell's tooltip: its 95 % Wilson interval over the evaluation's tasks (eval-series.ts). */
+function intervalTitle(e: EvalResult, key: string): { title?: string } {
+  const accuracy = EVAL_ACCURACY_METRICS.find((m) => m.metric === key);
+  const value = e.metrics[key];
+  if (!accuracy || value === undefined) return {};
+  const { n, low, high } = accuracyInterval(e.metrics, value, accuracy.correct);
+  return low === null || high === null ? {} : { title: `95 % Wilson interval [${formatNumber(low)}, ${formatNumber(high)}] over ${n} tasks` };
 }
 
 startPanel(async (host, root) => {

@@ -78,14 +78,14 @@ export const background: Plugin<'line'> = {
   },
 };
 
-interface PhaseMark {
+export interface PhaseMark {
   x: number;
   stage: string;
   colour: string;
 }
 
 /** A dashed vertical line where a run enters a new stage, with the stage's name at the top. */
-function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
+export function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
   return {
     id: 'vistoolPhaseMarks',
     afterDatasetsDraw(chart) {
@@ -263,13 +263,13 @@ export class MetricChart implements Drawable {
     }
     if (this.chart) {
       this.chart.data.datasets = datasets;
-      this.applyXRange();
+      this.applyXRange(series);
       this.applyTheme();
       this.chart.update('none');
     }
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
     // What the canvas shows, line by line: each run's smoothed and raw datasets and whether each is visible.
-    this.element.dataset.datasets = JSON.stringify(datasets.map((d, i) => ({ run: d.runId, kind: d.kind, points: d.data.length, visible: this.chart?.isDatasetVisible(i) ?? !d.hidden })));
+    this.element.dataset.datasets = JSON.stringify(datasets.map((d, i) => ({ run: d.runId, kind: d.kind, points: d.data.length, visible: this.chart?.isDatasetVisible(i) ?? !d.hidden, colour: d.backgroundColor, dash: d.borderDash ?? [] })));
     this.draws += 1;
     this.element.dataset.draws = String(this.draws);
     return true;
@@ -298,11 +298,22 @@ export class MetricChart implements Drawable {
     }
   }
 
-  private applyXRange(): void {
+  /**
+   * The x range: the zoom's, else the data's. Steps are whole numbers, so the step axis only ticks
+   * on them; and a chart whose lines all sit at one x (a veRL smoke of one step, a run's first
+   * row) spans that x ± 1 step (± a minute of wall time) instead of the ±0.06 Chart.js would
+   * widen it to, which labelled a one-step chart 0.94 … 1.06.
+   */
+  private applyXRange(series: readonly RunSeries[] = []): void {
     const x = this.chart?.options.scales?.x;
     if (!x) return;
-    x.min = this.zoom?.min;
-    x.max = this.zoom?.max;
+    const xs = series.flatMap((s) => s.raw.map((p) => p.x));
+    const single = this.zoom === null && xs.length > 0 && xs.every((v) => v === xs[0]) ? (xs[0] as number) : null;
+    const pad = this.xAxis === 'step' ? 1 : 60;
+    x.min = this.zoom?.min ?? (single === null ? undefined : single - pad);
+    x.max = this.zoom?.max ?? (single === null ? undefined : single + pad);
+    if (x.ticks) (x.ticks as { precision?: number }).precision = this.xAxis === 'step' ? 0 : undefined;
+    this.element.dataset.xRange = JSON.stringify({ min: x.min ?? null, max: x.max ?? null });
   }
 
   /** Re-reads the theme colours (the body class changed). */
@@ -342,7 +353,8 @@ export class MetricChart implements Drawable {
             grid: axisColours.grid,
             ticks: { ...axisColours.ticks, maxTicksLimit: 8, callback: tickLabeller((values) => (this.xAxis === 'time' ? formatDurationTicks(values) : formatTicks(values))) },
           },
-          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: axisColours.grid, ticks: { ...axisColours.ticks, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
+          // A pinned flat range's ends (value ± 5 %) are not round numbers: only the round ticks inside are labelled.
+          y: { type: 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: axisColours.grid, ticks: { ...axisColours.ticks, maxTicksLimit: 6, includeBounds: false, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
           legend: { display: true, labels: { color: colours.foreground, boxWidth: 10, filter: (item, data) => !(data.datasets[item.datasetIndex ?? 0] as TaggedDataset | undefined)?.isRaw } },

@@ -133,12 +133,14 @@ class Playground {
       this.save();
       this.openedByHost = true;
       this.show(snapshot);
+      this.holdLastCall(snapshot);
     });
     this.tools = (await this.host.request(ToolsListRequest, {})).tools;
     const restored = await this.host.request(PlaygroundSnapshotRequest, { session: this.state.session });
     // An image already open in this session was opened by the host, or in an earlier page: this page has no file or path for it.
     this.openedByHost = restored.name !== null;
     this.show(restored);
+    this.holdLastCall(restored);
     this.host.command(ReadyCommand, { panel: 'playground' });
   }
 
@@ -184,6 +186,23 @@ class Playground {
     this.show(snapshot);
     if (snapshot.error) this.say(`${snapshot.error.class}: ${snapshot.error.message}`, 'error', snapshot.error.class);
     else this.say(snapshot.calls[snapshot.calls.length - 1]?.summary ?? 'applied', 'info');
+  }
+
+  /**
+   * A session opened with a replayed call (the viewer's "Replay in playground"): the form holds that
+   * call, to change and apply again, and the message says what the replay did.
+   */
+  private holdLastCall(snapshot: PlaygroundSnapshot): void {
+    const call = snapshot.replayed;
+    if (!call || !this.tools.some((t) => t.name === call.name)) return;
+    this.toolSelect.value = call.name;
+    this.state.tool = call.name;
+    this.save();
+    this.renderTool();
+    for (const [name, value] of Object.entries(call.arguments)) this.form?.write(name, value);
+    this.drawBox?.(this.typedBox());
+    if (snapshot.error) this.say(`Replayed ${call.name}: ${snapshot.error.class}: ${snapshot.error.message}`, 'error', snapshot.error.class);
+    else this.say(`Replayed ${snapshot.calls.length} call(s) as logged; ${call.name}: ${snapshot.calls[snapshot.calls.length - 1]?.summary ?? 'applied'}. The form holds the call: Undo, change it and Apply to try another in its place.`, 'info');
   }
 
   private async undo(): Promise<void> {

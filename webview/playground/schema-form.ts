@@ -52,7 +52,7 @@ interface Field {
   element: HTMLElement;
   /** undefined: left empty. */
   read(): { value?: unknown; error?: string };
-  /** Puts a value in the field (a box dragged on the image); false when this field cannot show it. */
+  /** Puts a value in the field (a box dragged on the image, a replayed call's argument); false when this field cannot show it. */
   write?(value: unknown): boolean;
 }
 
@@ -79,11 +79,24 @@ function makeField(name: string, schemaValue: unknown, labels: string[] | undefi
           const values = [...boxes.filter((b) => b.checked).map((b) => b.value), ...parseList(extra.value)];
           return values.length > 0 ? { value: values } : {};
         },
+        write: (value) => {
+          if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return false;
+          const known = new Set(boxes.map((b) => b.value));
+          boxes.forEach((box) => (box.checked = value.includes(box.value)));
+          // Labels the metadata does not know (a call that failed with E4) go in the text field, so the form shows the call as it was.
+          extra.value = value.filter((v) => !known.has(v)).join(', ');
+          return true;
+        },
       };
     }
     case 'string-list': {
       const input = h('input', { type: 'text', name, placeholder: 'comma separated', 'aria-label': name, 'data-testid': `arg-${name}` });
-      return { name, element: input, read: () => (parseList(input.value).length > 0 ? { value: parseList(input.value) } : {}) };
+      return {
+        name,
+        element: input,
+        read: () => (parseList(input.value).length > 0 ? { value: parseList(input.value) } : {}),
+        write: (value) => Array.isArray(value) && value.every((v) => typeof v === 'string') && ((input.value = value.join(', ')), true),
+      };
     }
     case 'number-tuple': {
       const count = schema.minItems ?? 0;
@@ -109,19 +122,24 @@ function makeField(name: string, schemaValue: unknown, labels: string[] | undefi
     }
     case 'number': {
       const input = numberInput(name, schema, name);
-      return { name, element: input, read: () => readNumber(input, name) };
+      return { name, element: input, read: () => readNumber(input, name), write: (value) => typeof value === 'number' && Number.isFinite(value) && ((input.value = String(value)), true) };
     }
     case 'boolean': {
       const input = h('input', { type: 'checkbox', name, 'data-testid': `arg-${name}` });
-      return { name, element: input, read: () => ({ value: input.checked }) };
+      return { name, element: input, read: () => ({ value: input.checked }), write: (value) => typeof value === 'boolean' && ((input.checked = value), true) };
     }
     case 'enum': {
       const input = h('select', { name, 'data-testid': `arg-${name}` }, h('option', { value: '' }, '—'), ...(schema.enum ?? []).map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
-      return { name, element: input, read: () => (input.value === '' ? {} : { value: JSON.parse(input.value) as unknown }) };
+      return {
+        name,
+        element: input,
+        read: () => (input.value === '' ? {} : { value: JSON.parse(input.value) as unknown }),
+        write: (value) => (schema.enum ?? []).some((v) => JSON.stringify(v) === JSON.stringify(value)) && ((input.value = JSON.stringify(value)), true),
+      };
     }
     case 'string': {
       const input = h('input', { type: 'text', name, 'data-testid': `arg-${name}` });
-      return { name, element: input, read: () => (input.value === '' ? {} : { value: input.value }) };
+      return { name, element: input, read: () => (input.value === '' ? {} : { value: input.value }), write: (value) => typeof value === 'string' && ((input.value = value), true) };
     }
     case 'json': {
       const input = h('textarea', { name, rows: 3, placeholder: 'JSON value', 'data-testid': `arg-${name}` });
@@ -136,6 +154,7 @@ function makeField(name: string, schemaValue: unknown, labels: string[] | undefi
             return { error: `${name} is not valid JSON (${(err as Error).message})` };
           }
         },
+        write: (value) => ((input.value = JSON.stringify(value)), true),
       };
     }
   }

@@ -25,13 +25,16 @@ import {
   type RequestType,
   SaveFileCommand,
   type PageConfig,
+  type PlaygroundCall,
   type PlaygroundMetadata,
   PlaygroundOpenRequest,
   ShowInPlaygroundCommand,
   ShowInViewerCommand,
   type ShowInViewerParams,
+  ShowReportCommand,
 } from '../../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
+import { BundleTransport } from './static-backend.js';
 
 
 export function readPageConfig(doc: Document): PageConfig {
@@ -44,7 +47,7 @@ export function readPageConfig(doc: Document): PageConfig {
   }
   const ok = hasFields(parsed, {
     panel: (v) => v === 'dashboard' || v === 'viewer' || v === 'playground',
-    transport: (v) => v === 'browser' || v === 'vscode',
+    transport: (v) => v === 'browser' || v === 'vscode' || v === 'bundle',
     token: optional(isString),
     resourceBases: optional(isRecord),
   });
@@ -54,7 +57,7 @@ export function readPageConfig(doc: Document): PageConfig {
 
 /** How messages travel. A transport knows nothing about methods or types. */
 export interface Transport {
-  readonly kind: 'vscode' | 'browser';
+  readonly kind: 'vscode' | 'browser' | 'bundle';
   post(message: PanelToHostMessage): void;
   /** Tells the host that the request `id` posted before is no longer wanted. */
   cancel(id: string): void;
@@ -220,6 +223,11 @@ export class PanelHost {
     transport.onMessage((message) => this.receive(message));
   }
 
+  /** True in a static bundle (`vistool view --bundle`): the data is what was exported; nothing can be saved or run. */
+  get isStatic(): boolean {
+    return this.config?.transport === 'bundle';
+  }
+
   /** True inside a VS Code webview (the editor owns the theme, saving goes through the host). */
   get inVsCode(): boolean {
     return this.transport.kind === 'vscode';
@@ -279,19 +287,20 @@ export class PanelHost {
   }
 
   /**
-   * Opens an image file in the tool playground. VS Code: the host opens or reveals its playground
-   * panel. Browser: the image opens in a new playground session on the server, and the playground
-   * page opens in a new tab on that session.
+   * Opens an image file in the tool playground, and replays `calls` on it (a logged call and those
+   * before it). VS Code: the host opens or reveals its one playground panel. Browser: the image
+   * opens in a new playground session on the server, and this tab goes to the playground page on
+   * that session (the back button returns here, whose UI state is kept).
    */
-  async showInPlayground(path: string, metadata: PlaygroundMetadata | null): Promise<void> {
+  async showInPlayground(path: string, metadata: PlaygroundMetadata | null, calls: PlaygroundCall[] = []): Promise<void> {
     if (this.transport.kind === 'vscode') {
-      this.command(ShowInPlaygroundCommand, { path, metadata });
+      this.command(ShowInPlaygroundCommand, { path, metadata, ...(calls.length > 0 ? { calls } : {}) });
       return;
     }
     const session = newSessionId();
-    await this.request(PlaygroundOpenRequest, { session, image: { path }, ...(metadata ? { metadata } : {}) });
+    await this.request(PlaygroundOpenRequest, { session, image: { path }, ...(metadata ? { metadata } : {}), ...(calls.length > 0 ? { calls } : {}) });
     const token = this.config?.token;
-    window.open(`playground?${token ? `token=${encodeURIComponent(token)}&` : ''}session=${session}`, '_blank', 'noopener');
+    window.location.assign(`playground?${token ? `token=${encodeURIComponent(token)}&` : ''}session=${session}`);
   }
 
   /**
@@ -305,17 +314,35 @@ export class PanelHost {
       return;
     }
     const token = this.config?.token;
-    window.location.assign(`viewer?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
+    // A bundle's pages are files: viewer.html beside this one.
+    const page = this.transport.kind === 'bundle' ? 'viewer.html' : 'viewer';
+    window.location.assign(`${page}?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
   }
 
-  /** The run and step a browser page's URL asks for (`?run=ID&step=N`, what showInViewer sends), else null. VS Code sends them as a notification instead. */
-  requestedStep(): { runId: string; step: number } | null {
-    if (this.transport.kind === 'vscode') return null;
-    const query = new URLSearchParams(window.location.search);
-    const runId = query.get('run');
-    const step = query.get('step');
-    if (runId === null || step === null || !/^\d+$/.test(step)) return null;
-    return { runId, step: Number(step) };
+  /**
+   * Opens the report.html a run is read with (RunSummary.report). VS Code: the host opens it in an
+   * editor tab. Browser: a new tab on the server's `report/<runId>/` page.
+   */
+  showReport(runId: string): void {
+    if (this.transport.kind === 'vscode') {
+      this.command(ShowReportCommand, { runId });
+      return;
+    }
+    const token = this.config?.token;
+    window.open(`report/${encodeURIComponent(runId)}/${token ? `?token=${encodeURIComponent(token)}` : ''}`, '_blank', 'noopener');
+  }
+
+  /** The page's URL query (a browser page, a bundle); null inside VS Code, whose webviews have no address. */
+  pageQuery(): URLSearchParams | null {
+    return this.transport.kind === 'vscode' ? null : new URLSearchParams(window.location.search);
+  }
+
+  /** Puts a new query in the page's URL without loading it, so the address names what is shown (no-op in VS Code). */
+  setPageQuery(query: URLSearchParams): void {
+    if (this.transport.kind === 'vscode') return;
+    const text = query.toString();
+    const url = `${window.location.pathname}${text ? `?${text}` : ''}${window.location.hash}`;
+    if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) window.history.replaceState(window.history.state, '', url);
   }
 
   /** Saves an export: a browser download here, a save dialog in VS Code. */
@@ -354,7 +381,7 @@ export class PanelHost {
 /** The host for this page: VS Code when the page says so, the browser otherwise. */
 export function connectHost(doc: Document = document): PanelHost {
   const config = readPageConfig(doc);
-  const transport = config.transport === 'vscode' ? new VsCodeTransport(config) : new BrowserTransport(config);
+  const transport = config.transport === 'vscode' ? new VsCodeTransport(config) : config.transport === 'bundle' ? new BundleTransport(config) : new BrowserTransport(config);
   const host = new PanelHost(transport, config.panel, config);
   window.addEventListener('error', (event) => host.reportError(event.error ?? event.message));
   window.addEventListener('unhandledrejection', (event) => host.reportError(event.reason));

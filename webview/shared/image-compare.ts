@@ -24,6 +24,18 @@ function pixelsOf(image: HTMLImageElement): ImageData {
   return context.getImageData(0, 0, canvas.width, canvas.height);
 }
 
+/**
+ * The width an image is shown at: the zoom times its width, where an image narrower than
+ * ZOOM_BASE_WIDTH counts as that wide. A 800×600 chart at the default zoom (0.5) is 400 px wide as
+ * before, and the micro model's 224×112 charts are 280 px instead of 112×56 thumbnails nobody can
+ * read.
+ */
+export const ZOOM_BASE_WIDTH = 560;
+
+export function displayWidth(natural: number, zoom: number, baseWidth = ZOOM_BASE_WIDTH): number {
+  return Math.round(Math.max(natural, baseWidth) * zoom);
+}
+
 export class ImageCompare {
   readonly element: HTMLElement;
   private readonly images: HTMLImageElement[] = [];
@@ -31,10 +43,15 @@ export class ImageCompare {
   private diffCanvas: HTMLCanvasElement | null = null;
   private zoom = 1;
 
+  /**
+   * `baseWidth`: images narrower than this are shown as if they were this wide (displayWidth); the
+   * rollout viewer passes ZOOM_BASE_WIDTH, the playground 0 (it picks its own zoom for small images).
+   */
   constructor(
     beforeUrl: string,
     afterUrl: string | null,
     labels: { before: string; after: string },
+    private readonly baseWidth = 0,
   ) {
     const figure = (url: string, caption: string, role: string) => {
       const image = h('img', { src: url, alt: `${caption} image`, 'data-role': role, loading: 'lazy', decoding: 'async' });
@@ -60,7 +77,11 @@ export class ImageCompare {
   private applyZoom(): void {
     for (const image of [...this.images, ...(this.diffCanvas ? [this.diffCanvas] : [])]) {
       const natural = image instanceof HTMLImageElement ? image.naturalWidth : image.width;
-      if (natural > 0) image.style.width = `${Math.round(natural * this.zoom)}px`;
+      if (natural <= 0) continue;
+      const width = displayWidth(natural, this.zoom, this.baseWidth);
+      image.style.width = `${width}px`;
+      // Upscaled pixels stay sharp: a chart's thin lines and small labels are what the tools edit.
+      image.classList.toggle('upscaled', width > natural);
     }
   }
 

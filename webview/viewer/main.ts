@@ -28,10 +28,16 @@ import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../
 import { panelHeader, startPanel } from '../shared/shell.js';
 import { filterChoices, filterGroups, mergeChoices, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
 import { StepHistograms } from './step-histograms.js';
+import { preferredRun } from './preferred-run.js';
 import { RunSearch } from './run-search.js';
 import type { RolloutFacets } from '../../protocol/rollout-filter.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { errorLegend, toolUseWords } from '../../protocol/tool-use.js';
+import { type CompareState, EvalCompareView, isOutcomeFilter } from './eval-compare.js';
+import { TaskTimelineView } from './task-timeline.js';
+import { viewOf, withView } from './view-link.js';
+import { type AnnotationFilter, Annotations, isAnnotationFilter, passes } from './annotations-view.js';
+import type { PlaygroundCall, TimelineEntry } from '../../protocol/panel-protocol.js';
 
 interface ViewerState {
   runId: string | null;
@@ -46,7 +52,19 @@ interface ViewerState {
   order?: GroupOrder;
   /** The text of the search across steps (its results are data, not kept). */
   runSearch?: string;
+  /** Training steps, or two evaluations side by side (absent in states saved before: steps). */
+  mode?: ViewerMode;
+  /** The evaluations compared, the outcome shown and the task (eval-compare.ts). */
+  evals?: CompareState;
+  /** The list's annotation filter (annotations-view.ts). */
+  annotation?: AnnotationFilter;
 }
+
+type ViewerMode = 'steps' | 'evals';
+
+const isSide = (v: unknown) => v === null || hasFields(v, { runId: isString, key: isString, arm: (a) => a === 'tools' || a === 'no_tools' });
+const isCompareState = (v: unknown): v is CompareState =>
+  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p) });
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
 
@@ -62,6 +80,9 @@ function isViewerState(value: unknown): value is ViewerState {
     zoom: (v) => isNumberInRange(v, 0.25, 4),
     order: optional(isGroupOrder),
     runSearch: optional(isString),
+    mode: optional((v) => v === 'steps' || v === 'evals'),
+    annotation: optional(isAnnotationFilter),
+    evals: optional(isCompareState),
   });
 }
 
@@ -85,7 +106,7 @@ class Viewer {
   private steps: StepFileInfo[] = [];
   private index: StepIndex | null = null;
   private groups: PromptGroup[] = [];
-  private readonly records = new Map<string, RolloutRecord>();
+  private readonly records = new Map<string, { record: RolloutRecord; inferredWeights?: string }>();
   private shown: RenderedRollout[] = [];
   /** The list's row elements by line, so selection changes touch two rows, not the whole list. */
   private rows = new Map<number, HTMLElement>();
@@ -110,13 +131,46 @@ class Viewer {
   private readonly stepChooser = h('span', { class: 'controls-part' });
   private readonly controlsAfter = h('span', { class: 'controls-part' });
   private stepsOffered: StepFileInfo[] | null = null;
+  /** Training steps or evaluations side by side: what the body and the controls show. */
+  private readonly modeChooser = h('span', { class: 'controls-part' });
+  private readonly stepsBody: HTMLElement;
+  private readonly evalBody: HTMLElement;
+  private readonly compareView: EvalCompareView;
+  private compareOpened = false;
+  private readonly timeline: TaskTimelineView;
+  private readonly annotations: Annotations;
 
   constructor(
     private readonly host: PanelHost,
     private readonly root: HTMLElement,
   ) {
-    this.controls = h('div', { class: 'viewer-controls' }, this.controlsBefore, this.stepChooser, this.controlsAfter);
     this.state = host.getState(isViewerState) ?? { runId: null, step: null, line: null, compareLine: null, compare: false, turn: 0, filter: { ...NO_FILTER }, zoom: 0.5 };
+    // A link (the page's URL) names what to show: it replaces the saved place (view-link.ts).
+    const linked = viewOf(host.pageQuery() ?? new URLSearchParams());
+    if (linked?.mode === 'evals') {
+      this.state.mode = 'evals';
+      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null };
+      if (linked.runId) this.state.runId = linked.runId;
+    } else if (linked) {
+      const compareLine = linked.compareLine ?? null;
+      Object.assign(this.state, { mode: 'steps', runId: linked.runId ?? null, step: linked.step ?? null, line: linked.line ?? null, compareLine, compare: compareLine !== null || this.state.compare, turn: linked.turn ?? 0 });
+    }
+    this.annotations = new Annotations(host, host.isStatic);
+    this.compareView = new EvalCompareView(this.state.evals ?? { a: null, b: null, outcome: 'all', promptId: null }, {
+      host,
+      annotations: this.annotations,
+      zoom: () => this.state.zoom,
+      changed: (evals) => {
+        this.state.evals = evals;
+        this.save();
+      },
+      timeline: (runId, promptId) => void this.showTimeline(runId, promptId),
+      openInPlayground: (runId, ref, promptId, calls) => void this.openInPlayground(runId, ref, promptId, calls),
+    });
+    this.timeline = new TaskTimelineView(host, (runId, promptId, entry) => void this.openTimelineEntry(runId, promptId, entry));
+    this.controls = h('div', { class: 'viewer-controls' }, this.modeChooser, this.controlsBefore, this.stepChooser, this.controlsAfter, this.compareView.controls);
+    this.stepsBody = h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, h('span', { hidden: true }), this.list), this.detail);
+    this.evalBody = h('div', { class: 'viewer-body', hidden: true }, h('div', { class: 'list-column' }, this.compareView.list), this.compareView.detail);
     this.runSearch = new RunSearch(host, {
       query: this.state.runSearch ?? '',
       queried: (query) => {
@@ -138,19 +192,62 @@ class Viewer {
   }
 
   async start(): Promise<void> {
-    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, h('div', { class: 'viewer-body' }, h('div', { class: 'list-column' }, this.runSearch.element, this.histograms.element, this.list), this.detail));
+    replaceChildren(this.stepsBody.firstElementChild as HTMLElement, this.runSearch.element, this.histograms.element, this.list);
+    replaceChildren(this.root, panelHeader(PANEL_TITLES.viewer, this.host, this.controls), this.status, this.compareView.summary, this.timeline.element, this.stepsBody, this.evalBody);
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
     this.host.onNotification(ViewerShowStepNotification, ({ runId, step }) => void this.showStep(runId, step));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;
-    const requested = this.host.requestedStep();
-    if (requested && this.runs.some((r) => r.id === requested.runId) && (requested.runId !== this.state.runId || requested.step !== this.state.step)) {
-      // What the URL asks for replaces the saved place; openRun keeps the step when the run has its file (else its newest step).
-      Object.assign(this.state, { runId: requested.runId, step: requested.step, line: null, compareLine: null, turn: 0 });
-    }
-    await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : (this.runs[0]?.id ?? null));
+    await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : preferredRun(this.runs));
+    await this.setMode(this.state.mode ?? 'steps');
     this.host.command(ReadyCommand, { panel: 'viewer' });
+  }
+
+  /** Shows the training steps or the evaluations side by side (opened on first use). */
+  private async setMode(mode: ViewerMode): Promise<void> {
+    this.state.mode = mode;
+    this.save();
+    const evals = mode === 'evals';
+    this.stepsBody.hidden = evals;
+    this.status.hidden = evals;
+    for (const part of [this.controlsBefore, this.stepChooser, this.controlsAfter]) part.hidden = evals;
+    this.evalBody.hidden = !evals;
+    this.compareView.controls.hidden = !evals;
+    this.compareView.summary.hidden = !evals;
+    this.renderModeChooser();
+    if (evals && !this.compareOpened) {
+      this.compareOpened = true;
+      await this.compareView.open(this.runs, this.state.runId ?? preferredRun(this.runs));
+    }
+  }
+
+  private renderModeChooser(): void {
+    replaceChildren(
+      this.modeChooser,
+      select('show', 'viewer-mode', [['steps', 'training steps'], ['evals', 'evaluations side by side']], this.state.mode ?? 'steps', (v) => void this.setMode(v === 'evals' ? 'evals' : 'steps')),
+    );
+  }
+
+  private async showTimeline(runId: string, promptId: string): Promise<void> {
+    const run = this.runs.find((r) => r.id === runId);
+    await this.timeline.show(runId, run?.name ?? runId, promptId);
+    this.timeline.element.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** A timeline entry: a training rollout opens at its step and line, an evaluation's beside the run's last evaluation. */
+  private async openTimelineEntry(runId: string, promptId: string, entry: TimelineEntry): Promise<void> {
+    if (entry.kind === 'step' && entry.step !== null) {
+      await this.setMode('steps');
+      if (runId !== this.state.runId) await this.openRun(runId);
+      const { outcome, tools, errorClass, toolName } = NO_FILTER;
+      await this.jumpTo(entry.step, entry.line, 0, { outcome, tools, errorClass, toolName });
+      return;
+    }
+    if (entry.kind === 'eval' && entry.key && entry.arm) {
+      await this.setMode('evals');
+      await this.compareView.openSide({ runId, key: entry.key, arm: entry.arm }, promptId);
+    }
   }
 
   /** Opens a run at a step (a step without a rollouts file leaves the viewer where openRun put it). */
@@ -162,6 +259,25 @@ class Viewer {
 
   private save(): void {
     this.host.setState(this.state);
+    // The address names what is shown (a browser page): a copied link opens the same view.
+    const query = this.host.pageQuery();
+    if (!query) return;
+    const evals = this.state.evals;
+    const group = this.index?.rollouts.find((r) => r.line === this.state.line)?.promptId ?? null;
+    this.host.setPageQuery(
+      withView(query, {
+        runId: this.state.runId,
+        step: this.state.step,
+        line: this.state.line,
+        compareLine: this.state.compare ? this.state.compareLine : null,
+        turn: this.state.turn,
+        mode: this.state.mode ?? 'steps',
+        a: evals?.a ?? null,
+        b: evals?.b ?? null,
+        outcome: evals?.outcome ?? 'all',
+        task: evals?.promptId ?? null,
+      }, group),
+    );
   }
 
   private async openRun(runId: string | null): Promise<void> {
@@ -170,6 +286,7 @@ class Viewer {
       this.runSearch.clear();
     }
     this.state.runId = runId;
+    if (runId !== null) await this.annotations.load(runId);
     this.steps = runId === null ? [] : (await this.host.request(RolloutStepsRequest, { runId })).steps;
     const step = this.steps.some((s) => s.step === this.state.step) ? this.state.step : (this.steps[this.steps.length - 1]?.step ?? null);
     await this.openStep(step);
@@ -238,7 +355,11 @@ class Viewer {
 
   /** The groups that pass the filters, in the chosen order (the list and j/k walk the same one). */
   private matchingGroups(): PromptGroup[] {
-    return sortGroups(filterGroups(this.groups, this.state.filter), this.state.order ?? 'file');
+    const filter = this.state.annotation ?? 'any';
+    const runId = this.state.runId ?? '';
+    // The annotation filter keeps the rollouts it passes; their groups are made again from them.
+    const groups = filter === 'any' || !this.index ? this.groups : groupRollouts(this.index.rollouts.filter((r) => passes(filter, this.annotations.of(runId, { kind: 'step', step: this.state.step, line: r.line }))));
+    return sortGroups(filterGroups(groups, this.state.filter), this.state.order ?? 'file');
   }
 
   private renderControls(): void {
@@ -262,6 +383,7 @@ class Viewer {
       zoomValue.textContent = `${Math.round(this.state.zoom * 100)}%`;
       this.save();
       for (const shown of this.shown) for (const compare of shown.compares) compare.setZoom(this.state.zoom);
+      this.compareView.setZoom(this.state.zoom);
     });
     const compare = h('vscode-checkbox', { checked: this.state.compare, 'data-testid': 'compare-toggle', title: 'Show two rollouts of a group side by side: click one, then another' }, 'compare');
     compare.addEventListener('change', () => {
@@ -296,6 +418,13 @@ class Viewer {
       select('tools', 'filter-tools', [['all', 'all'], ['tools', 'used tools'], ['none', 'no tools']], filter.tools, (v) => setFilter({ tools: v as RolloutFilter['tools'] })),
       select('error', 'filter-error', [['', 'any'], ['none', 'no errors'], ...choices.errorClasses.map((c): [string, string] => [c, c])], filter.errorClass ?? '', (v) => setFilter({ errorClass: v === '' ? null : v })),
       select('tool', 'filter-tool', [['', 'any'], ...choices.toolNames.map((t): [string, string] => [t, t])], filter.toolName ?? '', (v) => setFilter({ toolName: v === '' ? null : v })),
+      select('notes', 'filter-annotation', [['any', 'any'], ['annotated', 'annotated'], ['none', 'not annotated'], ...this.annotations.tags(this.state.runId ?? '').map((tag): [string, string] => [`tag:${tag}`, `tag ${tag}`])], this.state.annotation ?? 'any', (v) => {
+        this.state.annotation = isAnnotationFilter(v) ? v : 'any';
+        this.listLimit = LIST_PAGE;
+        this.save();
+        this.renderList();
+        void this.showSelection();
+      }),
       h('label', { class: 'control' }, 'zoom ', zoom, zoomValue),
       compare,
       h('span', { class: 'muted keys', title: 'j / k: next / previous rollout · [ / ]: previous / next turn' }, 'j/k · [ ]'),
@@ -370,6 +499,7 @@ class Viewer {
               h('span', { class: 'tools', title: r.toolNames.join(', ') }, toolUseWords({ ran: r.toolCalls, failed: r.toolErrors, formatErrors: r.formatErrors })),
               r.errorClasses.length ? h('span', { class: 'errors', title: errorLegend(r.errorClasses) }, r.errorClasses.join(' ')) : null,
               h('span', { class: 'answer muted' }, answerText(r.answer)),
+              this.annotations.mark(this.state.runId ?? '', { kind: 'step', step: this.state.step, line: r.line }),
             );
             item.addEventListener('click', () => this.choose(r.line));
             this.rows.set(r.line, item);
@@ -402,14 +532,15 @@ class Viewer {
     }
   }
 
-  private async record(line: number): Promise<RolloutRecord> {
+  private async record(line: number): Promise<{ record: RolloutRecord; inferredWeights?: string }> {
     const key = `${this.state.runId}/${this.state.step}/${line}`;
     const cached = this.records.get(key);
     if (cached) return cached;
-    const { record } = await this.host.request(RolloutRecordRequest, { runId: this.state.runId ?? '', step: this.state.step ?? 0, line });
-    this.records.set(key, record);
+    const { record, inferredWeights } = await this.host.request(RolloutRecordRequest, { runId: this.state.runId ?? '', step: this.state.step ?? 0, line });
+    const entry = { record, ...(inferredWeights ? { inferredWeights } : {}) };
+    this.records.set(key, entry);
     if (this.records.size > 200) this.records.delete(this.records.keys().next().value as string);
-    return record;
+    return entry;
   }
 
   private async showSelection(): Promise<void> {
@@ -431,23 +562,37 @@ class Viewer {
     const records = await Promise.all(lines.map((line) => this.record(line)));
     if (token !== this.loadToken) return;
     const runId = this.state.runId ?? '';
-    this.shown = records.map((record) =>
+    this.shown = records.map(({ record, inferredWeights }) =>
       renderRollout(record, {
+        ...(inferredWeights ? { weightsFrom: inferredWeights } : {}),
+        playground: !this.host.isStatic,
         imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`),
         zoom: this.state.zoom,
-        openInPlayground: (ref, taskImage) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null),
+        openInPlayground: (ref, taskImage, calls) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null, calls),
       }),
     );
     this.detail.classList.toggle('comparing', this.shown.length > 1);
-    replaceChildren(this.detail, ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element)));
+    const promptId = records[0]?.record.prompt_id;
+    const over = promptId ? button('This task over time', () => void this.showTimeline(runId, promptId), { icon: 'history', secondary: true, testid: 'task-timeline-button', title: 'Every training step and evaluation of this run where this task appeared' }) : null;
+    const notes = (line: number, promptId: string) =>
+      this.annotations.section(runId, { kind: 'step', step: this.state.step, line, prompt_id: promptId }, () => {
+        // A saved or removed annotation changes the row's mark and the filter's tags.
+        this.renderControls();
+        this.renderList();
+      });
+    replaceChildren(
+      this.detail,
+      h('div', { class: 'detail-actions' }, over),
+      ...this.shown.map((s, i) => h('div', { class: 'detail-column', 'data-column': i, 'data-line': lines[i] }, s.element, notes(lines[i] as number, records[i]?.record.prompt_id ?? ''))),
+    );
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
     this.focusTurn(this.state.turn, false);
   }
 
-  private async openInPlayground(runId: string, ref: string, promptId: string | null): Promise<void> {
+  private async openInPlayground(runId: string, ref: string, promptId: string | null, calls: PlaygroundCall[] = []): Promise<void> {
     try {
       const { path, metadata } = await this.host.request(RunImageRequest, { runId, ref, promptId });
-      await this.host.showInPlayground(path, metadata);
+      await this.host.showInPlayground(path, metadata, calls);
     } catch (err) {
       this.status.textContent = `Could not open the image in the playground: ${(err as Error).message}`;
     }

@@ -8,11 +8,11 @@
  * into the page as text through `h`, never as markup: a rollout cannot inject HTML or script.
  */
 import type { ActionError, AssistantTurn, CallRecord, ObservationTurn, TokenViewTurn, Turn } from '../../protocol/rollout-record.js';
-import type { RolloutRecord } from '../../protocol/panel-protocol.js';
+import type { PlaygroundCall, RolloutRecord } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { explainReward } from '../../protocol/reward-breakdown.js';
 import { countToolUse, errorLegend, toolUseWords } from '../../protocol/tool-use.js';
-import { ImageCompare } from '../shared/image-compare.js';
+import { ImageCompare, ZOOM_BASE_WIDTH } from '../shared/image-compare.js';
 import { segmentModelText } from './model-text.js';
 import { openingPrompt } from './opening-prompt.js';
 import { tokenView } from './token-view.js';
@@ -20,12 +20,36 @@ import { tokenView } from './token-view.js';
 export interface RolloutViewContext {
   imageUrl(ref: string): string;
   zoom: number;
-  /** Opens a rollout image in the tool playground (`taskImage`: the task's own, whose bands the task record has). */
-  openInPlayground(ref: string, taskImage: boolean): void;
+  /**
+   * Opens a rollout image in the tool playground (`taskImage`: the task's own, whose bands the task
+   * record has), replaying `calls` on it when given (a logged call, after the calls before it).
+   */
+  openInPlayground(ref: string, taskImage: boolean, calls?: PlaygroundCall[]): void;
+  /** Where the record's weights came from when it had none (the host inferred them: they reproduce its reward). */
+  weightsFrom?: string;
+  /** false in a static bundle: there is no playground to open an image in. */
+  playground?: boolean;
 }
 
-function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement {
+function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement | null {
+  if (context.playground === false) return null;
   return button(label, () => context.openInPlayground(ref, taskImage), { icon: 'beaker', secondary: true, testid: 'open-in-playground', title: 'Open this image in the tool playground, to try tools on it' });
+}
+
+/**
+ * A logged call again in the playground: the task image with its metadata, the episode's calls that
+ * ran before it, then this one, so the playground shows what the model saw and what its call did,
+ * and its form holds the call to change and apply again.
+ */
+function replayButton(taskImage: string, calls: PlaygroundCall[], context: RolloutViewContext): HTMLElement | null {
+  if (context.playground === false) return null;
+  const call = calls[calls.length - 1];
+  return button('Replay in playground', () => context.openInPlayground(taskImage, true, calls), {
+    icon: 'debug-restart',
+    secondary: true,
+    testid: 'replay-in-playground',
+    title: `Open the task image in the tool playground and apply ${calls.length > 1 ? `the ${calls.length - 1} call(s) before this one, then ` : ''}${call?.name ?? 'this call'} with these arguments`,
+  });
 }
 
 export interface RenderedRollout {
@@ -56,7 +80,7 @@ function errorLine(error: ActionError): HTMLElement {
   return h('div', { class: 'call-error', 'data-error-class': error.class }, h('span', { class: 'error-class', title: errorLegend([error.class]) }, error.class), ' ', error.tool ? h('code', null, error.tool) : null, error.tool ? ': ' : '', error.message);
 }
 
-function callView(call: CallRecord, index: number, context: RolloutViewContext, compares: ImageCompare[]): HTMLElement {
+function callView(call: CallRecord, index: number, context: RolloutViewContext, compares: ImageCompare[], replay: { taskImage: string; calls: PlaygroundCall[] }): HTMLElement {
   const status = call.ok ? h('span', { class: 'call-ok' }, h('span', { class: 'codicon codicon-check', 'aria-hidden': 'true' }), ' ok') : h('span', { class: 'call-failed' }, h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ' failed');
   const parts: (HTMLElement | null)[] = [
     h('div', { class: 'call-head' }, h('span', { class: 'muted' }, `call ${index + 1} `), h('code', { class: 'call-name' }, call.name), ' ', status),
@@ -65,20 +89,33 @@ function callView(call: CallRecord, index: number, context: RolloutViewContext, 
     call.error ? errorLine(call.error) : null,
   ];
   if (call.image_in) {
-    const compare = new ImageCompare(context.imageUrl(call.image_in), call.ok && call.image_out ? context.imageUrl(call.image_out) : null, { before: 'before', after: 'after' });
+    const compare = new ImageCompare(context.imageUrl(call.image_in), call.ok && call.image_out ? context.imageUrl(call.image_out) : null, { before: 'before', after: 'after' }, ZOOM_BASE_WIDTH);
     compare.setZoom(context.zoom);
     compares.push(compare);
     parts.push(compare.element);
-    if (call.ok && call.image_out) parts.push(h('div', { class: 'call-actions' }, playgroundButton(call.image_out, false, 'After in playground', context)));
+    parts.push(h('div', { class: 'call-actions' }, replayButton(replay.taskImage, replay.calls, context), call.ok && call.image_out ? playgroundButton(call.image_out, false, 'After in playground', context) : null));
   }
   return h('div', { class: `call ${call.ok ? 'ok' : 'failed'}`, 'data-testid': 'call' }, ...parts);
 }
 
-function assistantTurn(turn: AssistantTurn, context: RolloutViewContext, compares: ImageCompare[], tokens: TokenViewTurn | undefined): HTMLElement[] {
+/** The calls that ran before each call of a rollout, in order: what a replay of that call applies first. */
+interface CallsSoFar {
+  taskImage: string;
+  ran: PlaygroundCall[];
+}
+
+function assistantTurn(turn: AssistantTurn, context: RolloutViewContext, compares: ImageCompare[], tokens: TokenViewTurn | undefined, soFar: CallsSoFar): HTMLElement[] {
+  const calls = turn.calls.map((call, i) => {
+    const logged = { name: call.name, arguments: call.arguments };
+    const view = callView(call, i, context, compares, { taskImage: soFar.taskImage, calls: [...soFar.ran, logged] });
+    // A failed call changed no image: the next call's replay leaves it out.
+    if (call.ok) soFar.ran.push(logged);
+    return view;
+  });
   return [
     modelText(turn.text),
     tokens ? tokenView(tokens) : null,
-    ...turn.calls.map((call, i) => callView(call, i, context, compares)),
+    ...calls,
     // Parse errors (no call was recognised) live only in `errors`; tool errors are shown with their call.
     ...turn.errors.filter((e) => !turn.calls.some((c) => c.error && c.error.message === e.message)).map(errorLine),
     turn.answer !== null ? h('div', { class: 'turn-answer' }, h('span', { class: 'muted' }, 'answer: '), h('strong', null, answerText(turn.answer))) : null,
@@ -110,7 +147,7 @@ function valuesOnly(entries: [string, number][]): HTMLElement {
 }
 
 /** The reward's arithmetic: weight × value per additive term, the modifiers in order, the total; checks apart. */
-function breakdown(record: RolloutRecord): HTMLElement | null {
+function breakdown(record: RolloutRecord, weightsFrom: string | undefined): HTMLElement | null {
   const values = record.reward_breakdown ?? {};
   const entries = Object.entries(values);
   if (entries.length === 0) return null;
@@ -144,7 +181,7 @@ function breakdown(record: RolloutRecord): HTMLElement | null {
     'div',
     { class: 'reward-explained' },
     h('table', { class: 'reward-breakdown', 'data-testid': 'reward-breakdown' },
-      h('caption', null, 'reward breakdown'),
+      h('caption', null, 'reward breakdown', weightsFrom ? h('span', { class: 'muted', 'data-testid': 'weights-from' }, ` (weights from ${weightsFrom}: the record has none, and they reproduce its reward)`) : null),
       h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'term'), h('th', { scope: 'col' }, 'value'), h('th', { scope: 'col' }, 'weight'), h('th', { scope: 'col' }, 'adds'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'share')))),
       h('tbody', null, ...termRows, sumRow, ...stepRows, totalRow)),
     mismatch,
@@ -170,14 +207,15 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
     ),
   );
   const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }), playgroundButton(record.task.image, true, 'Open in playground', context));
+  const soFar: CallsSoFar = { taskImage: record.task.image, ran: [] };
   const turns = record.turns.map((turn: Turn, index: number) =>
     h(
       'section',
       { class: `turn turn-${turn.role}`, 'data-testid': 'turn', 'data-turn': index, tabindex: '-1' },
       h('header', { class: 'turn-head' }, h('span', { class: 'turn-index' }, `turn ${index + 1}`), h('span', { class: 'turn-role' }, turn.role)),
-      ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares, record.token_view?.find((t) => t.turn === index)) : observationTurn(turn, context)),
+      ...(turn.role === 'assistant' ? assistantTurn(turn, context, compares, record.token_view?.find((t) => t.turn === index), soFar) : observationTurn(turn, context)),
     ),
   );
-  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, openingPrompt(record, context.imageUrl), h('div', { class: 'rollout-top' }, taskImage, breakdown(record)), h('div', { class: 'turns' }, ...turns));
+  const element = h('article', { class: 'rollout', 'data-testid': 'rollout', 'data-prompt': record.prompt_id }, summary, openingPrompt(record, context.imageUrl), h('div', { class: 'rollout-top' }, taskImage, breakdown(record, context.weightsFrom)), h('div', { class: 'turns' }, ...turns));
   return { element, turns, compares };
 }

@@ -6,11 +6,12 @@
  * on the micro model.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { VistoolApi } from '../../../extension/extension.js';
+import { isRunGroupItem } from '../../../extension/runs/runs-tree-roots.js';
 
 const EXTENSION_ID = 'vistool.vistool';
 
@@ -171,6 +172,10 @@ suite('vistool in a real VS Code', () => {
     assert.equal(results.checkpoint, checkpoint);
     const metrics = Object.keys(results).filter((key) => key.startsWith('eval/'));
     assert.ok(metrics.length > 0, `eval metrics: ${Object.keys(results).join(', ')}`);
+    // Its per-task records join the run's evaluations, for the viewer's side by side: one line per task and arm.
+    const kept = join(runDir, 'rollouts', `eval-checkpoint_${checkpoint.split('/').at(-1)?.replace('-', '_')}.jsonl`);
+    const lines = readFileSync(kept, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { arm: string });
+    assert.equal(lines.length, (results['eval/n'] as number) * new Set(lines.map((l) => l.arm)).size);
   });
 
   test('Generate Tasks writes a task folder with the bundled CLI and the Datasets view finds it', async function () {
@@ -198,6 +203,99 @@ suite('vistool in a real VS Code', () => {
       const png = readFileSync(join(workspaceDir(), 'data', 'like-micro-tiny', split, first.image));
       assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [224, 112]);
     }
+  });
+
+  test('a folder of runs (the demo) is one item in the Runs view holding its arms; it opens as one dashboard; its report opens in a tab that runs no script; its data sets are in Datasets', async function () {
+    this.timeout(120_000);
+    const demo = join(workspaceDir(), 'runs', 'demo');
+    // The demo's layout (trainer/vistool_trainer/run/demo.py): two run directories in the trainer's shapes, its report, its data.
+    for (const [arm, started] of [['tools', 1_700_000_200], ['text', 1_700_000_100]] as const) {
+      mkdirSync(join(demo, arm, 'rollouts'), { recursive: true });
+      writeFileSync(join(demo, arm, 'run.json'), JSON.stringify({ status: 'finished', name: `demo-${arm}`, started_at: started, updated_at: started + 60 }));
+      writeFileSync(join(demo, arm, 'config.json'), JSON.stringify({ name: `demo-${arm}` }));
+      writeFileSync(join(demo, arm, 'metrics.jsonl'), [1, 2, 3].map((step) => JSON.stringify({ step, stage: 'rl', 'rl/step': step, 'reward/mean': 0.1 * step, 'tool/call_rate': arm === 'tools' ? 0.5 : 0 })).join('\n') + '\n');
+    }
+    writeFileSync(join(demo, 'report.html'), '<!doctype html><meta charset="utf-8"><title>vistool demo — tools against text</title><h1>Demo report</h1><script>document.title = "ran"</script>');
+    cpSync(join(workspaceDir(), 'data', 'sample'), join(demo, 'data', 'eval'), { recursive: true });
+    const roots = await until('the Runs view to hold the demo', 20_000, async () => {
+      await api.runs.refresh();
+      const found = await api.runsTree.getChildren();
+      return found.some((item) => isRunGroupItem(item) && item.name === 'demo') ? found : undefined;
+    });
+    const group = roots.find((item) => isRunGroupItem(item) && item.name === 'demo');
+    assert.ok(group && isRunGroupItem(group));
+    assert.deepEqual(group.runs.map((r) => r.name), ['tools', 'text']);
+    assert.equal(group.report, join(demo, 'report.html'));
+    const item = api.runsTree.getTreeItem(group);
+    assert.equal(item.contextValue, 'runGroup.report');
+    assert.equal(item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+    assert.equal(item.description, '2 runs · report');
+    assert.deepEqual((await api.runsTree.getChildren(group)).map((r) => api.runsTree.getTreeItem(r).contextValue), ['run.finished.report', 'run.finished.report']);
+    // Its click: one dashboard with both arms overlaid.
+    await vscode.commands.executeCommand('vistool.openDashboard', group);
+    assert.deepEqual([...api.panels.runDirsOf('dashboard')].sort(), [join(demo, 'text'), join(demo, 'tools')]);
+    await until('the dashboard of the demo to load and report ready', 60_000, () => api.panels.isReady('dashboard'));
+    // Its report: an editor tab under a policy that runs no script, images from its own folder.
+    const report = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openReport', group);
+    assert.ok(report);
+    assert.equal(report.title, 'vistool · report · demo');
+    assert.match(report.webview.html, /<h1>Demo report<\/h1>/);
+    assert.match(report.webview.html, /script-src 'none'/);
+    assert.equal(report.webview.options.enableScripts, false);
+    assert.equal(api.reports.panelFor(join(demo, 'report.html')), report);
+    // Its data sets are found although runs/** is not searched; a run's own copies are not.
+    const datasets = await api.datasets.list();
+    assert.ok(datasets.some((d) => d.folder === join(demo, 'data', 'eval')), datasets.map((d) => d.folder).join(', '));
+    assert.ok(!datasets.some((d) => d.folder.startsWith(join(workspaceDir(), 'runs', 'micro-tiny'))));
+  });
+
+  test('a person sees the folder of runs as one row with its runs and its report (checked from the page by the harness)', async function () {
+    if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
+    const request = join(workspaceDir(), '.ui-request.json');
+    const answer = join(workspaceDir(), '.ui-result.json');
+    if (existsSync(answer)) writeFileSync(answer, '');
+    writeFileSync(request, JSON.stringify({ runsViewRow: '2 runs · report' }));
+    const result = await until('the harness to look at the Runs view', 50_000, () => {
+      const text = existsSync(answer) ? readFileSync(answer, 'utf8') : '';
+      return text ? (JSON.parse(text) as { ok: boolean; text: string }) : undefined;
+    });
+    assert.ok(result.ok, result.text);
+    assert.match(result.text, /^demo\s*2 runs · report$/);
+  });
+
+  test('the dashboard\'s Report button opens the report of the runs it shows (clicked in the page by the harness)', async function () {
+    if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
+    const demo = join(workspaceDir(), 'runs', 'demo');
+    api.reports.panelFor(join(demo, 'report.html'))?.dispose();
+    const dashboard = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', join(demo, 'tools'));
+    assert.ok(dashboard);
+    await until('the dashboard to load and report ready', 60_000, () => api.panels.isReady('dashboard'));
+    const request = join(workspaceDir(), '.ui-request.json');
+    const answer = join(workspaceDir(), '.ui-result.json');
+    writeFileSync(answer, '');
+    writeFileSync(request, JSON.stringify({ webviewClick: '[data-testid=open-report]' }));
+    const result = await until('the harness to click Report', 50_000, () => {
+      const text = readFileSync(answer, 'utf8');
+      return text ? (JSON.parse(text) as { ok: boolean; text: string }) : undefined;
+    });
+    assert.ok(result.ok, result.text);
+    const report = await until('the report to open', 20_000, () => api.reports.panelFor(join(demo, 'report.html')));
+    assert.match(report.webview.html, /<h1>Demo report<\/h1>/);
+  });
+
+  test('a logged call replayed in the editor\'s playground: the image opens with its metadata and the call applied', async () => {
+    const tasks = join(workspaceDir(), 'data', 'sample', 'tasks.jsonl');
+    const task = JSON.parse(readFileSync(tasks, 'utf8').split('\n')[0] ?? '{}') as { id: string; image: string; meta: { columns_bbox?: Record<string, unknown> } };
+    const columns = Object.keys(task.meta.columns_bbox ?? {}).slice(0, 2);
+    assert.equal(columns.length, 2);
+    const call = { name: 'focus_on_columns_with_mask', arguments: { columns } };
+    await api.panels.openInPlayground(join(workspaceDir(), 'data', 'sample', task.image), { name: `${task.id}.json`, text: JSON.stringify(task), source: `task ${task.id}` }, [call]);
+    const snapshot = api.panels.backendOf('playground')?.playgroundSnapshot();
+    assert.ok(snapshot);
+    assert.equal(snapshot.images.length, 2);
+    assert.deepEqual(snapshot.calls.map((c) => c.call), [call]);
+    assert.deepEqual(snapshot.replayed, call);
+    assert.equal(snapshot.metadataSource, `task ${task.id}`);
   });
 
   test('Open Tool Playground on a PNG opens the playground with that image', async () => {

@@ -38,6 +38,7 @@ from ..trainers.grpo import grpo_step
 from ..trainers.sft import gold_conversations, run_sft
 from ..trainers.sft_probe import SftProbe, split_probe
 from .environment_check import check_environment
+from .eval_records import write_eval_records
 from .events import EventStream
 from .rollout_engine import RolloutEngine
 from .run_config import resolve_config
@@ -280,7 +281,8 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
 def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
           tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False) -> dict[str, float]:
     started = time.perf_counter()
-    results = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only)
+    keep = (lambda arms: write_eval_records(run.root, label, state["global_step"], arms)) if run.writable else None  # noqa: E731
+    results = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only, keep)
     results["timing/eval_s"] = time.perf_counter() - started
     record = {"step": state["global_step"], "stage": "eval", "label": label, **results}
     run.append_metrics(record)
@@ -340,6 +342,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
 
         schedule = SftSchedule.from_config(sft, state.get("sft_schedule"))
         state["sft_schedule"] = schedule.state()
+        run.update_run(sft_schedule=schedule.state())  # the dashboard marks the phases from it while SFT runs
 
         def on_step(step: int, loss: float, seconds: float) -> None:
             state["sft_step"] = step
@@ -356,6 +359,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
                 if dist.agree(probe is not None and schedule.reached(step, record)):
                     ended = schedule.end_phase(step)
                     state["sft_schedule"] = schedule.state()
+                    run.update_run(sft_schedule=schedule.state())
                     events.log(f"SFT phase {ended} ended at step {step}{' (and with it SFT)' if schedule.finished(step) else ''}: "
                                f"the probe reached its target ({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
             run.append_metrics(record)

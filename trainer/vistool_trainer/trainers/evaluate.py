@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
@@ -26,10 +26,12 @@ def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str,
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
-             own_setting_only: bool = False) -> dict[str, float]:
-    """The evaluation's metrics (evaluation_rollouts' episodes)."""
+             own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None) -> dict[str, float]:
+    """The evaluation's metrics (evaluation_rollouts' episodes). `keep` receives each arm's
+    rollouts, task by task, when every arm has run (the per-task records)."""
     results: dict[str, float] = {"eval/n": float(len(tasks))}
-    for name, rollouts in evaluation_rollouts(policy, client, tasks, options, max_new_tokens, own_setting_only).items():
+    by_arm = evaluation_rollouts(policy, client, tasks, options, max_new_tokens, own_setting_only)
+    for name, rollouts in by_arm.items():
         results[f"eval/acc_{name}"] = statistics.fmean(float(r.correct) for r in rollouts)
         results[f"eval/correct_{name}"] = float(sum(r.correct for r in rollouts))
         results[f"eval/reward_{name}"] = statistics.fmean(r.reward for r in rollouts)
@@ -37,4 +39,6 @@ def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], opt
         if name == "tools":
             results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
             results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
+    if keep is not None:
+        keep(by_arm)
     return results

@@ -1,0 +1,26 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { viewOf, withView } from '../../webview/viewer/view-link.js';
+
+const base = { runId: 'tools', step: 12, line: 3, compareLine: null, turn: 2, mode: 'steps' as const, a: null, b: null, outcome: 'all', task: null };
+
+test('a link carries run, step, rollout, its group and turn, keeps the token, and reads back the same view', () => {
+  const query = withView(new URLSearchParams('token=abc&theme=dark&line=99'), base, 'fixture-table');
+  assert.equal(query.toString(), 'token=abc&theme=dark&run=tools&step=12&line=3&group=fixture-table&turn=2');
+  assert.deepEqual(viewOf(query), { runId: 'tools', mode: 'steps', step: 12, line: 3, compareLine: null, turn: 2 });
+  const compared = withView(new URLSearchParams(), { ...base, compareLine: 5, turn: 0 }, null);
+  assert.equal(compared.get('cmp'), '5');
+  assert.equal(compared.get('turn'), null);
+});
+
+test('the evaluations view: both sides, the outcome shown and the task; odd characters survive', () => {
+  const view = { ...base, mode: 'evals' as const, a: { runId: 'run~1', key: 'eval-after_sft', arm: 'tools' as const }, b: { runId: 'text', key: 'eval', arm: 'no_tools' as const }, outcome: 'fixed', task: 'test/ä 1' };
+  const back = viewOf(new URLSearchParams(withView(new URLSearchParams(), view, null).toString()));
+  assert.deepEqual(back, { runId: 'tools', mode: 'evals', a: view.a, b: view.b, outcome: 'fixed', task: 'test/ä 1' });
+});
+
+test('what a link cannot mean is left out', () => {
+  assert.equal(viewOf(new URLSearchParams('token=abc')), null);
+  assert.deepEqual(viewOf(new URLSearchParams('run=x&step=-1&line=1e3&turn=abc')), { runId: 'x', mode: 'steps', step: null, line: null, compareLine: null, turn: 0 });
+  assert.deepEqual(viewOf(new URLSearchParams('mode=evals&a=x|k|neither'))?.a, null);
+});

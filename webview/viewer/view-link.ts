@@ -1,0 +1,70 @@
+/**
+ * The rollout viewer's selection as a link: run, step, rollout (its line in the step file, which
+ * names its prompt group too), the rollout compared beside it, the turn, and in the evaluations
+ * view the two sides, the outcome shown and the task. A browser page keeps its URL's query in step
+ * with what it shows, so a copied link opens the same view (on the same `vistool view` server,
+ * whose token the page URL holds, or in a bundle). Pure: URLSearchParams in, fields out.
+ */
+import type { EvalSide } from '../../protocol/panel-protocol.js';
+
+export interface LinkedView {
+  runId: string | null;
+  step: number | null;
+  line: number | null;
+  compareLine: number | null;
+  turn: number;
+  mode: 'steps' | 'evals';
+  a: EvalSide | null;
+  b: EvalSide | null;
+  outcome: string;
+  task: string | null;
+}
+
+/** The query keys a link sets (others, such as the token and the theme, are left as they are). */
+export const LINK_KEYS = ['run', 'step', 'line', 'turn', 'cmp', 'group', 'mode', 'a', 'b', 'outcome', 'task'] as const;
+
+// Each part URI-encoded, so the separator (which encodeURIComponent always encodes) never occurs inside one.
+const side = (s: EvalSide | null) => (s === null ? null : [s.runId, s.key, s.arm].map(encodeURIComponent).join('|'));
+
+function parseSide(text: string | null): EvalSide | null {
+  if (text === null) return null;
+  const [runId, key, arm] = text.split('|').map((part) => decodeURIComponent(part));
+  return runId && key && (arm === 'tools' || arm === 'no_tools') ? { runId, key, arm } : null;
+}
+
+const whole = (text: string | null) => (text !== null && /^\d{1,9}$/.test(text) ? Number(text) : null);
+
+/** `query` with the view's keys set (and those the view does not use removed); `group` is the rollout's prompt id, for people reading the link. */
+export function withView(query: URLSearchParams, view: LinkedView, group: string | null): URLSearchParams {
+  const next = new URLSearchParams(query);
+  for (const key of LINK_KEYS) next.delete(key);
+  const set = (key: string, value: string | number | null) => {
+    if (value !== null && value !== '') next.set(key, String(value));
+  };
+  set('run', view.runId);
+  if (view.mode === 'evals') {
+    set('mode', 'evals');
+    set('a', side(view.a));
+    set('b', side(view.b));
+    if (view.outcome !== 'all') set('outcome', view.outcome);
+    set('task', view.task);
+    return next;
+  }
+  set('step', view.step);
+  set('line', view.line);
+  set('group', group);
+  set('cmp', view.compareLine);
+  if (view.turn > 0) set('turn', view.turn);
+  return next;
+}
+
+/** What a link asks for; null when it names no run (a plain viewer URL). */
+export function viewOf(query: URLSearchParams): Partial<LinkedView> | null {
+  const runId = query.get('run');
+  const mode = query.get('mode') === 'evals' ? 'evals' : 'steps';
+  if (runId === null && mode === 'steps') return null;
+  if (mode === 'evals') {
+    return { runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task') };
+  }
+  return { runId, mode, step: whole(query.get('step')), line: whole(query.get('line')), compareLine: whole(query.get('cmp')), turn: whole(query.get('turn')) ?? 0 };
+}
