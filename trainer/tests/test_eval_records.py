@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from record_schemas import assert_valid_rollout_records
+from vistool_trainer.model.conversation import Conversation
 from vistool_trainer.rollouts.rollout import Rollout
 from vistool_trainer.run.eval_records import eval_records_path, write_eval_records
 from vistool_trainer.run.evaluate_command import checkpoint_step
@@ -15,7 +16,7 @@ def rollout(prompt_id: str, correct: bool) -> Rollout:
     trajectory = {"prompt_id": prompt_id, "task": {"question": "q", "answer": "1", "kind": "vbar", "difficulty": 1, "image": "ab" * 32},
                   "turns": [{"role": "assistant", "text": "<answer>1</answer>", "calls": [], "errors": [], "answer": "1"}],
                   "answer": "1", "end_reason": "answer", "tool_calls": 0, "tool_errors": 0}
-    return Rollout(prompt_id=prompt_id, group=0, messages=[], reward=1.0 if correct else 0.0, components={"accuracy": float(correct)},
+    return Rollout(prompt_id=prompt_id, group=0, conversation=Conversation(prompts=[[]]), reward=1.0 if correct else 0.0, components={"accuracy": float(correct)},
                    weights={"accuracy": 1.0}, correct=correct, trajectory=trajectory)
 
 
