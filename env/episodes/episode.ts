@@ -16,7 +16,7 @@ import { actionError, type ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
 import { releasePixels } from '../core/pixel-pool.js';
 import type { PixelMetadata } from '../tools/metadata.js';
-import { availableToolNames, runToolCall, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
+import { runToolCall, toolNamesForTask, toolsAsOpenAIFunctions, toolsPromptBlock } from '../tools/registry.js';
 import type { ToolCall } from '../tools/types.js';
 import type { TaskRecord } from '../tasks/record.js';
 import type { ImageStore, StoredImage } from './image-store.js';
@@ -106,7 +106,7 @@ export class Episode {
     private currentPixels: RgbImage,
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.toolNames = options.tools === false ? [] : availableToolNames(meta);
+    this.toolNames = options.tools === false ? [] : toolNamesForTask(task.kind, meta);
     this.examples = examplesFor(meta, task.answer, this.toolNames);
     this.current = first;
     this.record = {
@@ -150,6 +150,11 @@ export class Episode {
   /** OpenAI function objects for the tools this episode offers (empty in the text-only arm). */
   tools(): unknown[] {
     return this.toolNames.length > 0 ? toolsAsOpenAIFunctions(this.toolNames) : [];
+  }
+
+  /** The names of the tools this episode offers, in the order the system prompt lists them (empty in the text-only arm). */
+  offeredToolNames(): string[] {
+    return [...this.toolNames];
   }
 
   get isDone(): boolean {

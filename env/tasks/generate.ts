@@ -9,6 +9,8 @@ import { encodeRgbPng } from '../core/png-encode.js';
 import { layoutCategoryChart, type ChartColours } from './category-chart-layout.js';
 import { recordCell, type DataTable } from './data-table.js';
 import { CHART_PROFILES, TABLE_PROFILES, TABLE_STYLES, type Difficulty } from './difficulty.js';
+import { buildDiagram } from './geometry/build.js';
+import type { GeometryFamily } from './geometry/questions.js';
 import { goldCalls } from './gold.js';
 import { layoutHBarChart } from './hbar-layout.js';
 import type { LabelMap } from './label-map.js';
@@ -25,7 +27,11 @@ import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 /** Bump when a change to the generator changes its output for the same spec. */
 export const GENERATOR_VERSION = 3;
 
+/** The kinds `--kind mixed` draws from (charts and tables; geometry is asked for by name). */
 export const GENERATED_KINDS: readonly GeneratedKind[] = ['table', 'vbar', 'hbar', 'grouped', 'line'];
+
+/** Every kind `--kind` accepts by name. */
+export const NAMED_KINDS: readonly GeneratedKind[] = [...GENERATED_KINDS, 'geometry'];
 
 export interface TaskSpec {
   seed: number;
@@ -240,6 +246,7 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
     barFraction: 0.5 + 0.25 * rng.next(),
     colours,
   };
+  if (kind === 'geometry') throw new Error('buildChart called for a diagram');
   const laid = kind === 'hbar' ? layoutHBarChart(common) : layoutCategoryChart({ ...common, kind, preferRotated: rng.chance(profile.rotate) });
   const asked = askQuestion(rng.fork('question'), { kind, data: chart.table, chart: { noun: measure.noun, pool: chart.pool }, exact: laid.valueLabels, ...questionOptions(spec) }, spec.families);
   return { scene: laid.scene, data: chart.table, asked };
@@ -268,10 +275,35 @@ function provenance(spec: TaskSpec): GeneratorProvenance {
   };
 }
 
+/** A geometry diagram's record: no table; the answer comes from `meta.points` and `query`. */
+function buildGeometryTask(rng: Rng, spec: TaskSpec): BuiltTask {
+  if (spec.labels || spec.minTopGap || spec.categories || spec.shuffleLabels) {
+    throw new GeneratorOptionError('--labels, --min-top-gap, --categories and --shuffle-labels are for charts and tables; geometry diagrams take --difficulty, --image-size and --family');
+  }
+  const built = buildDiagram(rng, { difficulty: spec.difficulty, imageSize: spec.imageSize, ...(spec.families ? { families: spec.families as readonly string[] as GeometryFamily[] } : {}) });
+  const id = taskId(spec);
+  const record: TaskRecord = {
+    id,
+    image: `images/${id}.png`,
+    question: built.question,
+    answer: built.answer,
+    kind: 'geometry',
+    difficulty: spec.difficulty,
+    family: built.family,
+    source: 'synthetic',
+    meta: built.scene.meta,
+    gold: built.gold,
+    query: built.query,
+    generator: provenance(spec),
+  };
+  return { record, scene: built.scene };
+}
+
 /** Builds the record and the scene (no pixels yet). Throws LayoutError / IllPosedQuestion when the spec cannot be drawn or asked. */
 export function buildTask(spec: TaskSpec): BuiltTask {
   // Forked by kind and difficulty, so a vbar and a line data set from one seed do not share data.
   const rng = taskStream(spec.seed, spec.split, spec.index, spec.attempt).fork(`${spec.kind}/${spec.difficulty}`);
+  if (spec.kind === 'geometry') return buildGeometryTask(rng, spec);
   const { scene, data, asked } = spec.kind === 'table' ? buildTable(rng, spec) : buildChart(rng, spec);
   const id = taskId(spec);
   const record: TaskRecord = {
