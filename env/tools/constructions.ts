@@ -70,22 +70,35 @@ function paintWhere(target: RgbImage, x1: number, y1: number, x2: number, y2: nu
   return painted;
 }
 
-/** The line through a and b: walked along its longer axis, testing the few pixels about it in each row or column. */
-function paintLine(target: RgbImage, a: PointXY, b: PointXY): void {
+/**
+ * Pixels near the line through a and b, walked along its longer axis from `from` to `to`
+ * (inclusive, clipped to the image): in each column (row) only the few pixels within 1.5 px of
+ * the line can pass `test`, which decides.
+ */
+function paintAlong(target: RgbImage, a: PointXY, b: PointXY, from: number, to: number, test: (x: number, y: number) => boolean): void {
   const dx = b.x - a.x;
   const dy = b.y - a.y;
-  const test = (x: number, y: number) => onLine(a, b, x, y);
   if (Math.abs(dx) >= Math.abs(dy)) {
-    for (let x = 0; x < target.width; x++) {
+    for (let x = Math.max(0, from); x <= Math.min(target.width - 1, to); x++) {
       const y0 = a.y + (dy * (x - a.x)) / dx;
       paintWhere(target, x, Math.floor(y0) - 2, x + 1, Math.ceil(y0) + 3, test);
     }
   } else {
-    for (let y = 0; y < target.height; y++) {
+    for (let y = Math.max(0, from); y <= Math.min(target.height - 1, to); y++) {
       const x0 = a.x + (dx * (y - a.y)) / dy;
       paintWhere(target, Math.floor(x0) - 2, y, Math.ceil(x0) + 3, y + 1, test);
     }
   }
+}
+
+function paintLine(target: RgbImage, a: PointXY, b: PointXY): void {
+  paintAlong(target, a, b, 0, Math.max(target.width, target.height), (x, y) => onLine(a, b, x, y));
+}
+
+/** The segment: the line's walk over its own extent, one pixel beyond each end (the ends' round caps). */
+function paintSegment(target: RgbImage, a: PointXY, b: PointXY): void {
+  const along = Math.abs(b.x - a.x) >= Math.abs(b.y - a.y) ? [a.x, b.x] : [a.y, b.y];
+  paintAlong(target, a, b, Math.min(...along) - 1, Math.max(...along) + 1, (x, y) => onSegment(a, b, x, y));
 }
 
 function resolvePair(tool: string, argument: string, value: unknown, meta: PixelMetadata, image: RgbImage): ResolvedPoint[] | ToolOutcome {
@@ -144,7 +157,7 @@ export const drawSegmentTool: ToolDefinition = {
     if (!Array.isArray(pair)) return pair;
     const [a, b] = pair as [ResolvedPoint, ResolvedPoint];
     const output = copyForPainting(image);
-    paintWhere(output, Math.min(a.x, b.x) - 1, Math.min(a.y, b.y) - 1, Math.max(a.x, b.x) + 2, Math.max(a.y, b.y) + 2, (x, y) => onSegment(a, b, x, y));
+    paintSegment(output, a, b);
     return toolSuccess(output, `drew a red segment from ${a.name} to ${b.name}.`, matchesOf(pair));
   },
 };

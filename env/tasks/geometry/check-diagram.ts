@@ -80,12 +80,6 @@ export function escapes(image: RgbImage, p: PointXY, box: { x1: number; y1: numb
   return false;
 }
 
-function redSet(image: RgbImage): Set<number> {
-  const out = new Set<number>();
-  for (let p = 0, i = 0; p < image.width * image.height; p++, i += 3) if (image.data[i] === 255 && image.data[i + 1] === 0 && image.data[i + 2] === 0) out.add(p);
-  return out;
-}
-
 /** The margin of the stored answer (plane.ts), by family. */
 function answerMargin(points: Readonly<Record<string, PointXY>>, task: TaskRecord): number {
   const q = task.query;
@@ -173,14 +167,23 @@ async function answerShown(task: TaskRecord, image: RgbImage, meta: PixelMetadat
       return walled.length === 1 ? (walled[0] as string) : null;
     }
     case 'segments_cross': {
-      // Each segment's own red pixels: the first on the task image, the second alone on it too.
-      const first = redSet(outputs[0] as RgbImage);
+      // Each segment's own red pixels: the first on the task image, the second alone on it too;
+      // they cross when the two share a pixel (within the second segment's box, where its pixels are).
+      const first = outputs[0] as RgbImage;
       const alone = await runToolCall(image, (task.gold ?? [])[1] as ToolCall, meta);
       if (!alone.ok) return null;
-      const second = redSet(alone.image);
+      const [r, s] = [at[2] as PointXY, at[3] as PointXY];
+      let shared = false;
+      for (let y = Math.max(0, Math.min(r.y, s.y) - 1); y <= Math.min(image.height - 1, Math.max(r.y, s.y) + 1) && !shared; y++) {
+        for (let x = Math.max(0, Math.min(r.x, s.x) - 1); x <= Math.min(image.width - 1, Math.max(r.x, s.x) + 1); x++) {
+          if (isRed(alone.image, x, y) && isRed(first, x, y)) {
+            shared = true;
+            break;
+          }
+        }
+      }
       releasePixels(alone.image);
-      for (const p of second) if (first.has(p)) return 'yes';
-      return 'no';
+      return shared ? 'yes' : 'no';
     }
     case 'longer_segment': {
       const [o, , b] = at as [PointXY, PointXY, PointXY];

@@ -156,10 +156,10 @@ export function placeLabels(rng: Rng, diagram: Diagram, fontSize: number, width:
   for (const [label, p] of Object.entries(diagram.points)) {
     let chosen: PlacedText | null = null;
     const order = rng.shuffle(DIRECTIONS);
+    const probe = placeText(label, { fontSize, weight: 'bold' }, { x: 0, y: 0, h: 'center', v: 'middle' });
+    const halfW = (probe.box.x2 - probe.box.x1) / 2;
+    const halfH = (probe.box.y2 - probe.box.y1) / 2;
     for (const [dir, further] of [...order.map((d) => [d, 0] as const), ...order.map((d) => [d, 4] as const)]) {
-      const probe = placeText(label, { fontSize, weight: 'bold' }, { x: 0, y: 0, h: 'center', v: 'middle' });
-      const halfW = (probe.box.x2 - probe.box.x1) / 2;
-      const halfH = (probe.box.y2 - probe.box.y1) / 2;
       // Far enough along the direction that the box clears the dot.
       const reach = further + DOT_RADIUS + LABEL_CLEARANCE + 1 + Math.min(halfW / Math.max(Math.abs(dir.x), 1e-9), halfH / Math.max(Math.abs(dir.y), 1e-9));
       const cx = p.x + 0.5 + dir.x * reach;
