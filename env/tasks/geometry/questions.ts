@@ -221,20 +221,16 @@ function segmentsCrossQuestion(rng: Rng, area: Area, target: number): PlacedQues
   if (!inside(area, a)) throw new IllPosedQuestion('segments_cross: the far end left the canvas');
   // B on the ray from A through the foot: short of the line (no cross) or past it (cross).
   const toward = { x: (foot.x - a.x) / reach, y: (foot.y - a.y) / reach };
-  const start = wantCross ? foot : { x: a.x + toward.x * reach * 0.5, y: a.y + toward.y * reach * 0.5 };
-  let b: PointXY | null = null;
-  if (wantCross) {
-    b = walkToMargin(start, toward, area, target, (p) => {
+  // Crossing: walk on from the line, away from A; not crossing: walk back from it toward A.
+  const b = wantCross
+    ? walkToMargin(foot, toward, area, target, (p) => {
       const r = segmentsCross(a, p, c, d as PointXY);
       return r.cross ? r.margin : null;
-    });
-  } else {
-    // Walk back from the line toward A until not crossing with the margin asked.
-    b = walkToMargin(foot, { x: -toward.x, y: -toward.y }, area, target, (p) => {
+    })
+    : walkToMargin(foot, { x: -toward.x, y: -toward.y }, area, target, (p) => {
       const r = segmentsCross(a, p, c, d as PointXY);
       return r.cross ? null : r.margin;
     });
-  }
   if (!b) throw new IllPosedQuestion('segments_cross: no room for the end at the margin asked');
   const result = segmentsCross(a, b, c, d);
   if (result.cross !== wantCross) throw new IllPosedQuestion('segments_cross: the end landed on the wrong side');
