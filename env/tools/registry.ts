@@ -55,8 +55,9 @@ export function availableToolNames(meta: PixelMetadata): string[] {
  * exactly these, the system prompt lists exactly these, and `reset` returns them.
  */
 export function toolNamesForTask(kind: string | undefined, meta: PixelMetadata): string[] {
-  if (kind === 'geometry') return DIAGRAM_TOOLS.map((tool) => tool.name);
-  return availableToolNames(meta);
+  // Without a kind (an image opened in the playground), labelled points and no bands make a diagram.
+  const diagram = kind === 'geometry' || (kind === undefined && Object.keys(meta.points ?? {}).length > 0 && bandFamiliesOf(meta).length === 0);
+  return diagram ? DIAGRAM_TOOLS.map((tool) => tool.name) : availableToolNames(meta);
 }
 
 /** Tools by name; an unknown name is a programming error (the caller chose the names), so it throws. */

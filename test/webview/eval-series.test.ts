@@ -32,3 +32,12 @@ test('one evaluation per phase is never joined into a curve; a lone periodic one
   assert.deepEqual(evalLines([at('final', null, { 'eval/acc_tools': 0.5 })]), []);
   assert.deepEqual(evalLines([at('before', 0, { 'eval/n': 16 })]), []);
 });
+
+test('a curriculum\'s perception accuracy is drawn as its own marks, after the two tool settings', () => {
+  const lines = evalLines([
+    at('after_perception', 300, { 'eval/acc_tools': 0.2, 'perception/acc': 0.55, 'perception/point_distance_px': 9.5 }),
+    at('after_sft', 900, { 'eval/acc_tools': 0.6, 'perception/acc': 0.5 }),
+  ]);
+  assert.deepEqual(lines.map((l) => l.metric), ['eval/acc_tools', 'perception/acc']);
+  assert.deepEqual(lines[1], { metric: 'perception/acc', curve: [], marks: [{ x: 300, y: 0.55, label: 'after_perception' }, { x: 900, y: 0.5, label: 'after_sft' }] });
+});

@@ -2,7 +2,7 @@
  * Which metrics the dashboard shows before the user picks, in an order that reads top to bottom
  * as the training story: the reward and the accuracy; whether the model calls tools and how often
  * the calls fail; how long it writes and how many turns it takes; then the optimiser's side (SFT
- * loss, entropy, KL, clip fraction) and timing. Only those the runs actually log. Right after the
+ * loss — a curriculum's perception loss before it —, entropy, KL, clip fraction) and timing. Only those the runs actually log. Right after the
  * call and error rates come the per-tool and per-error-class counts the trainer logs
  * (`tools/<tool>/calls`, `tools/<tool>/failed`, `errors/E1` … `errors/E6`;
  * trainer/vistool_trainer/rollouts/tool_metrics.py), as one group: each tool's calls then its
@@ -16,7 +16,7 @@
 
 const REWARD = ['reward/mean', 'critic/score/mean'];
 const BEFORE_COUNTS = ['acc/mean', 'tool/call_rate', 'tool/error_rate'];
-const AFTER_COUNTS = ['response_length/mean', 'num_turns/mean', 'sft/loss', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac'];
+const AFTER_COUNTS = ['response_length/mean', 'num_turns/mean', 'perception/loss', 'sft/loss', 'actor/entropy', 'actor/kl', 'actor/pg_clipfrac'];
 const TOOL_COUNT = /^tools\/(.+)\/(calls|failed)$/;
 const ERROR_COUNT = /^errors\/E([1-6])$/;
 

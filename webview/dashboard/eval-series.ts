@@ -1,6 +1,6 @@
 /**
- * What the dashboard's evaluation chart draws for one run: accuracy with and without tools against
- * the step. Pure and DOM-free (tested without a browser).
+ * What the dashboard's evaluation chart draws for one run: accuracy with and without tools (and a
+ * curriculum's perception accuracy) against the step. Pure and DOM-free (tested without a browser).
  *
  * Honesty rule: a line joins only evaluations made during a phase (the trainer's periodic
  * `rl_step_N`, or any other labelled evaluation with a step), and only when there are two or more
@@ -14,6 +14,8 @@ import type { EvalResult } from '../../protocol/panel-protocol.js';
 export const EVAL_ACCURACY_METRICS = [
   { metric: 'eval/acc_tools', title: 'with tools' },
   { metric: 'eval/acc_no_tools', title: 'without tools' },
+  // A curriculum's perception skill (point localisation within tolerance), measured at every checkpoint.
+  { metric: 'perception/acc', title: 'perception' },
 ] as const;
 
 export interface EvalMark {
