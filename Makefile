@@ -15,9 +15,11 @@ VENV_STAMP := $(VENV)/.vistool-installed
 MODEL ?= micro
 DEVICE ?= cpu
 DEMO_MINUTES ?= 20
+# `make demo TASK=geometry`: the same comparison on geometry diagrams (examples/micro-geometry.vistool.json).
+TASK ?= bars
 
 demo: setup venv
-	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES)
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --task $(TASK)
 
 test: setup venv browser vscode
 	npm run typecheck

@@ -36,7 +36,9 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed|geomet
                   when named: its charts draw every value clearly in one of three levels
   --labels        chart categories (table row keys) taken from this list, in this order,
                   instead of the vocabulary, e.g. A,B,C; there must be enough for the most
-                  categories the difficulty draws, each short enough for its slot
+                  categories the difficulty draws, each short enough for its slot.
+                  geometry: the point names, drawn at random from this list (at most 3
+                  characters each; enough for the most points the difficulty draws)
   --shuffle-labels  with --labels: each chart shows a random selection of them in a random
                   order, so a label's place says nothing and only reading the chart finds it
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
@@ -150,8 +152,8 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
       if (kind === undefined) throw new UsageError('--kind is required');
       if (kind !== 'mixed' && !NAMED_KINDS.includes(kind as GeneratedKind)) throw new UsageError(`--kind must be one of ${[...GENERATED_KINDS, 'mixed', 'geometry'].join(', ')}; got '${kind}'`);
       if (kind === 'geometry') {
-        const chartOnly = (['labels', 'min-top-gap', 'categories', 'shuffle-labels'] as const).filter((option) => values[option] !== undefined);
-        if (chartOnly.length > 0) throw new UsageError(`--${chartOnly.join(', --')} ${chartOnly.length === 1 ? 'is' : 'are'} for charts and tables; --kind geometry takes --difficulty, --image-size and --family`);
+        const chartOnly = (['min-top-gap', 'categories', 'shuffle-labels'] as const).filter((option) => values[option] !== undefined);
+        if (chartOnly.length > 0) throw new UsageError(`--${chartOnly.join(', --')} ${chartOnly.length === 1 ? 'is' : 'are'} for charts and tables; --kind geometry takes --difficulty, --image-size, --family and --labels (the point names)`);
       }
       const split = values.split ?? 'train';
       if (!SPLITS.includes(split as Split)) throw new UsageError(`--split must be train, val or test; got '${split}'`);
@@ -188,6 +190,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
           const problem = labelsProblem(labels, k, options.difficulty, options.imageSize, {
             ...(options.categories ? { categories: options.categories } : {}),
             ...(options.shuffleLabels ? { shuffle: true } : {}),
+            ...(options.families ? { families: options.families } : {}),
           });
           if (problem) throw new UsageError(problem);
         }

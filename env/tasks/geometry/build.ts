@@ -23,6 +23,8 @@ export interface GeometrySpec {
   difficulty: Difficulty;
   imageSize: [number, number] | null;
   families?: readonly GeometryFamily[];
+  /** `--labels`: the point names to draw from (absent: the letters A–Z without I and O). */
+  letters?: readonly string[];
 }
 
 export interface BuiltDiagram {
@@ -71,7 +73,9 @@ export function buildDiagram(rng: Rng, spec: GeometrySpec): BuiltDiagram {
   const roles = placed.roles;
   const total = Math.max(roles.length, rng.int(profile.points[0], profile.points[1]));
   const extra = addPoints(rng.fork('points'), area, roles, total - roles.length, separation);
-  const letters = rng.sample(POINT_LETTERS, total);
+  const pool = spec.letters ?? POINT_LETTERS;
+  if (pool.length < total) throw new IllPosedQuestion(`--labels gives ${pool.length} point names; this diagram needs ${total}`);
+  const letters = rng.sample(pool, total);
   const roleLabels = letters.slice(0, roles.length);
   const freeLabels = letters.slice(roles.length);
   // Points are stored in letter order, so the record's order says nothing about roles.

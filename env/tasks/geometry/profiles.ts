@@ -25,7 +25,7 @@ export interface DiagramProfile {
 export const ROBUST_MARGIN_PX = 3;
 
 export const DIAGRAM_PROFILES: Readonly<Record<Difficulty, DiagramProfile>> = {
-  1: { canvas: [320, 240], points: [4, 6], distractors: [0, 0], fontSize: 16, margin: [10, 22] },
+  1: { canvas: [320, 240], points: [3, 3], distractors: [0, 0], fontSize: 16, margin: [10, 22] },
   2: { canvas: [400, 300], points: [5, 7], distractors: [0, 1], fontSize: 15, margin: [7, 14] },
   3: { canvas: [480, 360], points: [6, 8], distractors: [1, 2], fontSize: 14, margin: [5, 10] },
   4: { canvas: [560, 420], points: [7, 10], distractors: [2, 3], fontSize: 13, margin: [4, 7] },

@@ -22,6 +22,9 @@ import { distance, insideTriangle, lineAbove, longer, orientationMargin, sameSid
 
 export const GEOMETRY_FAMILIES = ['above_below', 'same_side', 'inside_triangle', 'segments_cross', 'longer_segment', 'locate'] as const;
 export type GeometryFamily = (typeof GEOMETRY_FAMILIES)[number];
+/** How many points each family's question names (its roles). */
+export const QUESTION_POINTS: Readonly<Record<GeometryFamily, number>> = { above_below: 3, same_side: 4, inside_triangle: 6, segments_cross: 4, longer_segment: 3, locate: 1 };
+
 /** Asked when `--family` is absent: the construction families. `locate` (perception) is asked only by name. */
 export const DEFAULT_GEOMETRY_FAMILIES: readonly GeometryFamily[] = GEOMETRY_FAMILIES.filter((f) => f !== 'locate');
 

@@ -39,6 +39,8 @@ from .run_directory import write_json_atomic
 from .train import generate_tasks
 
 DEMO_CONFIG = repo_root() / "examples" / "micro-cpu.vistool.json"
+# `--task` (make demo TASK=...): which family the two arms are compared on, by its example config.
+DEMO_CONFIGS = {"bars": DEMO_CONFIG, "geometry": repo_root() / "examples" / "micro-geometry.vistool.json"}
 ARMS = ("tools", "text")
 
 # Shares of the time budget each stage may use at most (a safety cap: the budgets are in steps, so
@@ -62,7 +64,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
 
 
 def demo_config(out: str, minutes: float, model: str = "micro", device: str = "cpu", arm: str = "tools",
-                overrides: dict[str, Any] | None = None) -> RunConfig:
+                overrides: dict[str, Any] | None = None, task: str = "bars") -> RunConfig:
     """The resolved run config of one arm: examples/micro-cpu.vistool.json with the time caps, the
     arm's tool setting and — for a real model — the settings a 3B model needs instead of the micro
     model's. The text arm differs from the tools arm in `env.tools` alone: with the tools off every
@@ -94,7 +96,9 @@ def demo_config(out: str, minutes: float, model: str = "micro", device: str = "c
             "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
         })
     settings.update(overrides or {})
-    return load_config(DEMO_CONFIG, settings)
+    if task not in DEMO_CONFIGS:
+        raise ValueError(f"demo task {task!r} is not one of {', '.join(DEMO_CONFIGS)}")
+    return load_config(DEMO_CONFIGS[task], settings)
 
 
 def keep_previous_demo(root: Path) -> Path | None:
@@ -180,7 +184,7 @@ def _die_with_parent() -> None:
 
 
 def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu", parallel: bool | None = None,
-             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None) -> int:
+             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars") -> int:
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
@@ -198,7 +202,7 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     if kept is not None:
         say(f"the previous demo in {root} is kept as {kept}")
     (root / "logs").mkdir(parents=True, exist_ok=True)
-    configs = {arm: demo_config(out, minutes, model, device, arm, overrides) for arm in ARMS}
+    configs = {arm: demo_config(out, minutes, model, device, arm, overrides, task) for arm in ARMS}
     say(f"generating the tasks once for both arms into {root / 'data'}")
     generate_demo_data(root, configs["tools"])
     # On a CPU the two arms share the cores; on one GPU they take turns.
@@ -210,7 +214,7 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
     write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "parallel": parallel,
-                                           "arms": list(ARMS), "started_at": started})
+                                           "arms": list(ARMS), "started_at": started, "task": task})
     say(f"arms {', '.join(ARMS)} {'side by side' if parallel else 'one after the other'}; configs in {root}/<arm>.vistool.json, "
         f"logs in {root / 'logs'}")
 
