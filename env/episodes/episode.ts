@@ -141,7 +141,7 @@ export class Episode {
     const episode = new Episode(task, meta, store, options, first, image);
     const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames, meta) : null;
     const messages: ChatMessage[] = [
-      { role: 'system', content: [{ type: 'text', text: systemPrompt(tools, episode.examples.hermes) }] },
+      { role: 'system', content: [{ type: 'text', text: systemPrompt(tools, episode.examples.hermes, task.kind) }] },
       { role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] },
     ];
     return { episode, observation: { messages } };

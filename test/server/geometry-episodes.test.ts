@@ -58,6 +58,8 @@ test('reset names the domain: the task kind, the diagram tools by name, and a sy
   const listed = [...system.matchAll(/^### (\S+)$/gm)].map((m) => m[1]);
   assert.deepEqual(listed, started.tool_names);
   assert.doesNotMatch(system, /focus_on_/);
+  assert.match(system, /^You answer questions about a geometry diagram\. You can draw on the image with tools before answering:/);
+  assert.match(system, /Use point labels exactly as they appear in the image\./);
   // The example call is on this diagram's own points.
   const [first, second] = Object.keys(tasks.above!.meta.points as object);
   assert.match(system, new RegExp(`<tool_call>\\{"name": "draw_line", "arguments": \\{"through": \\["${first}", "${second}"\\]\\}\\}</tool_call>`));
