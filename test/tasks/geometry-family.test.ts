@@ -1,5 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateDataset, MIN_TASKS_FOR_WORKERS } from '../../env/tasks/dataset.js';
+import { loadTasks } from '../../env/tasks/load.js';
 import { buildTask, renderTask, type TaskSpec } from '../../env/tasks/generate.js';
 import { checkTask } from '../../env/tasks/check.js';
 import type { Difficulty } from '../../env/tasks/difficulty.js';
@@ -222,5 +227,23 @@ test('a small canvas (the CPU demo\'s 224×112) still gives checked diagrams at 
     const rendered = await renderTask(built);
     assert.deepEqual((await checkTask(built.record, { rendered })).issues, [], family);
     assert.equal(rendered.image.width, 224);
+  }
+});
+
+test('a geometry data set is byte-identical whatever the concurrency, and data check regenerates every task from its seed', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-geometry-set-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const options = { kind: 'geometry' as const, n: MIN_TASKS_FOR_WORKERS, seed: 17, split: 'train' as const, difficulty: [1, 5] as [1, 5], imageSize: null };
+  const inline = await generateDataset(join(dir, 'a'), { ...options, concurrency: 1 });
+  const threaded = await generateDataset(join(dir, 'b'), { ...options, concurrency: 2 });
+  assert.deepEqual([inline.workers, threaded.workers, inline.generated], [0, 2, MIN_TASKS_FOR_WORKERS]);
+  assert.ok((await readFile(join(dir, 'a', 'tasks.jsonl'))).equals(await readFile(join(dir, 'b', 'tasks.jsonl'))));
+  const images = (await readdir(join(dir, 'a', 'images'))).sort();
+  for (const name of images) assert.ok((await readFile(join(dir, 'a', 'images', name))).equals(await readFile(join(dir, 'b', 'images', name))), name);
+  const tasks = await loadTasks(join(dir, 'a', 'tasks.jsonl'));
+  assert.deepEqual(new Set(tasks.map((task) => task.family)), new Set(GEOMETRY_FAMILIES.filter((f) => f !== 'locate')), 'every construction family is asked; locate only by name');
+  for (const task of tasks.slice(0, 25)) {
+    const report = await checkTask(task, { taskDir: join(dir, 'a') });
+    assert.deepEqual(report.issues, [], task.id);
   }
 });
