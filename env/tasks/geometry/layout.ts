@@ -198,6 +198,23 @@ function circleOutline(c: PointXY, radius: number): [number, number][] {
   return Array.from({ length: steps + 1 }, (_, k) => [c.x + 0.5 + radius * Math.cos((2 * Math.PI * k) / steps), c.y + 0.5 + radius * Math.sin((2 * Math.PI * k) / steps)] as [number, number]);
 }
 
+/**
+ * A straight stroke as a polyline of short collinear pieces. The painter covers each pixel by its
+ * distance to the nearest piece, which for pieces end to end on one line is the distance to the
+ * whole stroke, so the ink is the same; but it scans each piece's own box, and a long diagonal's
+ * single box is most of the canvas (at difficulty 5 that scan was most of a task's painting).
+ */
+function finely(points: readonly (readonly [number, number])[], piece = 16): [number, number][] {
+  const out: [number, number][] = [[points[0]![0], points[0]![1]]];
+  for (let i = 1; i < points.length; i++) {
+    const [ax, ay] = points[i - 1]!;
+    const [bx, by] = points[i]!;
+    const steps = Math.max(1, Math.ceil(Math.hypot(bx - ax, by - ay) / piece));
+    for (let k = 1; k <= steps; k++) out.push(k === steps ? [bx, by] : [ax + ((bx - ax) * k) / steps, ay + ((by - ay) * k) / steps]);
+  }
+  return out;
+}
+
 /** The scene: the diagram's ink as one mark, then each letter as its own mark. */
 export function diagramScene(diagram: Diagram, labels: Map<string, PlacedText>, width: number, height: number, colours: DiagramColours): Scene {
   const at = (label: string): [number, number] => {
@@ -205,8 +222,8 @@ export function diagramScene(diagram: Diagram, labels: Map<string, PlacedText>, 
     return [p.x + 0.5, p.y + 0.5];
   };
   const ink = (fill: string | null): Primitive[] => [
-    ...diagram.segments.map(([u, v]) => polyline([at(u), at(v)], fill ?? colours.ink, STROKE_WIDTH)),
-    ...diagram.polygons.map((corners) => polyline([...corners, corners[0] as string].map(at), fill ?? colours.ink, STROKE_WIDTH)),
+    ...diagram.segments.map(([u, v]) => polyline(finely([at(u), at(v)]), fill ?? colours.ink, STROKE_WIDTH)),
+    ...diagram.polygons.map((corners) => polyline(finely([...corners, corners[0] as string].map(at)), fill ?? colours.ink, STROKE_WIDTH)),
     ...diagram.circles.map((c) => polyline(circleOutline(diagram.points[c.center] as PointXY, c.radius), fill ?? colours.ink, STROKE_WIDTH)),
     ...Object.keys(diagram.points).map((label) => circle(...at(label), DOT_RADIUS, fill ?? colours.dots)),
   ];
