@@ -32,7 +32,7 @@ test('every New Run Config combination passes the config checks without errors o
           assert.deepEqual(problems.filter((p) => p.severity !== 'info').map((p) => p.message), [], JSON.stringify({ model, task, preset, device }));
           checked++;
         }
-  assert.equal(checked, 81);
+  assert.equal(checked, 108);
 });
 
 test('the presets differ where GRPO and DAPO differ', () => {
