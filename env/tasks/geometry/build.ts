@@ -6,6 +6,7 @@
 import type { PointXY } from '../../tools/metadata.js';
 import type { ToolCall } from '../../tools/types.js';
 import { MIN_FONT_SIZE, type Difficulty } from '../difficulty.js';
+import { LayoutError } from '../layout-error.js';
 import type { Rng } from '../prng.js';
 import { IllPosedQuestion } from '../query-answer.js';
 import type { TaskQuery } from '../record.js';
@@ -50,7 +51,9 @@ export function buildDiagram(rng: Rng, spec: GeometrySpec): BuiltDiagram {
   // Room for a letter on every side of any point.
   const pad = Math.ceil(fontSize * 1.6) + DOT_RADIUS;
   const area: Area = { x1: pad, y1: pad, x2: width - pad, y2: height - pad };
-  if (area.x2 - area.x1 < 60 || area.y2 - area.y1 < 40) throw new IllPosedQuestion(`a ${width}×${height} canvas leaves no room for a diagram at ${fontSize} px letters`);
+  if (area.x2 - area.x1 < 60 || area.y2 - area.y1 < 40) {
+    throw new LayoutError(`a ${width}×${height} canvas leaves no room for a diagram at ${fontSize} px letters; use an --image-size of at least ${2 * pad + 60}x${2 * pad + 40}`);
+  }
   const family = rng.pick(spec.families ?? DEFAULT_GEOMETRY_FAMILIES);
   const tolerance = locateTolerance(width, height);
   const separation = Math.max(22, 2.6 * fontSize, family === 'locate' ? 3 * tolerance : 0);
