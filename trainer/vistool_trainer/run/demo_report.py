@@ -417,7 +417,7 @@ names, carries no answer.</p>
 <p>Without the tool, the model must find the two named points by their letters and judge where the line between them runs at the
 third point's x. With the tool, the edited image shows the line in red and the only dot off it: "is the dot above or below the
 red line" is a judgement that needs no letter once the call is made. Whether the 0.6M-parameter micro model learns either in these
-minutes is what this run measures; this variant was run once, and the numbers below are what it gave.</p>"""
+minutes is what this run measures; the variant's design was fixed before its first run, and the numbers below are what this run gave.</p>"""
     return f"""<p>Each chart has six bars labelled A–F, in a different order on every chart. The question names one label and asks whether its
 value is low (under a quarter of the value scale), medium or high (over three quarters). Every chart has all three levels, and each
 level is the answer equally often, so a guess scores one in three; {odds}.
