@@ -17,9 +17,11 @@ DEVICE ?= cpu
 DEMO_MINUTES ?= 20
 # `make demo SEED=2`: the seed of both arms (tasks, initial weights, batches, sampling).
 SEED ?= 1
+# `make demo TASK=geometry`: the same comparison on geometry diagrams (examples/micro-geometry.vistool.json).
+TASK ?= bars
 
 demo: setup venv
-	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED)
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK)
 
 test: setup venv browser vscode
 	npm run typecheck

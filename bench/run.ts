@@ -8,7 +8,7 @@ import { benchFuzz } from './fuzz.js';
 import { benchGrounding } from './grounding.js';
 import { benchRolloutEngines } from './rollout-engines.js';
 import { benchServer, benchSoak } from './server.js';
-import { benchTasks } from './tasks.js';
+import { benchTasks, benchTasksGeometry } from './tasks.js';
 import { benchTools } from './tools.js';
 import { benchTrainerMemory } from './trainer-memory.js';
 import { benchView } from './view.js';
@@ -22,6 +22,7 @@ const benchmarks: Benchmark[] = [
   { name: 'tools', run: benchTools },
   { name: 'server', run: benchServer },
   { name: 'tasks', run: benchTasks },
+  { name: 'tasks-geometry', run: benchTasksGeometry },
   { name: 'grounding', run: benchGrounding },
   { name: 'fuzz', run: benchFuzz },
   { name: 'view', run: benchView },

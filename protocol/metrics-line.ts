@@ -16,12 +16,12 @@ export interface MetricsLine {
    */
   time: number;
   /**
-   * What wrote the line; eval lines carry eval/* metrics.
+   * What wrote the line: the perception stage of a curriculum (perception/* metrics), SFT, RL; eval lines carry eval/* metrics (and perception/* when a curriculum evaluates its perception tasks).
    */
-  stage?: 'sft' | 'rl' | 'eval';
+  stage?: 'perception' | 'sft' | 'rl' | 'eval';
   /**
    * Eval lines: which evaluation (before, after, every-N).
    */
   label?: string;
-  [k: string]: number | null | 'sft' | 'rl' | 'eval' | string | undefined;
+  [k: string]: number | null | 'perception' | 'sft' | 'rl' | 'eval' | string | undefined;
 }

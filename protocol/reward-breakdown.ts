@@ -22,6 +22,7 @@ export const REWARD_CHECKS: Readonly<Record<string, string>> = {
   judge_failed: '1 when the judge could not answer and the rule score was used',
   group_rank: 'Chain-of-Focus rank within the group (direct-correct 1 > tool-correct 0.8 > tool-wrong 0.5 > direct-wrong 0); it replaces accuracy',
   overlong: '1 when the answer was too long; accuracy is then 0',
+  point_distance_px: 'a point answer’s distance in pixels from the true point; accuracy is 1 within the task’s tolerance, falling to 0 at three tolerances',
 };
 
 export interface WeightedTerm {

@@ -54,9 +54,9 @@ export interface RunConfig {
      */
     generate: {
       /**
-       * Task kind.
+       * Task kind: a chart or table, or `geometry` (diagrams of labelled points: env/tasks/README.md).
        */
-      kind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line';
+      kind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'geometry';
       /**
        * Training tasks to generate (`--split train`); all of them are used.
        */
@@ -74,7 +74,7 @@ export interface RunConfig {
        */
       image_size: string;
       /**
-       * `data gen --family`: ask only questions of these families; null asks any but `level`. The demo asks `level` ("is the bar for D low, medium or high?"): the tool that masks every other bar leaves exactly the evidence (docs/DEMO.md).
+       * `data gen --family`: ask only questions of these families; null asks any but `level`. The demo asks `level` ("is the bar for D low, medium or high?"): the tool that masks every other bar leaves exactly the evidence (docs/DEMO.md). Geometry (kind `geometry`) has its own: above_below, same_side, inside_triangle, segments_cross, longer_segment, and locate (point localisation, the curriculum's perception tasks).
        *
        * @minItems 1
        */
@@ -91,6 +91,12 @@ export interface RunConfig {
               | 'average'
               | 'list'
               | 'level'
+              | 'above_below'
+              | 'same_side'
+              | 'inside_triangle'
+              | 'segments_cross'
+              | 'longer_segment'
+              | 'locate'
             ),
             ...(
               | 'lookup'
@@ -103,6 +109,12 @@ export interface RunConfig {
               | 'average'
               | 'list'
               | 'level'
+              | 'above_below'
+              | 'same_side'
+              | 'inside_triangle'
+              | 'segments_cross'
+              | 'longer_segment'
+              | 'locate'
             )[]
           ]
         | null;
@@ -298,6 +310,60 @@ export interface RunConfig {
    * How the env server scores trajectories (accuracy, format, conditional tool bonus, no-tool down-weighting, repetition penalty, optional LLM judge). This is the reward module's own schema (env/rewards/config.schema.json, the one source of truth); the trainer writes it to logs/reward-config.json and starts the server with --reward-config. No-tool down-weighting lives here only (tool.no_tool_factor), never in the trainer. Ignored with a warning when env.url points at a server someone else started.
    */
   rewards: RewardConfig;
+  /**
+   * A curriculum over task kinds: with perception_first, V-Thinker's two stages — a perception stage of SFT on point-localisation tasks ("where is point C?", answered with pixel coordinates and rewarded by distance) before the interactive stages (SFT on tool trajectories, then RL). Its metrics are perception/* (trainer/README.md).
+   */
+  curriculum: {
+    /**
+     * Run the perception stage before SFT and RL.
+     */
+    perception_first: boolean;
+    /**
+     * The perception stage: its tasks (geometry `locate`: generated unless train/eval name files) and its SFT budget.
+     */
+    perception: {
+      /**
+       * Perception tasks.jsonl for training. null: generate `data gen --kind geometry --family locate`.
+       */
+      train: string | null;
+      /**
+       * Held-out perception tasks.jsonl. null: generate (`--split test`).
+       */
+      eval: string | null;
+      /**
+       * Perception tasks to generate for training.
+       */
+      n_train: number;
+      /**
+       * Held-out perception tasks to generate and evaluate.
+       */
+      n_eval: number;
+      /**
+       * Generator difficulty of the perception diagrams.
+       */
+      difficulty: number;
+      /**
+       * WIDTHxHEIGHT of the perception diagrams; null: data.generate.image_size, so both stages see one canvas.
+       */
+      image_size: string | null;
+      /**
+       * SFT steps of the perception stage (upper bound).
+       */
+      steps: number;
+      /**
+       * Stop the perception stage after this many seconds (null: no limit).
+       */
+      max_seconds: number | null;
+      /**
+       * Conversations per perception SFT step.
+       */
+      batch_size: number;
+      /**
+       * AdamW learning rate of the perception stage.
+       */
+      lr: number;
+    };
+  };
   /**
    * Supervised warm-up on the generator's gold trajectories (tool calls replayed through the env server).
    */

@@ -63,14 +63,17 @@ function buildSignatures(): Map<string, PythonSignature> {
   table.set('zoom_in', plainSignature(['bbox', 'factor']));
   table.set('draw_horizontal_line', plainSignature(['y']));
   table.set('draw_vertical_line', plainSignature(['x']));
-  table.set('mark_point', plainSignature(['x', 'y']));
+  table.set('mark_point', { ...plainSignature(['x', 'y']), keywords: { ...plainSignature(['x', 'y']).keywords, point: arg('point') } });
   table.set('ocr', plainSignature(['bbox']));
+  table.set('draw_line', plainSignature(['through']));
+  table.set('draw_segment', plainSignature(['endpoints']));
+  table.set('draw_circle', plainSignature(['center', 'through', 'radius']));
   return table;
 }
 
 const SIGNATURES = buildSignatures();
 
-/** The 17 tool names: the 12 ReFocus focus tools, then zoom_in, the two lines, mark_point and ocr. */
+/** The 20 tool names: the 12 ReFocus focus tools, zoom_in, the two guide lines, mark_point, ocr, then the constructions (draw_line, draw_segment, draw_circle). */
 export const KNOWN_TOOL_NAMES: readonly string[] = [...SIGNATURES.keys()];
 
 export function pythonSignature(name: string): PythonSignature | undefined {

@@ -17,13 +17,15 @@ import { loadReFocus } from '../tasks/loaders/refocus.js';
 import { loadTableVqaBench } from '../tasks/loaders/tablevqa-bench.js';
 import { loadVerl } from '../tasks/loaders/verl.js';
 import { loadVTool } from '../tasks/loaders/vtool.js';
+import { loadGeometry3K } from '../tasks/loaders/geometry3k.js';
+import { loadGeoQA } from '../tasks/loaders/geoqa.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
-export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl'] as const;
+export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl', 'geometry3k', 'geoqa'] as const;
 export type ConvertFormat = (typeof CONVERT_FORMATS)[number];
 
-const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl SRC --out DIR [--images-root DIR] [--templates FILE]
+const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl|geometry3k|geoqa SRC --out DIR [--images-root DIR] [--templates FILE]
 
   chartqa       SRC: a question file (test_augmented.json, ...) or its split folder,
                 with png/ and annotations/ beside it
@@ -38,6 +40,11 @@ const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocu
   vtool         SRC: VTool-R1 rows as JSONL (export the parquet first; parquet is not read here)
   openthinkimg  SRC: a JSON array or JSONL of {image_path, question, solution|label}
   verl          SRC: veRL rows as JSONL {data_source, prompt, images, reward_model, extra_info}
+  geometry3k    SRC: the Geometry3K release (train/, val/, test/ of <id>/data.json +
+                img_diagram.png), one split folder, or one problem folder
+  geoqa         SRC: GeoQA records as JSON or JSONL (the pickles exported, images as files) or
+                a folder of per-problem <id>.json; images <id>.png beside them, in image/ or
+                --images-root (pickles are never read)
   --images-root folder that relative image paths start from (default: SRC's folder)
   --out DIR     output folder: DIR/tasks.jsonl + DIR/images/`;
 
@@ -57,13 +64,17 @@ export async function loadFormat(format: ConvertFormat, src: string, imagesRoot:
       return loadOpenThinkIMG(src, imagesRoot);
     case 'verl':
       return loadVerl(src, imagesRoot, scratch);
+    case 'geometry3k':
+      return loadGeometry3K(src);
+    case 'geoqa':
+      return loadGeoQA(src, imagesRoot);
   }
 }
 
 export function createDataConvertCommand(io: CliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
   return {
     path: ['data', 'convert'],
-    summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG or veRL data into task records',
+    summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG, veRL, Geometry3K or GeoQA data into task records',
     usage,
     async run(argv) {
       const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' }, templates: { type: 'string' } }, allowPositionals: true, strict: true });

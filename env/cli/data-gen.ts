@@ -6,32 +6,39 @@
  */
 import { defaultConcurrency, generateDataset, type DatasetOptions, type DatasetProgress } from '../tasks/dataset.js';
 import { isDifficulty, type Difficulty } from '../tasks/difficulty.js';
-import { GENERATED_KINDS, labelsProblem } from '../tasks/generate.js';
+import { GENERATED_KINDS, labelsProblem, NAMED_KINDS } from '../tasks/generate.js';
+import { GEOMETRY_FAMILIES, type GeometryFamily } from '../tasks/geometry/questions.js';
 import { SPLITS, type Split } from '../tasks/prng.js';
 import { FAMILIES } from '../tasks/questions.js';
 import type { GeneratedKind, QuestionFamily } from '../tasks/record.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
-const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed --n N --seed S --out DIR
+const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed|geometry --n N --seed S --out DIR
                  [--difficulty D|D1-D2] [--split train|val|test] [--image-size WxH]
                  [--family F1,F2] [--labels A,B,C [--shuffle-labels]] [--min-top-gap G]
                  [--categories N|N1-N2]
                  [--concurrency K] [--max-attempts A]
 
-  --kind          what to draw; mixed draws each task's kind at random
+  --kind          what to draw; mixed draws each task's kind at random among the charts and
+                  tables; geometry draws diagrams of labelled points, segments, polygons and
+                  circles (env/tasks/README.md)
   --n             number of tasks
   --seed          0..4294967295; the same seed and options give byte-identical files
   --difficulty    1..5 or a range such as 1-3 (default 1-5)
   --split         train (default), val or test: disjoint seed streams from one seed
   --image-size    force every canvas to WxH pixels (e.g. 224x112); fonts shrink to fit, and
                   a layout that cannot fit legibly is an error naming the size it needs
-  --family        ask only these question families: ${FAMILIES.join(', ')}
+  --family        ask only these question families: ${FAMILIES.join(', ')};
+                  geometry: ${GEOMETRY_FAMILIES.join(', ')} (locate, the point-localisation
+                  family, only when named)
                   (charts without printed values only ever ask argmax, argmin, compare, count, list,
                   level); level ("is D low, medium or high?") is asked of charts only, and only
                   when named: its charts draw every value clearly in one of three levels
   --labels        chart categories (table row keys) taken from this list, in this order,
                   instead of the vocabulary, e.g. A,B,C; there must be enough for the most
-                  categories the difficulty draws, each short enough for its slot
+                  categories the difficulty draws, each short enough for its slot.
+                  geometry: the point names, drawn at random from this list (at most 3
+                  characters each; enough for the most points the difficulty draws)
   --shuffle-labels  with --labels: each chart shows a random selection of them in a random
                   order, so a label's place says nothing and only reading the chart finds it
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
@@ -64,11 +71,14 @@ export function parseDifficulty(text: string | undefined): [Difficulty, Difficul
   return [lo, hi];
 }
 
-export function parseFamilies(text: string | undefined): QuestionFamily[] | undefined {
+export function parseFamilies(text: string | undefined): QuestionFamily[] | undefined;
+export function parseFamilies(text: string | undefined, kind: 'geometry'): GeometryFamily[] | undefined;
+export function parseFamilies(text: string | undefined, kind?: string): (QuestionFamily | GeometryFamily)[] | undefined {
   if (text === undefined) return undefined;
+  const allowed: readonly string[] = kind === 'geometry' ? GEOMETRY_FAMILIES : FAMILIES;
   const names = text.split(',').map((f) => f.trim());
-  const unknown = names.filter((f) => !FAMILIES.includes(f as QuestionFamily));
-  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--family must be a comma-separated list of ${FAMILIES.join(', ')}; got unknown '${unknown.join(', ')}'`);
+  const unknown = names.filter((f) => !allowed.includes(f));
+  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--family${kind === 'geometry' ? ' (geometry)' : ''} must be a comma-separated list of ${allowed.join(', ')}; got unknown '${unknown.join(', ')}'`);
   return [...new Set(names)] as QuestionFamily[];
 }
 
@@ -140,7 +150,11 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
       });
       const kind = values.kind;
       if (kind === undefined) throw new UsageError('--kind is required');
-      if (kind !== 'mixed' && !GENERATED_KINDS.includes(kind as GeneratedKind)) throw new UsageError(`--kind must be one of ${[...GENERATED_KINDS, 'mixed'].join(', ')}; got '${kind}'`);
+      if (kind !== 'mixed' && !NAMED_KINDS.includes(kind as GeneratedKind)) throw new UsageError(`--kind must be one of ${[...GENERATED_KINDS, 'mixed', 'geometry'].join(', ')}; got '${kind}'`);
+      if (kind === 'geometry') {
+        const chartOnly = (['min-top-gap', 'categories', 'shuffle-labels'] as const).filter((option) => values[option] !== undefined);
+        if (chartOnly.length > 0) throw new UsageError(`--${chartOnly.join(', --')} ${chartOnly.length === 1 ? 'is' : 'are'} for charts and tables; --kind geometry takes --difficulty, --image-size, --family and --labels (the point names)`);
+      }
       const split = values.split ?? 'train';
       if (!SPLITS.includes(split as Split)) throw new UsageError(`--split must be train, val or test; got '${split}'`);
       if (values.out === undefined) throw new UsageError('--out is required');
@@ -154,7 +168,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
         concurrency: values.concurrency === undefined ? defaultConcurrency() : integer(values.concurrency, 'concurrency', 1, 64),
         maxAttempts: values['max-attempts'] === undefined ? 4 : integer(values['max-attempts'], 'max-attempts', 1, 100),
       };
-      const families = parseFamilies(values.family);
+      const families = kind === 'geometry' ? (parseFamilies(values.family, 'geometry') as readonly string[] as QuestionFamily[] | undefined) : parseFamilies(values.family);
       if (families) options.families = families;
       if (families?.length === 1 && families[0] === 'level' && kind !== 'vbar' && kind !== 'hbar' && kind !== 'line') {
         throw new UsageError(`--family level is asked of single-series charts only; --kind ${kind} draws ${kind === 'mixed' ? 'tables and grouped bars too' : 'none'}. Use --kind vbar, hbar or line`);
@@ -176,6 +190,7 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
           const problem = labelsProblem(labels, k, options.difficulty, options.imageSize, {
             ...(options.categories ? { categories: options.categories } : {}),
             ...(options.shuffleLabels ? { shuffle: true } : {}),
+            ...(options.families ? { families: options.families } : {}),
           });
           if (problem) throw new UsageError(problem);
         }

@@ -10,6 +10,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { isInside } from '../core/paths.js';
+import { GEOMETRY_FAMILIES } from '../tasks/geometry/questions.js';
 import { validateTaskRecord } from '../tasks/load.js';
 import type { EnvironmentFacts } from './environment-facts.js';
 import { type ConfigProblem, dottedPath, pointerOf, problem } from './problem.js';
@@ -48,6 +49,8 @@ function firstWritten(raw: Json, ...paths: string[][]): string {
   for (const path of paths) if (has(raw, ...path)) return pointerOf(...path);
   return pointerOf(...(paths[0] ?? []));
 }
+
+const GEOMETRY_FAMILY_NAMES: readonly string[] = GEOMETRY_FAMILIES;
 
 const HF_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -185,6 +188,17 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
   }
   if (data.train !== null && data.eval !== null && typeof data.train === 'string' && typeof data.eval === 'string' && has(raw, 'data', 'generate')) {
     add(problem({ code: 'data/generate-unused', severity: 'info', source: 'semantic', pointer: '/data/generate', target: 'key', message: 'data.generate is ignored: both data.train and data.eval name task files. Remove it, or set one of them to null to generate that split.', fixes: [{ kind: 'remove', title: 'Remove data.generate', pointer: '/data/generate' }] }));
+  }
+  // Geometry diagrams and charts/tables ask different question families (env/tasks/README.md).
+  const families = Array.isArray(generate.families) ? generate.families.filter((f): f is string => typeof f === 'string') : [];
+  const geometry = generate.kind === 'geometry';
+  const mismatched = families.filter((f) => GEOMETRY_FAMILY_NAMES.includes(f) !== geometry);
+  if (mismatched.length > 0) {
+    add(problem({
+      code: 'data/families-kind', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['data', 'generate', 'families'], ['data', 'generate', 'kind']),
+      message: `data.generate.families ${mismatched.join(', ')} ${mismatched.length === 1 ? 'is' : 'are'} not asked of kind '${String(generate.kind)}': ${geometry ? `geometry asks ${GEOMETRY_FAMILY_NAMES.join(', ')}` : `${GEOMETRY_FAMILY_NAMES.join(', ')} are asked of kind 'geometry' only`}.`,
+      fixes: [{ kind: 'set', title: 'Ask every family of the kind (null)', pointer: '/data/generate/families', value: null }],
+    }));
   }
   const evalN = num(evaluation.n);
   const nEval = num(generate.n_eval);

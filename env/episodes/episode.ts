@@ -158,7 +158,7 @@ export class Episode {
     const first = await store.put(image);
     const episode = new Episode(task, meta, store, options, first, image);
     const tools = episode.toolNames.length > 0 ? toolsPromptBlock(episode.toolNames, meta) : null;
-    const system = systemTurnText(episode.presentation.system_prompt, options.tools !== false, () => systemPrompt(tools, episode.examples.hermes));
+    const system = systemTurnText(episode.presentation.system_prompt, options.tools !== false, () => systemPrompt(tools, episode.examples.hermes, task.kind));
     if (system !== null) episode.conversation.push({ role: 'system', content: [{ type: 'text', text: system }] });
     episode.conversation.push({ role: 'user', content: [episode.imagePart(first), { type: 'text', text: questionText(task.question) }] });
     const prompt = episode.prompt();
@@ -193,6 +193,11 @@ export class Episode {
   /** OpenAI function objects for the tools this episode offers (empty in the text-only arm). */
   tools(): unknown[] {
     return this.toolNames.length > 0 ? toolsAsOpenAIFunctions(this.toolNames) : [];
+  }
+
+  /** The names of the tools this episode offers, in the order the system prompt lists them (empty in the text-only arm). */
+  offeredToolNames(): string[] {
+    return [...this.toolNames];
   }
 
   get isDone(): boolean {

@@ -8,23 +8,32 @@
 export const CALL_FORMAT_EXAMPLE =
   '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Country", "Wins"]}}</tool_call>';
 
-/** `callExample`: the episode's own call (episodes/task-examples.ts); the table example otherwise. */
-export function systemPrompt(toolsBlock: string | null, callExample: string = CALL_FORMAT_EXAMPLE): string {
+/**
+ * `callExample`: the episode's own call (episodes/task-examples.ts); the table example otherwise.
+ * `kind`: the task's kind; a geometry diagram is introduced as one (its tools draw, they do not mask).
+ */
+export function systemPrompt(toolsBlock: string | null, callExample: string = CALL_FORMAT_EXAMPLE, kind?: string): string {
+  const diagram = kind === 'geometry';
+  const subject = diagram ? 'a geometry diagram' : 'a chart or table image';
   if (toolsBlock === null) {
     return [
-      'You answer questions about a chart or table image.',
+      `You answer questions about ${subject}.`,
       'Think briefly, then give the final answer as <answer>...</answer>. Separate several answers with ||.',
     ].join('\n');
   }
   return [
-    'You answer questions about a chart or table image. You can edit the image with tools before answering:',
-    'mask what does not matter, box or highlight what does, zoom in. Each call returns the edited image.',
+    diagram
+      ? 'You answer questions about a geometry diagram. You can draw on the image with tools before answering:'
+      : 'You answer questions about a chart or table image. You can edit the image with tools before answering:',
+    diagram
+      ? 'lines through its points, segments, circles, marks, zoom in. Each call returns the edited image.'
+      : 'mask what does not matter, box or highlight what does, zoom in. Each call returns the edited image.',
     '',
     toolsBlock.trim(),
     '',
     'To call a tool, write exactly one JSON object inside tags, for example:',
     callExample,
-    'Use labels exactly as they appear in the image. When you know the answer, write <answer>...</answer>',
+    `Use ${diagram ? 'point labels' : 'labels'} exactly as they appear in the image. When you know the answer, write <answer>...</answer>`,
     '(separate several answers with ||). A message with an answer ends the episode.',
   ].join('\n');
 }

@@ -41,6 +41,8 @@ function answerExample(shape: ReturnType<typeof answerShape>, labels: readonly s
 
 /** The examples for an episode on an image with `meta` whose task's answer is `answer`. */
 export function examplesFor(meta: PixelMetadata, answer: string | string[], toolNames: readonly string[]): Readonly<ActionExamples> {
+  const points = Object.keys(meta.points ?? {}).filter((label) => label.length <= MAX_LABEL_CHARS);
+  if (points.length >= 2 && toolNames.includes('draw_line')) return diagramExamples(points, answer);
   const bands = firstBands(meta);
   const allLabels = bands?.labels ?? [];
   const answerLine = answerExample(answerShape(answer, allLabels), allLabels);
@@ -55,5 +57,17 @@ export function examplesFor(meta: PixelMetadata, answer: string | string[], tool
     openthinkimg: `{"thought": "I need ${JSON.stringify(bands.labels[0]).slice(1, -1)}.", "actions": [${call}]}`,
     python: `image_with_focused_${bands.family} = ${tool}(image_1, ${one}, ${bandKey(bands.family)})`,
     answer: answerLine,
+  };
+}
+
+/** A diagram of labelled points: a line through its first two points; answers shaped like its own. */
+function diagramExamples(points: readonly string[], answer: string | string[]): Readonly<ActionExamples> {
+  const pair = JSON.stringify(points.slice(0, 2)).replace(',', ', ');
+  const call = `{"name": "draw_line", "arguments": {"through": ${pair}}}`;
+  return {
+    hermes: `<tool_call>${call}</tool_call>`,
+    openthinkimg: `{"thought": "I need the line through ${points[0]} and ${points[1]}.", "actions": [${call}]}`,
+    python: `image_with_line = draw_line(image_1, ${pair})`,
+    answer: answerExample(answerShape(answer, points), points),
   };
 }

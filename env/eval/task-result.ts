@@ -10,7 +10,7 @@
 import { ERROR_CLASS_DESCRIPTIONS, type ErrorClass } from '../core/errors.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import { assistantTurns } from '../rewards/format.js';
-import { scoreAnswer, scoreTrajectory, type RewardConfig, type TrajectoryScorer } from '../rewards/index.js';
+import { answerRuleFor, scoreAnswer, scoreTrajectory, type RewardConfig, type TrajectoryScorer } from '../rewards/index.js';
 import type { TaskRecord } from '../tasks/record.js';
 
 export type Arm = 'tools' | 'no_tools';
@@ -109,8 +109,9 @@ export interface Measured {
  */
 export async function scoreCompleted(trajectory: Trajectory, task: TaskRecord, arm: Arm, scorer: TrajectoryScorer, measured: Measured): Promise<CompletedResult> {
   const config = scorer.config;
-  const verdict = await scorer.verdict(trajectory, task.answer);
-  const scored = scoreTrajectory(trajectory, task.answer, config, verdict);
+  const rule = answerRuleFor(task);
+  const verdict = await scorer.verdict(trajectory, task.answer, rule);
+  const scored = scoreTrajectory(trajectory, task.answer, config, verdict, rule);
   trajectory.reward = scored.reward;
   trajectory.reward_breakdown = scored.components;
   trajectory.reward_weights = scored.weights;
@@ -124,8 +125,8 @@ export async function scoreCompleted(trajectory: Trajectory, task: TaskRecord, a
     status: 'ok',
     answer: trajectory.answer,
     gold: task.answer,
-    correct_relaxed: scoreAnswer(trajectory.answer, task.answer, config.answer).correct,
-    correct_exact: scoreAnswer(trajectory.answer, task.answer, exactAnswerConfig(config.answer)).correct,
+    correct_relaxed: scoreAnswer(trajectory.answer, task.answer, config.answer, rule).correct,
+    correct_exact: scoreAnswer(trajectory.answer, task.answer, exactAnswerConfig(config.answer), rule).correct,
     judge: verdict?.status === 'ok' ? verdict.correct : null,
     reward: scored.reward,
     format_valid: trajectory.answer !== null && !turns.some((t) => t.errors.some((e) => e.class === 'E1')),

@@ -21,6 +21,8 @@ export interface MetadataChoice {
 export async function metadataOrGrounding(image: RgbImage, given: PixelMetadata | undefined, options: GroundingOptions = {}): Promise<MetadataChoice> {
   const base: PixelMetadata = given ?? resolveMetadata({}, image.width, image.height);
   if (bandFamiliesOf(base).length > 0) return { meta: base, source: 'given' };
+  // A diagram's labelled points are what its tools use; OCR looks for chart and table layouts.
+  if (Object.keys(base.points ?? {}).length > 0) return { meta: base, source: 'given' };
   let grounding: Grounding;
   try {
     // Loaded on first use: the env server and the playground import this module at start-up, and

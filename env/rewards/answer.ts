@@ -14,8 +14,9 @@ import { anls } from './anls.js';
 import { DEFAULT_REWARD_CONFIG, type AnswerConfig } from './config.js';
 import { normalizeAnswerText } from './normalize.js';
 import { parseNumber, withinTolerance } from './numbers.js';
+import { scorePoint, type AnswerRule } from './point.js';
 
-export type AnswerMethod = 'numeric' | 'exact' | 'anls' | 'list' | 'none';
+export type AnswerMethod = 'numeric' | 'exact' | 'anls' | 'list' | 'point' | 'none';
 
 export interface AnswerMatch {
   correct: boolean;
@@ -38,11 +39,14 @@ export function answerText(answer: string | readonly string[]): string {
   return typeof answer === 'string' ? answer : answer.join(' || ');
 }
 
+/** `rule`: how the task asks to be judged when not by these rules (a point answer, point.ts). */
 export function scoreAnswer(
   prediction: string | readonly string[] | null | undefined,
   gold: string | readonly string[],
   config: AnswerConfig = DEFAULT_REWARD_CONFIG.answer,
+  rule?: AnswerRule,
 ): AnswerMatch {
+  if (rule?.kind === 'point') return scorePoint(prediction, gold, rule);
   const goldItems = answerItems(gold);
   if (prediction === null || prediction === undefined || goldItems.length === 0) return { correct: false, score: 0, method: 'none' };
   const predictionItems = answerItems(prediction);

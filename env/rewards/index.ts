@@ -18,3 +18,4 @@ export { combineWithJudge } from './judge-combine.js';
 export { parseJudgeReply, type JudgeVerdict } from './judge-verdict.js';
 export { JudgeClient, type JudgeRequest, type JudgeClientOptions } from './judge.js';
 export { TrajectoryScorer } from './trajectory-scorer.js';
+export { answerRuleFor, parsePoint, scorePoint, type AnswerRule, type PointRule, type PointMatch } from './point.js';

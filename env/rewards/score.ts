@@ -12,6 +12,7 @@
  */
 import type { Trajectory } from '../episodes/trajectory.js';
 import { answerText, scoreAnswer, type AnswerMatch } from './answer.js';
+import type { AnswerRule } from './point.js';
 import { DEFAULT_REWARD_CONFIG, type RewardConfig, type RewardWeights } from './config.js';
 import { scoreEfficiency } from './efficiency.js';
 import { scoreFormat } from './format.js';
@@ -25,7 +26,7 @@ export interface ScoredTrajectory {
   /**
    * Additive: accuracy, format, tool_bonus, tool_use, efficiency.
    * Modifiers: no_tool_factor (1 or tool.no_tool_factor), repetition (1 when it fired), overlong (1 when the answer was too long).
-   * Diagnostics: accuracy_rule, accuracy_judge (1/0, only with a usable verdict), judge_failed (1 when a verdict was an error, 0 when it was not; absent without a judge), group_rank.
+   * Diagnostics: accuracy_rule, accuracy_judge (1/0, only with a usable verdict), judge_failed (1 when a verdict was an error, 0 when it was not; absent without a judge), group_rank, point_distance_px (point answers: the distance from the true point).
    */
   components: Record<string, number>;
   weights: Record<string, number>;
@@ -55,6 +56,7 @@ export function scoreTrajectory(
   gold: string | string[],
   config: RewardConfig = DEFAULT_REWARD_CONFIG,
   judge?: JudgeVerdict,
+  rule?: AnswerRule,
 ): ScoredTrajectory {
   const notes: string[] = [];
   const format = scoreFormat(trajectory, config.format);
@@ -63,16 +65,16 @@ export function scoreTrajectory(
   const answerLength = trajectory.answer === null ? 0 : [...answerText(trajectory.answer)].length;
   const overlong = config.answer.max_answer_chars > 0 && answerLength >= config.answer.max_answer_chars;
   if (overlong) notes.push(`the answer has ${answerLength} characters (scores 0 at ${config.answer.max_answer_chars} or more)`);
-  const rule: AnswerMatch = overlong ? { correct: false, score: 0, method: 'none' } : scoreAnswer(trajectory.answer, gold, config.answer);
+  const matched: AnswerMatch = overlong ? { correct: false, score: 0, method: 'none' } : scoreAnswer(trajectory.answer, gold, config.answer, rule);
   if (trajectory.answer === null) notes.push(`no final answer (episode ended: ${trajectory.end_reason ?? 'unknown'})`);
 
   // A judge cannot rescue a missing or overlong answer: there is nothing acceptable to judge.
   const usableVerdict = trajectory.answer === null || overlong ? undefined : judge;
-  const accuracy = combineWithJudge(rule, usableVerdict, config.judge.mode);
+  const accuracy = combineWithJudge(matched, usableVerdict, config.judge.mode);
   if (judge?.status === 'error') notes.push(`judge unavailable, rule reward used: ${judge.reason}`);
-  if (usableVerdict?.status === 'ok' && usableVerdict.correct !== rule.correct && config.judge.mode !== 'replace') {
+  if (usableVerdict?.status === 'ok' && usableVerdict.correct !== matched.correct && config.judge.mode !== 'replace') {
     notes.push(
-      `the judge says ${usableVerdict.correct ? 'correct' : 'wrong'} and the rule ${rule.correct ? 'correct' : 'wrong'}: ` +
+      `the judge says ${usableVerdict.correct ? 'correct' : 'wrong'} and the rule ${matched.correct ? 'correct' : 'wrong'}: ` +
         `accuracy ${accuracy.score} (judge.mode ${config.judge.mode})`,
     );
   }
@@ -98,8 +100,10 @@ export function scoreTrajectory(
     no_tool_factor: tool ? 1 : config.tool.no_tool_factor,
     repetition: repetition.fired ? 1 : 0,
     overlong: overlong ? 1 : 0,
-    accuracy_rule: rule.score,
+    accuracy_rule: matched.score,
   };
+  // A point answer's distance (px) from the true point, when one was read (point.ts).
+  if ('distance' in matched && typeof matched.distance === 'number') components.point_distance_px = matched.distance;
   if (usableVerdict?.status === 'ok') components.accuracy_judge = usableVerdict.correct ? 1 : 0;
   // 0 or 1 on every judged trajectory, so its mean over a step is the share of failed judgements.
   if (judge !== undefined) components.judge_failed = judge.status === 'error' ? 1 : 0;

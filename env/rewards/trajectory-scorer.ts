@@ -7,6 +7,7 @@ import type { Trajectory } from '../episodes/trajectory.js';
 import { answerText } from './answer.js';
 import type { RewardConfig } from './config.js';
 import { JudgeClient, type JudgeClientOptions } from './judge.js';
+import type { AnswerRule } from './point.js';
 import type { JudgeVerdict } from './judge-verdict.js';
 import { resolveRewardConfig } from './resolve-config.js';
 import { scoreTrajectory, type ScoredTrajectory } from './score.js';
@@ -21,16 +22,20 @@ export class TrajectoryScorer {
     this.judge = this.config.judge.enabled ? new JudgeClient(this.config.judge, judgeOptions) : null;
   }
 
-  /** The verdict for one trajectory, or undefined when there is no judge or nothing worth judging. */
-  async verdict(trajectory: Trajectory, gold: string | string[]): Promise<JudgeVerdict | undefined> {
-    if (this.judge === null || trajectory.answer === null) return undefined;
+  /**
+   * The verdict for one trajectory, or undefined when there is no judge or nothing worth judging
+   * (a point answer is measured, never judged).
+   */
+  async verdict(trajectory: Trajectory, gold: string | string[], rule?: AnswerRule): Promise<JudgeVerdict | undefined> {
+    if (this.judge === null || trajectory.answer === null || rule !== undefined) return undefined;
     const limit = this.config.answer.max_answer_chars;
     if (limit > 0 && [...answerText(trajectory.answer)].length >= limit) return undefined;
     return this.judge.judge({ question: trajectory.task.question, gold, prediction: trajectory.answer });
   }
 
-  async score(trajectory: Trajectory, gold: string | string[] = trajectory.task.answer): Promise<ScoredTrajectory> {
-    return scoreTrajectory(trajectory, gold, this.config, await this.verdict(trajectory, gold));
+  /** `rule`: the task's answer rule (point.ts `answerRuleFor`), when it asks for one. */
+  async score(trajectory: Trajectory, gold: string | string[] = trajectory.task.answer, rule?: AnswerRule): Promise<ScoredTrajectory> {
+    return scoreTrajectory(trajectory, gold, this.config, await this.verdict(trajectory, gold, rule), rule);
   }
 
   /** Judge metrics (judge/requests, judge/failures, judge/cache_hits, judge/latency_ms, judge/retries); empty without a judge. */

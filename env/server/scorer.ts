@@ -2,6 +2,7 @@
  * The env server's scorer: the reward module's TrajectoryScorer behind the server's `Scorer`
  * signature, with the judge's counters attached to each score so a trainer can log them.
  */
+import { answerRuleFor } from '../rewards/point.js';
 import { TrajectoryScorer } from '../rewards/trajectory-scorer.js';
 import type { Scorer } from './server.js';
 
@@ -12,7 +13,7 @@ import type { Scorer } from './server.js';
 export function createScorer(rewardConfig: unknown, log?: (entry: Record<string, unknown>) => void): Scorer {
   const scorer = new TrajectoryScorer(rewardConfig ?? {});
   return async (trajectory, task) => {
-    const scored = await scorer.score(trajectory, task.answer);
+    const scored = await scorer.score(trajectory, task.answer, answerRuleFor(task));
     if (log && scored.components.judge_failed === 1) {
       log({ level: 'warn', msg: 'judge failed; rule reward used', task: task.id, reason: scored.notes.find((n) => n.startsWith('judge unavailable')) ?? null });
     }

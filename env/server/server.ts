@@ -278,7 +278,10 @@ export class EnvServer {
         parse: (text, parseOptions) => this.parser.parse(text, parseOptions),
       });
       this.episodes.set(episode.id, { episode, queue: Promise.resolve() });
-      return { episode_id: episode.id, observation, tools: episode.tools(), presentation: episode.presentationInUse() };
+      // The task's kind and the tools that apply to it, by name (docs/CONTRACTS.md): what a client
+      // needs to present the domain without re-deriving it.
+      return { episode_id: episode.id, observation, tools: episode.tools(), presentation: episode.presentationInUse(), kind: task.kind,
+               tool_names: episode.offeredToolNames() };
     } catch (err) {
       if (err instanceof EpisodeError) throw new HttpError(400, err.message);
       throw err;
@@ -294,6 +297,8 @@ export class EnvServer {
       } catch (err) {
         throw new HttpError(400, `task ${task.id}: bad metadata: ${(err as Error).message}`);
       }
+      // A diagram's tools take points, not bands: OCR would look for a chart layout that is not there.
+      if (task.kind === 'geometry') return meta;
       return (await metadataOrGrounding(image, meta)).meta;
     };
     if (inline !== undefined) {

@@ -82,6 +82,13 @@ function onlyBest(candidates: { name: string; value: Decimal }[], sign: 1 | -1):
 export function recomputeAnswer(table: Table, query: TaskQuery): string | string[] {
   const key = (r: number) => String(table.rows[r]?.[0]);
   switch (query.family) {
+    case 'above_below':
+    case 'same_side':
+    case 'inside_triangle':
+    case 'segments_cross':
+    case 'longer_segment':
+    case 'locate':
+      throw new Error(`a ${query.family} question is about a diagram's points, not a table (env/tasks/geometry)`);
     case 'lookup': {
       const value = table.rows[row(table, query.rows?.[0])]?.[column(table, query.column)];
       return typeof value === 'number' ? write(parseDecimal(value, 'lookup')) : String(value);

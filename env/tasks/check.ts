@@ -7,6 +7,9 @@
  *   family do not overlap, every band holds its label's ink, no two marks' ink overlaps, nothing
  *   is cut off at the image edge;
  * - gold: every call names a known tool and existing labels, and applies cleanly (runToolCall);
+ * - diagrams (kind geometry, geometry/check-diagram.ts): the answer from the points on another
+ *   path, its margin against a few pixels of error, the dots on the pixels, and the gold
+ *   construction showing the answer on the edited image;
  * - regeneration (generated tasks read from disk): rebuilding from the stored seed gives the same
  *   record and a byte-identical PNG.
  * It reports; it never edits a task. Repair (re-rolling) is the generator's job.
@@ -19,6 +22,7 @@ import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { BAND_FAMILIES, bandKey, resolveMetadata, type BandFamily, type BBox, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { getTool, runToolCall } from '../tools/registry.js';
 import { recomputeAnswer } from './check-answer.js';
+import { checkDiagram } from './geometry/check-diagram.js';
 import { buildTask, GENERATOR_VERSION, renderTask, specOf, type RenderedTask } from './generate.js';
 import { BAND_INSET_PX } from './layout-error.js';
 import { inkInside, type LabelMap } from './label-map.js';
@@ -277,7 +281,8 @@ export async function checkTask(task: TaskRecord, options: CheckOptions = {}): P
       issues.push({ check: 'record', message: `metadata: ${(err as Error).message}` });
     }
   }
-  issues.push(...(await checkGold(task, image)));
+  // A diagram's gold constructions are verified against its answer on the edited pixels.
+  issues.push(...(task.kind === 'geometry' ? await checkDiagram(task, image) : await checkGold(task, image)));
   return { id: task.id, ok: issues.length === 0, issues };
 }
 

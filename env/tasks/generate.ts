@@ -8,7 +8,10 @@ import type { RgbImage } from '../core/image.js';
 import { encodeRgbPng } from '../core/png-encode.js';
 import { layoutCategoryChart, type ChartColours } from './category-chart-layout.js';
 import { recordCell, type DataTable } from './data-table.js';
-import { CHART_PROFILES, TABLE_PROFILES, TABLE_STYLES, type Difficulty } from './difficulty.js';
+import { CHART_PROFILES, DIFFICULTIES as DIFFICULTY_LEVELS, TABLE_PROFILES, TABLE_STYLES, type Difficulty } from './difficulty.js';
+import { buildDiagram } from './geometry/build.js';
+import { DIAGRAM_PROFILES } from './geometry/profiles.js';
+import { DEFAULT_GEOMETRY_FAMILIES, QUESTION_POINTS, type GeometryFamily } from './geometry/questions.js';
 import { goldCalls } from './gold.js';
 import { layoutHBarChart } from './hbar-layout.js';
 import type { LabelMap } from './label-map.js';
@@ -25,7 +28,11 @@ import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 /** Bump when a change to the generator changes its output for the same spec. */
 export const GENERATOR_VERSION = 3;
 
+/** The kinds `--kind mixed` draws from (charts and tables; geometry is asked for by name). */
 export const GENERATED_KINDS: readonly GeneratedKind[] = ['table', 'vbar', 'hbar', 'grouped', 'line'];
+
+/** Every kind `--kind` accepts by name. */
+export const NAMED_KINDS: readonly GeneratedKind[] = [...GENERATED_KINDS, 'geometry'];
 
 export interface TaskSpec {
   seed: number;
@@ -91,13 +98,14 @@ function chartLabelChars(kind: GeneratedKind, imageSize: [number, number] | null
  * repeat), or null when it can. The data gen command calls it before generating anything.
  */
 export function labelsProblem(labels: readonly string[], kind: GeneratedKind, difficulty: [Difficulty, Difficulty], imageSize: [number, number] | null,
-  options: { categories?: readonly [number, number]; shuffle?: boolean } = {}): string | null {
+  options: { categories?: readonly [number, number]; shuffle?: boolean; families?: readonly string[] } = {}): string | null {
   const seen = new Set<string>();
   for (const label of labels) {
     if (label.trim() === '' || label !== label.trim()) return `--labels has an empty label or one with spaces at its ends ('${label}'); write them as A,B,C`;
     if (seen.has(label)) return `--labels repeats '${label}': labels name the bands, so each must be unique`;
     seen.add(label);
   }
+  if (kind === 'geometry') return diagramLabelsProblem(labels, difficulty, options.families);
   for (let d = difficulty[0]; d <= difficulty[1]; d++) {
     const level = d as Difficulty;
     const needed = kind === 'table' ? TABLE_PROFILES[level].rows[1] : categoryRange({ difficulty: level, ...(options.categories ? { categories: options.categories } : {}) })[1];
@@ -112,6 +120,17 @@ export function labelsProblem(labels: readonly string[], kind: GeneratedKind, di
     const canvas = imageSize ? `${imageSize[0]}x${imageSize[1]}` : 'the default canvas';
     if (wide !== undefined) return `--labels '${wide}' is ${wide.length} characters; a difficulty-${d} ${kind} on ${canvas} fits at most ${cap} per label. Use shorter labels or a larger --image-size`;
   }
+  return null;
+}
+
+/** Point names for diagrams: enough for the most points the difficulty range and families draw, each at most 3 characters. */
+function diagramLabelsProblem(labels: readonly string[], difficulty: [Difficulty, Difficulty], families: readonly string[] | undefined): string | null {
+  const asked = (families ?? DEFAULT_GEOMETRY_FAMILIES) as readonly GeometryFamily[];
+  const roles = Math.max(...asked.map((f) => QUESTION_POINTS[f]));
+  const needed = Math.max(roles, ...DIFFICULTY_LEVELS.filter((d) => d >= difficulty[0] && d <= difficulty[1]).map((d) => DIAGRAM_PROFILES[d].points[1]));
+  const long = labels.find((l) => l.length > 3);
+  if (long !== undefined) return `--labels '${long}' is ${long.length} characters; a diagram's point names are at most 3 (e.g. A,B,C)`;
+  if (labels.length < needed) return `--labels gives ${labels.length} point names but a diagram at difficulty ${difficulty[0]}–${difficulty[1]}${families ? ` asking ${asked.join(', ')}` : ''} may need ${needed}; give at least ${needed}`;
   return null;
 }
 
@@ -240,6 +259,7 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
     barFraction: 0.5 + 0.25 * rng.next(),
     colours,
   };
+  if (kind === 'geometry') throw new Error('buildChart called for a diagram');
   const laid = kind === 'hbar' ? layoutHBarChart(common) : layoutCategoryChart({ ...common, kind, preferRotated: rng.chance(profile.rotate) });
   const asked = askQuestion(rng.fork('question'), { kind, data: chart.table, chart: { noun: measure.noun, pool: chart.pool }, exact: laid.valueLabels, ...questionOptions(spec) }, spec.families);
   return { scene: laid.scene, data: chart.table, asked };
@@ -268,10 +288,40 @@ function provenance(spec: TaskSpec): GeneratorProvenance {
   };
 }
 
+/** A geometry diagram's record: no table; the answer comes from `meta.points` and `query`. */
+function buildGeometryTask(rng: Rng, spec: TaskSpec): BuiltTask {
+  if (spec.minTopGap || spec.categories || spec.shuffleLabels) {
+    throw new GeneratorOptionError('--min-top-gap, --categories and --shuffle-labels are for charts and tables; geometry diagrams take --difficulty, --image-size, --family and --labels');
+  }
+  const built = buildDiagram(rng, {
+    difficulty: spec.difficulty,
+    imageSize: spec.imageSize,
+    ...(spec.families ? { families: spec.families as readonly string[] as GeometryFamily[] } : {}),
+    ...(spec.labels ? { letters: spec.labels } : {}),
+  });
+  const id = taskId(spec);
+  const record: TaskRecord = {
+    id,
+    image: `images/${id}.png`,
+    question: built.question,
+    answer: built.answer,
+    kind: 'geometry',
+    difficulty: spec.difficulty,
+    family: built.family,
+    source: 'synthetic',
+    meta: built.scene.meta,
+    gold: built.gold,
+    query: built.query,
+    generator: provenance(spec),
+  };
+  return { record, scene: built.scene };
+}
+
 /** Builds the record and the scene (no pixels yet). Throws LayoutError / IllPosedQuestion when the spec cannot be drawn or asked. */
 export function buildTask(spec: TaskSpec): BuiltTask {
   // Forked by kind and difficulty, so a vbar and a line data set from one seed do not share data.
   const rng = taskStream(spec.seed, spec.split, spec.index, spec.attempt).fork(`${spec.kind}/${spec.difficulty}`);
+  if (spec.kind === 'geometry') return buildGeometryTask(rng, spec);
   const { scene, data, asked } = spec.kind === 'table' ? buildTable(rng, spec) : buildChart(rng, spec);
   const id = taskId(spec);
   const record: TaskRecord = {

@@ -62,6 +62,13 @@ function uniqueExtreme(values: number[], largest: boolean): number {
 export function answerQuery(data: DataTable, query: TaskQuery): string | string[] {
   const key = (r: number) => String(data.rows[r]?.[0]);
   switch (query.family) {
+    case 'above_below':
+    case 'same_side':
+    case 'inside_triangle':
+    case 'segments_cross':
+    case 'longer_segment':
+    case 'locate':
+      throw new IllPosedQuestion(`a ${query.family} question is about a diagram's points, not a table (env/tasks/geometry)`);
     case 'lookup': {
       const r = rowIndex(data, query.rows?.[0] ?? '');
       const c = columnIndex(data, query.column ?? '');

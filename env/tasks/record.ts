@@ -7,6 +7,7 @@ import type { ToolCall } from '../tools/types.js';
 import type { ImageMetadata } from '../tools/metadata.js';
 
 import type { TaskKind } from '../../protocol/rollout-record.js';
+import type { GeometryFamily } from './geometry/questions.js';
 
 /**
  * The kinds of task (schemas/rollout-record.schema.json, where rollout records name them). `chart`:
@@ -17,6 +18,7 @@ export type { TaskKind };
 /** The kinds the generator draws. */
 export type GeneratedKind = Exclude<TaskKind, 'chart'>;
 
+/** The families of chart and table questions (geometry diagrams have their own, GeometryFamily). */
 export type QuestionFamily = 'lookup' | 'filter_sum' | 'count' | 'argmax' | 'argmin' | 'compare' | 'difference' | 'average' | 'list' | 'level';
 
 export interface QueryCondition {
@@ -41,16 +43,27 @@ export interface QueryCondition {
  * - list: keys of the rows matching `where`, in table order.
  * - level: where the value at `rows[0]`, `column` lies against `bounds: [lo, hi]`: 'low' below
  *   lo, 'high' above hi, 'medium' between (a value equal to a bound is ill-posed).
+ * - geometry families (above_below, same_side, inside_triangle, segments_cross, longer_segment,
+ *   locate): see `points` below; answered from `meta.points`, not from a table.
  * Numbers are written as plain decimals, no thousands separators, no trailing zeros.
  */
 export interface TaskQuery {
-  family: QuestionFamily;
+  family: QuestionFamily | GeometryFamily;
   column?: string;
   rows?: string[];
   columns?: string[];
   where?: QueryCondition;
   /** level: the two bounds, in the column's displayed units, lo < hi. */
   bounds?: [number, number];
+  /**
+   * Geometry families: the point labels the question names, in role order (env/tasks/geometry/
+   * questions.ts): above_below [A, B, C]; same_side [A, B, C, D]; inside_triangle [A, B, C, P, Q, R];
+   * segments_cross [A, B, C, D]; longer_segment [O, A, B]; locate [C]. The answer is recomputed
+   * from these and `meta.points`.
+   */
+  points?: string[];
+  /** locate: how far (px) an answered point may be from the true one and still be right. */
+  tolerance_px?: number;
 }
 
 /** What `vistool data gen` needs to regenerate a task byte for byte. */

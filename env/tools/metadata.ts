@@ -17,6 +17,12 @@ export interface BBox {
   y2: number;
 }
 
+/** A point in pixels: x from the left edge, y from the top edge. */
+export interface PointXY {
+  x: number;
+  y: number;
+}
+
 export type BandFamily = 'columns' | 'rows' | 'x_values' | 'y_values';
 
 export const BAND_FAMILIES: readonly BandFamily[] = ['columns', 'rows', 'x_values', 'y_values'];
@@ -35,6 +41,12 @@ export interface ImageMetadata {
   y_values_bbox?: Record<string, BBox>;
   /** The whole figure (table or plot area), when known. */
   figure_bbox?: BBox;
+  /**
+   * Geometry diagrams: each labelled point, keyed by its label, at the pixel that holds it (x
+   * from the left, y from the top; the point is that pixel's centre). The point tools
+   * (draw_line, draw_segment, draw_circle, mark_point) resolve labels through these.
+   */
+  points?: Record<string, PointXY>;
   /** Everything else a producer wants to keep (cell boxes, plot area, ...). */
   [extra: string]: unknown;
 }
@@ -103,7 +115,32 @@ export function resolveMetadata(meta: ImageMetadata, width: number, height: numb
   if (meta.figure_bbox !== undefined) {
     resolved.figure_bbox = resolveBox(meta.figure_bbox, 'figure_bbox', unit, scaleX, scaleY, width, height);
   }
+  if (meta.points !== undefined) resolved.points = resolvePoints(meta.points, unit, scaleX, scaleY, width, height);
   return resolved;
+}
+
+/**
+ * Labelled points in whole pixels: normalised coordinates are multiplied and truncated (as boxes
+ * are), pixel coordinates rounded; every point must lie on the image and have a non-empty label.
+ */
+function resolvePoints(points: unknown, unit: string, scaleX: number, scaleY: number, width: number, height: number): Record<string, PointXY> {
+  if (typeof points !== 'object' || points === null || Array.isArray(points)) {
+    throw new MetadataError(`metadata points must be an object mapping each point label to {x, y}, got ${describe(points)}`);
+  }
+  const out: Record<string, PointXY> = {};
+  for (const [label, value] of Object.entries(points as Record<string, unknown>)) {
+    if (label.trim() === '') throw new MetadataError('metadata points has an empty label; every point needs the letter shown beside it in the image');
+    const raw = value as Record<string, unknown> | null;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || typeof raw.x !== 'number' || typeof raw.y !== 'number' || !Number.isFinite(raw.x) || !Number.isFinite(raw.y)) {
+      throw new MetadataError(`point '${label}' (points): must be {x, y} with finite numbers, got ${describe(value)}`);
+    }
+    const toPixel = (v: number, scale: number) => (unit === 'normalized' ? Math.trunc(v * scale) : Math.round(v));
+    const x = toPixel(raw.x, scaleX);
+    const y = toPixel(raw.y, scaleY);
+    if (x < 0 || y < 0 || x >= width || y >= height) throw new MetadataError(`point '${label}' (points) at (${x}, ${y}) in pixels lies outside the ${width}×${height} image`);
+    out[label] = { x, y };
+  }
+  return out;
 }
 
 function resolveBox(box: unknown, where: string, unit: string, scaleX: number, scaleY: number, width: number, height: number): BBox {

@@ -12,6 +12,7 @@ import type { RgbImage } from '../core/image.js';
 import { focusTools } from './focus.js';
 import { closestLabel } from './labels.js';
 import { horizontalLineTool, verticalLineTool } from './lines.js';
+import { drawCircleTool, drawLineTool, drawSegmentTool } from './constructions.js';
 import { bandFamiliesOf, type PixelMetadata } from './metadata.js';
 import { markPointTool } from './point.js';
 import { asOpenAIFunction, promptBlock, type OpenAIFunctionTool } from './prompt.js';
@@ -23,10 +24,16 @@ import { ocrTool } from '../grounding/ocr-tool.js';
 /** Tools that work on any image: they need coordinates, not band metadata. */
 const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool, verticalLineTool, markPointTool, ocrTool];
 
-const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS];
+/**
+ * Tools for diagrams of labelled points (task kind `geometry`): the ruler-and-compass tools, the
+ * point marker and the zoom. They take point labels or coordinates, never bands.
+ */
+const DIAGRAM_TOOLS: readonly ToolDefinition[] = [drawLineTool, drawSegmentTool, drawCircleTool, markPointTool, zoomTool];
+
+const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS, drawLineTool, drawSegmentTool, drawCircleTool];
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
-/** Every tool, in a fixed order: the twelve focus tools (by family, then mode), then the geometry tools. */
+/** Every tool, in a fixed order: the twelve focus tools (by family, then mode), the coordinate tools, then the construction tools. */
 export function listTools(): ToolDefinition[] {
   return [...TOOLS];
 }
@@ -39,6 +46,18 @@ export function getTool(name: string): ToolDefinition | undefined {
 export function availableToolNames(meta: PixelMetadata): string[] {
   const families = bandFamiliesOf(meta);
   return TOOLS.filter((tool) => GEOMETRY_TOOLS.includes(tool) || families.some((family) => tool.name.startsWith(`focus_on_${family}_with_`))).map((tool) => tool.name);
+}
+
+/**
+ * The tools that apply to a task of `kind` on an image with `meta`: a geometry diagram gets the
+ * diagram tools (draw_line, draw_segment, draw_circle, mark_point, zoom_in); a chart or table the
+ * focus tools its bands allow and the coordinate tools (availableToolNames). The episode offers
+ * exactly these, the system prompt lists exactly these, and `reset` returns them.
+ */
+export function toolNamesForTask(kind: string | undefined, meta: PixelMetadata): string[] {
+  // Without a kind (an image opened in the playground), labelled points and no bands make a diagram.
+  const diagram = kind === 'geometry' || (kind === undefined && Object.keys(meta.points ?? {}).length > 0 && bandFamiliesOf(meta).length === 0);
+  return diagram ? DIAGRAM_TOOLS.map((tool) => tool.name) : availableToolNames(meta);
 }
 
 /** Tools by name; an unknown name is a programming error (the caller chose the names), so it throws. */

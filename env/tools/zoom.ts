@@ -19,7 +19,7 @@
  */
 import type { RgbImage } from '../core/image.js';
 import { releasePixels } from '../core/pixel-pool.js';
-import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata } from './metadata.js';
+import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata, type PointXY } from './metadata.js';
 import { inlineJson, toolError, toolSuccess } from './outcome.js';
 import { clipRegion, type PixelRegion } from './region.js';
 import { cropImage, resizeCubic } from './resize.js';
@@ -90,6 +90,19 @@ export function zoomMetadata(meta: PixelMetadata, plan: ZoomPlan): PixelMetadata
     const moved = move(meta.figure_bbox);
     if (moved) out.figure_bbox = moved;
     else delete out.figure_bbox;
+  }
+  if (meta.points) {
+    // A point is its pixel's centre: the centre moves and scales, and the point becomes the output
+    // pixel that holds it. Points outside the crop are dropped (a label call on them is then an E4).
+    const kept: Record<string, PointXY> = {};
+    for (const [label, p] of Object.entries(meta.points)) {
+      if (p.x < plan.left || p.x >= plan.right || p.y < plan.top || p.y >= plan.bottom) continue;
+      kept[label] = {
+        x: Math.min(plan.outWidth - 1, Math.floor((p.x + 0.5 - plan.left) * sx)),
+        y: Math.min(plan.outHeight - 1, Math.floor((p.y + 0.5 - plan.top) * sy)),
+      };
+    }
+    out.points = kept;
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { decodeImage, encodePng, ImageTooLargeError, type RgbImage } from '../co
 import { resolveInsideRoot } from '../core/paths.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { bandFamiliesOf, bandKey, type ImageMetadata, type PixelMetadata, resolveMetadata } from '../tools/metadata.js';
-import { availableToolNames, runToolCall } from '../tools/registry.js';
+import { runToolCall, toolNamesForTask } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import type { PlaygroundCall, PlaygroundOpenParams, PlaygroundSnapshot } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
@@ -154,13 +154,15 @@ export class PlaygroundSessions {
     const top = session.layers[session.layers.length - 1] as Layer;
     const labels: Record<string, string[]> = {};
     for (const family of bandFamiliesOf(top.meta)) labels[family] = Object.keys(top.meta[bandKey(family)] ?? {});
+    // A diagram's point labels, for the point arguments (through, endpoints, center, point).
+    if (top.meta.points && Object.keys(top.meta.points).length > 0) labels.points = Object.keys(top.meta.points);
     return {
       session: sessionId,
       name: session.name,
       images: session.layers.map((l) => ({ src: l.src, width: l.image.width, height: l.image.height })),
       calls: session.layers.slice(1).map((l) => ({ call: l.call as PlaygroundCall, summary: l.summary ?? '' })),
       labels,
-      availableTools: availableToolNames(top.meta),
+      availableTools: toolNamesForTask(undefined, top.meta),
       metadataSource: session.metadataSource,
       error: session.error,
       replayed: session.replayed,

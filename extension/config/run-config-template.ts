@@ -9,7 +9,7 @@
  */
 
 export type ModelChoice = { kind: 'micro' } | { kind: 'qwen3b' } | { kind: 'custom'; model: string };
-export type TasksChoice = { kind: 'generate'; taskKind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' } | { kind: 'file'; train: string; eval: string | null; taskKind: string | null };
+export type TasksChoice = { kind: 'generate'; taskKind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'geometry' } | { kind: 'file'; train: string; eval: string | null; taskKind: string | null };
 export type Preset = 'grpo' | 'dapo' | 'sft+dapo';
 export type DeviceChoice = 'auto' | 'cpu' | 'cuda';
 
@@ -27,7 +27,7 @@ export const PRESET_DESCRIPTIONS: Readonly<Record<Preset, string>> = {
   'sft+dapo': 'SFT warm-up on gold tool-call trajectories, then DAPO (what a model that starts from scratch needs)',
 };
 
-const GENERATED_KINDS = new Set(['table', 'vbar', 'hbar', 'grouped', 'line']);
+const GENERATED_KINDS = new Set(['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry']);
 
 export function buildRunConfig(choices: TemplateChoices): Record<string, unknown> {
   const micro = choices.model.kind === 'micro';

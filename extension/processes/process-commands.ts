@@ -137,7 +137,7 @@ export function registerProcessCommands(context: vscode.ExtensionContext, runs: 
           return generateFromConfig(folder, { config: picked.uri.fsPath, out: out.trim() });
         }
       }
-      const kind = await vscode.window.showQuickPick(['table', 'vbar', 'hbar', 'grouped', 'line', 'mixed'], { title: 'vistool: Generate Tasks (1/3): kind' });
+      const kind = await vscode.window.showQuickPick(['table', 'vbar', 'hbar', 'grouped', 'line', 'mixed', 'geometry'], { title: 'vistool: Generate Tasks (1/3): kind' });
       if (!kind) return undefined;
       const count = await vscode.window.showInputBox({ title: 'vistool: Generate Tasks (2/3): how many', value: '400', validateInput: (v) => (/^[1-9]\d*$/.test(v.trim()) ? null : 'a whole number of tasks') });
       if (!count) return undefined;

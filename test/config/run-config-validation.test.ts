@@ -39,15 +39,29 @@ const config = (value: unknown) => JSON.stringify(value, null, 2);
 test('the examples can be copied anywhere: none points at a schema by a path into this repository', async () => {
   // A relative "$schema" breaks once the file is copied into a workspace ("Unable to load schema"), and it
   // overrides the extension's own *.vistool.json mapping, so the editor stops showing schema errors.
-  for (const name of ['micro-cpu.vistool.json', 'dapo-qwen2.5-vl-3b-4gpu.vistool.json']) {
+  for (const name of ['micro-cpu.vistool.json', 'micro-geometry.vistool.json', 'dapo-qwen2.5-vl-3b-4gpu.vistool.json']) {
     const example = JSON.parse(await readFile(join(root, 'examples', name), 'utf8')) as Record<string, unknown>;
     assert.equal(example.$schema, undefined, name);
   }
 });
 
-test('the shipped micro CPU example has no errors or warnings', async () => {
-  const text = await readFile(join(root, 'examples', 'micro-cpu.vistool.json'), 'utf8');
-  assert.deepEqual(check(text).filter((p) => p.severity !== 'info'), []);
+test('the shipped micro CPU examples (bars and geometry) have no errors or warnings', async () => {
+  for (const name of ['micro-cpu.vistool.json', 'micro-geometry.vistool.json']) {
+    const text = await readFile(join(root, 'examples', name), 'utf8');
+    assert.deepEqual(check(text).filter((p) => p.severity !== 'info'), [], name);
+  }
+});
+
+test('question families must fit the kind: chart families on geometry, or geometry families on a chart, are errors that offer null', () => {
+  const onGeometry = config({ name: 'x', data: { generate: { kind: 'geometry', families: ['above_below', 'argmax'] } } });
+  const [found] = check(onGeometry).filter((p) => p.code === 'data/families-kind');
+  assert.ok(found);
+  assert.equal(found.severity, 'error');
+  assert.match(found.message, /data\.generate\.families argmax is not asked of kind 'geometry': geometry asks above_below, same_side/);
+  assert.deepEqual(codes(check(applyFirstFix(onGeometry, found))), []);
+  const onChart = check(config({ name: 'x', data: { generate: { kind: 'vbar', families: ['locate'] } } })).filter((p) => p.code === 'data/families-kind');
+  assert.match(onChart[0]?.message ?? '', /locate is not asked of kind 'vbar'/);
+  assert.deepEqual(codes(check(config({ name: 'x', data: { generate: { kind: 'geometry', families: ['locate', 'same_side'] } } }))), []);
 });
 
 test('ε_high below ε_low is an error on rl.clip_ratio_high, and its fix makes the config clean', () => {

@@ -16,6 +16,7 @@ test('every New Run Config combination passes the config checks without errors o
   const models: ModelChoice[] = [{ kind: 'micro' }, { kind: 'qwen3b' }, { kind: 'custom', model: 'org/model' }];
   const tasks: TasksChoice[] = [
     { kind: 'generate', taskKind: 'vbar' },
+    { kind: 'generate', taskKind: 'geometry' },
     { kind: 'file', train: 'data/train/tasks.jsonl', eval: 'data/test/tasks.jsonl', taskKind: 'table' },
     { kind: 'file', train: 'data/train/tasks.jsonl', eval: null, taskKind: 'chart' },
   ];
@@ -31,7 +32,7 @@ test('every New Run Config combination passes the config checks without errors o
           assert.deepEqual(problems.filter((p) => p.severity !== 'info').map((p) => p.message), [], JSON.stringify({ model, task, preset, device }));
           checked++;
         }
-  assert.equal(checked, 81);
+  assert.equal(checked, 108);
 });
 
 test('the presets differ where GRPO and DAPO differ', () => {

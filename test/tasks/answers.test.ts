@@ -84,6 +84,7 @@ function naive(table: { columns: string[]; rows: (string | number)[][] }, q: Tas
     return at.length === 1 ? at[0]! : null;
   }
   switch (q.family) {
+    case 'above_below': case 'same_side': case 'inside_triangle': case 'segments_cross': case 'longer_segment': case 'locate': return null; // diagrams: test/tasks/geometry-family.test.ts
     case 'lookup': return String(v(byKey(q.rows![0]!)));
     case 'filter_sum': { const rs = q.rows ? q.rows.map(byKey) : match(q.where); return rs.length ? String(rs.reduce((s, r) => s + v(r), 0)) : null; }
     case 'count': return String(match(q.where).length);

@@ -61,3 +61,15 @@ test('the Wilson interval is the textbook one: inside [0, 1], exact at 0 and n, 
   assert.throws(() => wilsonInterval(3, 2), RangeError);
   assert.throws(() => wilsonInterval(1.5, 2), RangeError);
 });
+
+test('a curriculum\'s perception accuracy is drawn as its own marks, after the two tool settings', () => {
+  const lines = evalLines([
+    at('after_perception', 300, { 'eval/acc_tools': 0.2, 'perception/acc': 0.55, 'perception/point_distance_px': 9.5 }),
+    at('after_sft', 900, { 'eval/acc_tools': 0.6, 'perception/acc': 0.5 }),
+  ]);
+  assert.deepEqual(lines.map((l) => l.metric), ['eval/acc_tools', 'perception/acc']);
+  assert.deepEqual(lines[1], { metric: 'perception/acc', curve: [], marks: [{ x: 300, y: 0.55, label: 'after_perception', ...none }, { x: 900, y: 0.5, label: 'after_sft', ...none }] });
+  // The perception interval counts the perception tasks (perception/n), not the evaluation's eval/n.
+  const [, counted] = evalLines([at('after_sft', 900, { 'eval/n': 300, 'eval/acc_tools': 0.6, 'perception/acc': 0.5, 'perception/n': 40 })]);
+  assert.deepEqual(counted?.marks[0], { x: 900, y: 0.5, label: 'after_sft', n: 40, low: wilsonInterval(20, 40)[0], high: wilsonInterval(20, 40)[1] });
+});

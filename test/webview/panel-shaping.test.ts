@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIFF_COLOUR, pixelDifference } from '../../webview/shared/image-diff.js';
-import { fieldKind, parseList } from '../../webview/playground/schema-form.js';
+import { fieldKind, parseList, parsePointRef } from '../../webview/playground/schema-form.js';
 import { listTools } from '../../env/tools/registry.js';
 
 test('the difference overlay marks exactly the pixels whose colour changed beyond the threshold', () => {
@@ -27,10 +27,21 @@ test('every registered tool\'s arguments get a form field: labels where metadata
   assert.equal(kinds['zoom_in.bbox'], 'number-tuple');
   assert.equal(kinds['zoom_in.factor'], 'number');
   assert.equal(kinds['mark_point.x'], 'number');
+  assert.equal(kinds['mark_point.point'], 'point');
+  assert.equal(kinds['draw_line.through'], 'point-pair');
+  assert.equal(kinds['draw_circle.center'], 'point');
+  assert.equal(kinds['draw_circle.radius'], 'number');
   assert.ok(Object.values(kinds).every((k) => k !== 'json'), 'no tool argument should fall back to raw JSON');
 });
 
 test('comma lists are trimmed and empty pieces dropped', () => {
   assert.deepEqual(parseList(' Rider, Wins ,, Team '), ['Rider', 'Wins', 'Team']);
   assert.deepEqual(parseList(''), []);
+});
+
+test('a point is typed as a label or as coordinates', () => {
+  assert.equal(parsePointRef(' A '), 'A');
+  assert.deepEqual(parsePointRef('120, 45'), [120, 45]);
+  assert.deepEqual(parsePointRef('[12.5 7]'), [12.5, 7]);
+  assert.equal(parsePointRef('  '), undefined);
 });

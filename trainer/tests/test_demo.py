@@ -57,6 +57,26 @@ def test_the_demo_task_family_is_level_questions_about_six_shuffled_bars(tmp_pat
     assert len({"".join(task["meta"]["x_values_bbox"]) for task in tasks}) > 1
 
 
+def test_the_geometry_variant_asks_above_below_about_three_points_with_the_same_budgets(tmp_path, cli_bundle):
+    bars = demo_config(str(tmp_path / "demo"), minutes=20)
+    tools = demo_config(str(tmp_path / "demo"), minutes=20, task="geometry")
+    text = demo_config(str(tmp_path / "demo"), minutes=20, arm="text", task="geometry")
+    assert tools.env.tools is True and text.env.tools is False
+    assert _without(tools, "env.tools", "output_dir", "name") == _without(text, "env.tools", "output_dir", "name")
+    # The same budgets as the bars demo: only the task and the prompts' wording differ.
+    assert (tools.sft, tools.rl, tools.eval) == (bars.sft, bars.rl, bars.eval)
+    generate = replace(tools.data.generate, n_train=6)
+    assert (generate.kind, generate.families, generate.labels) == ("geometry", ["above_below"], ["A", "B", "C"])
+    tasks = load_tasks(generate_tasks(tmp_path / "train", generate, seed=3, split="train"))
+    assert len(tasks) == 6
+    for task in tasks:
+        assert task["kind"] == "geometry" and task["answer"] in ("above", "below")
+        assert sorted(task["meta"]["points"]) == ["A", "B", "C"]
+        assert task["gold"] == [{"name": "draw_line", "arguments": {"through": task["query"]["points"][:2]}}]
+    with pytest.raises(ValueError, match="demo task 'maps' is not one of bars, geometry"):
+        demo_config(str(tmp_path / "demo"), minutes=20, task="maps")
+
+
 def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
     config = demo_config("runs/demo", minutes=20, model="Qwen/Qwen2.5-VL-3B-Instruct", device="cuda")
     assert config.policy.model == "Qwen/Qwen2.5-VL-3B-Instruct" and config.device == "cuda"

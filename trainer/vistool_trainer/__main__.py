@@ -63,7 +63,7 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"demo: --seed {args.seed} and --set seed={overrides['seed']} disagree; give one", file=sys.stderr)
             return 2
         overrides["seed"] = args.seed
-    return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides)
+    return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides, task=args.task)
 
 
 def _serve_policy(args: argparse.Namespace) -> int:
@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "initial weights, the SFT batches and RL's sampling (default: the demo config's, 1)")
     demo.add_argument("--model", default="micro", help="'micro' (the embedded micro Qwen2.5-VL), a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or a local checkpoint folder")
     demo.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="cpu, cuda (bf16) or auto")
+    demo.add_argument("--task", default="bars", choices=["bars", "geometry"],
+                      help="bars: the level of one bar among six (examples/micro-cpu.vistool.json); geometry: whether the line through two "
+                           "points passes above or below a third (examples/micro-geometry.vistool.json)")
     demo.set_defaults(handler=_demo)
     serve = commands.add_parser("serve-policy", help="a checkpoint behind an OpenAI-compatible chat-completions endpoint on 127.0.0.1")
     serve.add_argument("--checkpoint", required=True, help="checkpoint folder (<run>/checkpoints/step-NNNNNN) or a save_pretrained folder")

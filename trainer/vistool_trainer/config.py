@@ -19,7 +19,7 @@ from typing import Any, Literal
 @dataclass
 class DataGenerateConfig:
     """Used when train or eval is null: `vistool data gen` options."""
-    kind: Literal['table', 'vbar', 'hbar', 'grouped', 'line'] = 'table'
+    kind: Literal['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry'] = 'table'
     n_train: int = 400
     n_eval: int = 100
     difficulty: int = 1
@@ -97,6 +97,28 @@ class EnvConfig:
     max_tool_calls: int = 2
     images: Literal['path', 'inline'] = 'path'
     node: str = 'node'
+
+
+@dataclass
+class CurriculumPerceptionConfig:
+    """The perception stage: its tasks (geometry `locate`: generated unless train/eval name files) and its SFT budget."""
+    train: str | None = None
+    eval: str | None = None
+    n_train: int = 2000
+    n_eval: int = 100
+    difficulty: int = 1
+    image_size: str | None = None
+    steps: int = 300
+    max_seconds: float | None = None
+    batch_size: int = 32
+    lr: float = 0.001
+
+
+@dataclass
+class CurriculumConfig:
+    """V-Thinker's two stages: point-localisation SFT (perception) before the interactive stages."""
+    perception_first: bool = False
+    perception: CurriculumPerceptionConfig = field(default_factory=CurriculumPerceptionConfig)
 
 
 @dataclass
@@ -206,6 +228,7 @@ class RunConfig:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     rewards: dict[str, Any] = field(default_factory=dict)  # the env's reward config (env/rewards/config.schema.json), sent to the server as JSON
+    curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
     sft: SftConfig = field(default_factory=SftConfig)
     rl: RlConfig = field(default_factory=RlConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)

@@ -5,7 +5,7 @@
  * `tools/<tool>/calls`, `tools/<tool>/failed`, `errors/E1` … `errors/E6`:
  * trainer/vistool_trainer/rollouts/tool_metrics.py); how many groups DAPO's dynamic sampling kept
  * and dropped; how long it writes and how many turns it takes; then the optimiser's side (SFT loss
- * and the SFT probe, entropy, KL, clip fraction) and timing. Groups of these are drawn as one chart
+ * — a curriculum's perception loss before it — and the SFT probe, entropy, KL, clip fraction) and timing. Groups of these are drawn as one chart
  * each (chart-groups.ts).
  *
  * Defaults follow what the runs vary. With the runs' per-metric stats (RunSummary.metricStats), a
@@ -24,7 +24,7 @@ const HEADLINE = new Set([...REWARD, 'acc/mean']);
 const REWARD_COMPONENT = /^reward\/(?!mean$)[^/]+$/;
 const BEFORE_COUNTS = ['acc/mean', 'tool/call_rate', 'tool/error_rate'];
 const SAMPLING = ['sampling/kept_groups', 'sampling/dropped_groups'];
-const AFTER_COUNTS = ['response_length/mean', 'num_turns/mean', 'turns/mean', 'sft/loss'];
+const AFTER_COUNTS = ['response_length/mean', 'num_turns/mean', 'turns/mean', 'perception/loss', 'sft/loss'];
 const SFT_PROBE = /^sft\/probe_.+_acc$/;
 const OPTIMISER = ['actor/entropy', 'actor/kl', 'actor/pg_clipfrac'];
 const TOOL_COUNT = /^tools\/(.+)\/(calls|failed)$/;

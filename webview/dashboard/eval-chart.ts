@@ -93,7 +93,7 @@ export class EvalChart implements Drawable {
     this.element = h(
       'figure',
       { class: 'chart-card eval-chart', 'data-testid': 'eval-chart' },
-      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, 'eval accuracy (with tools: solid ●, without: dashed ▲)')),
+      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, 'eval accuracy (with tools: solid ●, without: dashed ▲, a curriculum\'s perception: dotted ◆)')),
       h('div', { class: 'chart-box' }, this.canvas),
       h('div', { class: 'chart-stats muted' }, 'Bars: 95 % Wilson intervals over the evaluation\'s tasks. Lines join evaluations made during a phase; before, after_sft and after_rl (one per phase) are marks, not joined.'),
     );
@@ -133,9 +133,10 @@ export class EvalChart implements Drawable {
     for (const { run, lines } of pending.runs) {
       for (const line of lines) {
         const tools = line.metric === 'eval/acc_tools';
+        const perception = line.metric === 'perception/acc';
         const title = TITLES.get(line.metric) ?? line.metric;
-        const common = { series: `${run.runId}\u0000${line.metric}`, borderColor: run.colour, backgroundColor: run.colour, pointStyle: tools ? 'circle' : 'triangle', pointHoverRadius: 6 } as const;
-        if (line.curve.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.curve, showLine: true, borderWidth: 1.8, borderDash: tools ? [] : [5, 4], pointRadius: 3, clip: OVERFLOW_PX });
+        const common = { series: `${run.runId}\u0000${line.metric}`, borderColor: run.colour, backgroundColor: run.colour, pointStyle: tools ? 'circle' : perception ? 'rectRot' : 'triangle', pointHoverRadius: 6 } as const;
+        if (line.curve.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.curve, showLine: true, borderWidth: 1.8, borderDash: tools ? [] : perception ? [2, 3] : [5, 4], pointRadius: 3, clip: OVERFLOW_PX });
         if (line.marks.length > 0) datasets.push({ ...common, label: `${run.name} · ${title}`, data: line.marks, showLine: false, pointRadius: 5, clip: OVERFLOW_PX, ...(tools ? {} : { backgroundColor: 'transparent', borderWidth: 2 }) });
       }
     }

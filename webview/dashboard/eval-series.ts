@@ -1,6 +1,6 @@
 /**
- * What the dashboard's evaluation chart draws for one run: accuracy with and without tools against
- * the step. Pure and DOM-free (tested without a browser).
+ * What the dashboard's evaluation chart draws for one run: accuracy with and without tools (and a
+ * curriculum's perception accuracy) against the step. Pure and DOM-free (tested without a browser).
  *
  * Honesty rule: a line joins only evaluations made during a phase (the trainer's periodic
  * `rl_step_N`, or any other labelled evaluation with a step), and only when there are two or more
@@ -10,15 +10,18 @@
  * the table beside the charts.
  *
  * Each point carries its 95 % Wilson interval when the evaluation says how many tasks it scored
- * (`eval/n`): the correct count is the trainer's `eval/correct_<arm>`, else the accuracy × n
+ * (`eval/n`; a curriculum's perception evaluation: `perception/n`): the correct count is the
+ * trainer's `eval/correct_<arm>`, else the accuracy × n
  * rounded. An accuracy of 0.8 on 10 tasks and on 300 are different claims; the bars say which.
  */
 import type { EvalResult } from '../../protocol/panel-protocol.js';
 import { wilsonInterval } from '../../protocol/intervals.js';
 
 export const EVAL_ACCURACY_METRICS = [
-  { metric: 'eval/acc_tools', title: 'with tools', correct: 'eval/correct_tools' },
-  { metric: 'eval/acc_no_tools', title: 'without tools', correct: 'eval/correct_no_tools' },
+  { metric: 'eval/acc_tools', title: 'with tools', correct: 'eval/correct_tools', count: 'eval/n' },
+  { metric: 'eval/acc_no_tools', title: 'without tools', correct: 'eval/correct_no_tools', count: 'eval/n' },
+  // A curriculum's perception skill (point localisation within tolerance), measured at every checkpoint on its own tasks.
+  { metric: 'perception/acc', title: 'perception', correct: 'perception/correct', count: 'perception/n' },
 ] as const;
 
 export interface EvalMark {
@@ -32,8 +35,8 @@ export interface EvalMark {
 }
 
 /** The interval of one accuracy: [n, low, high], or nulls without a usable task count. */
-export function accuracyInterval(metrics: Readonly<Record<string, number>>, accuracy: number, correctKey: string): { n: number | null; low: number | null; high: number | null } {
-  const n = metrics['eval/n'];
+export function accuracyInterval(metrics: Readonly<Record<string, number>>, accuracy: number, correctKey: string, countKey = 'eval/n'): { n: number | null; low: number | null; high: number | null } {
+  const n = metrics[countKey];
   if (n === undefined || !Number.isInteger(n) || n <= 0) return { n: null, low: null, high: null };
   const counted = metrics[correctKey];
   const successes = counted !== undefined && Number.isInteger(counted) && counted >= 0 && counted <= n ? counted : Math.round(accuracy * n);
@@ -60,10 +63,10 @@ const byStep = (a: EvalMark, b: EvalMark) => a.x - b.x;
 /** One entry per accuracy metric that has at least one placed evaluation, in EVAL_ACCURACY_METRICS order. */
 export function evalLines(evaluations: readonly EvalResult[]): EvalLine[] {
   const lines: EvalLine[] = [];
-  for (const { metric, correct } of EVAL_ACCURACY_METRICS) {
+  for (const { metric, correct, count } of EVAL_ACCURACY_METRICS) {
     const placed = evaluations.flatMap((e) => {
       const y = e.metrics[metric];
-      return e.step !== null && y !== undefined ? [{ x: e.step, y, label: e.label, edge: isPhaseEdge(e.label), ...accuracyInterval(e.metrics, y, correct) }] : [];
+      return e.step !== null && y !== undefined ? [{ x: e.step, y, label: e.label, edge: isPhaseEdge(e.label), ...accuracyInterval(e.metrics, y, correct, count) }] : [];
     });
     if (placed.length === 0) continue;
     const during = placed.filter((p) => !p.edge).map(({ edge: _edge, ...mark }) => mark);

@@ -1,8 +1,9 @@
 /**
  * A form generated from a tool's JSON Schema (draft-07 object schema, as env/tools declares
  * them): label lists become checkboxes offered from the image's metadata (with a free-text box
- * for anything else), fixed-length number arrays become one input per number, numbers and
- * booleans get their own inputs, anything else is JSON text. Reading the form only collects
+ * for anything else), fixed-length number arrays become one input per number, points (a label
+ * or "x, y") a text box each with the diagram's labels offered, numbers and booleans get their
+ * own inputs, anything else is JSON text. Reading the form only collects
  * values; the engine validates them, so a wrong value comes back as the same E2–E4 error a
  * model would get.
  */
@@ -10,12 +11,13 @@ import type { ToolInfo } from '../../protocol/panel-protocol.js';
 import { h } from '../shared/dom.js';
 import { isRecord } from '../../protocol/guards.js';
 
-export type FieldKind = 'labels' | 'string-list' | 'number-tuple' | 'number' | 'boolean' | 'enum' | 'string' | 'json';
+export type FieldKind = 'labels' | 'string-list' | 'number-tuple' | 'number' | 'boolean' | 'enum' | 'string' | 'point' | 'point-pair' | 'json';
 
 interface PropertySchema {
   type?: string;
   enum?: unknown[];
-  items?: { type?: string };
+  items?: { type?: string; anyOf?: unknown[] };
+  anyOf?: unknown[];
   minItems?: number;
   maxItems?: number;
   minimum?: number;
@@ -28,9 +30,16 @@ function asSchema(value: unknown): PropertySchema {
   return isRecord(value) ? (value as PropertySchema) : {};
 }
 
+/** A point reference (env/tools/point-refs.ts): a label, or pixel coordinates [x, y]. */
+function isPointSchema(schema: PropertySchema): boolean {
+  return Array.isArray(schema.anyOf) && schema.anyOf.some((s) => asSchema(s).type === 'string') && schema.anyOf.some((s) => asSchema(s).type === 'array');
+}
+
 /** Which input a property gets; `labels` only when the image's metadata has labels for it. */
 export function fieldKind(schemaValue: unknown, labels: string[] | undefined): FieldKind {
   const schema = asSchema(schemaValue);
+  if (isPointSchema(schema)) return 'point';
+  if (schema.type === 'array' && schema.items && isPointSchema(asSchema(schema.items)) && schema.minItems === 2 && schema.maxItems === 2) return 'point-pair';
   if (schema.type === 'array' && schema.items?.type === 'string') return labels && labels.length > 0 ? 'labels' : 'string-list';
   if (schema.type === 'array' && (schema.items?.type === 'number' || schema.items?.type === 'integer') && schema.minItems !== undefined && schema.minItems === schema.maxItems && schema.minItems <= 8) return 'number-tuple';
   if (schema.type === 'number' || schema.type === 'integer') return 'number';
@@ -46,6 +55,14 @@ export function parseList(text: string): string[] {
 }
 
 const TUPLE_NAMES: Record<string, string[]> = { bbox: ['x1', 'y1', 'x2', 'y2'] };
+
+/** A point typed as a label ("A") or as coordinates ("120, 45" → [120, 45]). */
+export function parsePointRef(text: string): string | [number, number] | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  const xy = /^\[?\s*(-?\d+(?:\.\d+)?)\s*[,\s]\s*(-?\d+(?:\.\d+)?)\s*\]?$/.exec(trimmed);
+  return xy ? [Number(xy[1]), Number(xy[2])] : trimmed;
+}
 
 interface Field {
   name: string;
@@ -120,6 +137,23 @@ function makeField(name: string, schemaValue: unknown, labels: string[] | undefi
         },
       };
     }
+    case 'point':
+    case 'point-pair': {
+      // One text box per point; the image's point labels are offered as suggestions.
+      const list = labels && labels.length > 0 ? h('datalist', { id: `points-${name}` }, ...labels.map((label) => h('option', { value: label }))) : null;
+      const count = fieldKind(schemaValue, labels) === 'point' ? 1 : 2;
+      const inputs = Array.from({ length: count }, (_, i) => h('input', { type: 'text', name, placeholder: 'a label such as A, or x, y', 'aria-label': count === 1 ? name : `${name}[${i}]`, 'data-testid': count === 1 ? `arg-${name}` : `arg-${name}-${i}`, ...(list ? { list: `points-${name}` } : {}) }));
+      return {
+        name,
+        element: h('div', { class: 'tuple' }, ...inputs, list),
+        read: () => {
+          const points = inputs.map((input) => parsePointRef(input.value));
+          if (points.every((p) => p === undefined)) return {};
+          if (points.some((p) => p === undefined)) return { error: `${name} needs ${count} points` };
+          return { value: count === 1 ? points[0] : points };
+        },
+      };
+    }
     case 'number': {
       const input = numberInput(name, schema, name);
       return { name, element: input, read: () => readNumber(input, name), write: (value) => typeof value === 'number' && Number.isFinite(value) && ((input.value = String(value)), true) };
@@ -172,7 +206,9 @@ export interface ArgumentForm {
 
 export function argumentForm(tool: ToolInfo, labels: Record<string, string[]>): ArgumentForm {
   const required = new Set(tool.parameters.required);
-  const fields = Object.entries(tool.parameters.properties).map(([name, schema]) => ({ field: makeField(name, schema, labels[name]), schema: asSchema(schema) }));
+  // Point arguments (through, endpoints, center, point) are offered the diagram's point labels.
+  const labelsFor = (name: string, schema: unknown) => labels[name] ?? (['point', 'point-pair'].includes(fieldKind(schema, undefined)) ? labels.points : undefined);
+  const fields = Object.entries(tool.parameters.properties).map(([name, schema]) => ({ field: makeField(name, schema, labelsFor(name, schema)), schema: asSchema(schema) }));
   const element = h(
     'div',
     { class: 'argument-form', 'data-tool': tool.name },

@@ -39,6 +39,8 @@ from .run_directory import read_json_lines, write_json_atomic
 from .train import generate_tasks
 
 DEMO_CONFIG = repo_root() / "examples" / "micro-cpu.vistool.json"
+# `--task` (make demo TASK=...): which family the two arms are compared on, by its example config.
+DEMO_CONFIGS = {"bars": DEMO_CONFIG, "geometry": repo_root() / "examples" / "micro-geometry.vistool.json"}
 ARMS = ("tools", "text")
 
 # Shares of the time budget each arm's stage may use at most: a safety net a normal run never
@@ -101,7 +103,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
 
 
 def demo_config(out: str, minutes: float, model: str = "micro", device: str = "cpu", arm: str = "tools",
-                overrides: dict[str, Any] | None = None) -> RunConfig:
+                overrides: dict[str, Any] | None = None, task: str = "bars") -> RunConfig:
     """The resolved run config of one arm: examples/micro-cpu.vistool.json with the time caps, the
     arm's tool setting and — for a real model — the settings a 3B model needs instead of the micro
     model's. The text arm differs from the tools arm in `env.tools` alone: with the tools off every
@@ -119,7 +121,9 @@ def demo_config(out: str, minutes: float, model: str = "micro", device: str = "c
         settings.update(REAL_MODEL_SETTINGS)
         settings.update({"name": f"demo-{arm}-" + Path(model.rstrip("/")).name.lower(), "policy.model": model})
     settings.update(overrides or {})
-    return load_config(DEMO_CONFIG, settings)
+    if task not in DEMO_CONFIGS:
+        raise ValueError(f"demo task {task!r} is not one of {', '.join(DEMO_CONFIGS)}")
+    return load_config(DEMO_CONFIGS[task], settings)
 
 
 def keep_previous_demo(root: Path) -> Path | None:
@@ -214,7 +218,7 @@ def sft_steps_trained(run_dir: Path) -> int | None:
 
 
 def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu",
-             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None) -> int:
+             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars") -> int:
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
@@ -232,7 +236,7 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     if kept is not None:
         say(f"the previous demo in {root} is kept as {kept}")
     (root / "logs").mkdir(parents=True, exist_ok=True)
-    configs = {arm: demo_config(out, minutes, model, device, arm, overrides) for arm in ARMS}
+    configs = {arm: demo_config(out, minutes, model, device, arm, overrides, task) for arm in ARMS}
     say(f"generating the tasks once for both arms into {root / 'data'}")
     generate_demo_data(root, configs["tools"])
     # The arms run one after the other, each alone on the machine with every core, so neither arm's
@@ -244,7 +248,7 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
     write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "seed": configs["tools"].seed,
-                                           "order": list(ARMS), "arms": list(ARMS), "started_at": started})
+                                           "order": list(ARMS), "arms": list(ARMS), "started_at": started, "task": task})
     say(f"arms {', '.join(ARMS)} one after the other; configs in {root}/<arm>.vistool.json, logs in {root / 'logs'}")
 
     arms: list[ArmProcess] = []

@@ -379,6 +379,18 @@ def write_demo_report(root: Path, summary: dict[str, Any]) -> str:
     if files:
         examples = "".join(rollout_html(record, "tools/images") for record in read_json_lines(files[-1])[:4])
     minutes = summary.get("minutes")
+    # The bars demo's reading of its own results (docs/DEMO.md); the geometry variant's is in _shows_section.
+    bars_shows = """<ul><li>It shows, on held-out charts, that editing the image lets a model answer what it cannot read from the raw image, and that
+RL with outcome rewards raises how often a warmed-up policy uses the tool, and with it the accuracy, while the same budgets
+leave the text arm where the raw image lets it be.</li>
+<li>It does not show that RL teaches a skill SFT could not: the gold tool trajectories already teach the reading; RL changes
+<i>when</i> the policy calls. The warm-up mixture is chosen to leave that decision open, as a base model that rarely calls tools
+would.</li>
+<li>It does not show anything about real charts, real models or other questions: the micro model is trained from scratch on one
+synthetic family in minutes. At this size SFT on gold trajectories is far more sample-efficient than RL; RL's own case is where no
+gold trajectory exists.</li>
+<li>The intervals are over held-out tasks for one seed of one training run per arm; they say nothing about the spread across
+training seeds.</li></ul>"""
     body = f"""<!doctype html><meta charset="utf-8"><title>vistool demo — tools against text</title><style>{STYLE}</style>
 <h1>vistool demo: the image-tool arm against the text-only arm</h1>
 {time_cap_banner_html(summary)}
@@ -389,16 +401,7 @@ the image tools, the <b>text</b> arm has them switched off in the env. The dashb
 <code>npx vistool view {html.escape(str(root))}</code>.</p>
 
 <h2>The task, and why this one</h2>
-<p>Each chart has six bars labelled A–F, in a different order on every chart. The question names one label and asks whether its
-value is low (under a quarter of the value scale), medium or high (over three quarters). Every chart has all three levels, and each
-level is the answer equally often, so a guess scores one in three; in the held-out split the answers are {answers or 'unknown'}
-(chance {chance if chance is None else f'{chance:.3f}'}, always writing the most common answer {_pct(split.get('majority_rate') or 0)}).
-The question alone says nothing about the answer, and the gold call, <code>focus_on_x_values_with_mask</code> with the label copied
-from the question, names no level either.</p>
-<p>Without the tool, the model must read which tiny letter sits under which bar and bind that bar's height to it: a lookup the
-0.6M-parameter micro model does not learn in these minutes (it reads the 2×3 cells of a table no better than chance either).
-With the tool, the edited image shows one bar alone, and "how tall is the only bar" is a judgement it learns in a few hundred
-SFT steps. So the tool supplies exactly what the model cannot get from the raw image — the seeds' first claim, at laptop scale.</p>
+{_task_section(root, answers, chance, split)}
 {_example_pair(root)}
 {warmup_html(root / "tools", sft)}
 <p>A policy warmed up that way calls the tool in some sampled rollouts and, greedily, answers directly, which leaves RL the
@@ -425,19 +428,50 @@ and the clip ranges (ε_low {rl.get('clip_ratio_low')}, ε_high {rl.get('clip_ra
 <ul>{speeds}</ul>
 
 <h2>What this shows, and what it does not</h2>
-<ul><li>It shows, on held-out charts, that editing the image lets a model answer what it cannot read from the raw image, and that
-RL with outcome rewards raises how often a warmed-up policy uses the tool, and with it the accuracy, while the same budgets
-leave the text arm where the raw image lets it be.</li>
-<li>It does not show that RL teaches a skill SFT could not: the gold tool trajectories already teach the reading; RL changes
-<i>when</i> the policy calls. The warm-up mixture is chosen to leave that decision open, as a base model that rarely calls tools
-would.</li>
-<li>It does not show anything about real charts, real models or other questions: the micro model is trained from scratch on one
-synthetic family in minutes. At this size SFT on gold trajectories is far more sample-efficient than RL; RL's own case is where no
-gold trajectory exists.</li>
-<li>The intervals are over held-out tasks for one seed of one training run per arm; they say nothing about the spread across
-training seeds.</li></ul>
+{_shows_section(root, bars_shows)}
 
 <h2>Rollouts of the tools arm's last RL step</h2>{examples or '<p>none written</p>'}
 """
     (root / "report.html").write_text(body)
     return demo_table(summary)
+
+
+def _task_section(root: Path, answers: str, chance: Any, split: dict[str, Any]) -> str:
+    """What the demo's task is and why it suits the comparison: the bars task (the default), or the
+    geometry variant (`--task geometry`), by the task demo.json records."""
+    demo = json.loads((root / "demo.json").read_text()) if (root / "demo.json").exists() else {}
+    odds = (f"in the held-out split the answers are {answers or 'unknown'} (chance {chance if chance is None else f'{chance:.3f}'}, "
+            f"always writing the most common answer {_pct(split.get('majority_rate') or 0)})")
+    if demo.get("task") == "geometry":
+        return f"""<p>Each diagram has three labelled points, A, B and C, in random places and random roles. The question names two of
+them and asks whether the line through them passes above or below the third; the line is not drawn. The third point lies 10 to
+22 px from the line (a few pixels of error never change the answer: the generator's checker refuses any closer), above or below
+equally often, so a guess scores one in two; {odds}. The gold call, <code>draw_line</code> through the two points the question
+names, carries no answer.</p>
+<p>Without the tool, the model must find the two named points by their letters and judge where the line between them runs at the
+third point's x. With the tool, the edited image shows the line in red and the only dot off it: "is the dot above or below the
+red line" is a judgement that needs no letter once the call is made. Whether the 0.6M-parameter micro model learns either in these
+minutes is what this run measures; the variant's design was fixed before its first run, and the numbers below are what this run gave.</p>"""
+    return f"""<p>Each chart has six bars labelled A–F, in a different order on every chart. The question names one label and asks whether its
+value is low (under a quarter of the value scale), medium or high (over three quarters). Every chart has all three levels, and each
+level is the answer equally often, so a guess scores one in three; {odds}.
+The question alone says nothing about the answer, and the gold call, <code>focus_on_x_values_with_mask</code> with the label copied
+from the question, names no level either.</p>
+<p>Without the tool, the model must read which tiny letter sits under which bar and bind that bar's height to it: a lookup the
+0.6M-parameter micro model does not learn in these minutes (it reads the 2×3 cells of a table no better than chance either).
+With the tool, the edited image shows one bar alone, and "how tall is the only bar" is a judgement it learns in a few hundred
+SFT steps. So the tool supplies exactly what the model cannot get from the raw image — the seeds' first claim, at laptop scale.</p>"""
+
+
+def _shows_section(root: Path, bars: str) -> str:
+    """What the run shows: the bars demo's established reading, or, for the geometry variant, what
+    the targets above say and nothing more (it was not designed from earlier runs)."""
+    demo = json.loads((root / "demo.json").read_text()) if (root / "demo.json").exists() else {}
+    if demo.get("task") != "geometry":
+        return bars
+    return """<ul><li>It measures, on held-out diagrams, whether drawing the line lets the micro model answer better than it can from the
+raw diagram, and whether RL moves the tool-call rate and the accuracy; the targets above say which happened in this run.</li>
+<li>It does not show anything about real diagrams, real models or other geometry questions: one synthetic family, three points,
+a micro model trained from scratch in minutes.</li>
+<li>The intervals are over held-out tasks for one seed of one training run per arm; they say nothing about the spread across
+training seeds.</li></ul>"""

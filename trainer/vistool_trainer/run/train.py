@@ -36,6 +36,7 @@ from ..rollouts.rollout import load_tasks, rollout_record
 from ..trainers.evaluate import evaluate
 from ..trainers.grpo import grpo_step
 from ..trainers.sft import gold_conversations, run_sft
+from ..trainers.perception import evaluate_perception, perception_sft_config
 from ..trainers.sft_probe import SftProbe, split_probe
 from .environment_check import check_environment
 from .eval_records import write_eval_records
@@ -97,6 +98,17 @@ def generate_tasks(out: Path, generate: dict[str, Any], seed: int, split: str, w
             detail = lines[0] if lines[0].startswith("vistool data gen:") else result.stderr.strip()[-500:]
             raise RuntimeError(f"task generation failed (`{' '.join(command)}`): {detail}")
     return out / "tasks.jsonl"
+
+
+def perception_task_paths(config: RunConfig, run: RunDirectory, seed: int, write: bool = True) -> tuple[Path, Path]:
+    """The curriculum's perception tasks (`curriculum.perception`): the files it names, else
+    geometry `locate` tasks generated into data/perception-train and data/perception-eval."""
+    stage = config.curriculum.perception
+    generate = DataGenerateConfig(kind="geometry", n_train=stage.n_train, n_eval=stage.n_eval, difficulty=stage.difficulty,
+                                  image_size=stage.image_size or config.data.generate.image_size, families=["locate"])
+    train = Path(stage.train) if stage.train else generate_tasks(run.root / "data" / "perception-train", generate, seed, "train", write)
+    held_out = Path(stage.eval) if stage.eval else generate_tasks(run.root / "data" / "perception-eval", generate, seed, "test", write)
+    return train, held_out
 
 
 def tokenizer_corpus(config: RunConfig, client: EnvClient, tasks: list[dict[str, Any]]) -> list[str]:
@@ -217,13 +229,23 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
             eval_path = Path(data.eval) if data.eval else generate_tasks(run.root / "data" / "eval", generate, seed, "test", write=False)
         train_tasks, eval_tasks = load_tasks(train_path), load_tasks(eval_path)[: config.eval.n]
         events.log(f"{len(train_tasks)} training tasks from {train_path}, {len(eval_tasks)} held-out from {eval_path}")
+        perception: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+        perception_paths: list[Path] = []
+        if config.curriculum.perception_first:
+            if dist.is_main:
+                perception_paths = list(perception_task_paths(config, run, seed))
+            dist.barrier()
+            if not dist.is_main:
+                perception_paths = list(perception_task_paths(config, run, seed, write=False))
+            perception = (load_tasks(perception_paths[0]), load_tasks(perception_paths[1])[: config.curriculum.perception.n_eval])
+            events.log(f"curriculum: {len(perception[0])} perception tasks from {perception_paths[0]}, {len(perception[1])} held-out")
 
-        # The server may read images from the two data folders and nowhere else. It starts before
+        # The server may read images from the data folders and nowhere else. It starts before
         # the policy, whose tokenizer learns the gold turns the server writes.
-        roots = list(dict.fromkeys([train_path.parent.resolve(), eval_path.parent.resolve()]))
+        roots = list(dict.fromkeys([path.parent.resolve() for path in [train_path, eval_path, *perception_paths]]))
         server_context, client = open_env(config, run, roots, events, dist.rank)
         try:
-            return _prepare_and_run(config, run, events, client, train_tasks, eval_tasks, resume, interrupted, max_steps, dist)
+            return _prepare_and_run(config, run, events, client, train_tasks, eval_tasks, resume, interrupted, max_steps, dist, perception)
         finally:
             if server_context is not None:
                 server_context.__exit__(None, None, None)
@@ -240,7 +262,8 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
 
 
 def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, client: EnvClient, train_tasks: list[dict[str, Any]],
-                     eval_tasks: list[dict[str, Any]], resume: bool, interrupted: Interrupted, max_steps: int | None, dist: Distributed) -> int:
+                     eval_tasks: list[dict[str, Any]], resume: bool, interrupted: Interrupted, max_steps: int | None, dist: Distributed,
+                     perception: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])) -> int:
     """The policy (new, or from the newest checkpoint) and its engine, then the stages."""
     seed = config.seed
     checkpoint = run.latest_checkpoint() if resume else None
@@ -253,7 +276,8 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
         events.log(f"resumed from {checkpoint} at {state}")
     else:
         base = run.root / BASE_POLICY if dist.is_main and config.policy.model == "micro" else None
-        corpus = tokenizer_corpus(config, client, train_tasks)
+        # A curriculum's perception answers are words the policy must write too.
+        corpus = tokenizer_corpus(config, client, train_tasks + perception[0])
         policy = Policy.create(config.policy, corpus, seed, config.device, base)
         dist.broadcast_parameters(policy.model)
         # Two runs that start from the same model (the demo's arms) show the same sum here.
@@ -272,22 +296,25 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
     rollout_engine = RolloutEngine(config, dist, events)
     try:
         return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
-                       dist, engine, rollout_engine)
+                       dist, engine, rollout_engine, perception)
     finally:
         rollout_engine.close()
         engine.close()
 
 
 def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
-          tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False) -> dict[str, float]:
+          tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False,
+          perception_tasks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     keep = (lambda arms: write_eval_records(run.root, label, state["global_step"], arms)) if run.writable else None  # noqa: E731
-    results = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only, keep)
+    results: dict[str, Any] = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only, keep)
+    if perception_tasks and not own_setting_only:  # a curriculum's checkpoints also measure its perception skill
+        results.update(evaluate_perception(policy, client, perception_tasks, options, config.eval.max_new_tokens))
     results["timing/eval_s"] = time.perf_counter() - started
     record = {"step": state["global_step"], "stage": "eval", "label": label, **results}
     run.append_metrics(record)
     events.emit("eval", **record)
-    events.log(f"eval {label}: " + ", ".join(f"{k.split('/')[-1]}={v:.3f}" for k, v in results.items()))
+    events.log(f"eval {label}: " + ", ".join(f"{k.split('/')[-1]}={v:.3f}" for k, v in results.items() if v is not None))
     if not own_setting_only:  # the checkpoints' evaluations; the periodic curve lives in metrics.jsonl
         evaluations = run.read_run().get("evaluations", {})
         evaluations[label] = results
@@ -298,7 +325,8 @@ def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Pol
 def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
             train_tasks: list[dict[str, Any]], eval_tasks: list[dict[str, Any]], state: dict[str, Any], checkpoint: Path | None,
             interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed(),
-            engine: TrainingEngine | None = None, rollout_engine: RolloutEngine | None = None) -> int:
+            engine: TrainingEngine | None = None, rollout_engine: RolloutEngine | None = None,
+            perception: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])) -> int:
     seed, keep = config.seed, config.checkpoint.keep
     engine = engine or TrainingEngine(policy, dist)
     budget = {"left": max_steps if max_steps is not None else 1 << 62}
@@ -308,13 +336,41 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
 
     def evaluate_on_rank0(label: str, own_setting_only: bool = False) -> None:
         if dist.is_main:
-            _eval(config, run, events, policy, client, options, eval_tasks, label, state, own_setting_only)
+            _eval(config, run, events, policy, client, options, eval_tasks, label, state, own_setting_only, perception[1])
         dist.barrier()
 
     if state["stage"] == "start":
         if config.eval.before_and_after and config.eval.before:
             evaluate_on_rank0("before")
-        state["stage"] = "sft" if config.sft.enabled else "rl"
+        state["stage"] = "perception" if config.curriculum.perception_first else "sft" if config.sft.enabled else "rl"
+
+    if state["stage"] == "perception":
+        # V-Thinker's first stage: point localisation, direct answers (the gold has no tool turns).
+        stage_config = perception_sft_config(config)
+        events.emit("stage", stage="perception")
+        conversations = gold_conversations(client, perception[0], options, seed=seed)
+        optimizer = engine.make_optimizer(stage_config.lr, stage_config.weight_decay, 1.0)
+        if checkpoint is not None and engine.has_optimizer(checkpoint) and state.get("perception_step", 0) > 0:
+            engine.load_optimizer(optimizer, checkpoint)
+
+        def on_perception_step(step: int, loss: float, seconds: float) -> None:
+            state["perception_step"] = step
+            state["global_step"] += 1
+            budget["left"] -= 1
+            record = {"step": state["global_step"], "stage": "perception", "perception/step": step, "perception/loss": loss,
+                      "timing/step_s": seconds, "memory/trainer_peak_rss_mb": peak_rss_mb()}
+            run.append_metrics(record)
+            events.emit("step", **record)
+
+        step, optimizer = run_sft(policy, conversations, stage_config, seed, on_perception_step, state.get("perception_step", 0),
+                                  out_of_steps, optimizer, dist, engine)
+        if step < stage_config.steps and out_of_steps():
+            save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
+            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
+        state["stage"] = "sft" if config.sft.enabled else "rl" if config.rl.enabled else "done"
+        save_checkpoint(run, policy, None, state, events, keep, dist, engine)
+        if config.eval.before_and_after:
+            evaluate_on_rank0("after_perception")
 
     if state["stage"] == "sft":
         sft = config.sft
