@@ -336,6 +336,8 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.actor.clip_ratio_high', float(rl.clip_ratio_high), 'rl.clip_ratio_high');
   y.set('actor_rollout_ref.actor.clip_ratio_c', float(rl.clip_ratio_c), 'rl.clip_ratio_c');
   y.set('actor_rollout_ref.actor.loss_agg_mode', rl.loss_agg_mode, 'rl.loss_agg_mode');
+  // Dr. GRPO's constant divisor (seq-mean-token-sum-norm); null leaves veRL's own, its response length.
+  if (rl.loss_scale_factor !== null) y.set('actor_rollout_ref.actor.loss_scale_factor', rl.loss_scale_factor, 'rl.loss_scale_factor');
   y.set('actor_rollout_ref.actor.use_kl_loss', rl.kl_coef > 0, 'rl.kl_coef (> 0: KL loss against the start policy)');
   y.set('actor_rollout_ref.actor.kl_loss_coef', float(rl.kl_coef), 'rl.kl_coef');
   y.set('actor_rollout_ref.actor.kl_loss_type', rl.kl_estimator, 'rl.kl_estimator');
@@ -381,9 +383,13 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.fixed('reward.custom_reward_function.path', '${oc.env:VISTOOL_REPO}/verl_bridge/vistool_verl/reward.py');
   y.fixed('reward.custom_reward_function.name', 'compute_score');
 
-  y.fixed('trainer.project_name', 'vistool');
+  const reportTo = config.logging.report_to;
+  if (reportTo.includes('wandb')) y.set('trainer.project_name', config.logging.wandb_project, 'logging.wandb_project');
+  else y.fixed('trainer.project_name', 'vistool');
   y.set('trainer.experiment_name', config.name, 'name');
-  y.fixed('trainer.logger', ['console', 'file'], "file: veRL's metrics, one line per step, into the run's metrics.jsonl (run.sh sets VERL_FILE_LOGGER_PATH)");
+  const fileLogger = "file: veRL's metrics, one line per step, into the run's metrics.jsonl (run.sh sets VERL_FILE_LOGGER_PATH)";
+  if (reportTo.length > 0) y.set('trainer.logger', ['console', 'file', ...reportTo], `logging.report_to, after console and ${fileLogger}`);
+  else y.fixed('trainer.logger', ['console', 'file'], fileLogger);
   y.set('trainer.device', config.device === 'cpu' ? 'cpu' : 'cuda', config.device === 'auto' ? "device ('auto': veRL needs CUDA)" : 'device');
   if (options.nGpusPerNode === null && config.device === 'cpu') y.set('trainer.n_gpus_per_node', gpus, "device 'cpu'");
   else y.fixed('trainer.n_gpus_per_node', gpus, `not in the run config: ${options.nGpusPerNode !== null ? '--n-gpus-per-node' : `the default ${DEFAULT_GPUS_PER_NODE} (--n-gpus-per-node N changes it)`}`);

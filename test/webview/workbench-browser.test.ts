@@ -91,7 +91,9 @@ test('the evaluation chart spans the evaluations\' steps, each point with its Wi
     assert.ok(Math.abs((point?.low ?? NaN) - low) < 1e-6 && Math.abs((point?.high ?? NaN) - high) < 1e-6, `${e.label}: ${JSON.stringify(point)}`);
   }
   assert.deepEqual(JSON.parse((await chart.getAttribute('data-phases')) ?? '[]'), [{ x: 11, stage: 'rl' }, { x: 11, stage: 'rl' }]);
-  // Every training chart marks the SFT phases (run.json's sft_schedule) and the move to RL.
+  // Every training chart marks the SFT phases (run.json's sft_schedule) and the move to RL (once
+  // that chart has drawn the tools run: under load it may draw after the evaluation chart).
+  await page.waitForFunction(() => (JSON.parse(document.querySelector('[data-metric="sft/loss"]')?.getAttribute('data-phases') ?? '{}') as Record<string, unknown>)['tools'] !== undefined);
   const loss = JSON.parse((await page.locator('[data-metric="sft/loss"]').getAttribute('data-phases')) ?? '{}') as Record<string, { x: number; stage: string }[]>;
   assert.deepEqual(loss.tools, [{ x: 1, stage: 'sft: answers after tool' }, { x: 5, stage: 'sft: tool trajectories' }, { x: 8, stage: 'sft: mixture' }, { x: 11, stage: 'rl' }]);
   await screenshot(page, 'workbench-dashboard');
