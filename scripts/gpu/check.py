@@ -352,7 +352,7 @@ def stage_memory(context: Context) -> dict[str, Any]:
                             sft_step(policy, optimizer, encoded, engine=engine, micro_batching=split)
                         else:
                             _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None, 1.0,
-                                             split, suppressed)
+                                             split=split, suppressed=suppressed)
                         synchronize(device)
                         seconds = time.perf_counter() - started
                         compute = max(seconds - optimizer_s, 1e-9)
@@ -464,7 +464,7 @@ def stage_lora(context: Context) -> dict[str, Any]:
         state = memory_now(device)
         reset_peak(device)
         started = time.perf_counter()
-        _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None, 1.0, split, suppressed)
+        _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None, 1.0, split=split, suppressed=suppressed)
         synchronize(device)
         points.append({"step_s": round(time.perf_counter() - started, 3), "state_gib": gib(state), "peak_gib": gib(peak(device)),
                        "peak_over_state_gib": gib(peak(device) - state)})

@@ -65,7 +65,7 @@ export VISTOOL_RUN_DIR="$OUT" VERL_FILE_LOGGER_PATH="$OUT/metrics.jsonl"
   actor_rollout_ref.actor.fsdp_config.dtype=float32 +actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype=fp32 \
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.mode=async actor_rollout_ref.rollout.n=4 \
   actor_rollout_ref.rollout.dtype=float32 actor_rollout_ref.rollout.calculate_log_probs=true \
-  actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.limit_images=3 \
+  actor_rollout_ref.rollout.tensor_model_parallel_size=1 +actor_rollout_ref.rollout.limit_images=3 \
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16 \
   actor_rollout_ref.rollout.gpu_memory_utilization=0.3 actor_rollout_ref.rollout.multi_turn.enable=true \
   actor_rollout_ref.rollout.multi_turn.max_assistant_turns=3 \
@@ -94,4 +94,4 @@ assert worst <= bound, f"rollout vs trainer: rollout_probs_diff_max {worst} > {b
 assert any(r["data"].get("actor/grad_norm", 0) > 0 for r in train), "no step had a non-zero gradient"
 print(f"verl-smoke.sh: {len(train)} steps, rollout_probs_diff_max <= {worst:.3g}")
 PY
-VISTOOL_VERL_E2E_DIR="$OUT" "$VERL_PY" -m pytest -q verl_bridge/e2e_tests -k "not scores_the_sampled_tokens and not run_finished"
+VISTOOL_VERL_E2E_DIR="$OUT" VISTOOL_VERL_E2E_STEPS="$STEPS" "$VERL_PY" -m pytest -q verl_bridge/e2e_tests -k "not scores_the_sampled_tokens and not run_finished"

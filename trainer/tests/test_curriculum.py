@@ -3,9 +3,9 @@ point-localisation SFT before the interactive stages, with its own perception/* 
 to end test runs it against the REAL env server on tasks from the REAL generator."""
 import io
 import json
-from pathlib import Path
 
 from record_schemas import assert_valid_metrics_lines
+from vistool_trainer.model.conversation import Conversation
 from vistool_trainer.rollouts.rollout import Rollout
 from vistool_trainer.run.events import EventStream
 from vistool_trainer.run.run_config import resolve_config
@@ -16,7 +16,7 @@ from vistool_trainer.trainers.perception import perception_metrics, perception_s
 
 def rollout(correct: bool, reward: float, distance: float | None) -> Rollout:
     components = {} if distance is None else {"point_distance_px": distance}
-    return Rollout(prompt_id="p", group=0, messages=[], reward=reward, components=components, correct=correct)
+    return Rollout(prompt_id="p", group=0, conversation=Conversation(prompts=[[]]), reward=reward, components=components, correct=correct)
 
 
 def test_perception_metrics_average_what_was_measured_and_say_null_when_nothing_was():

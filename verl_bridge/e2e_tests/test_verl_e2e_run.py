@@ -22,7 +22,8 @@ from vistool_trainer.checkout import repo_root
 
 RUN = Path(os.environ.get("VISTOOL_VERL_E2E_DIR", repo_root() / "runs" / "verl-e2e")).resolve()
 READER = repo_root() / "test" / "runs" / "read-run-dir.ts"
-STEPS = 2
+# The run's steps: `make verl-e2e` trains 2; the GPU smoke (scripts/gpu/verl-smoke.sh) says how many it ran.
+STEPS = int(os.environ.get("VISTOOL_VERL_E2E_STEPS", "2"))
 # Rollout vs trainer: the same fp32 weights, the same tokens, images and position ids on both sides.
 # What is left is the order of floating-point sums (batched training forward vs one-sequence
 # generation, sdpa on different shapes): measured ~1e-6 in probability on the micro model.
