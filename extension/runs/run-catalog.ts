@@ -30,8 +30,9 @@ export interface RunOverview {
   pid: number | null;
   /** `step` of the newest training row in metrics.jsonl. */
   step: number | null;
-  /** 'sft' or 'rl' from the newest training row, null before the first. */
-  stage: 'sft' | 'rl' | null;
+  /** 'perception' (a curriculum's first stage), 'sft' or 'rl' from the newest training row, null before the first. */
+  stage: 'perception' | 'sft' | 'rl' | null;
+  /** The newest supervised loss: `perception/loss` in the perception stage, else `sft/loss`. */
   sftLoss: number | null;
   reward: number | null;
   accuracy: number | null;
@@ -67,7 +68,7 @@ export function latestValues(table: MetricTable, names: readonly string[]): Reco
 /** veRL's names for the same things (its file logger's lines, docs/VERL.md): the mean episode score, the RL step. */
 const VERL_REWARD = 'critic/score/mean';
 const VERL_STEP = 'training/global_step';
-const OVERVIEW_METRICS = ['reward/mean', 'acc/mean', 'tool/call_rate', 'sft/loss', VERL_REWARD] as const;
+const OVERVIEW_METRICS = ['reward/mean', 'acc/mean', 'tool/call_rate', 'sft/loss', 'perception/loss', VERL_REWARD] as const;
 const LOOK_BACK_ROWS = 256;
 
 export class RunCatalog {
@@ -114,6 +115,7 @@ export class RunCatalog {
     const lastIndex = tail.steps.length - 1;
     const lastIsRl = lastIndex >= 0 && ((tail.columns['rl/step']?.[lastIndex] ?? null) !== null || (tail.columns[VERL_STEP]?.[lastIndex] ?? null) !== null);
     const lastIsSft = lastIndex >= 0 && (tail.columns['sft/step']?.[lastIndex] ?? null) !== null;
+    const lastIsPerception = lastIndex >= 0 && (tail.columns['perception/step']?.[lastIndex] ?? null) !== null;
     const name = runName(dir);
     const recorded = typeof run.status === 'string' ? run.status : null;
     return {
@@ -125,8 +127,8 @@ export class RunCatalog {
       status: recorded,
       pid,
       step: lastIndex >= 0 ? (tail.steps[lastIndex] ?? null) : null,
-      stage: lastIsRl ? 'rl' : lastIsSft ? 'sft' : null,
-      sftLoss: latest['sft/loss'] ?? null,
+      stage: lastIsRl ? 'rl' : lastIsSft ? 'sft' : lastIsPerception ? 'perception' : null,
+      sftLoss: (lastIsPerception ? latest['perception/loss'] : latest['sft/loss']) ?? null,
       // veRL's critic/score/mean is the mean of the env server's episode rewards (vistool_verl's reward function returns them).
       reward: latest['reward/mean'] ?? latest[VERL_REWARD] ?? null,
       accuracy: latest['acc/mean'] ?? null,

@@ -23,6 +23,11 @@ function fixed(value: number, digits: number): string {
   return value.toFixed(digits);
 }
 
+/** A supervised stage (a curriculum's perception stage, or SFT): its loss is the news, not a reward. */
+function supervised(run: RunOverview): boolean {
+  return run.stage === 'sft' || run.stage === 'perception';
+}
+
 function percent(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
@@ -31,9 +36,9 @@ function percent(value: number): string {
 export function runDescription(run: RunOverview): string {
   const parts: string[] = [run.state];
   if (run.step !== null) parts.push(`${run.stage ? run.stage + ' ' : ''}step ${run.step}`);
-  if (run.stage === 'sft' && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
+  if (supervised(run) && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
   else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
-  if (run.stage !== 'sft' && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
+  if (!supervised(run) && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
   return parts.join(' · ');
 }
 
@@ -45,7 +50,7 @@ export function runTooltip(run: RunOverview): string {
   if (run.reward !== null) lines.push(`reward/mean ${fixed(run.reward, 4)}`);
   if (run.accuracy !== null) lines.push(`acc/mean ${fixed(run.accuracy, 4)}`);
   if (run.toolCallRate !== null) lines.push(`tool/call_rate ${fixed(run.toolCallRate, 3)}`);
-  if (run.sftLoss !== null) lines.push(`sft/loss ${fixed(run.sftLoss, 4)}`);
+  if (run.sftLoss !== null) lines.push(`${run.stage === 'perception' ? 'perception' : 'sft'}/loss ${fixed(run.sftLoss, 4)}`);
   // run.json keeps the last pid after the trainer exits; it only means something while it runs.
   if (run.pid !== null && (run.state === 'running' || run.state === 'starting')) lines.push(`pid ${run.pid}`);
   if (run.error) lines.push(`error: ${run.error}`);
@@ -58,9 +63,9 @@ export function runTooltip(run: RunOverview): string {
 export function statusBarText(run: RunOverview): string {
   const parts = [`$(${STATE_ICONS[run.state]}) ${run.name}`];
   if (run.step !== null) parts.push(`step ${run.step}`);
-  if (run.stage === 'sft' && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
+  if (supervised(run) && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
   else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
-  if (run.stage !== 'sft' && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
+  if (!supervised(run) && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
   return parts.join(' · ');
 }
 

@@ -59,6 +59,16 @@ test('during SFT the stage is sft and there is no reward yet', async () => {
   assert.equal(run?.reward, null);
 });
 
+test("a curriculum's perception stage is named as such, with its own loss", async () => {
+  const root = await tempDir('perception');
+  const perception = (step: number, loss: number) => ({ step, stage: 'perception', 'perception/step': step, 'perception/loss': loss });
+  await writeRun(root, { name: 'curriculum', status: 'running', pid: process.pid, metrics: [perception(1, 4), perception(2, 3.5)] });
+  const [run] = await new RunCatalog([root]).refresh();
+  assert.equal(run?.stage, 'perception');
+  assert.equal(run?.sftLoss, 3.5);
+  assert.match(runTooltip(run!), /perception\/loss 3\.5000/);
+});
+
 test('a run.json that says running is running while its trainer lives and stopped once the pid is gone', async () => {
   const root = await tempDir('pid');
   const trainer = liveProcess('vistool_trainer');

@@ -35,6 +35,9 @@ def test_the_registry_loads_one_vistool_tool_per_engine_tool_with_the_engine_s_s
     assert all(isinstance(tool, VistoolTool) for tool in registry_tools.values())
     schema = registry_tools["focus_on_x_values_with_mask"].get_openai_tool_schema().model_dump(exclude_none=True)
     assert schema["function"]["parameters"]["required"] == ["x_values"]
+    # A drawing tool's point is a label or [x, y]: veRL needs a type on it, so it gets the union of both.
+    point = registry_tools["mark_point"].get_openai_tool_schema().model_dump(exclude_none=True)["function"]["parameters"]["properties"]["point"]
+    assert point["type"] == ["string", "array"]
 
 
 def test_a_call_returns_the_env_servers_edited_image_and_text_and_release_closes_the_episode(registry_tools, tasks_path, tmp_path, env_server):

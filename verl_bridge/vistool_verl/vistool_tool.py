@@ -16,6 +16,8 @@ with each tool's OpenAI schema as the env's `vistool tools list --json` gives it
 """
 from __future__ import annotations
 
+import copy
+
 import json
 import subprocess
 from functools import lru_cache
@@ -118,6 +120,24 @@ def tool_schemas() -> list[dict[str, Any]]:
     return json.loads(result.stdout)
 
 
+def verl_tool_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An engine tool schema as veRL's OpenAIFunctionToolSchema accepts it. veRL requires a `type` on
+    every property, where a drawing tool's point is `anyOf` a label (string) or [x, y] (array): such a
+    property gets the union of its alternatives' types (`["string", "array"]`, veRL's form of a
+    union), and keeps its `anyOf` and description for the model to read."""
+    converted = copy.deepcopy(schema)
+    properties = converted.get("function", {}).get("parameters", {}).get("properties", {})
+    for name, prop in properties.items():
+        if "type" in prop:
+            continue
+        alternatives = prop.get("anyOf") or prop.get("oneOf") or []
+        types = list(dict.fromkeys(alternative.get("type") for alternative in alternatives if isinstance(alternative.get("type"), str)))
+        if not types:
+            raise ValueError(f"tool {converted.get('function', {}).get('name')!r}: property {name!r} has no type veRL can name")
+        prop["type"] = types[0] if len(types) == 1 else types
+    return converted
+
+
 def tools_config(schemas: list[dict[str, Any]], env_url: str | None = None, env_token_file: str | None = None) -> dict[str, Any]:
     """veRL's tool-registry YAML (as a dict) for these OpenAI function schemas (`vistool tools list --json`)."""
     config: dict[str, Any] = {"type": "native"}
@@ -125,7 +145,7 @@ def tools_config(schemas: list[dict[str, Any]], env_url: str | None = None, env_
         config["env_url"] = env_url
     if env_token_file:
         config["env_token_file"] = env_token_file
-    return {"tools": [{"class_name": CLASS_NAME, "config": dict(config), "tool_schema": schema} for schema in schemas]}
+    return {"tools": [{"class_name": CLASS_NAME, "config": dict(config), "tool_schema": verl_tool_schema(schema)} for schema in schemas]}
 
 
 def main(argv: list[str]) -> int:
