@@ -179,3 +179,32 @@ def test_a_loopback_env_server_is_refused_for_a_run_on_several_nodes(micro_dir, 
     manager = manager_for(micro_dir)
     with pytest.raises(ValueError, match=r"loopback address.*trainer.nnodes=2.*every node reaches"):
         loops(micro_dir, client.url, token_file, manager, 1, nnodes=2)
+
+
+REGISTRY_CHECK = """
+import sys
+from omegaconf import OmegaConf
+from verl.experimental.agent_loop import agent_loop as verl_agent_loop
+if sys.argv[1] == "recipe-first":
+    # What veRL's AgentLoopWorker does before it makes the first loop: agent_loop.yaml into the registry.
+    for entry in OmegaConf.create(sys.argv[2]):
+        verl_agent_loop._agent_loop_registry[entry.name] = entry
+import vistool_verl.agent_loop  # imported when hydra instantiates the first loop
+entry = verl_agent_loop._agent_loop_registry["vistool_agent"]
+print(OmegaConf.to_yaml(OmegaConf.create(dict(entry))) if not isinstance(entry, dict) else entry)
+"""
+
+
+def test_the_recipe_s_keys_survive_the_import_that_makes_the_first_loop():
+    recipe = ('[{"name": "vistool_agent", "_target_": "vistool_verl.agent_loop.VistoolAgentLoop", "max_turns": 3, '
+              '"presentation": {"system_prompt": "Answer briefly."}}]')
+    import sys
+
+    def registry_after(mode: str) -> str:
+        done = subprocess.run([sys.executable, "-c", REGISTRY_CHECK, mode, recipe], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+    kept = registry_after("recipe-first")
+    assert "Answer briefly." in kept and "max_turns: 3" in kept, kept
+    # Without a recipe the import registers the loop by its class, as veRL's own decorator does.
+    assert registry_after("import-only").strip() == "{'_target_': 'vistool_verl.agent_loop.VistoolAgentLoop'}"

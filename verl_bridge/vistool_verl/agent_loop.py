@@ -29,6 +29,7 @@ import os
 from typing import Any
 from uuid import uuid4
 
+from verl.experimental.agent_loop import agent_loop as verl_agent_loop
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
@@ -40,7 +41,21 @@ AGENT_NAME = "vistool_agent"
 log = logging.getLogger(__name__)
 
 
-@register(AGENT_NAME)
+def register_keeping_the_recipe(agent_name: str) -> Any:
+    """veRL's `register`, unless agent_loop.yaml's entry for this name is already in the registry.
+
+    veRL's agent-loop worker loads agent_loop.yaml into its registry (name, `_target_` and the loop's
+    keys: presentation, limits, per-turn cap) and imports this module only when it makes the first
+    loop; veRL's own `register` would then overwrite that entry with a bare `_target_`, and every
+    later loop of the run would start without the recipe's keys (the env's default presentation, a
+    prompt longer than data.max_prompt_length). Seen in `make verl-e2e`: one trajectory of 32 ran."""
+    existing = verl_agent_loop._agent_loop_registry.get(agent_name)
+    if existing is not None and set(existing) - {"_target_", "name"}:
+        return lambda subclass: subclass
+    return register(agent_name)
+
+
+@register_keeping_the_recipe(AGENT_NAME)
 class VistoolAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, max_turns: int | None = None, max_tool_calls: int = 3, use_tools: bool = True,
                  presentation: dict[str, Any] | None = None, env_url: str | None = None, env_token_file: str | None = None,
