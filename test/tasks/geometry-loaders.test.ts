@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -128,4 +129,60 @@ test('data convert --from geometry3k writes checked records that the env server 
   await post(`/v1/episodes/${started.episode_id}/step`, { text: '<answer>D</answer>' });
   const score = await post(`/v1/episodes/${started.episode_id}/score`, {});
   assert.equal(score.correct, true);
+});
+
+/** The letter a GeoQA label names, written here from the label's meaning (index from 0 into the choices), not taken from the loader. */
+const letterOfLabel = (label: number): string => ['A', 'B', 'C', 'D'][label] as string;
+
+test('data convert --from geoqa writes geometry records without points that the env server plays with tools off and scores by the label\'s letter', async (t) => {
+  const dir = await tempDir(t);
+  const src = join(dir, 'src');
+  await mkdir(join(src, 'image'), { recursive: true });
+  const labels = { 7: 2, 8: 0 };
+  for (const id of Object.keys(labels)) await diagram(join(src, 'image', `${id}.png`));
+  await writeFile(join(src, 'test.jsonl'), Object.entries(labels).map(([id, label]) => JSON.stringify(geoqaRecord(Number(id), label))).join('\n') + '\n');
+  const out: string[] = [];
+  const command = createDataConvertCommand({ stdout: { write: (s: string) => out.push(s) }, stderr: { write: () => true } });
+  assert.equal(await command.run(['--from', 'geoqa', join(src, 'test.jsonl'), '--out', join(dir, 'out')]), 0);
+  assert.deepEqual(JSON.parse(out.join('')), { out: join(dir, 'out'), tasks: 2, images: 2, warnings: 0, skipped: 0 });
+  const tasks = await loadTasks(join(dir, 'out', 'tasks.jsonl'));
+  assert.deepEqual(tasks.map((r) => [r.id, r.answer, r.kind]), [['geoqa-7', letterOfLabel(2), 'geometry'], ['geoqa-8', letterOfLabel(0), 'geometry']]);
+  // GeoQA carries no point coordinates: the records must not claim any.
+  for (const r of tasks) assert.equal(r.meta?.points, undefined, `${r.id} has meta.points`);
+  const server = new EnvServer({ token: 'token-geoqa-000000', root: join(dir, 'out'), imagesDir: join(dir, 'run'), scorer: createScorer(undefined), log: () => {} });
+  const url = await server.start();
+  t.after(() => server.stop());
+  const post = async (path: string, body: unknown) => (await fetch(url + path, { method: 'POST', headers: { authorization: 'Bearer token-geoqa-000000' }, body: JSON.stringify(body) })).json() as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const play = async (task: unknown, letter: string) => {
+    const started = await post('/v1/episodes', { task, options: { tools: false } });
+    assert.equal(started.kind, 'geometry');
+    assert.deepEqual(started.tool_names, []);
+    await post(`/v1/episodes/${started.episode_id}/step`, { text: `<answer>${letter}</answer>` });
+    return post(`/v1/episodes/${started.episode_id}/score`, {});
+  };
+  const right = await play(tasks[0], letterOfLabel(2));
+  assert.equal(right.correct, true);
+  assert.equal(right.components.accuracy, 1);
+  const wrong = await play(tasks[0], letterOfLabel(1));
+  assert.equal(wrong.correct, false);
+  assert.equal(wrong.components.accuracy, 0);
+  assert.ok(right.reward > wrong.reward, `a right letter earns more (${right.reward}) than a wrong one (${wrong.reward})`);
+  // The second record's label 0 is A: answering A is right there.
+  assert.equal((await play(tasks[1], letterOfLabel(0))).correct, true);
+});
+
+test('vistool data convert --from geoqa refuses a label outside the choices, naming the file, line and field, and writes nothing', async (t) => {
+  const dir = await tempDir(t);
+  await diagram(join(dir, '7.png'));
+  await diagram(join(dir, '8.png'));
+  // The second record's label 4 is past the last of its four choices (0 to 3).
+  await writeFile(join(dir, 'test.jsonl'), [geoqaRecord(7, 1), geoqaRecord(8, 4)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const refusal = /test\.jsonl:2: label: expected the index of the correct choice, 0 to 3, got 4/;
+  const command = createDataConvertCommand({ stdout: { write: () => true }, stderr: { write: () => true } });
+  await assert.rejects(command.run(['--from', 'geoqa', join(dir, 'test.jsonl'), '--out', join(dir, 'out')]), refusal);
+  // The installed entry point (the bundle `npm run build` writes): exit 1 and the same message on stderr.
+  const cli = spawnSync(process.execPath, [join(__dirname, '..', '..', 'bin', 'vistool.js'), 'data', 'convert', '--from', 'geoqa', join(dir, 'test.jsonl'), '--out', join(dir, 'out')], { encoding: 'utf8' });
+  assert.equal(cli.status, 1, cli.stderr);
+  assert.match(cli.stderr, /^vistool data convert: .*test\.jsonl:2: label: expected the index of the correct choice, 0 to 3, got 4\n$/);
+  await assert.rejects(stat(join(dir, 'out')), { code: 'ENOENT' });
 });
