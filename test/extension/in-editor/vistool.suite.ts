@@ -251,6 +251,7 @@ suite('vistool in a real VS Code', () => {
   });
 
   test('a person sees the folder of runs as one row with its runs and its report (checked from the page by the harness)', async function () {
+    // Skipped outside the harness's .vsix mode: only the harness watches the page and answers .ui-request.json.
     if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
     const request = join(workspaceDir(), '.ui-request.json');
     const answer = join(workspaceDir(), '.ui-result.json');
@@ -265,6 +266,7 @@ suite('vistool in a real VS Code', () => {
   });
 
   test('the dashboard\'s Report button opens the report of the runs it shows (clicked in the page by the harness)', async function () {
+    // Skipped outside the harness's .vsix mode: only the harness watches the page and answers .ui-request.json.
     if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
     const demo = join(workspaceDir(), 'runs', 'demo');
     api.reports.panelFor(join(demo, 'report.html'))?.dispose();
