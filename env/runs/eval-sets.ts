@@ -19,14 +19,12 @@ import { armOf } from '../../protocol/eval-compare.js';
 
 // How two evaluations line up is protocol/eval-compare.ts's rule (a static bundle's page applies it too).
 export { armOf, compareEvaluations, outcomeOf } from '../../protocol/eval-compare.js';
-import { isRecord } from '../../protocol/guards.js';
 import { JsonlTail } from './jsonl-tail.js';
-import { summarizeRollout } from './rollout-summary.js';
+import { scanRollouts } from './rollout-scan.js';
 
 const EVAL_FILE = /^eval-(.+)\.jsonl$/;
 /** The key of a `vistool eval` folder's one evaluation. */
 export const EVAL_FOLDER_KEY = 'eval';
-const SLICE_BYTES = 1 << 20;
 
 /**
  * The evaluations of a run whose tasks were kept, by step then label. `run` is its parsed run.json
@@ -95,33 +93,16 @@ export async function taskTimeline(
   let question = '';
   let gold: string | string[] | null = null;
   for (const source of sources) {
-    const tail = new JsonlTail(join(runDir, source.kind === 'step' ? source.file : source.set.file));
     scanned.files += 1;
-    for (let more = true; more; ) {
-      signal?.throwIfAborted();
-      const read = await tail.read(SLICE_BYTES);
-      more = read.more;
-      for (const { line, text } of read.lines) {
-        if (!text.includes(needle)) continue;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          scanned.skipped += 1;
-          continue;
-        }
-        const summary = summarizeRollout(parsed, line);
-        if (typeof summary === 'string' || !isRecord(parsed) || parsed.prompt_id !== promptId) {
-          if (typeof summary === 'string') scanned.skipped += 1;
-          continue;
-        }
-        scanned.rollouts += 1;
-        question ||= summary.question;
-        gold ??= summary.gold;
-        const common = { line, group: summary.group, correct: summary.correct, answer: summary.answer, reward: summary.reward, toolCalls: summary.toolCalls, toolNames: summary.toolNames, errorClasses: summary.errorClasses };
-        if (source.kind === 'step') entries.push({ kind: 'step', step: source.step, ...common });
-        else entries.push({ kind: 'eval', step: source.set.step, key: source.set.key, label: source.set.label, ...(armOf(summary) ? { arm: armOf(summary) as EvalArm } : {}), ...common });
-      }
+    const file = join(runDir, source.kind === 'step' ? source.file : source.set.file);
+    for await (const { line, record, summary } of scanRollouts(file, scanned, { signal, mayMatch: (text) => text.includes(needle) })) {
+      if (record.prompt_id !== promptId) continue;
+      scanned.rollouts += 1;
+      question ||= summary.question;
+      gold ??= summary.gold;
+      const common = { line, group: summary.group, correct: summary.correct, answer: summary.answer, reward: summary.reward, toolCalls: summary.toolCalls, toolNames: summary.toolNames, errorClasses: summary.errorClasses };
+      if (source.kind === 'step') entries.push({ kind: 'step', step: source.step, ...common });
+      else entries.push({ kind: 'eval', step: source.set.step, key: source.set.key, label: source.set.label, ...(armOf(summary) ? { arm: armOf(summary) as EvalArm } : {}), ...common });
     }
   }
   return { question, gold, entries, scanned };

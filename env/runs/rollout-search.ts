@@ -4,7 +4,7 @@
  * it read), and the viewer's facets (protocol/rollout-filter.ts: outcome, tool use, error class,
  * tool name), applied to each rollout record of each step file.
  *
- * Step files are streamed: each is read through a JsonlTail a slice at a time (SLICE_BYTES, or
+ * Step files are streamed (rollout-scan.ts): each is read through a JsonlTail a slice at a time (a MiB, or
  * one line when a line is longer), each line is parsed, judged and dropped, so memory holds one
  * slice and the matches kept, never a run's records. Every file is read to the end, so the
  * per-step counts and the total are exact; only the list of matches is capped, and it can start
@@ -15,17 +15,14 @@
 import { join } from 'node:path';
 import type { RolloutSearchMatch, RolloutSearchParams, RolloutSearchResult, StepFileInfo } from '../../protocol/panel-protocol.js';
 import { SEARCH_LIMIT } from '../../protocol/panel-protocol.js';
-import { isRecord } from '../../protocol/guards.js';
 import { matchesFacets } from '../../protocol/rollout-filter.js';
-import { JsonlTail } from './jsonl-tail.js';
-import { summarizeRollout } from './rollout-summary.js';
+import { scanRollouts } from './rollout-scan.js';
 import { findInRecord } from '../../protocol/rollout-text.js';
 
 // Where a text is found in a record is protocol/rollout-text.ts's rule (a static bundle's page applies it too).
 export { findInRecord, snippetAround, SNIPPET_CHARS } from '../../protocol/rollout-text.js';
 
 /** What one read of a step file takes: a big file is searched in slices this size. */
-const SLICE_BYTES = 1 << 20;
 /**
  * Searches the given step files of the run at `runDir` (ascending steps), reading each as a stream
  * of slices (`sliceBytes`, default 1 MiB). Once `signal` is aborted (the panel dropped the search)
@@ -49,37 +46,19 @@ export async function searchRollouts(
   const toolNames = new Set<string>();
   let total = 0;
   for (const { step, file } of [...files].sort((a, b) => a.step - b.step)) {
-    const tail = new JsonlTail(join(runDir, file));
     let count = 0;
     scanned.steps += 1;
-    for (let more = true; more; ) {
-      options.signal?.throwIfAborted();
-      const read = await tail.read(options.sliceBytes ?? SLICE_BYTES);
-      more = read.more;
-      for (const { line, text } of read.lines) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          scanned.skipped += 1;
-          continue;
-        }
-        const summary = summarizeRollout(parsed, line);
-        if (typeof summary === 'string' || !isRecord(parsed)) {
-          scanned.skipped += 1;
-          continue;
-        }
-        scanned.rollouts += 1;
-        summary.errorClasses.forEach((c) => errorClasses.add(c));
-        summary.toolNames.forEach((t) => toolNames.add(t));
-        if (!matchesFacets(summary, params.filter)) continue;
-        const found = findInRecord(parsed, params.query);
-        if (!found) continue;
-        count += 1;
-        if (!listable(step, line)) continue;
-        after += 1;
-        if (matches.length < limit) matches.push({ step, line, promptId: summary.promptId, ...found });
-      }
+    for await (const { line, record, summary } of scanRollouts(join(runDir, file), scanned, options)) {
+      scanned.rollouts += 1;
+      summary.errorClasses.forEach((c) => errorClasses.add(c));
+      summary.toolNames.forEach((t) => toolNames.add(t));
+      if (!matchesFacets(summary, params.filter)) continue;
+      const found = findInRecord(record, params.query);
+      if (!found) continue;
+      count += 1;
+      if (!listable(step, line)) continue;
+      after += 1;
+      if (matches.length < limit) matches.push({ step, line, promptId: summary.promptId, ...found });
     }
     if (count > 0) steps.push({ step, matches: count });
     total += count;
