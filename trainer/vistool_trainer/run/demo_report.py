@@ -120,6 +120,11 @@ def svg_lines(series: dict[str, list[tuple[float, float]]], title: str, colours:
             f'<figcaption>{caption}</figcaption></figure>')
 
 
+def _passes(epochs: Any) -> str:
+    """'1 pass' / '2 passes' for rl.ppo_epochs (the report is read by people, not parsed)."""
+    return "1 pass" if epochs == 1 else f"{epochs} passes"
+
+
 def _image(src: str, alt: str, width: int = 224) -> str:
     return f'<img src="{html.escape(src)}" alt="{html.escape(alt)}" width="{width}">'
 
@@ -409,7 +414,7 @@ decision of when to call. (A policy that always calls cannot answer once the too
 without tools after RL says how far RL moved it to the tool, not what it can read.)
 RL: GRPO/DAPO with the env's rewards (correct 0.8 + format 0.2, tool bonus 0.2 when a successful call led to a correct answer,
 no-tool factor 0.8), {rl.get('prompts_per_step')} prompts × {rl.get('group_size')} rollouts a step, mini-batches of
-{rl.get('ppo_mini_batch_size')} prompts ({html.escape(str(rl.get('ppo_epochs')))} epoch), so each RL step makes several optimizer steps
+{rl.get('ppo_mini_batch_size')} prompts, {html.escape(_passes(rl.get('ppo_epochs')))} over each step's samples, so each RL step makes several optimizer steps
 and the clip ranges (ε_low {rl.get('clip_ratio_low')}, ε_high {rl.get('clip_ratio_high')}, c {rl.get('clip_ratio_c')}) act.</p>
 
 <h2>Held-out evaluation (greedy, n per checkpoint, a split training never saw)</h2>
