@@ -78,8 +78,9 @@ REAL_MODEL_SETTINGS: dict[str, Any] = {
     # model reads, copies and calls from its first steps: whole trajectories and the mixture from the start.
     "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
     "sft.calls_alongside_answers": False,
-    # 16 prompts x 8 rollouts, two optimizer steps per RL step (mini-batches of 8 prompts).
-    "rl.lr": 1e-5, "rl.prompts_per_step": 16, "rl.group_size": 8, "rl.ppo_mini_batch_size": 8,
+    # 16 prompts x 8 rollouts, two optimizer steps per RL step (mini-batches of 8 prompts, one pass:
+    # veRL's default; the micro demo's second pass is for its tiny updates, docs/DEMO.md).
+    "rl.lr": 1e-5, "rl.prompts_per_step": 16, "rl.group_size": 8, "rl.ppo_mini_batch_size": 8, "rl.ppo_epochs": 1,
     "rl.use_dynamic_bsz": True, "rl.ppo_max_token_len_per_gpu": 16384,
     "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
     # 200 held-out tasks (a Wilson interval of about +-7 points at 50 %) every 20 RL steps: the
