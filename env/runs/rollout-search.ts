@@ -22,7 +22,6 @@ import { findInRecord } from '../../protocol/rollout-text.js';
 // Where a text is found in a record is protocol/rollout-text.ts's rule (a static bundle's page applies it too).
 export { findInRecord, snippetAround, SNIPPET_CHARS } from '../../protocol/rollout-text.js';
 
-/** What one read of a step file takes: a big file is searched in slices this size. */
 /**
  * Searches the given step files of the run at `runDir` (ascending steps), reading each as a stream
  * of slices (`sliceBytes`, default 1 MiB). Once `signal` is aborted (the panel dropped the search)
