@@ -9,10 +9,11 @@ import { checkTask, taskDirOf, type CheckReport } from '../tasks/check.js';
 import { readTaskFileText, readTaskLines } from '../tasks/load.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
+import { taskFileOf } from './task-file.js';
 
 const usage = `vistool data check PATH [--json] [--concurrency K]
 
-  PATH           a tasks.jsonl (images are read relative to it)
+  PATH           a tasks.jsonl (images are read relative to it), or the folder holding it
   --json         print one JSON report object instead of text
   --concurrency  tasks checked at once (default 4)`;
 
@@ -23,8 +24,9 @@ export function createDataCheckCommand(io: CliStreams = { stdout: process.stdout
     usage,
     async run(argv) {
       const parsed = parseCommandArgs({ args: argv, options: { json: { type: 'boolean' }, concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
-      const [path, ...extra] = parsed.positionals;
-      if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
+      const [given, ...extra] = parsed.positionals;
+      if (given === undefined || extra.length > 0) throw new UsageError('give exactly one PATH: a tasks.jsonl or the folder holding it');
+      const path = taskFileOf(given);
       const concurrency = parsed.values.concurrency === undefined ? 4 : Number(parsed.values.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a positive whole number, got '${parsed.values.concurrency}'`);
       const { tasks: lines, problems } = readTaskLines(await readTaskFileText(path), path);

@@ -10,11 +10,12 @@ import { taskDirOf } from '../tasks/check.js';
 import { loadTasks } from '../tasks/load.js';
 import { renderTaskOverview } from '../tasks/show.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
+import { taskFileOf } from './task-file.js';
 import type { CliStreams } from './data-gen.js';
 
 const usage = `vistool data show PATH --id ID --out PNG
 
-  PATH     a tasks.jsonl
+  PATH     a tasks.jsonl, or the folder holding it
   --id     the task's id
   --out    where to write the annotated PNG`;
 
@@ -25,8 +26,9 @@ export function createDataShowCommand(io: CliStreams = { stdout: process.stdout,
     usage,
     async run(argv) {
       const parsed = parseCommandArgs({ args: argv, options: { id: { type: 'string' }, out: { type: 'string' } }, allowPositionals: true, strict: true });
-      const [path, ...extra] = parsed.positionals;
-      if (path === undefined || extra.length > 0) throw new UsageError('give exactly one PATH to a tasks.jsonl');
+      const [given, ...extra] = parsed.positionals;
+      if (given === undefined || extra.length > 0) throw new UsageError('give exactly one PATH: a tasks.jsonl or the folder holding it');
+      const path = taskFileOf(given);
       if (!parsed.values.id) throw new UsageError('--id is required');
       if (!parsed.values.out) throw new UsageError('--out is required');
       const tasks = await loadTasks(path);

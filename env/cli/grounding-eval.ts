@@ -4,12 +4,11 @@
  * match, mean band IoU, share of bands with IoU ≥ 0.8, kind found, and milliseconds per image.
  * A table for people on stderr, one JSON object on stdout.
  */
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { RequestedKind } from '../grounding/classify.js';
 import { evaluateTasks, GOOD_IOU, summarise, type ImageScore, type KindSummary } from '../grounding/evaluate.js';
 import { loadTasks } from '../tasks/load.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
+import { taskFileOf } from './task-file.js';
 import type { CliStreams } from './data-gen.js';
 
 const usage = `vistool grounding eval TASKS_DIR [--kind auto|task] [--limit N] [--failures]
@@ -31,9 +30,7 @@ export function createGroundingEvalCommand(io: CliStreams = { stdout: process.st
     async run(argv) {
       const { values, positionals } = parseCommandArgs({ args: argv, options: { kind: { type: 'string' }, limit: { type: 'string' }, failures: { type: 'boolean' } }, strict: true, allowPositionals: true });
       if (positionals.length !== 1) throw new UsageError('give exactly one TASKS_DIR (a folder holding tasks.jsonl)');
-      const target = positionals[0] as string;
-      const file = existsSync(target) && statSync(target).isDirectory() ? join(target, 'tasks.jsonl') : target;
-      if (!existsSync(file)) throw new UsageError(`no tasks file at ${file}; make one with \`vistool data gen --kind table --n 50 --seed 1 --out DIR\``);
+      const file = taskFileOf(positionals[0] as string, 'TASKS_DIR');
       const mode = values.kind ?? 'auto';
       if (mode !== 'auto' && mode !== 'task') throw new UsageError(`--kind must be auto or task; got '${mode}'`);
       const limit = values.limit === undefined ? Infinity : Number(values.limit);

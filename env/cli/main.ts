@@ -55,8 +55,13 @@ export async function main(argv: string[]): Promise<number> {
     .filter((c) => c.path.every((word, i) => argv[i] === word))
     .sort((a, b) => b.path.length - a.path.length);
   const command = matches[0];
+  const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
+  if (!command && group.length > 0 && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
+    // `vistool data` alone asks what the group holds: list it, as `vistool --help` lists everything.
+    process.stdout.write(`vistool ${argv[0]}: one of\n${group.map((c) => `  vistool ${c.path.join(' ')}  ${c.summary}`).join('\n')}\n`);
+    return 0;
+  }
   if (!command) {
-    const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
     const hint = group.length > 0 ? `\n${group.map((c) => `  vistool ${c.path.join(' ')}  ${c.summary}`).join('\n')}` : ' Run `vistool --help` for the list.';
     process.stderr.write(`vistool: unknown command '${argv.slice(0, 2).join(' ')}'.${hint}\n`);
     return 2;
