@@ -12,6 +12,11 @@ export function runsRoots(): string[] {
   });
 }
 
+/** The workspace folders' paths: where a symbolic link in a runs folder may lead. */
+export function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+}
+
 export function datasetsExclude(): string {
   return vscode.workspace.getConfiguration('vistool').get<string>('datasetsExclude', '{**/node_modules/**,**/.venv/**,**/runs/**,**/.git/**}');
 }

@@ -5,8 +5,9 @@
  * Never writes to the run directories it shows.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isInside } from '../core/paths.js';
 import { RUN_MARKERS } from '../runs/run-groups.js';
 import { PanelBackend } from '../view/panel-backend.js';
 import { ViewServer } from '../view/view-server.js';
@@ -39,6 +40,18 @@ function isRunDirectory(dir: string): boolean {
   return RUN_MARKERS.some((name) => existsSync(join(dir, name)));
 }
 
+/** env/runs/run-groups.ts's isLinkedFolderInside, synchronously: a link to a run is followed when it leads inside the folder given or the current one. */
+function isLinkedFolderInsideSync(link: string, allowedRoots: readonly string[]): boolean {
+  let real: string;
+  try {
+    real = realpathSync(link);
+    if (!statSync(real).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  return allowedRoots.some((root) => isInside(existsSync(root) ? realpathSync(root) : root, real));
+}
+
 /**
  * The run directories a positional names: itself when it is one, else the runs directly inside
  * it (a folder of runs, in name order), else a usage error saying what was looked for.
@@ -48,7 +61,7 @@ export function expandRunDirectories(dirs: readonly string[]): string[] {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`'${dir}' is not a directory; give run directories (each has metrics.jsonl, rollouts/, ...)`);
     if (isRunDirectory(dir)) return [dir];
     const inside = readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && isRunDirectory(join(dir, entry.name)))
+      .filter((entry) => (entry.isDirectory() || (entry.isSymbolicLink() && isLinkedFolderInsideSync(join(dir, entry.name), [dir, process.cwd()]))) && isRunDirectory(join(dir, entry.name)))
       .map((entry) => join(dir, entry.name))
       .sort();
     if (inside.length === 0) throw new UsageError(`'${dir}' is neither a run directory (no run.json, config.json or metrics.jsonl) nor a folder of them; give a run directory such as runs/demo/tools`);

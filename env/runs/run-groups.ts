@@ -10,8 +10,9 @@
  *
  * Read-only: looks at the file system, never changes it.
  */
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isInside } from '../core/paths.js';
 
 /** Files that make a folder a run directory. */
 export const RUN_MARKERS = ['run.json', 'config.json', 'metrics.jsonl'] as const;
@@ -26,18 +27,40 @@ export async function isRunDirectory(dir: string): Promise<boolean> {
   return found.some(Boolean);
 }
 
-async function subfolders(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-    .map((e) => join(dir, e.name))
-    .sort();
+/**
+ * Whether `link` is a symbolic link to a folder whose real path lies inside one of `allowedRoots`
+ * (their real paths). Runs kept on another disk are linked into a runs folder; a link that leads
+ * out of the folders a person opened (`runs/x -> /`) is not followed.
+ */
+export async function isLinkedFolderInside(link: string, allowedRoots: readonly string[]): Promise<boolean> {
+  const real = await realpath(link).catch(() => null);
+  if (real === null || !(await stat(real).then((s) => s.isDirectory(), () => false))) return false;
+  const roots = await Promise.all(allowedRoots.map((root) => realpath(root).catch(() => resolve(root))));
+  return roots.some((root) => isInside(root, real));
 }
 
-/** The run directories directly inside `dir`, by name; [] when it has none (or is a run itself). */
-export async function runsInFolder(dir: string): Promise<string[]> {
+/** The folders directly inside `dir` (hidden ones aside), links to folders inside `allowedRoots` included, by path. */
+async function subfolders(dir: string, allowedRoots: readonly string[]): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const kept = await Promise.all(
+    entries
+      .filter((e) => !e.name.startsWith('.'))
+      .map(async (e) => {
+        const path = join(dir, e.name);
+        if (e.isDirectory()) return path;
+        return e.isSymbolicLink() && (await isLinkedFolderInside(path, allowedRoots)) ? path : null;
+      }),
+  );
+  return kept.filter((d): d is string => d !== null).sort();
+}
+
+/**
+ * The run directories directly inside `dir`, by name; [] when it has none (or is a run itself).
+ * A symbolic link to a run is followed when it leads inside `allowedRoots` (by default `dir` itself).
+ */
+export async function runsInFolder(dir: string, allowedRoots: readonly string[] = [dir]): Promise<string[]> {
   if (await isRunDirectory(dir)) return [];
-  const children = await subfolders(dir);
+  const children = await subfolders(dir, allowedRoots);
   const marked = await Promise.all(children.map(async (child) => ((await isRunDirectory(child)) ? child : null)));
   return marked.filter((d): d is string => d !== null);
 }
@@ -50,13 +73,15 @@ export interface FoundRun {
 
 /**
  * The runs a runs folder holds: its run directories, and the runs of each folder of runs in it
- * (one level down: a folder of folders of runs is not searched further). Sorted by path.
+ * (one level down: a folder of folders of runs is not searched further). Sorted by path. Symbolic
+ * links to folders are followed when they lead inside `allowedRoots` (by default the runs folder;
+ * the editor passes its workspace folders).
  */
-export async function findRuns(runsRoot: string): Promise<FoundRun[]> {
+export async function findRuns(runsRoot: string, allowedRoots: readonly string[] = [runsRoot]): Promise<FoundRun[]> {
   const found: FoundRun[] = [];
-  for (const child of await subfolders(runsRoot)) {
+  for (const child of await subfolders(runsRoot, allowedRoots)) {
     if (await isRunDirectory(child)) found.push({ dir: child, group: null });
-    else for (const dir of await runsInFolder(child)) found.push({ dir, group: child });
+    else for (const dir of await runsInFolder(child, allowedRoots)) found.push({ dir, group: child });
   }
   return found;
 }

@@ -75,10 +75,12 @@ export class RunCatalog {
   private readonly sources = new Map<string, RunSource>();
   private readonly extraDirs = new Set<string>();
 
-  constructor(private runsRoots: string[]) {}
+  /** `allowedRoots`: where a symbolic link in a runs folder may lead (the workspace folders); the runs folders when not given. */
+  constructor(private runsRoots: string[], private allowedRoots: string[] = []) {}
 
-  setRunsRoots(roots: string[]): void {
+  setRunsRoots(roots: string[], allowedRoots: string[] = []): void {
     this.runsRoots = roots;
+    this.allowedRoots = allowedRoots;
   }
 
   /** A run directory outside the runs folders (a config whose output_dir points elsewhere). */
@@ -88,7 +90,7 @@ export class RunCatalog {
 
   /** Re-reads every run; the overviews sorted newest first (then by name). */
   async refresh(): Promise<RunOverview[]> {
-    const found = (await Promise.all(this.runsRoots.map((root) => findRuns(root)))).flat();
+    const found = (await Promise.all(this.runsRoots.map((root) => findRuns(root, [root, ...this.allowedRoots])))).flat();
     const groups = new Map(found.map((run) => [resolve(run.dir), run.group === null ? null : resolve(run.group)]));
     const extra = await Promise.all([...this.extraDirs].map(async (dir) => ((await isRunDirectory(dir)) ? dir : null)));
     const dirs = [...new Set([...groups.keys(), ...extra.filter((d): d is string => d !== null)])];

@@ -5,14 +5,14 @@
  * listeners when anything they show changed.
  */
 import * as vscode from 'vscode';
-import { runsRoots } from '../settings.js';
+import { runsRoots, workspaceRoots } from '../settings.js';
 import { type RunOverview, RunCatalog } from './run-catalog.js';
 
 const POLL_RUNNING_MS = 1000;
 const POLL_IDLE_MS = 5000;
 
 export class RunsModel implements vscode.Disposable {
-  private readonly catalog = new RunCatalog(runsRoots());
+  private readonly catalog = new RunCatalog(runsRoots(), workspaceRoots());
   private readonly changed = new vscode.EventEmitter<RunOverview[]>();
   readonly onDidChange = this.changed.event;
   private runs: RunOverview[] = [];
@@ -28,12 +28,12 @@ export class RunsModel implements vscode.Disposable {
       this.changed,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('vistool.runsFolder')) {
-          this.catalog.setRunsRoots(runsRoots());
+          this.catalog.setRunsRoots(runsRoots(), workspaceRoots());
           void this.refresh();
         }
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
-        this.catalog.setRunsRoots(runsRoots());
+        this.catalog.setRunsRoots(runsRoots(), workspaceRoots());
         void this.refresh();
       }),
     );

@@ -176,3 +176,24 @@ test('a task folder is inside a run when a folder between the runs folder and it
   await writeFile(join(run, 'report.html'), 'y');
   assert.equal(await reportOf(run), join(run, 'report.html'));
 });
+
+test('a symbolic link to a run is followed when it leads inside the allowed roots, and only then', async () => {
+  const { symlink } = await import('node:fs/promises');
+  const workspace = await tempDir('links');
+  const runs = join(workspace, 'runs');
+  await mkdir(runs, { recursive: true });
+  await writeRun(runs, { name: 'here' });
+  const archive = join(workspace, 'archive');
+  await mkdir(archive, { recursive: true });
+  await writeRun(archive, { name: 'old' });
+  await symlink(join(archive, 'old'), join(runs, 'old-link'));
+  const outside = await tempDir('elsewhere');
+  await writeRun(outside, { name: 'far' });
+  await symlink(join(outside, 'far'), join(runs, 'far-link'));
+  await symlink(join(workspace, 'no-such-folder'), join(runs, 'dangling'));
+  // The runs folder alone: neither link leads inside it.
+  assert.deepEqual(await findRunDirectories(runs), [join(runs, 'here')]);
+  // With the workspace folder allowed (the editor passes its folders), the archive's run is found by its link's path.
+  const overviews = await new RunCatalog([runs], [workspace]).refresh();
+  assert.deepEqual(overviews.map((run) => run.dir).sort(), [join(runs, 'here'), join(runs, 'old-link')]);
+});

@@ -49,3 +49,15 @@ test('a folder of runs (the demo\'s runs/demo) stands for the runs directly insi
   assert.deepEqual(expandRunDirectories([tools]), [tools]);
   assert.throws(() => expandRunDirectories([join(root, 'demo', 'data')]), (err: unknown) => err instanceof UsageError && /neither a run directory/.test(err.message));
 });
+
+test('vistool view FOLDER follows a link to a run inside the folder or the current one, not one leading elsewhere', async () => {
+  const { symlink } = await import('node:fs/promises');
+  const root = await mkdtemp(join(tmpdir(), 'vistool-view-links-'));
+  const sweep = join(root, 'sweep');
+  const kept = await writeRunDirectory(join(sweep, 'kept', 'seed-1'), { metricRows: 2 });
+  await symlink(kept, join(sweep, 'seed-1'));
+  const far = await writeRunDirectory(join(root, 'far', 'seed-2'), { metricRows: 2 });
+  await symlink(far, join(sweep, 'seed-2'));
+  // seed-1 leads inside the folder given; seed-2 leads outside it and outside the current folder.
+  assert.deepEqual(expandRunDirectories([sweep]), [join(sweep, 'seed-1')]);
+});
