@@ -34,8 +34,10 @@ import {
   ShowReportCommand,
 } from '../../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
-import { BundleTransport } from './static-backend.js';
+import { BundleTransport } from './bundle-transport.js';
+import type { Transport } from './transport.js';
 
+export type { Transport };
 
 export function readPageConfig(doc: Document): PageConfig {
   const element = doc.getElementById('vistool-config');
@@ -53,20 +55,6 @@ export function readPageConfig(doc: Document): PageConfig {
   });
   if (!ok) throw new Error('the page has no valid <script type="application/json" id="vistool-config"> block; open the panel through `vistool view` or the VS Code command');
   return parsed as unknown as PageConfig;
-}
-
-/** How messages travel. A transport knows nothing about methods or types. */
-export interface Transport {
-  readonly kind: 'vscode' | 'browser' | 'bundle';
-  post(message: PanelToHostMessage): void;
-  /** Tells the host that the request `id` posted before is no longer wanted. */
-  cancel(id: string): void;
-  onMessage(listener: (message: HostToPanelMessage) => void): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-  resourceUrl(runId: string, relativePath: string): string;
-  /** True when the panel itself can save a file (browser downloads); false: ask the host. */
-  readonly savesLocally: boolean;
 }
 
 function newSessionId(): string {
