@@ -1,11 +1,12 @@
 /**
  * The panel's view of its host. A panel calls `request`, `command`, `onNotification`,
  * `getState`/`setState`, `resourceUrl` and `saveFile`, and never learns which host it runs in.
- * Two transports carry the messages of protocol.ts:
+ * Three transports (transport.ts) carry the messages of the panel protocol (protocol/panel/):
  *   - VS Code: `acquireVsCodeApi().postMessage` out, `window` 'message' events in, state in
  *     the webview's setState (restored by a WebviewPanelSerializer after a reload);
  *   - browser (`vistool view`): one POST /api/ipc per message (the response is the reply), and
- *     notifications over Server-Sent Events from /api/events; state in sessionStorage.
+ *     notifications over Server-Sent Events from /api/events; state in sessionStorage;
+ *   - a static bundle's page (bundle-transport.ts): its static backend answers in the page.
  * Only navigation and UI state is ever persisted; data always comes back from the host.
  *
  * Browser code only: no Node modules, no vscode import (the VS Code API is a global there).
