@@ -4,7 +4,11 @@
  * a BundleData; each `data/<run>/*.js` calls `window.__vistoolBundleChunk(key, BundleChunk)`.
  * Types only.
  */
-import type { Annotation, EvalSetInfo, MetricSeriesResult, MetricTable, RolloutRecord, RunConfigEntry, RunSummary, StepFileInfo, StepIndex } from './panel-protocol.js';
+import type { Annotation } from './annotation.js';
+import type { EvalSetInfo } from './panel/evaluations.js';
+import type { MetricSeriesResult, MetricTable } from './panel/metrics.js';
+import type { RolloutRecord, StepFileInfo, StepIndex } from './panel/rollouts.js';
+import type { RunConfigEntry, RunSummary } from './panel/runs.js';
 
 /** What a series needs of an axis that does not depend on the question: where stages and SFT phases change, the x source, the tool-fading verdict. */
 export type AxisFacts = Pick<MetricSeriesResult, 'xSource' | 'phases' | 'toolFading'>;

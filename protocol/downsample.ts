@@ -11,8 +11,8 @@
  * by area and can drop a one-step spike; an RL curve's spikes are what a user looks for.
  * (Equal-x buckets, not equal counts, because a bucket is a pixel column: wall time is uneven.)
  *
- * In protocol/ because both sides shape series: the panel host (env/runs/metric-series.ts) and a
- * static bundle's page (webview/shared/static-backend.ts). Pure.
+ * In protocol/ because both sides shape series (series-shape.ts): the panel host
+ * (env/runs/metric-series.ts) and a static bundle's page (webview/shared/static-backend.ts). Pure.
  */
 
 /** Indices into xs/ys of the points to draw, ascending. */

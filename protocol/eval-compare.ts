@@ -4,7 +4,8 @@
  * only). The panel host answers evals/compare with it (env/view/panel-backend.ts) and a static
  * bundle's page computes the same (webview/shared/static-backend.ts). Pure.
  */
-import { COMPARE_OUTCOMES, type ComparedRollout, type ComparedTask, type CompareOutcome, type EvalArm, type RolloutSummary } from './panel-protocol.js';
+import { COMPARE_OUTCOMES, type ComparedRollout, type ComparedTask, type CompareOutcome } from './panel/evaluations.js';
+import type { EvalArm, RolloutSummary } from './panel/rollouts.js';
 
 /** The arm of an evaluation record's summary: its `arm`, else its group (0 tools, 1 no tools, as both writers number them). */
 export function armOf(summary: RolloutSummary): EvalArm | null {

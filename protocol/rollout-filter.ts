@@ -4,7 +4,7 @@
  * (env/runs/rollout-search.ts) keep and drop the same rollouts. Types, a guard and the rule only:
  * no DOM, no Node.
  */
-import type { RolloutSummary } from './panel-protocol.js';
+import type { RolloutSummary } from './panel/rollouts.js';
 import { hasFields, isString } from './guards.js';
 
 export type Outcome = 'all' | 'correct' | 'incorrect';

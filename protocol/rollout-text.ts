@@ -6,7 +6,7 @@
  * records it holds (webview/shared/static-backend.ts). Pure; snippets are model text, shown as
  * text only.
  */
-import type { RolloutSearchMatch, SearchField } from './panel-protocol.js';
+import type { RolloutSearchMatch, SearchField } from './panel/search.js';
 import { isRecord } from './guards.js';
 
 /** About how long a snippet is, and how much of it comes before the found text. */

@@ -1,7 +1,7 @@
 /**
  * Answers metrics/series for one run: each asked metric against the step or the wall clock,
  * sorted by x, its debiased EMA over every point, its stats, the requested range, and then at
- * most `maxPoints` points per line (downsample.ts). Also where the run changes stage and whether
+ * most `maxPoints` points per line (protocol/series-shape.ts, which a bundle page runs too). Also where the run changes stage and whether
  * tool use collapsed, both judged on every row. The dashboard used to get every row and do this
  * itself; at 100k rows that was a 42 MB answer and seconds of work in the page per redraw.
  *
@@ -10,10 +10,10 @@
  * are kept too and only grow when rows are appended, so a live update or a slider move costs
  * the EMA and the downsampling, not a pass that gathers every row again.
  */
-import { debiasedEma, stageChanges, wallClockSeconds } from '../../protocol/metric-math.js';
-import type { MetricSeries, MetricSeriesParams, MetricSeriesResult, SeriesPoints } from '../../protocol/panel-protocol.js';
+import { stageChanges, wallClockSeconds } from '../../protocol/metric-math.js';
+import type { MetricSeries, MetricSeriesParams, MetricSeriesResult, SeriesPoints } from '../../protocol/panel/metrics.js';
+import { emptySeries, shapeSeries, sortedPoints } from '../../protocol/series-shape.js';
 import { detectToolFading, type FadingVerdict } from '../../protocol/tool-fading.js';
-import { minMaxIndices } from './downsample.js';
 import type { MetricsStore } from './metrics-store.js';
 import { sftPhaseMarks } from './sft-phases.js';
 
@@ -33,23 +33,6 @@ interface AxisData {
   xs: Float64Array;
   source: MetricSeriesResult['xSource'];
   phases: MetricSeriesResult['phases'];
-}
-
-/** The first index of sorted[0, length) whose value is ≥ value (or > value when `after`). */
-function bound(sorted: Float64Array, length: number, value: number, after: boolean): number {
-  let lo = 0;
-  let hi = length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const v = sorted[mid] as number;
-    if (v < value || (after && v === value)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function pick(xs: Float64Array, ys: ArrayLike<number>, indices: number[]): SeriesPoints {
-  return { x: indices.map((i) => xs[i] as number), y: indices.map((i) => ys[i] as number) };
 }
 
 function withRoom(values: Float64Array, count: number, needed: number): Float64Array {
@@ -172,37 +155,19 @@ export class MetricSeriesSource {
 
   private series(metric: string, xs: Float64Array, params: Omit<MetricSeriesParams, 'runId'>): MetricSeries {
     const gathered = this.gather(metric, params.xAxis, xs);
-    if (!gathered || gathered.count === 0) return { metric, raw: { x: [], y: [] }, smoothed: params.smoothing > 0 ? { x: [], y: [] } : null, stats: null, inRange: 0 };
+    if (!gathered || gathered.count === 0) return emptySeries(metric, params.smoothing);
     const { count, min, max } = gathered;
-    const px = gathered.px.subarray(0, count);
-    const py = gathered.py.subarray(0, count);
-    let from = 0;
-    let to = count;
-    if (params.range) {
-      from = bound(px, count, params.range.min, false);
-      to = bound(px, count, params.range.max, true);
-    }
-    const inRange = to - from;
-    // One point beyond each edge, so a zoomed line runs to the sides of the chart.
-    if (params.range) {
-      from = Math.max(0, from - 1);
-      to = Math.min(count, to + 1);
-    }
-    const smoothedValues = params.smoothing > 0 ? debiasedEma(py, params.smoothing) : null;
+    const points = { px: gathered.px.subarray(0, count), py: gathered.py.subarray(0, count), min, max };
     // A slider move asks for the same raw line again: it is kept until the rows change.
-    const rawKey = `${params.xAxis}\u0000${metric}\u0000${params.maxPoints}\u0000${from}:${to}`;
-    let raw = this.rawLines.get(rawKey);
-    if (!raw) {
-      raw = pick(px, py, minMaxIndices(px, py, from, to, params.maxPoints));
-      this.rawLines.set(rawKey, raw);
-    }
-    return {
-      metric,
-      raw,
-      smoothed: smoothedValues ? pick(px, smoothedValues, minMaxIndices(px, smoothedValues, from, to, params.maxPoints)) : null,
-      stats: { min, max, last: py[count - 1] as number, count },
-      inRange,
-    };
+    return shapeSeries(metric, points, params, (from, to, compute) => {
+      const rawKey = `${params.xAxis}\u0000${metric}\u0000${params.maxPoints}\u0000${from}:${to}`;
+      let raw = this.rawLines.get(rawKey);
+      if (!raw) {
+        raw = compute();
+        this.rawLines.set(rawKey, raw);
+      }
+      return raw;
+    });
   }
 
   /** The metric's points in x order, grown from the last call when rows were only appended. */
@@ -216,14 +181,8 @@ export class MetricSeriesSource {
     const fresh: Gathered = { rows: 0, count: 0, px: new Float64Array(0), py: new Float64Array(0), min: Infinity, max: -Infinity };
     if (!extend(fresh, xs, values)) {
       // Out of order: every point, stably sorted by x.
-      const order: number[] = [];
-      for (let i = 0; i < values.length; i++) if (!Number.isNaN(xs[i] as number) && !Number.isNaN(values[i] as number)) order.push(i);
-      order.sort((a, b) => (xs[a] as number) - (xs[b] as number));
-      fresh.px = Float64Array.from(order, (i) => xs[i] as number);
-      fresh.py = Float64Array.from(order, (i) => values[i] as number);
-      fresh.count = order.length;
-      fresh.rows = values.length;
-      for (const y of fresh.py) [fresh.min, fresh.max] = [Math.min(fresh.min, y), Math.max(fresh.max, y)];
+      const sorted = sortedPoints(xs, values);
+      Object.assign(fresh, sorted, { count: sorted.px.length, rows: values.length });
       // Later rows cannot be appended to a series that was out of order; it is gathered afresh.
       this.gathered.delete(key);
       return fresh;

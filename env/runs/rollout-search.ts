@@ -13,11 +13,10 @@
  * Read-only: never writes to the run directory.
  */
 import { join } from 'node:path';
-import type { RolloutSearchMatch, RolloutSearchParams, RolloutSearchResult, StepFileInfo } from '../../protocol/panel-protocol.js';
-import { SEARCH_LIMIT } from '../../protocol/panel-protocol.js';
-import { matchesFacets } from '../../protocol/rollout-filter.js';
+import type { StepFileInfo } from '../../protocol/panel/rollouts.js';
+import type { RolloutSearchParams, RolloutSearchResult } from '../../protocol/panel/search.js';
+import { searchSteps } from '../../protocol/rollout-search.js';
 import { scanRollouts } from './rollout-scan.js';
-import { findInRecord } from '../../protocol/rollout-text.js';
 
 // Where a text is found in a record is protocol/rollout-text.ts's rule (a static bundle's page applies it too).
 export { findInRecord, snippetAround, SNIPPET_CHARS } from '../../protocol/rollout-text.js';
@@ -25,43 +24,15 @@ export { findInRecord, snippetAround, SNIPPET_CHARS } from '../../protocol/rollo
 /**
  * Searches the given step files of the run at `runDir` (ascending steps), reading each as a stream
  * of slices (`sliceBytes`, default 1 MiB). Once `signal` is aborted (the panel dropped the search)
- * no further slice is read, and the search rejects with the signal's reason.
+ * no further slice is read, and the search rejects with the signal's reason. The counting and
+ * listing are protocol/rollout-search.ts's, which a static bundle's page runs on its own chunks.
  */
-export async function searchRollouts(
+export function searchRollouts(
   runDir: string,
   files: readonly StepFileInfo[],
   params: Omit<RolloutSearchParams, 'runId'>,
   options: { sliceBytes?: number; signal?: AbortSignal } = {},
 ): Promise<Omit<RolloutSearchResult, 'runId'>> {
-  const limit = params.limit ?? SEARCH_LIMIT;
-  const from = params.from ?? { step: 0, line: 0 };
-  const listable = (step: number, line: number) => step > from.step || (step === from.step && line >= from.line);
-  /** Matches at or after `from`: more of them than listed means the list is capped. */
-  let after = 0;
-  const steps: { step: number; matches: number }[] = [];
-  const matches: RolloutSearchMatch[] = [];
-  const scanned = { steps: 0, rollouts: 0, skipped: 0 };
-  const errorClasses = new Set<string>();
-  const toolNames = new Set<string>();
-  let total = 0;
-  for (const { step, file } of [...files].sort((a, b) => a.step - b.step)) {
-    let count = 0;
-    scanned.steps += 1;
-    for await (const { line, record, summary } of scanRollouts(join(runDir, file), scanned, options)) {
-      scanned.rollouts += 1;
-      summary.errorClasses.forEach((c) => errorClasses.add(c));
-      summary.toolNames.forEach((t) => toolNames.add(t));
-      if (!matchesFacets(summary, params.filter)) continue;
-      const found = findInRecord(record, params.query);
-      if (!found) continue;
-      count += 1;
-      if (!listable(step, line)) continue;
-      after += 1;
-      if (matches.length < limit) matches.push({ step, line, promptId: summary.promptId, ...found });
-    }
-    if (count > 0) steps.push({ step, matches: count });
-    total += count;
-  }
-  const seen = { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort() };
-  return { query: params.query, filter: params.filter, steps, total, matches, from, capped: after > matches.length, scanned, seen };
+  const fileOf = new Map(files.map((f) => [f.step, f.file]));
+  return searchSteps([...fileOf.keys()], (step, counts) => scanRollouts(join(runDir, fileOf.get(step) as string), counts, options), params);
 }

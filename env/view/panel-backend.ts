@@ -1,7 +1,8 @@
 /**
- * The host side of the panel protocol (protocol/panel-protocol.ts), independent of how messages
- * travel. `handle()` takes any message a panel sent and returns the response to send back
- * (null for commands); `onNotification()` delivers the host's notifications. `vistool view`
+ * The host side of the panel protocol (protocol/panel/), independent of how messages travel: the
+ * runs it has open, their watching, and the tables that answer every request (`requests`,
+ * panel-requests.ts) and command (`commands`). `handle()` takes any message a panel sent and
+ * returns the response to send back (null for commands); `onNotification()` delivers the host's notifications. `vistool view`
  * carries these over HTTP and Server-Sent Events; a VS Code webview host is a small adapter:
  *
  *   panel.webview.onDidReceiveMessage(async (m) => { const r = await backend.handle(m); if (r) void panel.webview.postMessage(r); });
@@ -22,60 +23,15 @@
  * LOADING_NOTIFY_MS meanwhile. After that, a change to a run folder is noticed by fs.watch
  * within milliseconds where the platform offers it, and by the poll otherwise.
  */
-import { existsSync, type FSWatcher, watch } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { formatToolCall } from '../actions/format.js';
-import { listTools } from '../tools/registry.js';
-import {
-  CancelRequestCommand,
-  ErrorCommand,
-  FormatCallRequest,
-  isPanelToHostMessage,
-  MetricRowsRequest,
-  MetricSeriesRequest,
-  type NotificationMessage,
-  PlaygroundApplyRequest,
-  type PlaygroundCall,
-  type PlaygroundMetadata,
-  PlaygroundOpenedNotification,
-  PlaygroundOpenRequest,
-  type PlaygroundSnapshot,
-  PlaygroundSnapshotRequest,
-  PlaygroundUndoRequest,
-  ReadyCommand,
-  REQUESTS,
-  type ResponseMessage,
-  RolloutIndexRequest,
-  RolloutRecordRequest,
-  RolloutSearchRequest,
-  RunImageRequest,
-  RunConfigsRequest,
-  RolloutStepsRequest,
-  RunsChangedNotification,
-  RunsListRequest,
-  SaveFileCommand,
-  ShowInPlaygroundCommand,
-  ShowInViewerCommand,
-  ShowReportCommand,
-  ToolsListRequest,
-  type RunSummary,
-  EvalSetsRequest,
-  EvalCompareRequest,
-  EvalRecordRequest,
-  TaskTimelineRequest,
-  AnnotationsListRequest,
-  AnnotationSaveRequest,
-  AnnotationDeleteRequest,
-  type EvalSide,
-} from '../../protocol/panel-protocol.js';
+import { type FSWatcher, watch } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { type CommandHandlers, dispatch, dispatchCommand, type RequestHandlers } from '../../protocol/panel/handlers.js';
+import { isPanelToHostMessage, type NotificationMessage, type ResponseMessage } from '../../protocol/panel/messages.js';
+import { type PlaygroundCall, type PlaygroundMetadata, PlaygroundOpenedNotification, type PlaygroundSnapshot } from '../../protocol/panel/playground.js';
+import { RunsChangedNotification, type RunSummary } from '../../protocol/panel/runs.js';
 import { PlaygroundSessions } from './playground-sessions.js';
+import { panelRequestHandlers } from './panel-requests.js';
 import { RunSource } from '../runs/run-source.js';
-import { findTaskRecord } from '../runs/run-task-record.js';
-import { readRunConfig } from '../runs/run-config.js';
-import { searchRollouts } from '../runs/rollout-search.js';
-import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
-import { withWeights } from '../runs/record-weights.js';
-import { deleteAnnotation, readAnnotations, saveAnnotation } from '../runs/annotations.js';
 
 export interface PanelBackendOptions {
   /** Run directories to show, in order. */
@@ -111,6 +67,21 @@ export class PanelBackend {
   private stopped = false;
   /** Requests being answered, by id, so a panel's request/cancel can stop one. */
   private readonly inFlight = new Map<string, AbortController>();
+  /** The answer to every request of the protocol (panel-requests.ts). */
+  readonly requests: RequestHandlers;
+  /**
+   * What this host does for every command. A VS Code host takes these and replaces those it does
+   * itself (saving a file, opening another panel or a report), which a browser does in the page.
+   */
+  readonly commands: CommandHandlers = {
+    'webview/ready': () => this.notify(this.runsSnapshot()),
+    'request/cancel': ({ id }) => this.inFlight.get(id)?.abort(),
+    'webview/error': ({ panel, message }) => this.log('error', `panel ${panel}: ${message}`),
+    'file/save': ({ name }) => this.log('warn', `file/save (${name}) is for the VS Code host; a browser saves files itself`),
+    'playground/show': ({ path }) => this.log('warn', `playground/show (${path}) is for the VS Code host; a browser opens the playground page itself`),
+    'viewer/show': ({ path, step }) => this.log('warn', `viewer/show (${path}, step ${step}) is for the VS Code host; a browser opens the viewer page itself`),
+    'report/show': ({ runId }) => this.log('warn', `report/show (${runId}) is for the VS Code host; a browser opens the report page itself`),
+  };
 
   constructor(options: PanelBackendOptions) {
     const used = new Set<string>();
@@ -125,6 +96,7 @@ export class PanelBackend {
     this.playground = new PlaygroundSessions([...this.runs.map((r) => r.dir), ...(options.roots ?? []).map((r) => resolve(r))]);
     this.pollMs = options.pollMs ?? 250;
     this.log = options.log ?? (() => {});
+    this.requests = panelRequestHandlers({ summaries: () => this.summaries(), run: (id) => this.run(id), playground: this.playground });
   }
 
   /**
@@ -222,134 +194,20 @@ export class PanelBackend {
   async handle(message: unknown, signal?: AbortSignal): Promise<ResponseMessage | null> {
     if (!isPanelToHostMessage(message)) throw new Error('not a panel message: expected {kind: "command" | "request", id, method, params}');
     if (message.kind === 'command') {
-      this.command(message);
+      if (!(await dispatchCommand(this.commands, message))) this.log('warn', `unknown or malformed command '${message.method}' ignored`);
       return null;
     }
     const cancel = new AbortController();
     const cancelled = signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal;
     this.inFlight.set(message.id, cancel);
     try {
-      return { kind: 'response', id: message.id, method: message.method, ok: true, result: await this.request(message, cancelled) };
+      return { kind: 'response', id: message.id, method: message.method, ok: true, result: await dispatch(this.requests, message, cancelled) };
     } catch (err) {
       const text = cancelled.aborted ? `request ${message.id} (${message.method}) was cancelled` : (err as Error).message;
       return { kind: 'response', id: message.id, method: message.method, ok: false, error: { message: text } };
     } finally {
       if (this.inFlight.get(message.id) === cancel) this.inFlight.delete(message.id);
     }
-  }
-
-  private command(message: { method: string; params: unknown }): void {
-    if (ReadyCommand.is(message)) this.notify(this.runsSnapshot());
-    else if (CancelRequestCommand.is(message)) this.inFlight.get(message.params.id)?.abort();
-    else if (ErrorCommand.is(message)) this.log('error', `panel ${message.params.panel}: ${message.params.message}`);
-    else if (SaveFileCommand.is(message)) this.log('warn', `file/save (${message.params.name}) is for the VS Code host; a browser saves files itself`);
-    else if (ShowInPlaygroundCommand.is(message)) this.log('warn', `playground/show (${message.params.path}) is for the VS Code host; a browser opens the playground page itself`);
-    else if (ShowInViewerCommand.is(message)) this.log('warn', `viewer/show (${message.params.path}, step ${message.params.step}) is for the VS Code host; a browser opens the viewer page itself`);
-    else if (ShowReportCommand.is(message)) this.log('warn', `report/show (${message.params.runId}) is for the VS Code host; a browser opens the report page itself`);
-    else this.log('warn', `unknown or malformed command '${message.method}' ignored`);
-  }
-
-  private async request(message: unknown, signal: AbortSignal): Promise<unknown> {
-    if (RunsListRequest.is(message)) return { runs: this.summaries() };
-    if (MetricRowsRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      return { runId: run.id, from: message.params.from, total: run.metrics.rowCount, table: run.metrics.slice(message.params.from, message.params.columns) };
-    }
-    if (MetricSeriesRequest.is(message)) {
-      const { runId, ...query } = message.params;
-      const run = this.run(runId);
-      return { runId: run.id, ...run.charts.query(query) };
-    }
-    if (RolloutStepsRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      return { runId: run.id, steps: await run.stepFiles() };
-    }
-    if (RolloutIndexRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      return (await run.stepIndex(message.params.step)).index(run.id);
-    }
-    if (RolloutRecordRequest.is(message)) {
-      const { runId, step, line } = message.params;
-      const run = this.run(runId);
-      return { runId: run.id, step, line, ...(await withWeights(await (await run.stepIndex(step)).record(line), run.dir)) };
-    }
-    if (RolloutSearchRequest.is(message)) {
-      const { runId, ...query } = message.params;
-      const run = this.run(runId);
-      return { runId: run.id, ...(await searchRollouts(run.dir, await run.stepFiles(), query, { signal })) };
-    }
-    if (EvalSetsRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      return { runId: run.id, sets: await run.evalSets() };
-    }
-    if (EvalCompareRequest.is(message)) return this.compare(message.params.a, message.params.b);
-    if (EvalRecordRequest.is(message)) {
-      const { runId, key, line } = message.params;
-      const run = this.run(runId);
-      return { runId: run.id, key, line, ...(await withWeights(await (await run.evalIndex(key)).index.record(line), run.dir)) };
-    }
-    if (TaskTimelineRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      const found = await taskTimeline(run.dir, message.params.promptId, await run.stepFiles(), await run.evalSets(), signal);
-      return { runId: run.id, promptId: message.params.promptId, ...found };
-    }
-    if (AnnotationsListRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      return { runId: run.id, ...(await readAnnotations(run.dir)) };
-    }
-    if (AnnotationSaveRequest.is(message)) {
-      const { runId, ...input } = message.params;
-      const run = this.run(runId);
-      return { runId: run.id, annotation: await saveAnnotation(run.dir, input) };
-    }
-    if (AnnotationDeleteRequest.is(message)) {
-      const run = this.run(message.params.runId);
-      await deleteAnnotation(run.dir, message.params.id);
-      return { runId: run.id, id: message.params.id, deleted: true };
-    }
-    if (RunImageRequest.is(message)) return this.runImage(message.params);
-    if (RunConfigsRequest.is(message)) {
-      const runs = message.params.runIds.map((id) => this.run(id));
-      return { configs: await Promise.all(runs.map(async (run) => ({ runId: run.id, ...(await readRunConfig(run.dir)) }))) };
-    }
-    if (ToolsListRequest.is(message)) {
-      return { tools: listTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) };
-    }
-    if (PlaygroundOpenRequest.is(message)) return this.playground.open(message.params);
-    if (PlaygroundApplyRequest.is(message)) return this.playground.apply(message.params.session, message.params.call);
-    if (PlaygroundUndoRequest.is(message)) return this.playground.undo(message.params.session);
-    if (PlaygroundSnapshotRequest.is(message)) return this.playground.snapshot(message.params.session);
-    if (FormatCallRequest.is(message)) {
-      const { calls, format } = message.params;
-      if (format === 'json') return { text: JSON.stringify(calls.length === 1 ? calls[0] : calls, null, 2) };
-      return { text: calls.map((call) => formatToolCall(call, format)).join('\n') };
-    }
-    const method = (message as { method: string }).method;
-    const known = REQUESTS.find((r) => r.method === method);
-    throw new Error(known ? `malformed params for request '${method}'` : `unknown request '${method}'; known requests: ${REQUESTS.map((r) => r.method).join(', ')}`);
-  }
-
-  /** Two kept evaluations task by task (eval-sets.ts); each side's index is read (and grown) first. */
-  private async compare(a: EvalSide, b: EvalSide): Promise<unknown> {
-    const read = async (side: EvalSide) => {
-      const run = this.run(side.runId);
-      const { set, index } = await run.evalIndex(side.key);
-      return { side: { ...side, runId: run.id, label: set.label, step: set.step }, rollouts: (await index.index(run.id)).rollouts };
-    };
-    const [left, right] = await Promise.all([read(a), read(b)]);
-    return { a: left.side, b: right.side, ...compareEvaluations(left.rollouts, a.arm, right.rollouts, b.arm) };
-  }
-
-  /** A rollout image's file, and the task record's metadata when it is the task's own image. */
-  private async runImage({ runId, ref, promptId }: { runId: string; ref: string; promptId: string | null }): Promise<{ path: string; metadata: PlaygroundMetadata | null }> {
-    const run = this.run(runId);
-    // Image refs are content hashes: anything else could name a file outside images/.
-    if (!/^[0-9a-f]{8,128}$/i.test(ref)) throw new Error(`'${ref}' is not an image ref (a content hash)`);
-    const path = join(run.dir, 'images', `${ref}.png`);
-    if (!existsSync(path)) throw new Error(`run '${run.id}' has no image ${ref} (looked for ${path})`);
-    if (promptId === null) return { path, metadata: null };
-    const found = await findTaskRecord(run.dir, promptId);
-    return { path, metadata: found ? { name: `${promptId}.json`, text: found.line, source: `task ${promptId} in ${found.file}` } : null };
   }
 
   private run(id: string): RunSource {

@@ -1,7 +1,7 @@
 /**
  * The VS Code hosts of the three panels (webview/: dashboard, rollout viewer, tool playground).
- * Each panel is a web app that talks the typed protocol of protocol/panel-protocol.ts; this adapter
- * carries its messages to env/view's PanelBackend (the same backend `vistool view` serves over
+ * Each panel is a web app that talks the typed protocol of protocol/panel/; this adapter carries
+ * its requests to env/view's PanelBackend (the same backend `vistool view` serves over
  * HTTP), so run reading, rollout indexes and the playground's tool calls have one
  * implementation.
  *
@@ -17,20 +17,12 @@ import * as vscode from 'vscode';
 import type { PanelBackend } from '../../env/view/panel-backend.js';
 import { contentSecurityPolicy, newNonce, panelPage } from '../../env/view/page.js';
 import { runName } from '../../env/runs/run-name.js';
-import {
-  type NotificationMessage,
-  PANEL_TITLES,
-  type PanelKind,
-  type PlaygroundCall,
-  type PlaygroundMetadata,
-  ReadyCommand,
-  RunsChangedNotification,
-  SaveFileCommand,
-  ShowInPlaygroundCommand,
-  ShowInViewerCommand,
-  ShowReportCommand,
-  ViewerShowStepNotification,
-} from '../../protocol/panel-protocol.js';
+import { type CommandHandlers, dispatchCommand } from '../../protocol/panel/handlers.js';
+import { isPanelToHostMessage, type NotificationMessage } from '../../protocol/panel/messages.js';
+import { PANEL_TITLES, type PanelKind } from '../../protocol/panel/panels.js';
+import type { PlaygroundCall, PlaygroundMetadata, ShowInPlaygroundParams } from '../../protocol/panel/playground.js';
+import { type ShowInViewerParams, ViewerShowStepNotification } from '../../protocol/panel/rollouts.js';
+import { RunsChangedNotification } from '../../protocol/panel/runs.js';
 import { vistoolLog } from '../output.js';
 import type { ReportPanels } from './report-panel.js';
 
@@ -220,47 +212,63 @@ export class PanelHosts implements vscode.Disposable {
     this.listen(entry);
   }
 
-  private async receive(entry: OpenPanel, message: unknown): Promise<void> {
-    if (SaveFileCommand.is(message)) {
-      await this.save(message.params);
-      return;
-    }
-    if (ShowInPlaygroundCommand.is(message)) {
-      // An image of a run the sending panel shows (runs/image named it): the playground may open it wherever the run lies.
-      const path = resolve(message.params.path);
-      const run = entry.backend.runs.find((r) => path.startsWith(`${r.dir}/`));
-      if (run) {
-        await this.show('playground', []);
-        this.open.get('playground')?.backend.allowPlaygroundRoot(run.dir);
-      }
-      await this.openInPlayground(path, message.params.metadata ?? undefined, message.params.calls ?? []);
-      return;
-    }
-    if (ShowInViewerCommand.is(message)) {
-      // Only a run the sending panel shows: a panel's message never names a folder to read.
-      const dir = resolve(message.params.path);
-      if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, message.params.step);
-      else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the rollouts of ${dir}, which it does not show; ignored`);
-      return;
-    }
-    if (ShowReportCommand.is(message)) {
-      // The report of a run the panel shows, found by the backend: a panel never names a file.
-      const report = entry.backend.runs.find((run) => run.id === message.params.runId)?.reportFile;
-      if (report) await this.reports.show(report).catch((err: Error) => void vscode.window.showErrorMessage(`vistool: cannot open ${report}: ${err.message}`));
-      else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the report of run '${message.params.runId}', which has none`);
-      return;
-    }
-    if (ReadyCommand.is(message)) {
-      entry.ready = true;
+  /**
+   * What this host does for each command of a panel: the backend's table, with what only an editor
+   * does in its place (a save dialog, opening or revealing another panel, a report in a tab).
+   */
+  private commandsFor(entry: OpenPanel): CommandHandlers {
+    const backend = entry.backend.commands;
+    return {
+      ...backend,
       // The backend answers ready with a runs snapshot; anything held from before goes out too.
-    }
-    try {
-      const reply = await entry.backend.handle(message);
-      if (reply) void entry.panel.webview.postMessage(reply);
-    } catch (err) {
-      vistoolLog(this.context).warn(`panel ${entry.kind} sent something that is not a panel message: ${(err as Error).message}`);
+      'webview/ready': (params) => {
+        entry.ready = true;
+        return backend['webview/ready'](params);
+      },
+      'file/save': (file) => this.save(file),
+      'playground/show': (params) => this.playgroundFor(entry, params),
+      'viewer/show': (params) => this.viewerFor(entry, params),
+      'report/show': ({ runId }) => this.reportFor(entry, runId),
+    };
+  }
+
+  private async receive(entry: OpenPanel, message: unknown): Promise<void> {
+    if (isPanelToHostMessage(message) && message.kind === 'command') {
+      if (!(await dispatchCommand(this.commandsFor(entry), message))) vistoolLog(this.context).warn(`panel ${entry.kind} sent an unknown or malformed command '${message.method}'; ignored`);
+    } else {
+      try {
+        const reply = await entry.backend.handle(message);
+        if (reply) void entry.panel.webview.postMessage(reply);
+      } catch (err) {
+        vistoolLog(this.context).warn(`panel ${entry.kind} sent something that is not a panel message: ${(err as Error).message}`);
+      }
     }
     this.flush(entry);
+  }
+
+  /** An image of a run the sending panel shows (runs/image named it): the playground may open it wherever the run lies. */
+  private async playgroundFor(entry: OpenPanel, params: ShowInPlaygroundParams): Promise<void> {
+    const path = resolve(params.path);
+    const run = entry.backend.runs.find((r) => path.startsWith(`${r.dir}/`));
+    if (run) {
+      await this.show('playground', []);
+      this.open.get('playground')?.backend.allowPlaygroundRoot(run.dir);
+    }
+    await this.openInPlayground(path, params.metadata ?? undefined, params.calls ?? []);
+  }
+
+  /** Only a run the sending panel shows: a panel's message never names a folder to read. */
+  private async viewerFor(entry: OpenPanel, params: ShowInViewerParams): Promise<void> {
+    const dir = resolve(params.path);
+    if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, params.step);
+    else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the rollouts of ${dir}, which it does not show; ignored`);
+  }
+
+  /** The report of a run the panel shows, found by the backend: a panel never names a file. */
+  private async reportFor(entry: OpenPanel, runId: string): Promise<void> {
+    const report = entry.backend.runs.find((run) => run.id === runId)?.reportFile;
+    if (report) await this.reports.show(report).catch((err: Error) => void vscode.window.showErrorMessage(`vistool: cannot open ${report}: ${err.message}`));
+    else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the report of run '${runId}', which has none`);
   }
 
   private flush(entry: OpenPanel): void {

@@ -1,6 +1,6 @@
 /**
  * Run commands that touch files only: Reveal in Explorer, Delete Run, Show Run Log, Refresh.
- * Processes (start, stop, resume) live in processes/run-commands.ts.
+ * Processes (start, stop, resume) live in processes/process-commands.ts.
  */
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';

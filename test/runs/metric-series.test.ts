@@ -33,7 +33,7 @@ async function ask<R>(method: string, params: unknown): Promise<R> {
 
 const series = (params: Record<string, unknown>) => ask<MetricSeriesResult>('metrics/series', { runId: 'long', metrics: ['x/y'], xAxis: 'step', smoothing: 0, maxPoints: 100, ...params });
 
-/** The bucketing rule of env/runs/downsample.ts, recomputed here from the rows themselves. */
+/** The bucketing rule of protocol/downsample.ts, recomputed here from the rows themselves. */
 function expectedMinMax(xs: number[], ys: number[], maxPoints: number): number[] {
   const buckets = Math.floor((maxPoints - 2) / 2);
   const span = xs[xs.length - 1]! - xs[0]!;

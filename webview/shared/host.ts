@@ -1,11 +1,12 @@
 /**
  * The panel's view of its host. A panel calls `request`, `command`, `onNotification`,
  * `getState`/`setState`, `resourceUrl` and `saveFile`, and never learns which host it runs in.
- * Two transports carry the messages of protocol.ts:
+ * Three transports (transport.ts) carry the messages of the panel protocol (protocol/panel/):
  *   - VS Code: `acquireVsCodeApi().postMessage` out, `window` 'message' events in, state in
  *     the webview's setState (restored by a WebviewPanelSerializer after a reload);
  *   - browser (`vistool view`): one POST /api/ipc per message (the response is the reply), and
- *     notifications over Server-Sent Events from /api/events; state in sessionStorage.
+ *     notifications over Server-Sent Events from /api/events; state in sessionStorage;
+ *   - a static bundle's page (bundle-transport.ts): its static backend answers in the page.
  * Only navigation and UI state is ever persisted; data always comes back from the host.
  *
  * Browser code only: no Node modules, no vscode import (the VS Code API is a global there).
@@ -34,8 +35,10 @@ import {
   ShowReportCommand,
 } from '../../protocol/panel-protocol.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
-import { BundleTransport } from './static-backend.js';
+import { BundleTransport } from './bundle-transport.js';
+import type { Transport } from './transport.js';
 
+export type { Transport };
 
 export function readPageConfig(doc: Document): PageConfig {
   const element = doc.getElementById('vistool-config');
@@ -53,20 +56,6 @@ export function readPageConfig(doc: Document): PageConfig {
   });
   if (!ok) throw new Error('the page has no valid <script type="application/json" id="vistool-config"> block; open the panel through `vistool view` or the VS Code command');
   return parsed as unknown as PageConfig;
-}
-
-/** How messages travel. A transport knows nothing about methods or types. */
-export interface Transport {
-  readonly kind: 'vscode' | 'browser' | 'bundle';
-  post(message: PanelToHostMessage): void;
-  /** Tells the host that the request `id` posted before is no longer wanted. */
-  cancel(id: string): void;
-  onMessage(listener: (message: HostToPanelMessage) => void): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-  resourceUrl(runId: string, relativePath: string): string;
-  /** True when the panel itself can save a file (browser downloads); false: ask the host. */
-  readonly savesLocally: boolean;
 }
 
 function newSessionId(): string {
