@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'trainer/**', '.venv/**', '.venv-verl/**', 'runs/**', 'out/**', '.cache/**', 'bin/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'trainer/**', '.venv/**', '.venv-verl/**', '.venv-vllm/**', '.gpu-check/**', 'runs/**', 'out/**', '.cache/**', 'bin/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
