@@ -12,8 +12,8 @@
  * all (`data-points`), how many the canvas drew (`data-drawn`), how often it was painted
  * (`data-draws`) and the stage changes (`data-phases`), which the tests and the bench read.
  *
- * A click on the plot picks the point the tooltip shows (the nearest along x, of a shown line)
- * and tells `onPick` its run and x; the dashboard answers with `showPick`, a line under the chart
+ * A click on the plot picks the curve under the pointer (of the shown lines that reach the clicked
+ * x, the one passing nearest the pointer; nearest-step.ts) and tells `onPick` its run and x; the dashboard answers with `showPick`, a line under the chart
  * that offers that step's rollouts. The click does not navigate at once: a double-click zooms out,
  * and its first click must not take the page away.
  */
@@ -33,6 +33,7 @@ import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
 import { formatDurationTicks, formatTicks, tickLabeller } from './axis-ticks.js';
 import { attachDragZoom } from './drag-zoom.js';
+import { curveUnderPointer } from './nearest-step.js';
 import type { Drawable } from './draw-queue.js';
 import { formatDuration, type Point, type SeriesStats, type XAxis } from './series.js';
 
@@ -173,12 +174,22 @@ export class MetricChart implements Drawable {
     });
   }
 
-  /** The point under a click, as the tooltip finds it: the nearest along x of the shown lines. */
+  /**
+   * The point under a click: of the shown lines (the smoothed ones when smoothing is on, as the
+   * tooltip lists them), the one whose curve passes nearest the pointer at the clicked x.
+   */
   private pick(event: PointerEvent): void {
     const chart = this.chart;
-    if (!chart) return;
-    const [hit] = chart.getElementsAtEventForMode(event, 'nearest', { axis: 'x', intersect: false }, false).filter((e) => chart.isDatasetVisible(e.datasetIndex));
-    const dataset = hit ? (chart.data.datasets[hit.datasetIndex] as TaggedDataset | undefined) : undefined;
+    const x = chart?.scales.x;
+    const y = chart?.scales.y;
+    if (!chart || !x || !y) return;
+    const rect = this.canvas.getBoundingClientRect();
+    const pointer = { x: event.clientX - rect.left, y: event.clientY - rect.top };
+    const datasets = chart.data.datasets as TaggedDataset[];
+    const smoothed = this.hasSmoothed();
+    const lines = datasets.map((d, i) => (!chart.isDatasetVisible(i) || (d.isRaw && smoothed) ? null : d.data.map((p) => ({ x: x.getPixelForValue(p.x), y: y.getPixelForValue(p.y) }))));
+    const hit = curveUnderPointer(lines, pointer);
+    const dataset = hit ? datasets[hit.line] : undefined;
     const point = hit ? dataset?.data[hit.index] : undefined;
     if (dataset && point) this.onPick(this.metric, dataset.runId, point.x);
   }

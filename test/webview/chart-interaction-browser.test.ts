@@ -1,0 +1,82 @@
+/**
+ * The dashboard's charts under the pointer and the axes (issue 44): a click picks the curve under
+ * the pointer, not the first run drawn at that step. Two arms, as the demo leaves them (`text` and
+ * `tools`, text listed first), with reward curves far apart, through the real `vistool view`
+ * server in chromium.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { metricRow, writeRunDirectory } from '../runs/run-directory.js';
+import { ensureBundles, launchBrowser, openPage, startView, type ViewSession } from './browser-harness.js';
+
+let browser: Browser;
+let view: ViewSession;
+let root: string;
+
+/** The light theme's first two series colours (--vscode-charts-blue, --vscode-charts-orange). */
+const BLUE: [number, number, number] = [0x1a, 0x85, 0xff];
+const ORANGE: [number, number, number] = [0xd1, 0x86, 0x16];
+
+/** A run of 30 RL steps whose reward sits at `level` (the text arm low, the tools arm high). */
+async function writeArm(name: string, level: number): Promise<string> {
+  const dir = await writeRunDirectory(join(root, name), { metricRows: 0, rolloutSteps: [10, 20], status: 'finished' });
+  const rows = Array.from({ length: 30 }, (_, i) => ({ ...metricRow(i + 1, 'healthy'), 'reward/mean': level + 0.01 * Math.sin(i) }));
+  await appendFile(join(dir, 'metrics.jsonl'), rows.map((row) => JSON.stringify(row) + '\n').join(''));
+  return dir;
+}
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'vistool-chart-interaction-'));
+  const [text, tools] = await Promise.all([writeArm('text', 0.2), writeArm('tools', 0.8), ensureBundles()]);
+  browser = await launchBrowser();
+  view = await startView([text, tools]);
+});
+
+after(async () => {
+  await browser?.close();
+  await view?.stop();
+});
+
+async function chartReady(page: Page, metric: string): Promise<void> {
+  await page.waitForFunction((m) => document.querySelector(`[data-metric="${m}"]`)?.getAttribute('data-points')?.includes('"tools":30'), metric);
+  await page.waitForFunction((m) => Number(document.querySelector(`[data-metric="${m}"]`)?.getAttribute('data-draws')) > 0, metric);
+}
+
+/**
+ * Where a run's line crosses a column of the chart, in page coordinates: the middle of the
+ * pixels of its colour in that column of the canvas.
+ */
+async function lineAt(page: Page, metric: string, fraction: number, rgb: [number, number, number]): Promise<{ x: number; y: number }> {
+  const canvas = page.locator(`[data-metric="${metric}"] canvas`);
+  const box = await canvas.boundingBox();
+  assert.ok(box);
+  const rows = await canvas.evaluate((c: HTMLCanvasElement, [fx, r, g, b]) => {
+    const scale = c.width / c.clientWidth;
+    const column = Math.round(c.width * fx);
+    const data = c.getContext('2d')?.getImageData(column, 0, 1, c.height).data;
+    const hits: number[] = [];
+    for (let y = 0; data && y < c.height; y += 1) if (Math.abs((data[y * 4] ?? 0) - r) + Math.abs((data[y * 4 + 1] ?? 0) - g) + Math.abs((data[y * 4 + 2] ?? 0) - b) < 40) hits.push(y / scale);
+    return hits;
+  }, [fraction, rgb[0], rgb[1], rgb[2]] as const);
+  assert.ok(rows.length > 0, `a line of colour ${rgb.join(',')} crosses ${metric} at ${fraction}`);
+  return { x: box.x + box.width * fraction, y: box.y + rows[Math.floor(rows.length / 2)]! };
+}
+
+test('a click on a curve offers that curve\'s run: the tools arm\'s line above the text arm\'s opens the tools arm\'s rollouts', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await chartReady(page, 'reward/mean');
+  const card = page.locator('[data-metric="reward/mean"]');
+  for (const [run, colour] of [['tools', ORANGE], ['text', BLUE]] as const) {
+    const at = await lineAt(page, 'reward/mean', 0.5, colour);
+    await page.mouse.click(at.x, at.y);
+    await page.waitForFunction(() => !(document.querySelector('[data-metric="reward/mean"] [data-testid=chart-pick]') as HTMLElement | null)?.hidden);
+    const pick = card.locator('[data-testid=chart-pick] [data-run]');
+    assert.match(await pick.innerText(), new RegExp(`^${run} · step \\d+`), `clicking the ${run} arm's line`);
+    await card.locator('[data-testid=dismiss-pick]').click();
+  }
+  assert.deepEqual(problems, []);
+});
