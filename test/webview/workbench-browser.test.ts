@@ -196,6 +196,29 @@ test('two checkpoints side by side: the counts, the fixed task with both rollout
   assert.deepEqual([...problems, ...again.problems], []);
 });
 
+test('side by side, the arm follows the chosen evaluation: A = the text arm after RL compares its tools-off records, not "no task in common"', async () => {
+  const { page, problems } = await openPage(browser, view.url('viewer'));
+  await page.locator('[data-testid=rollout-row]').first().waitFor();
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.locator('[data-testid=compare-row]').first().waitFor();
+  assert.equal(await page.locator('[data-testid=compare-a-arm]').inputValue(), 'tools');
+  // The text arm evaluated without tools only (trainer/vistool_trainer/trainers/evaluate.py): its records are tools-off ones.
+  await page.locator('[data-testid=compare-a-run]').selectOption({ label: 'text' });
+  await page.waitForFunction(() => /^A text · after_rl/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=compare-a-arm]').inputValue(), 'no_tools');
+  // Worked out from the fixture: text right on task 5 only; tools after_rl right on 1, 4, 5.
+  assert.match(await page.locator('[data-testid=compare-a-accuracy]').innerText(), /text · after_rl \(step 14\) · tools off: 1\/5 = 20\.0 %/);
+  assert.match(await page.locator('[data-testid=compare-counts]').innerText(), /^B fixed 2 · broke 0 · both wrong 2 · both right 1 \(of 5 tasks\)$/);
+  // Another evaluation of the text arm keeps tools off; the tools arm's run brings tools on back.
+  await page.locator('[data-testid=compare-a-eval]').selectOption({ label: 'after_sft · step 10' });
+  await page.waitForFunction(() => /^A text · after_sft/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));
+  assert.doesNotMatch(await page.locator('[data-testid=compare-a-accuracy]').innerText(), /no task in common/);
+  await page.locator('[data-testid=compare-a-run]').selectOption({ label: 'tools' });
+  await page.waitForFunction(() => /^A tools · after_rl/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=compare-a-arm]').inputValue(), 'tools');
+  assert.deepEqual(problems, []);
+});
+
 test('a training task over time lists each step it was rolled out in, and an entry opens that rollout', async () => {
   const { page, problems } = await openPage(browser, view.url('viewer', '&run=tools&step=12'));
   await page.locator('[data-testid=rollout-detail] [data-testid=task-timeline-button]').click();

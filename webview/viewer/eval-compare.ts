@@ -156,7 +156,7 @@ export class EvalCompareView {
     replaceChildren(this.list, h('vscode-progress-ring', null));
     let comparison: EvalComparison;
     try {
-      comparison = await this.options.host.request(EvalCompareRequest, { a, b });
+      comparison = await this.followArms(await this.options.host.request(EvalCompareRequest, { a, b }));
     } catch (err) {
       if (token !== this.token) return;
       replaceChildren(this.summary, `Could not compare: ${(err as Error).message}`);
@@ -170,6 +170,34 @@ export class EvalCompareView {
     this.renderList();
     await this.showTask();
     this.options.changed(this.state);
+  }
+
+  /**
+   * The arm follows the chosen evaluation: a side with no record in its arm (the text arm's
+   * evaluations are tools-off only; the periodic ones during RL, tools-on only) is compared in the
+   * other arm when that one has records, and the arm select shows it. Without this, picking the
+   * text arm's evaluation for A kept "tools on" and compared nothing ("no task in common").
+   */
+  private async followArms(comparison: EvalComparison): Promise<EvalComparison> {
+    let result = comparison;
+    for (const name of ['a', 'b'] as const) {
+      const side = this.state[name];
+      if (!side || result.tasks.length === 0 || result.tasks.some((t) => t[name] !== null)) continue;
+      const other: EvalSide = { ...side, arm: side.arm === 'tools' ? 'no_tools' : 'tools' };
+      const sides = { a: this.state.a as EvalSide, b: this.state.b as EvalSide, [name]: other };
+      const retried = await this.options.host.request(EvalCompareRequest, sides);
+      if (retried.tasks.some((t) => t[name] !== null)) {
+        this.state = { ...this.state, [name]: other };
+        result = retried;
+      }
+    }
+    return result;
+  }
+
+  /** The arm a run trained in: tools on when it called tools, else off (the text arm). */
+  private armOf(runId: string): EvalArm {
+    const run = this.runs.find((r) => r.id === runId);
+    return run && callsTools(run) ? 'tools' : 'no_tools';
   }
 
   private sideLabel(side: EvalComparison['a']): string {
@@ -189,7 +217,7 @@ export class EvalCompareView {
     runSelect.addEventListener('change', () => {
       const runSets = this.sets.get(runSelect.value) ?? [];
       const last = runSets[runSets.length - 1];
-      this.update({ [name]: last ? { runId: runSelect.value, key: last.key, arm: side?.arm ?? 'tools' } : null, promptId: null });
+      this.update({ [name]: last ? { runId: runSelect.value, key: last.key, arm: this.armOf(runSelect.value) } : null, promptId: null });
       void this.compare();
     });
     setSelect.addEventListener('change', () => {
