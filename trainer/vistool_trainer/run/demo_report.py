@@ -27,13 +27,34 @@ EVAL_COLUMNS = [
 RL_CURVES = ["reward/mean", "acc/mean", "tool/call_rate", "tool/error_rate", "actor/pg_clipfrac", "actor/ppo_kl", "response_length/mean",
              "timing/step_s"]
 ARM_COLOURS = {"tools": "#1f6fb4", "text": "#d0661c"}
-STYLE = """body{font-family:sans-serif;max-width:68em;margin:2em auto;padding:0 1em;color:#222;line-height:1.4} figure{display:inline-block;margin:.4em}
-figcaption{font-size:11px;color:#666} pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;margin:.3em 0}
-table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right} th{background:#eee}
-td.left,th.left{text-align:left} .met{color:#176917;font-weight:bold} .missed{color:#a00;font-weight:bold}
-.rollout{border:1px solid #ddd;padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid #ccc;margin-right:.4em}
-pre.assistant{background:#eef4ff} .error{color:#a00;font-size:90%} code{background:#f4f4f4;padding:0 .2em}
-.timecap{border:3px solid #a00;background:#fff0f0;color:#700;padding:.4em 1em;margin:1em 0;font-size:110%}"""
+# The report paints its own colours and follows the reader's theme: VS Code's (the body's class in
+# its report tab, where the page otherwise sits transparent on the editor's background) or the
+# browser's colour scheme. Every pair below passes WCAG AA (test/view/demo-report-browser.test.ts).
+_LIGHT = {"bg": "#ffffff", "fg": "#222222", "muted": "#5f5f5f", "code": "#f4f4f4", "line": "#cccccc", "head": "#eeeeee",
+          "good": "#176917", "bad": "#aa0000", "assistant": "#eef4ff", "plot": "#fafafa", "cap-bg": "#fff0f0", "cap-fg": "#700000",
+          "cap-line": "#aa0000"}
+_DARK = {"bg": "#1e1e1e", "fg": "#dddddd", "muted": "#b0b0b0", "code": "#2b2b2b", "line": "#555555", "head": "#333333",
+         "good": "#73c991", "bad": "#f48771", "assistant": "#1c2a3d", "plot": "#252526", "cap-bg": "#3a1e1e", "cap-fg": "#ffb4a8",
+         "cap-line": "#f48771"}
+
+
+def _palette(scheme: str, colours: dict[str, str]) -> str:
+    return f"color-scheme:{scheme};" + ";".join(f"--{name}:{value}" for name, value in colours.items())
+
+
+STYLE = (f":root{{{_palette('light', _LIGHT)}}} @media (prefers-color-scheme:dark){{:root{{{_palette('dark', _DARK)}}}}}\n"
+         f":root:has(>body.vscode-dark),:root:has(>body.vscode-high-contrast:not(.vscode-high-contrast-light)){{{_palette('dark', _DARK)}}}\n"
+         f":root:has(>body.vscode-light),:root:has(>body.vscode-high-contrast-light){{{_palette('light', _LIGHT)}}}\n"
+         """html{background:var(--bg);color:var(--fg)}
+body{font-family:sans-serif;max-width:68em;margin:2em auto;padding:0 1em;color:var(--fg);background:var(--bg);line-height:1.4}
+figure{display:inline-block;margin:.4em} a{color:inherit}
+figcaption{font-size:11px;color:var(--muted)} pre{background:var(--code);color:var(--fg);padding:.6em;white-space:pre-wrap;margin:.3em 0}
+table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid var(--line);padding:.25em .6em;text-align:right} th{background:var(--head)}
+td.left,th.left{text-align:left} .met{color:var(--good);font-weight:bold} .missed{color:var(--bad);font-weight:bold}
+.rollout{border:1px solid var(--line);padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid var(--line);margin-right:.4em}
+pre.assistant{background:var(--assistant)} .error{color:var(--bad);font-size:90%} code{background:var(--code);color:var(--fg);padding:0 .2em}
+svg text{fill:var(--fg)} svg rect{fill:var(--plot);stroke:var(--line)}
+.timecap{border:3px solid var(--cap-line);background:var(--cap-bg);color:var(--cap-fg);padding:.4em 1em;margin:1em 0;font-size:110%}""")
 
 
 def evaluation_table(evaluations: dict[str, dict[str, float]]) -> str:
