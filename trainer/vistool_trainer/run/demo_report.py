@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -294,24 +295,107 @@ def _rl_series(run_dir: Path, key: str) -> list[tuple[float, float]]:
     return [(float(m["rl/step"]), float(m[key])) for m in read_json_lines(run_dir / "metrics.jsonl") if m.get("stage") == "rl" and key in m]
 
 
+def _question_label(task: dict[str, Any]) -> str | None:
+    """The label a question asks about: the demo's questions quote it last ('... for "D"?')."""
+    quoted = re.findall(r'"([^"]+)"', str(task.get("question", "")))
+    return quoted[-1] if quoted else None
+
+
+def _first_call(record: dict[str, Any]) -> dict[str, Any] | None:
+    return next((call for turn in record.get("turns", []) for call in turn.get("calls") or []), None)
+
+
+def _call_targets(call: dict[str, Any]) -> list[str]:
+    """What a call named: the labels in its first list argument (columns, rows, x_values, ...)."""
+    for value in (call.get("arguments") or {}).values():
+        if isinstance(value, list):
+            return [str(v) for v in value]
+    return []
+
+
+def call_words(record: dict[str, Any]) -> str:
+    """What the rollout's first call did, set against the question: 'masked the question's label "D"',
+    'masked "B", not the question's "D"', or 'called no tool'. Plain text (the caller escapes it)."""
+    call = _first_call(record)
+    if call is None:
+        return "called no tool"
+    name = str(call.get("name", ""))
+    verb = "masked" if name.endswith("_with_mask") else "highlighted" if name.endswith("_with_highlight") else \
+        "boxed" if name.endswith("_with_draw") else f"called {name} on"
+    targets = _call_targets(call)
+    label = _question_label(record.get("task", {}))
+    named = ", ".join(f'"{t}"' for t in targets) or "nothing"
+    failed = "" if call.get("ok", True) else " (the call failed)"
+    if label is None or not targets:
+        return f"{verb} {named}{failed}"
+    if targets == [label]:
+        return f'{verb} the question\'s label "{label}"{failed}'
+    return f'{verb} {named}, not the question\'s "{label}"{failed}'
+
+
+def _outcome_words(record: dict[str, Any]) -> str:
+    gold = record.get("task", {}).get("answer")
+    return f"answered {record.get('answer')!r}, {'right' if record.get('correct') else 'wrong'} (gold {gold!r})"
+
+
+def showcase_rollouts(records: list[dict[str, Any]], limit: int = 9) -> list[dict[str, Any]]:
+    """The rollouts the report shows of a step, by a rule it states: one rollout per (gold, answer)
+    pair, in gold then answer order, each of a prompt not shown yet (the first such line of the file; a
+    pair with none left is skipped); so the page shows how the answers spread over the golds, never one
+    prompt twice."""
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in records:
+        cells.setdefault((str(record.get("task", {}).get("answer")), str(record.get("answer"))), []).append(record)
+    shown: list[dict[str, Any]] = []
+    prompts: set[Any] = set()
+    for key in sorted(cells):
+        pick = next((r for r in cells[key] if r.get("prompt_id") not in prompts), None)
+        if pick is not None and len(shown) < limit:
+            shown.append(pick)
+            prompts.add(pick.get("prompt_id"))
+    return shown
+
+
+def showcase_html(records: list[dict[str, Any]], images: str = "tools/images") -> str:
+    """The step's showcased rollouts (showcase_rollouts' rule, said above them), each with what its call did."""
+    chosen = showcase_rollouts(records)
+    if not chosen:
+        return ""
+    rule = (f"<p>{len(chosen)} of the step's {len(records)} rollouts: one rollout per (gold, answer) pair, each of another prompt "
+            "(the first such line of the step's file; a pair whose rollouts are all of prompts already shown is left out); "
+            "above each, what its call did against the question's label.</p>")
+    return rule + "".join(f'<p class="call-note">It {html.escape(call_words(r))}, then {html.escape(_outcome_words(r))}.</p>'
+                          f"{rollout_html(r, images)}" for r in chosen)
+
+
 def _example_pair(root: Path) -> str:
-    """A tools-arm rollout of the last RL step that called the tool (a correct one when there is
-    one): the chart, and what the tool returned for the policy's own call."""
+    """A tools-arm rollout of the last RL step, by this rule: a call on the question's own label that
+    led to a right answer; else a call on it; else any call (the caption says which label it named
+    and how the rollout ended, so a right answer after masking another bar is not shown as the tool
+    at work). The chart, and what the tool returned for the policy's own call."""
     files = sorted((root / "tools" / "rollouts").glob("step-*.jsonl"))
     records = read_json_lines(files[-1]) if files else []
-    for record in sorted(records, key=lambda r: not r.get("correct")):
-        edited = [ref for turn in record.get("turns", []) if turn.get("role") != "assistant" for ref in turn.get("images") or []]
-        calls = [call for turn in record.get("turns", []) for call in turn.get("calls") or []]
-        if edited and calls and record.get("task", {}).get("image"):
-            task = record["task"]
-            call = json.dumps({"name": calls[0].get("name"), "arguments": calls[0].get("arguments")})
-            outcome = "answered correctly" if record.get("correct") else f"answered {record.get('answer')!r}, which is wrong"
-            return (f'<div class="pair"><p><b>{html.escape(str(task.get("question", "")))}</b> (gold '
-                    f'<code>{html.escape(str(task.get("answer", "")))}</code>)</p>'
-                    f'{_image("tools/images/" + task["image"] + ".png", "the chart")}{_image("tools/images/" + edited[0] + ".png", "what the tool returned")}'
-                    f'<p>Left, what both arms see. Right, what the tool returned for the policy\'s call '
-                    f'<code>{html.escape(call)}</code> in the last RL step; it then {html.escape(outcome)}.</p></div>')
-    return ""
+
+    def edited(record: dict[str, Any]) -> list[str]:
+        return [ref for turn in record.get("turns", []) if turn.get("role") != "assistant" for ref in turn.get("images") or []]
+
+    def on_label(record: dict[str, Any]) -> bool:
+        call = _first_call(record)
+        return call is not None and _call_targets(call) == [_question_label(record.get("task", {}))]
+
+    candidates = [r for r in records if edited(r) and _first_call(r) and r.get("task", {}).get("image")]
+    candidates.sort(key=lambda r: (not on_label(r), not (on_label(r) and r.get("correct"))))
+    if not candidates:
+        return ""
+    record = candidates[0]
+    task, call = record["task"], _first_call(record) or {}
+    text = json.dumps({"name": call.get("name"), "arguments": call.get("arguments")})
+    return (f'<div class="pair"><p><b>{html.escape(str(task.get("question", "")))}</b> (gold '
+            f'<code>{html.escape(str(task.get("answer", "")))}</code>)</p>'
+            f'{_image("tools/images/" + task["image"] + ".png", "the chart")}{_image("tools/images/" + edited(record)[0] + ".png", "what the tool returned")}'
+            f'<p>Left, what both arms see. Right, what the tool returned for the policy\'s call '
+            f'<code>{html.escape(text)}</code> in the last RL step: it {html.escape(call_words(record))}, then '
+            f'{html.escape(_outcome_words(record))}.</p></div>')
 
 
 PHASE_WORDS = {
@@ -403,7 +487,7 @@ def write_demo_report(root: Path, summary: dict[str, Any]) -> str:
     examples = ""
     files = sorted((root / "tools" / "rollouts").glob("step-*.jsonl"))
     if files:
-        examples = "".join(rollout_html(record, "tools/images") for record in read_json_lines(files[-1])[:4])
+        examples = showcase_html(read_json_lines(files[-1]))
     minutes = summary.get("minutes")
     # The bars demo's reading of its own results (docs/DEMO.md); the geometry variant's is in _shows_section.
     bars_shows = """<ul><li>It shows, on held-out charts, that editing the image lets a model answer what it cannot read from the raw image, and that
