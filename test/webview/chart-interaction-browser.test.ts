@@ -1,6 +1,7 @@
 /**
  * The dashboard's charts under the pointer and the axes (issue 44): a click picks the curve under
- * the pointer, not the first run drawn at that step. Two arms, as the demo leaves them (`text` and
+ * the pointer, not the first run drawn at that step; a zoomed axis is labelled with round ticks; a
+ * chart's y axis can be switched to a log scale, remembered in the panel's state. Two arms, as the demo leaves them (`text` and
  * `tools`, text listed first), with reward curves far apart, through the real `vistool view`
  * server in chromium.
  */
@@ -24,7 +25,8 @@ const ORANGE: [number, number, number] = [0xd1, 0x86, 0x16];
 /** A run of 30 RL steps whose reward sits at `level` (the text arm low, the tools arm high). */
 async function writeArm(name: string, level: number): Promise<string> {
   const dir = await writeRunDirectory(join(root, name), { metricRows: 0, rolloutSteps: [10, 20], status: 'finished' });
-  const rows = Array.from({ length: 30 }, (_, i) => ({ ...metricRow(i + 1, 'healthy'), 'reward/mean': level + 0.01 * Math.sin(i) }));
+  // actor/kl spans four decades from 1e-4, after a first step of 0 (what a log axis cannot draw).
+  const rows = Array.from({ length: 30 }, (_, i) => ({ ...metricRow(i + 1, 'healthy'), 'reward/mean': level + 0.01 * Math.sin(i), 'actor/kl': i === 0 ? 0 : level * 1e-3 * 10 ** (i / 7) }));
   await appendFile(join(dir, 'metrics.jsonl'), rows.map((row) => JSON.stringify(row) + '\n').join(''));
   return dir;
 }
@@ -78,5 +80,56 @@ test('a click on a curve offers that curve\'s run: the tools arm\'s line above t
     assert.match(await pick.innerText(), new RegExp(`^${run} · step \\d+`), `clicking the ${run} arm's line`);
     await card.locator('[data-testid=dismiss-pick]').click();
   }
+  assert.deepEqual(problems, []);
+});
+
+test('after a drag-zoom the x axis is labelled with round steps, not the raw ends of the drag', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await chartReady(page, 'reward/mean');
+  const box = await page.locator('[data-metric="reward/mean"] .chart-box').boundingBox();
+  assert.ok(box);
+  const y = box.y + box.height * 0.6;
+  await page.mouse.move(box.x + box.width * 0.23, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.45, y, { steps: 5 });
+  await page.mouse.move(box.x + box.width * 0.61, y, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(() => (document.querySelector('[data-metric="reward/mean"]') as HTMLElement | null)?.dataset.zoom?.startsWith('{') && JSON.parse((document.querySelector('[data-metric="reward/mean"]') as HTMLElement).dataset.ticks ?? '{"x":[]}').x.length > 0 && (document.querySelector('[data-metric="reward/mean"]') as HTMLElement).dataset.xRange?.includes('.'));
+  const zoom = JSON.parse((await page.locator('[data-metric="reward/mean"]').getAttribute('data-zoom')) ?? '{}') as { min: number; max: number };
+  assert.ok(!Number.isInteger(zoom.min) || !Number.isInteger(zoom.max), `the drag ended off a whole step: ${JSON.stringify(zoom)}`);
+  const ticks = JSON.parse((await page.locator('[data-metric="reward/mean"]').getAttribute('data-ticks')) ?? '{}') as { x: string[] };
+  assert.ok(ticks.x.length >= 2, JSON.stringify(ticks));
+  for (const label of ticks.x) assert.match(label, /^\d+$/, `x tick labels ${JSON.stringify(ticks.x)}`);
+  assert.deepEqual(problems, []);
+});
+
+test('a chart\'s "log y" draws it on a log scale with ticks at powers of ten, says which values ≤ 0 it left out, and is remembered after a reload', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await chartReady(page, 'actor/kl');
+  const card = page.locator('[data-metric="actor/kl"]');
+  assert.equal(await card.getAttribute('data-y-scale'), 'linear');
+  await card.locator('[data-testid=log-y]').click();
+  const logTicks = async (p: Page) => {
+    await p.waitForFunction(() => {
+      const el = document.querySelector('[data-metric="actor/kl"]') as HTMLElement | null;
+      return el?.dataset.yScale === 'logarithmic' && JSON.parse(el.dataset.ticks ?? '{"y":[]}').y.every((l: string) => /^(0\.0*1|1|10*|1e[-+]\d+)$/.test(l));
+    });
+    return JSON.parse((await p.locator('[data-metric="actor/kl"]').getAttribute('data-ticks')) ?? '{}') as { y: string[] };
+  };
+  // From 1e-4 (the text arm's second step) to about 1.1 (the tools arm's last): every power of ten between.
+  const ticks = await logTicks(page);
+  for (const power of ['0.001', '0.01', '0.1', '1']) assert.ok(ticks.y.includes(power), `y ticks ${JSON.stringify(ticks.y)}`);
+  assert.equal(await card.locator('[data-testid=log-y]').getAttribute('aria-pressed'), 'true');
+  assert.match(await card.locator('[data-testid=log-note]').innerText(), /^Log scale: not drawn, as ≤ 0: text 1 point · tools 1 point\.$/);
+  // The other charts stay linear; the choice survives a reload.
+  assert.equal(await page.locator('[data-metric="reward/mean"]').getAttribute('data-y-scale'), 'linear');
+  await page.reload();
+  await chartReady(page, 'actor/kl');
+  await logTicks(page);
+  assert.equal(await page.locator('[data-metric="reward/mean"]').getAttribute('data-y-scale'), 'linear');
+  // And back to linear: every point drawn, no note.
+  await card.locator('[data-testid=log-y]').click();
+  await page.waitForFunction(() => (document.querySelector('[data-metric="actor/kl"]') as HTMLElement | null)?.dataset.yScale === 'linear');
+  await page.waitForFunction(() => (document.querySelector('[data-metric="actor/kl"] [data-testid=log-note]') as HTMLElement | null)?.hidden === true);
   assert.deepEqual(problems, []);
 });

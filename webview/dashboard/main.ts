@@ -59,6 +59,8 @@ interface DashboardState {
   xAxis: XAxis;
   /** Whether the raw values are drawn faintly behind a smoothed line (absent in state saved before the toggle: shown). */
   showRaw?: boolean;
+  /** The charts (metric or group keys) drawn on a log-scale y axis (absent in state saved before the toggle: none). */
+  logY?: string[];
 }
 
 function isDashboardState(value: unknown): value is DashboardState {
@@ -68,6 +70,7 @@ function isDashboardState(value: unknown): value is DashboardState {
     smoothing: (v) => isNumberInRange(v, 0, 0.99),
     xAxis: (v) => v === 'step' || v === 'time',
     showRaw: optional((v) => typeof v === 'boolean'),
+    logY: optional(isStringArray),
   });
 }
 
@@ -489,6 +492,17 @@ class Dashboard {
     );
   }
 
+  /** A chart's log-scale toggle: remembered in the panel's state, drawn again from the lines it has. */
+  private setLogY(metric: string, on: boolean): void {
+    const others = (this.state.logY ?? []).filter((m) => m !== metric);
+    this.state.logY = on ? [...others, metric] : others;
+    this.saveState();
+    const chart = this.charts.get(metric);
+    if (!chart) return;
+    chart.setLogY(on);
+    this.drawQueue.markDirty(chart);
+  }
+
   private zoom(metric: string, range: XRange | null): void {
     if (range) this.zooms.set(metric, range);
     else this.zooms.delete(metric);
@@ -541,7 +555,9 @@ class Dashboard {
           (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64),
           (name, range) => this.zoom(name, range),
           (name, runId, x) => void this.pick(name, runId, x),
+          (name, on) => this.setLogY(name, on),
         );
+        chart.setLogY(this.state.logY?.includes(metric) ?? false);
         this.charts.set(metric, chart);
         this.drawQueue.add(chart);
       }

@@ -22,6 +22,7 @@ import {
   Legend,
   LinearScale,
   LineController,
+  LogarithmicScale,
   LineElement,
   PointElement,
   Tooltip,
@@ -31,13 +32,13 @@ import {
 } from 'chart.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
-import { formatDurationTicks, formatTicks, tickLabeller } from './axis-ticks.js';
+import { formatDurationTicks, formatLogTicks, formatTicks, tickLabeller } from './axis-ticks.js';
 import { attachDragZoom } from './drag-zoom.js';
 import { curveUnderPointer } from './nearest-step.js';
 import type { Drawable } from './draw-queue.js';
 import { formatDuration, type Point, type SeriesStats, type XAxis } from './series.js';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip);
+Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
 
 export interface RunSeries {
   runId: string;
@@ -137,6 +138,11 @@ export class MetricChart implements Drawable {
   private pending: { series: RunSeries[]; xAxis: XAxis; zoom: XRange | null; showRaw: boolean } | null = null;
   private zoom: XRange | null = null;
   private draws = 0;
+  /** A log-scale y axis (the dashboard remembers it per chart); the last update, to draw again on a switch. */
+  private logY = false;
+  private last: MetricChart['pending'] = null;
+  private readonly logButton: HTMLElement;
+  private readonly logNote: HTMLElement;
 
   /**
    * `onZoom` hears a range the user dragged out (null: zoom out); the dashboard fetches that
@@ -147,18 +153,23 @@ export class MetricChart implements Drawable {
     private readonly onExportPng: (metric: string, base64: string) => void,
     private readonly onZoom: (metric: string, range: XRange | null) => void,
     private readonly onPick: (metric: string, runId: string, x: number) => void = () => {},
+    private readonly onLogY: (metric: string, on: boolean) => void = () => {},
   ) {
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${metric} by step` });
     this.statsLine = h('div', { class: 'chart-stats muted' });
     this.pickLine = h('div', { class: 'chart-pick', 'data-testid': 'chart-pick', hidden: true });
-    this.actions = h('span', { class: 'chart-actions' }, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }));
+    this.logButton = button('log y', () => this.onLogY(this.metric, !this.logY), { icon: 'graph-line', secondary: true, title: `Log-scale y axis for ${metric} (ticks at powers of ten; values ≤ 0 are not drawn)`, testid: 'log-y' });
+    this.logButton.setAttribute('aria-pressed', 'false');
+    this.logNote = h('div', { class: 'chart-log-note muted', 'data-testid': 'log-note', hidden: true });
+    this.actions = h('span', { class: 'chart-actions' }, this.logButton, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }));
     const box = h('div', { class: 'chart-box', title: 'Click a point for its step\'s rollouts; drag across the chart to zoom into a range; double-click to zoom out' }, this.canvas);
     this.element = h(
       'figure',
-      { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card' },
+      { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card', 'data-y-scale': 'linear' },
       h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), this.actions),
       box,
       this.statsLine,
+      this.logNote,
       this.pickLine,
     );
     attachDragZoom(box, {
@@ -212,6 +223,16 @@ export class MetricChart implements Drawable {
   /** Records what to draw; the canvas changes at the next draw(). */
   update(series: RunSeries[], xAxis: XAxis, zoom: XRange | null = null, showRaw = true): void {
     this.pending = { series, xAxis, zoom, showRaw };
+    this.last = this.pending;
+  }
+
+  /** Switches the y axis between linear and log; the lines last given are drawn again at the next draw(). */
+  setLogY(on: boolean): void {
+    if (on === this.logY) return;
+    this.logY = on;
+    this.logButton.setAttribute('aria-pressed', String(on));
+    this.element.dataset.yScale = on ? 'logarithmic' : 'linear';
+    if (!this.pending) this.pending = this.last;
   }
 
   /**
@@ -248,6 +269,10 @@ export class MetricChart implements Drawable {
     this.statsLine.querySelectorAll<HTMLElement>('.swatch').forEach((swatch) => (swatch.style.backgroundColor = swatch.dataset.colour ?? ''));
 
     this.fixFlatRange(series);
+    const positive = (points: Point[]) => (this.logY ? points.filter((p) => p.y > 0) : points);
+    const skipped = this.logY ? series.map((s) => [s.name, s.raw.length - positive(s.raw).length] as const).filter(([, n]) => n > 0) : [];
+    this.logNote.hidden = skipped.length === 0;
+    this.logNote.textContent = skipped.length === 0 ? '' : `Log scale: not drawn, as ≤ 0: ${skipped.map(([name, n]) => `${name} ${n} point${n === 1 ? '' : 's'}`).join(' · ')}.`;
     this.marks = series.flatMap((s) => s.phases.map((p) => ({ ...p, colour: s.colour })));
     this.element.dataset.phases = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.phases])));
     const datasets: TaggedDataset[] = [];
@@ -258,7 +283,7 @@ export class MetricChart implements Drawable {
         runId: s.runId,
         isRaw: smoothedOn,
         kind: smoothedOn ? 'raw' : 'line',
-        data: s.raw,
+        data: positive(s.raw),
         borderColor: smoothedOn ? withAlpha(s.colour, 0.25) : s.colour,
         backgroundColor: s.colour,
         borderWidth: smoothedOn ? 1 : 1.5,
@@ -270,13 +295,17 @@ export class MetricChart implements Drawable {
         // Hidden, not left out: the toggle brings it back without asking the host again.
         hidden: smoothedOn && !showRaw,
       });
-      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, borderDash: s.dash ?? [], pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
+      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: positive(s.smoothed), borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, borderDash: s.dash ?? [], pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
     }
     if (this.chart) {
       this.chart.data.datasets = datasets;
       this.applyXRange(series);
+      this.applyYScale();
       this.applyTheme();
       this.chart.update('none');
+      // The labels the axes show, for the tests: what a reader sees under a zoom or a log scale.
+      const labels = (axis: 'x' | 'y') => (this.chart?.scales[axis]?.ticks ?? []).map((t) => t.label).filter((l) => l !== '' && l !== undefined);
+      this.element.dataset.ticks = JSON.stringify({ x: labels('x'), y: labels('y') });
     }
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
     // What the canvas shows, line by line: each run's smoothed and raw datasets and whether each is visible.
@@ -301,12 +330,24 @@ export class MetricChart implements Drawable {
     const max = Math.max(...all.map((s) => s.max));
     const flat = all.length > 0 && max - min <= 1e-9 * Math.max(1, Math.abs(max));
     const pad = Math.max(Math.abs(max) * 0.05, 1e-3);
-    this.yRange = flat && series.length > 0 ? { min: min - pad, max: max + pad } : null;
+    this.yRange = flat && series.length > 0 ? (this.logY ? (min > 0 ? { min: min / 2, max: max * 2 } : null) : { min: min - pad, max: max + pad }) : null;
     const y = this.chart?.options.scales?.y;
     if (y) {
       y.min = this.yRange?.min;
       y.max = this.yRange?.max;
     }
+  }
+
+  /** The y axis's type: log (ticks labelled at powers of ten only) or linear (round ticks inside a pinned range). */
+  private applyYScale(): void {
+    const scales = this.chart?.options.scales;
+    const y = scales?.y;
+    if (!scales || !y) return;
+    const colours = themeColours();
+    const ticks = this.logY
+      ? { color: colours.muted, autoSkip: false, callback: tickLabeller(formatLogTicks) }
+      : { color: colours.muted, maxTicksLimit: 6, includeBounds: false, callback: tickLabeller(formatTicks) };
+    scales.y = { type: this.logY ? 'logarithmic' : 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: { color: colours.grid }, ticks };
   }
 
   /**
@@ -324,6 +365,9 @@ export class MetricChart implements Drawable {
     x.min = this.zoom?.min ?? (single === null ? undefined : single - pad);
     x.max = this.zoom?.max ?? (single === null ? undefined : single + pad);
     if (x.ticks) (x.ticks as { precision?: number }).precision = this.xAxis === 'step' ? 0 : undefined;
+    // A zoomed range's ends are where the drag let go (12.37…): Chart.js would put a tick on each and
+    // the shared notation would then give every label their decimals. Only the round ticks inside are labelled.
+    if (x.ticks) (x.ticks as { includeBounds?: boolean }).includeBounds = this.zoom === null;
     this.element.dataset.xRange = JSON.stringify({ min: x.min ?? null, max: x.max ?? null });
   }
 
