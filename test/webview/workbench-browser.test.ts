@@ -112,13 +112,15 @@ test('the defaults show what the runs vary (components, groups kept and dropped,
   assert.deepEqual(problems, []);
 });
 
-test('one colour per run on every chart: a group chart draws each run in its colour, its members by dash', async () => {
+test('one colour per run on every chart, each arm in the report\'s colour: a group chart draws each run in its colour, its members by dash', async () => {
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   await dashboardReady(page);
   const swatch = async (run: string) => page.locator(`.run-toggle:has(vscode-checkbox[data-run="${run}"]) .swatch`).evaluate((s) => getComputedStyle(s).backgroundColor);
   const hex = (rgb: string) => `#${(rgb.match(/\d+/g) ?? []).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
   const colours = { tools: hex(await swatch('tools')), text: hex(await swatch('text')) };
   assert.notEqual(colours.tools, colours.text);
+  // The arms keep the report's colours though the folder lists text first (webview/shared/run-colours.ts).
+  assert.deepEqual(colours, { tools: '#1a85ff', text: '#d18616' });
   for (const metric of ['errors/E1–E6', 'reward components', 'reward/mean']) {
     await page.waitForFunction((m) => (document.querySelector(`[data-metric="${m}"]`)?.getAttribute('data-datasets') ?? '[]') !== '[]', metric);
     const datasets = JSON.parse((await page.locator(`[data-metric="${metric}"]`).getAttribute('data-datasets')) ?? '[]') as { run: string; colour: string; dash: number[] }[];

@@ -40,6 +40,7 @@ import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { STEP_SECONDS_METRICS } from '../../protocol/metric-math.js';
 import { aliasesOf, canonicalMetric, loggedName } from '../../protocol/metric-vocabulary.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
+import { runColourIndices } from '../shared/run-colours.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
 import { configDiff } from './config-diff.js';
@@ -357,7 +358,8 @@ class Dashboard {
     // The theme's colours are read once per theme: each read asks the browser for computed styles.
     this.palette ??= themeColours().series;
     const series = this.palette;
-    const index = [...this.runs.keys()].indexOf(runId);
+    const ids = [...this.runs.keys()];
+    const index = runColourIndices(ids.map((id) => this.runs.get(id)?.summary.name ?? id))[ids.indexOf(runId)] ?? 0;
     return series[index % series.length] ?? '#1a85ff';
   }
 

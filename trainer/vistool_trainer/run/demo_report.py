@@ -27,7 +27,9 @@ EVAL_COLUMNS = [
 ]
 RL_CURVES = ["reward/mean", "acc/mean", "tool/call_rate", "tool/error_rate", "actor/pg_clipfrac", "actor/ppo_kl", "response_length/mean",
              "timing/step_s"]
-ARM_COLOURS = {"tools": "#1f6fb4", "text": "#d0661c"}
+# One colour per arm everywhere: the panels' light-theme series colours, in the order the dashboard
+# gives them to the arms (webview/shared/run-colours.ts: tools blue, text orange).
+ARM_COLOURS = {"tools": "#1a85ff", "text": "#d18616"}
 # The report paints its own colours and follows the reader's theme: VS Code's (the body's class in
 # its report tab, where the page otherwise sits transparent on the editor's background) or the
 # browser's colour scheme. Every pair below passes WCAG AA (test/view/demo-report-browser.test.ts).
@@ -110,7 +112,7 @@ def svg_lines(series: dict[str, list[tuple[float, float]]], title: str, colours:
     y0, y1 = y_range if y_range else (min(ys), max(ys))
     y1 = y1 if y1 > y0 else y0 + 1
     left, right, top, bottom = 44, 8, 22, 38
-    palette = ["#1f6fb4", "#d0661c", "#2e8b57", "#8e44ad"]
+    palette = ["#1a85ff", "#d18616", "#388a34", "#652d90"]
 
     def place(x: float, y: float) -> tuple[float, float]:
         return (left + (x - x0) / max(x1 - x0, 1e-9) * (width - left - right),
