@@ -221,6 +221,21 @@ test('side by side, the arm follows the chosen evaluation: A = the text arm afte
   assert.deepEqual(problems, []);
 });
 
+test('"this task over time" goes away when the mode changes: the training steps do not keep an evaluation task\'s timeline', async () => {
+  const { page, problems } = await openPage(browser, view.url('viewer'));
+  await page.locator('[data-testid=rollout-row]').first().waitFor();
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.locator('[data-testid=compare-detail] [data-testid=task-timeline-button]').click();
+  await page.locator('[data-testid=timeline-row]').first().waitFor();
+  await page.locator('[data-testid=viewer-mode]').selectOption('steps');
+  await page.waitForFunction(() => (document.querySelector('[data-testid=task-timeline]') as HTMLElement | null)?.hidden === true);
+  // Back to the evaluations: still none until asked for again.
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.locator('[data-testid=compare-row]').first().waitFor();
+  assert.equal(await page.locator('[data-testid=task-timeline]').isHidden(), true);
+  assert.deepEqual(problems, []);
+});
+
 test('a training task over time lists each step it was rolled out in, and an entry opens that rollout', async () => {
   const { page, problems } = await openPage(browser, view.url('viewer', '&run=tools&step=12'));
   await page.locator('[data-testid=rollout-detail] [data-testid=task-timeline-button]').click();
