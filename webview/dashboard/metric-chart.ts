@@ -86,8 +86,40 @@ export interface PhaseMark {
   colour: string;
 }
 
-/** A dashed vertical line where a run enters a new stage, with the stage's name at the top. */
-export function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
+/** A label's place: its left edge, width and text, in canvas pixels. */
+export interface LabelBox {
+  x: number;
+  width: number;
+  text: string;
+}
+
+/**
+ * The row of each stage label, so none overlaps another: labels from left to right, each on the
+ * first row whose last label ends `gap` pixels before it. The same text at the same x (two runs
+ * entering RL at one step) is drawn once: its row is null. Pure.
+ */
+export function labelRows(boxes: readonly LabelBox[], gap = 4): (number | null)[] {
+  const order = boxes.map((box, i) => ({ box, i })).sort((a, b) => a.box.x - b.box.x);
+  const rowEnds: number[] = [];
+  const rows: (number | null)[] = boxes.map(() => null);
+  const placed: { box: LabelBox; row: number }[] = [];
+  for (const { box, i } of order) {
+    if (placed.some((p) => p.box.text === box.text && Math.abs(p.box.x - box.x) < 1)) continue;
+    let row = rowEnds.findIndex((end) => end + gap <= box.x);
+    if (row < 0) row = rowEnds.length;
+    rowEnds[row] = box.x + box.width;
+    rows[i] = row;
+    placed.push({ box, row });
+  }
+  return rows;
+}
+
+/**
+ * A dashed vertical line where a run enters a new stage, with the stage's name at the top; names
+ * that would overlap (two runs a few seconds apart on the wall-time axis) go on rows below.
+ * `placed` hears where the names went (for the tests).
+ */
+export function phaseMarks(marks: () => PhaseMark[], placed: (labels: (LabelBox & { row: number })[]) => void = () => {}): Plugin<'line'> {
   return {
     id: 'vistoolPhaseMarks',
     afterDatasetsDraw(chart) {
@@ -99,17 +131,22 @@ export function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
       ctx.lineWidth = 1;
       ctx.font = '10px sans-serif';
       ctx.textBaseline = 'top';
-      for (const mark of marks()) {
-        const px = x.getPixelForValue(mark.x);
-        if (!Number.isFinite(px) || px < chartArea.left || px > chartArea.right) continue;
+      const shown = marks()
+        .map((mark) => ({ mark, px: x.getPixelForValue(mark.x) }))
+        .filter(({ px }) => Number.isFinite(px) && px >= chartArea.left && px <= chartArea.right);
+      const boxes = shown.map(({ mark, px }) => ({ x: px + 3, width: ctx.measureText(mark.stage).width, text: mark.stage }));
+      const rows = labelRows(boxes);
+      shown.forEach(({ mark, px }, i) => {
         ctx.strokeStyle = mark.colour;
         ctx.fillStyle = mark.colour;
         ctx.beginPath();
         ctx.moveTo(px, chartArea.top);
         ctx.lineTo(px, chartArea.bottom);
         ctx.stroke();
-        ctx.fillText(mark.stage, px + 3, chartArea.top + 2);
-      }
+        const row = rows[i];
+        if (row !== null && row !== undefined) ctx.fillText(mark.stage, px + 3, chartArea.top + 2 + row * 12);
+      });
+      placed(boxes.flatMap((box, i) => (rows[i] === null || rows[i] === undefined ? [] : [{ ...box, row: rows[i] as number }])));
       ctx.restore();
     },
   };
@@ -392,7 +429,7 @@ export class MetricChart implements Drawable {
     this.chart = new Chart<'line', Point[]>(this.canvas, {
       type: 'line',
       data: { datasets },
-      plugins: [background, phaseMarks(() => this.marks)],
+      plugins: [background, phaseMarks(() => this.marks, (labels) => (this.element.dataset.phaseLabels = JSON.stringify(labels.map((l) => ({ ...l, x: Math.round(l.x), width: Math.round(l.width) })))))],
       options: {
         animation: false,
         parsing: false,
