@@ -171,6 +171,25 @@ test('the viewer opens on the run that called tools; its rows keep one line; sma
   assert.deepEqual(problems, []);
 });
 
+test('at 1100 px the reward breakdown keeps each row on one line, alone and side by side', async () => {
+  const { page, problems } = await openPage(browser, view.url('viewer', '&run=text&step=12'), { width: 1100, height: 900 });
+  const wrapped = async () => {
+    await page.locator('[data-testid=reward-breakdown]:visible').first().waitFor();
+    return page.locator('[data-testid=reward-breakdown]:visible tr').evaluateAll((rows) => rows.flatMap((row) => Array.from(row.children).flatMap((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      return lines.size > 1 ? [`${row.getAttribute('data-term') ?? row.getAttribute('data-step') ?? row.className}: ${cell.textContent}`] : [];
+    })));
+  };
+  assert.deepEqual(await wrapped(), []);
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-detail] [data-testid=reward-breakdown]').length === 2);
+  assert.deepEqual(await wrapped(), []);
+  await screenshot(page, 'workbench-viewer-1100-compare', true);
+  assert.deepEqual(problems, []);
+});
+
 test('two checkpoints side by side: the counts, the fixed task with both rollouts and their images, and its timeline', async () => {
   const { page, problems } = await openPage(browser, view.url('viewer'));
   await page.locator('[data-testid=rollout-row]').first().waitFor();
