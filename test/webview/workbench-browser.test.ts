@@ -91,6 +91,10 @@ test('the evaluation chart spans the evaluations\' steps, each point with its Wi
     assert.ok(Math.abs((point?.low ?? NaN) - low) < 1e-6 && Math.abs((point?.high ?? NaN) - high) < 1e-6, `${e.label}: ${JSON.stringify(point)}`);
   }
   assert.deepEqual(JSON.parse((await chart.getAttribute('data-phases')) ?? '[]'), [{ x: 11, stage: 'rl' }, { x: 11, stage: 'rl' }]);
+  // Its key names the lines it draws (no curriculum here: no perception key), and it sits beside the train reward.
+  assert.equal(await page.locator('[data-testid=eval-chart-title]').innerText(), 'eval accuracy (with tools: solid ●, without tools: dashed ▲)');
+  const order = await page.locator('.chart-grid > *').evaluateAll((cards) => cards.slice(0, 2).map((c) => c.getAttribute('data-metric') ?? c.getAttribute('data-testid')));
+  assert.deepEqual(order, ['reward/mean', 'eval-chart']);
   // Every training chart marks the SFT phases (run.json's sft_schedule) and the move to RL (once
   // that chart has drawn the tools run: under load it may draw after the evaluation chart).
   await page.waitForFunction(() => (JSON.parse(document.querySelector('[data-metric="sft/loss"]')?.getAttribute('data-phases') ?? '{}') as Record<string, unknown>)['tools'] !== undefined);

@@ -81,19 +81,33 @@ interface EvalDataset extends ChartDataset<'line', EvalMark[]> {
 
 const TITLES = new Map<string, string>(EVAL_ACCURACY_METRICS.map((m) => [m.metric, m.title]));
 
+/** How each kind of line is drawn, in the order the title names them. */
+const LINE_KEYS: readonly [string, string][] = [
+  ['eval/acc_tools', 'with tools: solid ●'],
+  ['eval/acc_no_tools', 'without tools: dashed ▲'],
+  ['perception/acc', 'a curriculum\'s perception: dotted ◆'],
+];
+
+/** The chart's title with a key to the lines it draws only: no perception key without a curriculum's perception line. */
+export function evalChartTitle(metrics: readonly string[]): string {
+  const keys = LINE_KEYS.filter(([metric]) => metrics.includes(metric)).map(([, words]) => words);
+  return keys.length === 0 ? 'eval accuracy' : `eval accuracy (${keys.join(', ')})`;
+}
+
 export class EvalChart implements Drawable {
   readonly element: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private chart: Chart<'line', EvalMark[]> | null = null;
   private pending: { runs: { run: RunEvaluations; lines: EvalLine[] }[] } | null = null;
   private marks: PhaseMark[] = [];
+  private readonly title = h('span', { class: 'metric-name', 'data-testid': 'eval-chart-title' }, 'eval accuracy');
 
   constructor() {
     this.canvas = h('canvas', { role: 'img', 'aria-label': 'Evaluation accuracy with and without tools by step' });
     this.element = h(
       'figure',
       { class: 'chart-card eval-chart', 'data-testid': 'eval-chart' },
-      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, 'eval accuracy (with tools: solid ●, without: dashed ▲, a curriculum\'s perception: dotted ◆)')),
+      h('figcaption', { class: 'chart-title' }, this.title),
       h('div', { class: 'chart-box' }, this.canvas),
       h('div', { class: 'chart-stats muted' }, 'Bars: 95 % Wilson intervals over the evaluation\'s tasks. Lines join evaluations made during a phase; before, after_sft and after_rl (one per phase) are marks, not joined.'),
     );
@@ -113,6 +127,7 @@ export class EvalChart implements Drawable {
     this.element.dataset.intervals = JSON.stringify(
       drawn.flatMap(({ run, lines }) => lines.flatMap((l) => [...l.curve, ...l.marks].map((p) => ({ run: run.name, metric: l.metric, label: p.label, x: p.x, y: p.y, n: p.n, low: p.low, high: p.high })))),
     );
+    this.title.textContent = evalChartTitle(drawn.flatMap(({ lines }) => lines.map((l) => l.metric)));
     const range = evalRange(drawn.flatMap(({ lines }) => lines.flatMap((l) => [...l.curve, ...l.marks].map((p) => p.x))));
     this.element.dataset.range = JSON.stringify(range);
     this.marks = drawn.flatMap(({ run }) => (run.phases ?? []).filter((p) => range !== null && p.x >= range.min && p.x <= range.max).map((p) => ({ ...p, colour: run.colour })));

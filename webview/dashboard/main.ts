@@ -533,8 +533,11 @@ class Dashboard {
         this.zooms.delete(metric);
       }
     }
-    // The evaluation chart comes right after the train reward and accuracy (first, when neither is shown).
-    const evalAt = this.evalChartShown ? Math.max(0, ...metrics.map((m, i) => (EVAL_BESIDE.includes(m) ? i + 1 : 0))) : -1;
+    // The held-out accuracy is the run's result: the evaluation chart comes right after the train
+    // reward, on the first row beside it (first, when the reward is not shown). It was after the
+    // reward's components and acc/mean too, the fourth card, on the second row of a wide panel.
+    const rewardAt = metrics.findIndex((m) => EVAL_BESIDE.includes(m));
+    const evalAt = this.evalChartShown ? rewardAt + 1 : -1;
     if (evalAt < 0) this.evalChart.element.remove();
     else if (this.chartGrid.children[evalAt] !== this.evalChart.element) this.chartGrid.insertBefore(this.evalChart.element, this.chartGrid.children[evalAt] ?? null);
     const runs = this.visibleRuns();
@@ -766,7 +769,7 @@ function memberDash(label: string, index: number): number[] {
 }
 
 /** The train charts the evaluation chart follows. */
-const EVAL_BESIDE = ['reward/mean', 'critic/score/mean', 'acc/mean'];
+const EVAL_BESIDE = ['reward/mean', 'critic/score/mean'];
 
 const EVAL_COLUMNS: { key: string; title: string }[] = [
   { key: 'eval/acc_tools', title: 'acc (tools)' },
