@@ -7,7 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp } from 'node:fs/promises';
+import { appendFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -132,4 +132,25 @@ test('a chart\'s "log y" draws it on a log scale with ticks at powers of ten, sa
   await page.waitForFunction(() => (document.querySelector('[data-metric="actor/kl"]') as HTMLElement | null)?.dataset.yScale === 'linear');
   await page.waitForFunction(() => (document.querySelector('[data-metric="actor/kl"] [data-testid=log-note]') as HTMLElement | null)?.hidden === true);
   assert.deepEqual(problems, []);
+});
+
+test('the config diff shows what ran beside what was asked: sft.steps 650 and 1500, both of which ran 650 SFT steps', async () => {
+  // Two arms as the issue found them: the text arm's config asked 1500 SFT steps, yet both ran 650 (then 30 RL steps).
+  const dirs = await Promise.all([['a-tools', 650], ['b-text', 1500]].map(async ([name, asked]) => {
+    const dir = await writeRunDirectory(join(root, 'budgets', String(name)), { status: 'finished' });
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ name, sft: { enabled: true, steps: asked }, rl: { steps: 30 } }));
+    const rows = [...Array.from({ length: 650 }, (_, i) => ({ step: i + 1, stage: 'sft', 'sft/step': i + 1, 'sft/loss': 1 / (i + 1) })), ...Array.from({ length: 30 }, (_, i) => ({ ...metricRow(651 + i, 'healthy'), 'rl/step': i + 1 }))];
+    await writeFile(join(dir, 'metrics.jsonl'), rows.map((row) => JSON.stringify(row) + '\n').join(''));
+    return dir;
+  }));
+  const budgets = await startView(dirs);
+  try {
+    const { page, problems } = await openPage(browser, budgets.url('dashboard'));
+    const row = page.locator('[data-testid=config-diff-table] tr[data-key="sft.steps"]');
+    await row.waitFor();
+    assert.deepEqual(await row.locator('td').allInnerTexts(), ['650 · ran 650', '1500 · ran 650']);
+    assert.deepEqual(problems, []);
+  } finally {
+    await budgets.stop();
+  }
 });

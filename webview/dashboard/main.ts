@@ -43,7 +43,7 @@ import { panelHeader, startPanel } from '../shared/shell.js';
 import { runColourIndices } from '../shared/run-colours.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
-import { configDiff } from './config-diff.js';
+import { configDiff, stepsRan } from './config-diff.js';
 import { defaultMetrics, groupByPrefix, type RunMetricFacts } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
 import { EvalChart } from './eval-chart.js';
@@ -748,7 +748,12 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
           { 'data-key': row.key },
           // A long key path may wrap after its dots, and only there.
           h('th', { scope: 'row', class: 'config-key', title: row.key }, ...row.key.split(/(?<=\.)/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]))),
-          ...row.values.map((v) => (v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—') : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v))),
+          ...row.values.map((v, i) => {
+            // A step budget: what ran beside what was asked (a stage may end before its budget).
+            const ran = stepsRan(row.key, withConfig[i]?.metricStats);
+            const ranNote = ran === null ? null : h('span', { class: 'muted', 'data-testid': 'config-ran', title: 'steps this run ran (its metrics), beside what its config asked' }, ` · ran ${ran}`);
+            return v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—', ranNote) : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v, ranNote);
+          }),
         ),
       ),
     ),
