@@ -234,6 +234,9 @@ test('side by side, the arm follows the chosen evaluation: A = the text arm afte
   // Worked out from the fixture: text right on task 5 only; tools after_rl right on 1, 4, 5.
   assert.match(await page.locator('[data-testid=compare-a-accuracy]').innerText(), /text · after_rl \(step 14\) · tools off: 1\/5 = 20\.0 %/);
   assert.match(await page.locator('[data-testid=compare-counts]').innerText(), /^B fixed 2 · broke 0 · both wrong 2 · both right 1 \(of 5 tasks\)$/);
+  // Each side in its arm's colour, the dashboard's and the report's: text orange, tools blue.
+  assert.equal(await page.locator('[data-testid=compare-a-accuracy] [data-testid=run-swatch]').getAttribute('data-colour'), '#d18616');
+  assert.equal(await page.locator('[data-testid=compare-b-accuracy] [data-testid=run-swatch]').getAttribute('data-colour'), '#1a85ff');
   // Another evaluation of the text arm keeps tools off; the tools arm's run brings tools on back.
   await page.locator('[data-testid=compare-a-eval]').selectOption({ label: 'after_sft · step 10' });
   await page.waitForFunction(() => /^A text · after_sft/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));

@@ -26,6 +26,8 @@ import {
 } from '../../protocol/panel-protocol.js';
 import { wilsonInterval } from '../../protocol/intervals.js';
 import { button, h, replaceChildren } from '../shared/dom.js';
+import { runColourIndices } from '../shared/run-colours.js';
+import { themeColours } from '../shared/theme.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { callsTools } from './preferred-run.js';
 import type { Annotations } from './annotations-view.js';
@@ -200,6 +202,16 @@ export class EvalCompareView {
     return run && callsTools(run) ? 'tools' : 'no_tools';
   }
 
+  /** A swatch in the run's colour: the dashboard's and the report's for the same run (shared/run-colours.ts). */
+  private swatch(runId: string): HTMLElement {
+    const series = themeColours().series;
+    const at = this.runs.findIndex((r) => r.id === runId);
+    const colour = at < 0 ? '' : (series[(runColourIndices(this.runs.map((r) => r.name))[at] ?? 0) % series.length] ?? '');
+    const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true', 'data-testid': 'run-swatch', 'data-colour': colour });
+    swatch.style.backgroundColor = colour;
+    return swatch;
+  }
+
   private sideLabel(side: EvalComparison['a']): string {
     const run = this.runs.find((r) => r.id === side.runId)?.name ?? side.runId;
     return `${run} · ${side.label}${side.step !== null ? ` (step ${side.step})` : ''} · ${side.arm === 'tools' ? 'tools on' : 'tools off'}`;
@@ -262,8 +274,8 @@ export class EvalCompareView {
     const n = c.counts;
     replaceChildren(
       this.summary,
-      h('span', { 'data-testid': 'compare-a-accuracy' }, h('strong', null, 'A '), `${this.sideLabel(c.a)}: ${sideAccuracy(c.tasks, 'a')}`),
-      h('span', { 'data-testid': 'compare-b-accuracy' }, h('strong', null, 'B '), `${this.sideLabel(c.b)}: ${sideAccuracy(c.tasks, 'b')}`),
+      h('span', { 'data-testid': 'compare-a-accuracy' }, h('strong', null, 'A '), this.swatch(c.a.runId), `${this.sideLabel(c.a)}: ${sideAccuracy(c.tasks, 'a')}`),
+      h('span', { 'data-testid': 'compare-b-accuracy' }, h('strong', null, 'B '), this.swatch(c.b.runId), `${this.sideLabel(c.b)}: ${sideAccuracy(c.tasks, 'b')}`),
       h('span', { 'data-testid': 'compare-counts' }, `B fixed ${n.fixed} · broke ${n.broken} · both wrong ${n.both_wrong} · both right ${n.both_right}${n.only_a || n.only_b ? ` · only in A ${n.only_a} · only in B ${n.only_b}` : ''} (of ${c.tasks.length} tasks)`),
     );
   }
@@ -342,7 +354,7 @@ export class EvalCompareView {
     const [ra, rb] = await Promise.all([read(c.a, task.a), read(c.b, task.b), this.options.annotations.ensure(c.a.runId), this.options.annotations.ensure(c.b.runId)]);
     if (token !== this.token) return;
     const column = (name: string, side: EvalComparison['a'], read: { record: RolloutRecord; inferredWeights?: string } | null, line: number) => {
-      const head = h('div', { class: 'compare-column-head' }, h('strong', null, `${name} `), this.sideLabel(side));
+      const head = h('div', { class: 'compare-column-head' }, h('strong', null, `${name} `), this.swatch(side.runId), this.sideLabel(side));
       if (!read) return { element: h('div', { class: 'detail-column', 'data-column': name }, head, h('p', { class: 'muted' }, 'This task is not in this evaluation.')), rendered: null };
       const { record, inferredWeights } = read;
       const rendered = renderRollout(record, {
