@@ -72,7 +72,8 @@ test('a click on a curve offers that curve\'s run: the tools arm\'s line above t
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   await chartReady(page, 'reward/mean');
   const card = page.locator('[data-metric="reward/mean"]');
-  for (const [run, colour] of [['tools', ORANGE], ['text', BLUE]] as const) {
+  // The arms' own colours (webview/shared/run-colours.ts): tools blue, text orange.
+  for (const [run, colour] of [['tools', BLUE], ['text', ORANGE]] as const) {
     const at = await lineAt(page, 'reward/mean', 0.5, colour);
     await page.mouse.click(at.x, at.y);
     await page.waitForFunction(() => !(document.querySelector('[data-metric="reward/mean"] [data-testid=chart-pick]') as HTMLElement | null)?.hidden);
