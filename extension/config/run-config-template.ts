@@ -45,8 +45,9 @@ export function buildRunConfig(choices: TemplateChoices): Record<string, unknown
     ? { model, dtype: 'auto', system_prompt: '', micro: { vocab_size: 1024 } }
     : { model, dtype: 'auto', system_prompt: null, min_pixels: 3136, max_pixels: 1003520, lora: { enabled: false } };
 
-  // Budgets are steps (README: a run's length is its step counts, the same on every machine); no
-  // wall-clock cap is written, so a slower machine runs the same recipe, only longer.
+  // Budgets are steps: what a run trains is decided by steps, never by the clock (docs/DEMO.md,
+  // Budgets and time). No wall-clock cap is written, so a slower machine runs the same recipe, only
+  // longer; a person who wants a safety net adds rl.max_seconds / sft.max_seconds.
   const rl: Record<string, unknown> = {
     enabled: true,
     steps: micro ? 200 : 100,
