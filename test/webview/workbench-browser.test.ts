@@ -104,6 +104,28 @@ test('the evaluation chart spans the evaluations\' steps, each point with its Wi
   assert.deepEqual(problems, []);
 });
 
+test('the evaluation chart has a "log y" too: ticks at powers of ten down to the lowest accuracy drawn, remembered after a reload', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await dashboardReady(page);
+  const chart = page.locator('[data-testid=eval-chart]');
+  await chart.locator('[data-testid=log-y]').click();
+  const logTicks = async () => {
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid=eval-chart]') as HTMLElement | null;
+      return el?.dataset.yScale === 'logarithmic' && JSON.parse(el.dataset.ticks ?? '{"y":[]}').y.includes('0.01');
+    });
+    return JSON.parse((await page.locator('[data-testid=eval-chart]').getAttribute('data-ticks')) ?? '{}') as { y: string[] };
+  };
+  // The lowest interval end (Wilson of 1/5: 0.036) sets the bottom at 0.01; every label a power of ten.
+  assert.deepEqual((await logTicks()).y, ['0.01', '0.1', '1']);
+  await page.reload();
+  await dashboardReady(page);
+  assert.deepEqual((await logTicks()).y, ['0.01', '0.1', '1']);
+  await page.locator('[data-testid=eval-chart] [data-testid=log-y]').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=eval-chart]') as HTMLElement | null)?.dataset.yScale === 'linear');
+  assert.deepEqual(problems, []);
+});
+
 test('the defaults show what the runs vary (components, groups kept and dropped, the SFT probe) and leave out what is flat or two points', async () => {
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   await dashboardReady(page);

@@ -128,7 +128,7 @@ class Dashboard {
   private readonly zooms = new Map<string, XRange>();
   private readonly drawQueue = new DrawQueue();
   /** Accuracy with and without tools against the step, beside the train reward and accuracy; in the grid only while some shown run has an evaluation with a step. */
-  private readonly evalChart = new EvalChart();
+  private readonly evalChart = new EvalChart((on) => this.setLogY(EVAL_CHART_KEY, on));
   private evalChartShown = false;
   private evalChartFor = '';
   private readonly chartGrid = h('section', { class: 'chart-grid', 'aria-label': 'Metric charts' });
@@ -199,6 +199,7 @@ class Dashboard {
     );
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
     this.drawQueue.add(this.evalChart);
+    this.evalChart.setLogY(this.state.logY?.includes(EVAL_CHART_KEY) ?? false);
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
       this.evalChart.retheme();
@@ -499,7 +500,7 @@ class Dashboard {
     const others = (this.state.logY ?? []).filter((m) => m !== metric);
     this.state.logY = on ? [...others, metric] : others;
     this.saveState();
-    const chart = this.charts.get(metric);
+    const chart = metric === EVAL_CHART_KEY ? this.evalChart : this.charts.get(metric);
     if (!chart) return;
     chart.setLogY(on);
     this.drawQueue.markDirty(chart);
@@ -772,6 +773,9 @@ function memberDash(label: string, index: number): number[] {
   const at = errorClass ? Number(errorClass) - 1 : index;
   return MEMBER_DASHES[at % MEMBER_DASHES.length] ?? [];
 }
+
+/** The evaluation chart's key in the state's log-scale list (no metric is named so). */
+const EVAL_CHART_KEY = 'eval-chart';
 
 /** The train charts the evaluation chart follows. */
 const EVAL_BESIDE = ['reward/mean', 'critic/score/mean'];
