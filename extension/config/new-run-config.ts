@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { DatasetsTreeProvider } from '../datasets/datasets-tree.js';
-import { PRESET_DESCRIPTIONS, type Preset, runConfigText, safeRunName, type TemplateChoices, type TasksChoice, type ModelChoice, type DeviceChoice } from './run-config-template.js';
+import { isHeldOutSplit, PRESET_DESCRIPTIONS, type Preset, runConfigText, safeRunName, type TemplateChoices, type TasksChoice, type ModelChoice, type DeviceChoice } from './run-config-template.js';
 
 async function pickModel(): Promise<ModelChoice | undefined> {
   const picked = await vscode.window.showQuickPick(
@@ -30,7 +30,12 @@ async function pickTasks(datasets: DatasetsTreeProvider, folder: string): Promis
     description: '400 training + 100 held-out, made when the run starts',
     choice: { kind: 'generate', taskKind: kind } as TasksChoice,
   }));
-  const found = (await datasets.list()).map((summary) => {
+  // Held-out splits are what a run is evaluated on: offered beside a training file, never as one. A
+  // folder named train comes first (the quick pick preselects the first item).
+  const trainable = (await datasets.list())
+    .filter((summary) => !isHeldOutSplit(basename(summary.folder), summary.splits))
+    .sort((a, b) => Number(basename(b.folder) === 'train') - Number(basename(a.folder) === 'train'));
+  const found = trainable.map((summary) => {
     const dir = summary.folder;
     const sibling = ['test', 'val', 'eval'].map((name) => join(dirname(dir), name, 'tasks.jsonl')).find((path) => path !== summary.file && existsSync(path));
     const mainKind = Object.entries(summary.kinds).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;

@@ -45,10 +45,12 @@ export function buildRunConfig(choices: TemplateChoices): Record<string, unknown
     ? { model, dtype: 'auto', system_prompt: '', micro: { vocab_size: 1024 } }
     : { model, dtype: 'auto', system_prompt: null, min_pixels: 3136, max_pixels: 1003520, lora: { enabled: false } };
 
+  // Budgets are steps: what a run trains is decided by steps, never by the clock (docs/DEMO.md,
+  // Budgets and time). No wall-clock cap is written, so a slower machine runs the same recipe, only
+  // longer; a person who wants a safety net adds rl.max_seconds / sft.max_seconds.
   const rl: Record<string, unknown> = {
     enabled: true,
     steps: micro ? 200 : 100,
-    max_seconds: micro ? 180 : null,
     prompts_per_step: micro ? 4 : 32,
     group_size: 8,
     lr: micro ? 0.0002 : 1e-6,
@@ -73,7 +75,7 @@ export function buildRunConfig(choices: TemplateChoices): Record<string, unknown
     data,
     policy,
     env: { tools: true, max_turns: micro ? 3 : 5, max_tool_calls: micro ? 2 : 4, images: 'path' },
-    sft: sft ? { enabled: true, steps: 600, max_seconds: micro ? 240 : null, batch_size: micro ? 32 : 8, lr: micro ? 0.001 : 1e-5 } : { enabled: false },
+    sft: sft ? { enabled: true, steps: 600, batch_size: micro ? 32 : 8, lr: micro ? 0.001 : 1e-5 } : { enabled: false },
     rl,
     eval: evaluation,
     checkpoint: { every_steps: micro ? 25 : 10, keep: 2 },
@@ -90,4 +92,20 @@ export function runConfigText(choices: TemplateChoices): string {
 export function safeRunName(text: string): string {
   const cleaned = text.trim().replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
   return cleaned || 'run';
+}
+
+/** Folder names of held-out splits: what a run is evaluated on, never trained on. */
+const HELD_OUT_FOLDERS = new Set(['eval', 'test', 'val', 'valid', 'validation', 'heldout', 'held-out', 'held_out']);
+const HELD_OUT_SPLITS = new Set(['eval', 'test', 'val', 'valid', 'validation', 'heldout']);
+
+/**
+ * Whether a task file is a held-out split (its folder is eval/, test/, val/…, or its generator
+ * recorded a held-out split for most of its tasks): New Run Config never offers one as training
+ * data (runs/demo/data/eval/tasks.jsonl was offered, and preselected, for `train`).
+ */
+export function isHeldOutSplit(folderName: string, splits: Readonly<Record<string, number>> = {}): boolean {
+  if (HELD_OUT_FOLDERS.has(folderName.toLowerCase())) return true;
+  const total = Object.values(splits).reduce((a, b) => a + b, 0);
+  const heldOut = Object.entries(splits).filter(([name]) => HELD_OUT_SPLITS.has(name.toLowerCase())).reduce((a, [, n]) => a + n, 0);
+  return total > 0 && heldOut * 2 > total;
 }

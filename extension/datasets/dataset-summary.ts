@@ -16,6 +16,8 @@ export interface DatasetSummary {
   /** Task count per kind, e.g. {table: 380, vbar: 20}. */
   kinds: Record<string, number>;
   sources: Record<string, number>;
+  /** Task count per split the generator recorded (`generator.split`: train, test, …), e.g. {test: 300}; empty for tasks that do not say. */
+  splits: Record<string, number>;
   badLines: number;
   /** The first task's id and absolute image path (for Open Sample), when there is one. */
   sample: { id: string; image: string; question: string; answer: string } | null;
@@ -27,7 +29,7 @@ function bump(counts: Record<string, number>, key: unknown): void {
 }
 
 export function summarizeTasks(file: string, text: string): DatasetSummary {
-  const summary: DatasetSummary = { file, folder: dirname(file), tasks: 0, kinds: {}, sources: {}, badLines: 0, sample: null };
+  const summary: DatasetSummary = { file, folder: dirname(file), tasks: 0, kinds: {}, sources: {}, splits: {}, badLines: 0, sample: null };
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     let record: unknown;
@@ -45,6 +47,8 @@ export function summarizeTasks(file: string, text: string): DatasetSummary {
     summary.tasks++;
     bump(summary.kinds, task.kind);
     bump(summary.sources, task.source);
+    const generator = task.generator as Record<string, unknown> | undefined;
+    if (typeof generator === 'object' && generator !== null && typeof generator.split === 'string') bump(summary.splits, generator.split);
     if (summary.sample === null && typeof task.image === 'string') {
       summary.sample = {
         id: typeof task.id === 'string' ? task.id : `line ${summary.tasks}`,

@@ -8,7 +8,9 @@
  * Webview practice, as VS Code's webview guide and samples do it: CSP `default-src 'none'` with a script nonce, every file
  * through asWebviewUri within localResourceRoots, UI state in the webview's setState, and a
  * WebviewPanelSerializer so panels come back after a reload (the runs a panel shows are kept in
- * workspaceState). Notifications wait while a panel is hidden or not yet ready, and the newest
+ * workspaceState). A dashboard is a tab per set of runs: opening another run's dashboard opens a
+ * tab beside the open ones, and opening one already shown reveals its tab. The viewer and the
+ * playground are one tab each, which follows what is opened. Notifications wait while a panel is hidden or not yet ready, and the newest
  * runs snapshot is sent when it shows again (hidden webviews drop postMessage).
  */
 import { writeFile } from 'node:fs/promises';
@@ -46,8 +48,16 @@ async function loadPanelBackend(): Promise<typeof PanelBackend> {
   return (await import('../../env/view/panel-backend.js')).PanelBackend;
 }
 
+/** The kinds with a tab per set of runs; the others have one tab that follows. */
+const TAB_PER_RUNS: ReadonlySet<PanelKind> = new Set(['dashboard']);
+
 export class PanelHosts implements vscode.Disposable {
+  /** Every open panel, oldest first. */
+  private readonly entries: OpenPanel[] = [];
+  /** Per kind, the panel last opened or revealed: the one a command without runs, and the tests, mean. */
   private readonly open = new Map<PanelKind, OpenPanel>();
+  /** The run sets saved by the last window, read at the first panel restored. */
+  private saved: Partial<Record<PanelKind, unknown>> | null = null;
 
   static register(context: vscode.ExtensionContext, reports: ReportPanels): PanelHosts {
     const hosts = new PanelHosts(context, reports);
@@ -56,8 +66,7 @@ export class PanelHosts implements vscode.Disposable {
       context.subscriptions.push(
         vscode.window.registerWebviewPanelSerializer(VIEW_TYPES[kind], {
           deserializeWebviewPanel: async (panel) => {
-            const saved = context.workspaceState.get<Partial<Record<PanelKind, string[]>>>(STATE_KEY, {});
-            await hosts.adopt(kind, panel, saved[kind] ?? []);
+            await hosts.adopt(kind, panel, hosts.restoredRuns(kind, panel.title));
           },
         }),
       );
@@ -89,11 +98,29 @@ export class PanelHosts implements vscode.Disposable {
     return this.open.get(kind)?.runDirs ?? [];
   }
 
+  /** The runs of every open panel of a kind, oldest first (a dashboard per set of runs). */
+  allRunDirsOf(kind: PanelKind): string[][] {
+    return this.entries.filter((e) => e.kind === kind).map((e) => e.runDirs);
+  }
+
   /**
-   * Shows the panel of `kind` for `runDirs` (the playground ignores them). An open panel is
-   * revealed, and its runs replaced when they differ.
+   * Shows the panel of `kind` for `runDirs` (the playground ignores them). A dashboard of the same
+   * runs is revealed, one of other runs opens a tab of its own (another run's dashboard no longer
+   * replaces the tab open); the viewer and the playground are revealed, their runs replaced when
+   * they differ.
    */
   async show(kind: PanelKind, runDirs: string[]): Promise<vscode.WebviewPanel> {
+    if (TAB_PER_RUNS.has(kind)) {
+      const same = this.entries.find((e) => e.kind === kind && sameDirs(e.runDirs, runDirs));
+      if (same) {
+        this.open.set(kind, same);
+        same.panel.reveal(undefined, false);
+        return same.panel;
+      }
+      const panel = vscode.window.createWebviewPanel(VIEW_TYPES[kind], this.title(kind, runDirs), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: this.resourceRoots(runDirs) });
+      await this.adopt(kind, panel, runDirs);
+      return panel;
+    }
     const current = this.open.get(kind);
     if (current) {
       if (kind !== 'playground' && !sameDirs(current.runDirs, runDirs)) await this.setRuns(current, runDirs);
@@ -159,8 +186,9 @@ export class PanelHosts implements vscode.Disposable {
 
   private async adopt(kind: PanelKind, panel: vscode.WebviewPanel, runDirs: string[]): Promise<void> {
     const entry: OpenPanel = { kind, panel, backend: await this.backendFor(runDirs), runDirs, ready: false, held: [], disposables: [] };
+    this.entries.push(entry);
     this.open.set(kind, entry);
-    this.remember(kind, runDirs);
+    this.remember(kind);
     panel.title = this.title(kind, runDirs);
     panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'extension', 'media', 'vistool.svg');
     panel.webview.options = { enableScripts: true, localResourceRoots: this.resourceRoots(runDirs) };
@@ -170,6 +198,7 @@ export class PanelHosts implements vscode.Disposable {
       panel.onDidChangeViewState(() => {
         // A hidden webview loses its page (no retainContextWhenHidden); it reloads when shown and says ready again.
         if (!panel.visible) entry.ready = false;
+        if (panel.active) this.open.set(kind, entry);
         this.flush(entry);
       }),
       panel.onDidDispose(() => this.close(entry)),
@@ -205,7 +234,7 @@ export class PanelHosts implements vscode.Disposable {
     entry.backend = await this.backendFor(runDirs);
     entry.runDirs = runDirs;
     entry.held = [];
-    this.remember(entry.kind, runDirs);
+    this.remember(entry.kind);
     entry.panel.title = this.title(entry.kind, runDirs);
     entry.panel.webview.options = { enableScripts: true, localResourceRoots: this.resourceRoots(runDirs) };
     this.render(entry);
@@ -286,19 +315,41 @@ export class PanelHosts implements vscode.Disposable {
     void vscode.window.showInformationMessage(`vistool: saved ${target.fsPath}`);
   }
 
-  private remember(kind: PanelKind, runDirs: string[]): void {
-    const saved = this.context.workspaceState.get<Partial<Record<PanelKind, string[]>>>(STATE_KEY, {});
-    void this.context.workspaceState.update(STATE_KEY, { ...saved, [kind]: runDirs });
+  /** Keeps the runs of every open panel of a kind (a list of run sets per kind), for the serializer after a reload. */
+  private remember(kind: PanelKind): void {
+    const saved = this.context.workspaceState.get<Partial<Record<PanelKind, unknown>>>(STATE_KEY, {});
+    void this.context.workspaceState.update(STATE_KEY, { ...saved, [kind]: this.allRunDirsOf(kind) });
+  }
+
+  /**
+   * The runs a panel restored after a reload showed: of the kind's remembered run sets not adopted
+   * yet, the one its tab's title names, else the first. (State saved before a tab per run set was
+   * one list of dirs.)
+   */
+  private restoredRuns(kind: PanelKind, title: string): string[] {
+    // What was saved before this window's panels came back (each adoption saves the open ones again).
+    this.saved ??= this.context.workspaceState.get<Partial<Record<PanelKind, unknown>>>(STATE_KEY, {});
+    const saved = this.saved[kind];
+    const sets = Array.isArray(saved) ? (saved.every((d) => typeof d === 'string') ? [saved as string[]] : (saved.filter((d) => Array.isArray(d)) as string[][])) : [];
+    const free = sets.filter((dirs) => !this.entries.some((e) => e.kind === kind && sameDirs(e.runDirs, dirs)));
+    return free.find((dirs) => this.title(kind, dirs) === title) ?? free[0] ?? [];
   }
 
   private close(entry: OpenPanel): void {
     entry.backend.stop();
     for (const d of entry.disposables) d.dispose();
-    if (this.open.get(entry.kind) === entry) this.open.delete(entry.kind);
+    const at = this.entries.indexOf(entry);
+    if (at >= 0) this.entries.splice(at, 1);
+    if (this.open.get(entry.kind) === entry) {
+      const newest = [...this.entries].reverse().find((e) => e.kind === entry.kind);
+      if (newest) this.open.set(entry.kind, newest);
+      else this.open.delete(entry.kind);
+    }
+    // Not remembered here: closing the window disposes every panel, and the reload must bring them back.
   }
 
   dispose(): void {
-    for (const entry of [...this.open.values()]) entry.panel.dispose();
+    for (const entry of [...this.entries]) entry.panel.dispose();
   }
 }
 

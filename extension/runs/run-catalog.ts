@@ -32,6 +32,12 @@ export interface RunOverview {
   step: number | null;
   /** 'perception' (a curriculum's first stage), 'sft' or 'rl' from the newest training row, null before the first. */
   stage: 'perception' | 'sft' | 'rl' | null;
+  /**
+   * The newest training row's step within its stage, counted from the stage's start (`rl/step`,
+   * `sft/step`, `perception/step`; veRL's `training/global_step`): a run 30 steps into RL after 650
+   * SFT steps is at rl step 30, not 680. Null when the row does not say (absent in overviews made before).
+   */
+  stageStep?: number | null;
   /** The newest supervised loss: `perception/loss` in the perception stage, else `sft/loss`. */
   sftLoss: number | null;
   reward: number | null;
@@ -130,6 +136,7 @@ export class RunCatalog {
       pid,
       step: lastIndex >= 0 ? (tail.steps[lastIndex] ?? null) : null,
       stage: lastIsRl ? 'rl' : lastIsSft ? 'sft' : lastIsPerception ? 'perception' : null,
+      stageStep: lastIndex < 0 ? null : (tail.columns[lastIsRl ? 'rl/step' : lastIsSft ? 'sft/step' : 'perception/step']?.[lastIndex] ?? (lastIsRl ? tail.columns[VERL_STEP]?.[lastIndex] : null) ?? null),
       sftLoss: (lastIsPerception ? latest['perception/loss'] : latest['sft/loss']) ?? null,
       // veRL's critic/score/mean is the mean of the env server's episode rewards (vistool_verl's reward function returns them).
       reward: latest['reward/mean'] ?? latest[VERL_REWARD] ?? null,

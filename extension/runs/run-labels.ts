@@ -32,10 +32,19 @@ function percent(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
 
+/**
+ * `rl step 30`: the step within its stage, counted from the stage's start (a 30-step RL after 650
+ * SFT steps is not "rl step 680"); the global step, unnamed, when the row does not say.
+ */
+function stepWords(run: RunOverview): string {
+  const within = run.stageStep ?? null;
+  return run.stage && within !== null ? `${run.stage} step ${within}` : `step ${run.step}`;
+}
+
 /** `running · rl step 12 · reward 0.53 · tools 40%` */
 export function runDescription(run: RunOverview): string {
   const parts: string[] = [run.state];
-  if (run.step !== null) parts.push(`${run.stage ? run.stage + ' ' : ''}step ${run.step}`);
+  if (run.step !== null) parts.push(stepWords(run));
   if (supervised(run) && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
   else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
   if (!supervised(run) && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);
@@ -46,7 +55,7 @@ export function runDescription(run: RunOverview): string {
 export function runTooltip(run: RunOverview): string {
   const lines = [`${run.name} — ${run.state}${run.status && run.status !== run.state ? ` (run.json says ${run.status})` : ''}`, run.dir];
   if (run.configName !== null) lines.push(`config ${run.configName}`);
-  if (run.step !== null) lines.push(`step ${run.step}${run.stage ? ` (${run.stage})` : ''}`);
+  if (run.step !== null) lines.push(`step ${run.step}${run.stage ? ` (${run.stage}${run.stageStep != null ? ` step ${run.stageStep}` : ''})` : ''}`);
   if (run.reward !== null) lines.push(`reward/mean ${fixed(run.reward, 4)}`);
   if (run.accuracy !== null) lines.push(`acc/mean ${fixed(run.accuracy, 4)}`);
   if (run.toolCallRate !== null) lines.push(`tool/call_rate ${fixed(run.toolCallRate, 3)}`);
@@ -62,7 +71,7 @@ export function runTooltip(run: RunOverview): string {
 /** `$(sync~spin) micro-cpu · step 12 · reward 0.53 · tools 40%` */
 export function statusBarText(run: RunOverview): string {
   const parts = [`$(${STATE_ICONS[run.state]}) ${run.name}`];
-  if (run.step !== null) parts.push(`step ${run.step}`);
+  if (run.step !== null) parts.push(stepWords(run));
   if (supervised(run) && run.sftLoss !== null) parts.push(`loss ${fixed(run.sftLoss, 3)}`);
   else if (run.reward !== null) parts.push(`reward ${fixed(run.reward, 2)}`);
   if (!supervised(run) && run.toolCallRate !== null) parts.push(`tools ${percent(run.toolCallRate)}`);

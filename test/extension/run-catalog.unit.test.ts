@@ -28,6 +28,8 @@ test('an RL run shows its newest step, reward, accuracy and tool-call rate, and 
   assert.equal(run.state, 'finished');
   assert.equal(run.step, 4);
   assert.equal(run.stage, 'rl');
+  // Its second RL step: counted from the start of RL (rl/step), not the global step.
+  assert.equal(run.stageStep, 2);
   assert.equal(run.reward, 0.7);
   assert.equal(run.toolCallRate, 0.25);
   assert.equal(run.sftLoss, 1.5);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { diskPathKind } from '../../env/config/environment-facts.js';
 import { validateRunConfigText } from '../../env/config/validate-run-config.js';
-import { buildRunConfig, type DeviceChoice, type ModelChoice, type Preset, runConfigText, safeRunName, type TasksChoice } from '../../extension/config/run-config-template.js';
+import { buildRunConfig, isHeldOutSplit, type DeviceChoice, type ModelChoice, type Preset, runConfigText, safeRunName, type TasksChoice } from '../../extension/config/run-config-template.js';
 import { tempDir } from './run-dirs.js';
 
 test('every New Run Config combination passes the config checks without errors or warnings', async () => {
@@ -48,4 +48,25 @@ test('the presets differ where GRPO and DAPO differ', () => {
 test('run names become safe file names', () => {
   assert.equal(safeRunName(' micro sft+dapo / v2 '), 'micro-sft-dapo-v2');
   assert.equal(safeRunName('***'), 'run');
+});
+
+test('budgets are steps: no combination writes a wall-clock cap (rl.max_seconds, sft.max_seconds)', () => {
+  for (const model of [{ kind: 'micro' }, { kind: 'qwen3b' }] as ModelChoice[])
+    for (const preset of ['grpo', 'dapo', 'sft+dapo'] as Preset[]) {
+      const config = buildRunConfig({ name: 'r', model, tasks: { kind: 'generate', taskKind: 'vbar' }, preset, device: 'cpu' });
+      for (const section of ['rl', 'sft'] as const) {
+        const values = config[section] as Record<string, unknown>;
+        assert.ok(!('max_seconds' in values) || values.max_seconds === null, `${model.kind} ${preset}: ${section}.max_seconds ${String(values.max_seconds)}`);
+      }
+      assert.ok(((config.rl as Record<string, unknown>).steps as number) > 0);
+    }
+});
+
+test('a held-out split is never offered as training data: eval/, test/, val/ folders, or tasks the generator made for a test split', () => {
+  for (const name of ['eval', 'test', 'val', 'validation', 'heldout', 'Test']) assert.equal(isHeldOutSplit(name), true, name);
+  for (const name of ['train', 'data', 'tasks', 'charts']) assert.equal(isHeldOutSplit(name), false, name);
+  // runs/demo/data/eval's tasks say split "test" (trainer/tests: generator.split); a folder of any name holding them is held out.
+  assert.equal(isHeldOutSplit('heldout-seed2', { test: 300 }), true);
+  assert.equal(isHeldOutSplit('mine', { train: 400 }), false);
+  assert.equal(isHeldOutSplit('mixed', { train: 390, test: 10 }), false);
 });

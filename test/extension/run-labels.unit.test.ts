@@ -10,14 +10,23 @@ const base: RunOverview = {
 };
 
 test('an RL run is described by state, stage step, reward and tool-call rate', () => {
-  assert.equal(runDescription(base), 'running · rl step 12 · reward 0.53 · tools 40%');
-  assert.equal(statusBarText(base), '$(sync~spin) micro · step 12 · reward 0.53 · tools 40%');
+  assert.equal(runDescription({ ...base, stageStep: 12 }), 'running · rl step 12 · reward 0.53 · tools 40%');
+  assert.equal(statusBarText({ ...base, stageStep: 12 }), '$(sync~spin) micro · rl step 12 · reward 0.53 · tools 40%');
+  // Without the stage's own count, the global step is not named after the stage.
+  assert.equal(runDescription(base), 'running · step 12 · reward 0.53 · tools 40%');
+});
+
+test('the RL step is counted from the start of RL: 30 RL steps after 650 SFT steps read "rl step 30", not "rl step 680"', () => {
+  const run = { ...base, step: 680, stageStep: 30 };
+  assert.equal(runDescription(run), 'running · rl step 30 · reward 0.53 · tools 40%');
+  assert.equal(statusBarText(run), '$(sync~spin) micro · rl step 30 · reward 0.53 · tools 40%');
+  assert.match(runTooltip(run), /^step 680 \(rl step 30\)$/m);
 });
 
 test('an SFT run shows its loss instead of a reward', () => {
-  const sft = { ...base, stage: 'sft' as const, reward: null, toolCallRate: null, sftLoss: 1.23456 };
+  const sft = { ...base, stage: 'sft' as const, stageStep: 12, reward: null, toolCallRate: null, sftLoss: 1.23456 };
   assert.equal(runDescription(sft), 'running · sft step 12 · loss 1.235');
-  assert.equal(statusBarText(sft), '$(sync~spin) micro · step 12 · loss 1.235');
+  assert.equal(statusBarText(sft), '$(sync~spin) micro · sft step 12 · loss 1.235');
 });
 
 test('a run without metrics is described by its state alone', () => {

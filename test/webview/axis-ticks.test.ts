@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatDurationTicks, formatTicks } from '../../webview/dashboard/axis-ticks.js';
+import { formatDurationTicks, formatLogTicks, formatTicks } from '../../webview/dashboard/axis-ticks.js';
 
 test('an axis of steps past ten thousand reads in one notation: 20k … 100k, never 80000 beside 1.00e+5', () => {
   assert.deepEqual(formatTicks([0, 20_000, 40_000, 60_000, 80_000, 100_000]), ['0', '20k', '40k', '60k', '80k', '100k']);
@@ -24,4 +24,11 @@ test('tiny values share one exponent style, zero stays 0', () => {
 test('durations take h:mm:ss on every tick once the axis passes an hour, m:ss on every tick below', () => {
   assert.deepEqual(formatDurationTicks([0, 1800, 3600, 5400]), ['0:00:00', '0:30:00', '1:00:00', '1:30:00']);
   assert.deepEqual(formatDurationTicks([0, 600, 1200]), ['0:00', '10:00', '20:00']);
+});
+
+test('a log axis labels the powers of ten only, plainly from 0.001 to 10k and as 1e±k beyond', () => {
+  assert.deepEqual(formatLogTicks([0.001, 0.002, 0.005, 0.01, 0.1, 1, 2, 10, 100, 1000, 10_000]), ['0.001', '', '', '0.01', '0.1', '1', '', '10', '100', '1000', '10k']);
+  assert.deepEqual(formatLogTicks([1e-5, 1e-4, 3e-4, 1e5, 1e6]), ['1e-5', '1e-4', '', '1e+5', '1e+6']);
+  // Chart.js's own tick values carry floating-point dust; a non-positive value is never labelled.
+  assert.deepEqual(formatLogTicks([0.30000000000000004 / 3, 0, -1]), ['0.1', '', '']);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configDiff, flattenConfig } from '../../webview/dashboard/config-diff.js';
+import { configDiff, flattenConfig, stepsRan } from '../../webview/dashboard/config-diff.js';
 
 test('the config diff lists only the key paths whose values differ, with each run\'s value as JSON and null where a run lacks the key', () => {
   const a = { name: 'tools', seed: 1, rl: { group_size: 4, lr: 1e-6, clip: { low: 0.2, high: 0.28 } }, data: { train: ['a.jsonl'] }, eval: { every_steps: 0 } };
@@ -28,4 +28,13 @@ test('three runs: a key differs when any run differs; an explicit null differs f
 test('identical configs have no diff; keys with dots are bracketed; an empty object is a value', () => {
   assert.deepEqual(configDiff([{ a: { b: 1 } }, { a: { b: 1 } }]), []);
   assert.deepEqual([...flattenConfig({ 'x.y': 1, m: { 'k.z': 'v', e: {} } })], [['["x.y"]', '1'], ['m["k.z"]', '"v"'], ['m.e', '{}']]);
+});
+
+test('a step budget in the diff is read beside the steps the run ran: sft.steps 1500 that ran 650', () => {
+  const stats = { 'sft/step': { max: 650 }, 'rl/step': { max: 30 } };
+  assert.equal(stepsRan('sft.steps', stats), 650);
+  assert.equal(stepsRan('rl.steps', stats), 30);
+  assert.equal(stepsRan('curriculum.perception.steps', stats), null);
+  assert.equal(stepsRan('rl.lr', stats), null);
+  assert.equal(stepsRan('sft.steps', undefined), null);
 });

@@ -91,12 +91,38 @@ test('the evaluation chart spans the evaluations\' steps, each point with its Wi
     assert.ok(Math.abs((point?.low ?? NaN) - low) < 1e-6 && Math.abs((point?.high ?? NaN) - high) < 1e-6, `${e.label}: ${JSON.stringify(point)}`);
   }
   assert.deepEqual(JSON.parse((await chart.getAttribute('data-phases')) ?? '[]'), [{ x: 11, stage: 'rl' }, { x: 11, stage: 'rl' }]);
+  // Its key names the lines it draws (no curriculum here: no perception key), and it sits beside the train reward.
+  assert.equal(await page.locator('[data-testid=eval-chart-title]').innerText(), 'eval accuracy (with tools: solid ●, without tools: dashed ▲)');
+  const order = await page.locator('.chart-grid > *').evaluateAll((cards) => cards.slice(0, 2).map((c) => c.getAttribute('data-metric') ?? c.getAttribute('data-testid')));
+  assert.deepEqual(order, ['reward/mean', 'eval-chart']);
   // Every training chart marks the SFT phases (run.json's sft_schedule) and the move to RL (once
   // that chart has drawn the tools run: under load it may draw after the evaluation chart).
   await page.waitForFunction(() => (JSON.parse(document.querySelector('[data-metric="sft/loss"]')?.getAttribute('data-phases') ?? '{}') as Record<string, unknown>)['tools'] !== undefined);
   const loss = JSON.parse((await page.locator('[data-metric="sft/loss"]').getAttribute('data-phases')) ?? '{}') as Record<string, { x: number; stage: string }[]>;
   assert.deepEqual(loss.tools, [{ x: 1, stage: 'sft: answers after tool' }, { x: 5, stage: 'sft: tool trajectories' }, { x: 8, stage: 'sft: mixture' }, { x: 11, stage: 'rl' }]);
   await screenshot(page, 'workbench-dashboard');
+  assert.deepEqual(problems, []);
+});
+
+test('the evaluation chart has a "log y" too: ticks at powers of ten down to the lowest accuracy drawn, remembered after a reload', async () => {
+  const { page, problems } = await openPage(browser, view.url('dashboard'));
+  await dashboardReady(page);
+  const chart = page.locator('[data-testid=eval-chart]');
+  await chart.locator('[data-testid=log-y]').click();
+  const logTicks = async () => {
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid=eval-chart]') as HTMLElement | null;
+      return el?.dataset.yScale === 'logarithmic' && JSON.parse(el.dataset.ticks ?? '{"y":[]}').y.includes('0.01');
+    });
+    return JSON.parse((await page.locator('[data-testid=eval-chart]').getAttribute('data-ticks')) ?? '{}') as { y: string[] };
+  };
+  // The lowest interval end (Wilson of 1/5: 0.036) sets the bottom at 0.01; every label a power of ten.
+  assert.deepEqual((await logTicks()).y, ['0.01', '0.1', '1']);
+  await page.reload();
+  await dashboardReady(page);
+  assert.deepEqual((await logTicks()).y, ['0.01', '0.1', '1']);
+  await page.locator('[data-testid=eval-chart] [data-testid=log-y]').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=eval-chart]') as HTMLElement | null)?.dataset.yScale === 'linear');
   assert.deepEqual(problems, []);
 });
 
@@ -112,13 +138,15 @@ test('the defaults show what the runs vary (components, groups kept and dropped,
   assert.deepEqual(problems, []);
 });
 
-test('one colour per run on every chart: a group chart draws each run in its colour, its members by dash', async () => {
+test('one colour per run on every chart, each arm in the report\'s colour: a group chart draws each run in its colour, its members by dash', async () => {
   const { page, problems } = await openPage(browser, view.url('dashboard'));
   await dashboardReady(page);
   const swatch = async (run: string) => page.locator(`.run-toggle:has(vscode-checkbox[data-run="${run}"]) .swatch`).evaluate((s) => getComputedStyle(s).backgroundColor);
   const hex = (rgb: string) => `#${(rgb.match(/\d+/g) ?? []).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
   const colours = { tools: hex(await swatch('tools')), text: hex(await swatch('text')) };
   assert.notEqual(colours.tools, colours.text);
+  // The arms keep the report's colours though the folder lists text first (webview/shared/run-colours.ts).
+  assert.deepEqual(colours, { tools: '#1a85ff', text: '#d18616' });
   for (const metric of ['errors/E1–E6', 'reward components', 'reward/mean']) {
     await page.waitForFunction((m) => (document.querySelector(`[data-metric="${m}"]`)?.getAttribute('data-datasets') ?? '[]') !== '[]', metric);
     const datasets = JSON.parse((await page.locator(`[data-metric="${metric}"]`).getAttribute('data-datasets')) ?? '[]') as { run: string; colour: string; dash: number[] }[];
@@ -169,6 +197,25 @@ test('the viewer opens on the run that called tools; its rows keep one line; sma
   assert.deepEqual(problems, []);
 });
 
+test('at 1100 px the reward breakdown keeps each row on one line, alone and side by side', async () => {
+  const { page, problems } = await openPage(browser, view.url('viewer', '&run=text&step=12'), { width: 1100, height: 900 });
+  const wrapped = async () => {
+    await page.locator('[data-testid=reward-breakdown]:visible').first().waitFor();
+    return page.locator('[data-testid=reward-breakdown]:visible tr').evaluateAll((rows) => rows.flatMap((row) => Array.from(row.children).flatMap((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      return lines.size > 1 ? [`${row.getAttribute('data-term') ?? row.getAttribute('data-step') ?? row.className}: ${cell.textContent}`] : [];
+    })));
+  };
+  assert.deepEqual(await wrapped(), []);
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-detail] [data-testid=reward-breakdown]').length === 2);
+  assert.deepEqual(await wrapped(), []);
+  await screenshot(page, 'workbench-viewer-1100-compare', true);
+  assert.deepEqual(problems, []);
+});
+
 test('two checkpoints side by side: the counts, the fixed task with both rollouts and their images, and its timeline', async () => {
   const { page, problems } = await openPage(browser, view.url('viewer'));
   await page.locator('[data-testid=rollout-row]').first().waitFor();
@@ -194,6 +241,47 @@ test('two checkpoints side by side: the counts, the fixed task with both rollout
   await again.page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-row]').length === 1);
   assert.equal(await again.page.locator('[data-testid=compare-outcome]').inputValue(), 'fixed');
   assert.deepEqual([...problems, ...again.problems], []);
+});
+
+test('side by side, the arm follows the chosen evaluation: A = the text arm after RL compares its tools-off records, not "no task in common"', async () => {
+  const { page, problems } = await openPage(browser, view.url('viewer'));
+  await page.locator('[data-testid=rollout-row]').first().waitFor();
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.locator('[data-testid=compare-row]').first().waitFor();
+  assert.equal(await page.locator('[data-testid=compare-a-arm]').inputValue(), 'tools');
+  // The text arm evaluated without tools only (trainer/vistool_trainer/trainers/evaluate.py): its records are tools-off ones.
+  await page.locator('[data-testid=compare-a-run]').selectOption({ label: 'text' });
+  await page.waitForFunction(() => /^A text · after_rl/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=compare-a-arm]').inputValue(), 'no_tools');
+  // Worked out from the fixture: text right on task 5 only; tools after_rl right on 1, 4, 5.
+  assert.match(await page.locator('[data-testid=compare-a-accuracy]').innerText(), /text · after_rl \(step 14\) · tools off: 1\/5 = 20\.0 %/);
+  assert.match(await page.locator('[data-testid=compare-counts]').innerText(), /^B fixed 2 · broke 0 · both wrong 2 · both right 1 \(of 5 tasks\)$/);
+  // Each side in its arm's colour, the dashboard's and the report's: text orange, tools blue.
+  assert.equal(await page.locator('[data-testid=compare-a-accuracy] [data-testid=run-swatch]').getAttribute('data-colour'), '#d18616');
+  assert.equal(await page.locator('[data-testid=compare-b-accuracy] [data-testid=run-swatch]').getAttribute('data-colour'), '#1a85ff');
+  // Another evaluation of the text arm keeps tools off; the tools arm's run brings tools on back.
+  await page.locator('[data-testid=compare-a-eval]').selectOption({ label: 'after_sft · step 10' });
+  await page.waitForFunction(() => /^A text · after_sft/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));
+  assert.doesNotMatch(await page.locator('[data-testid=compare-a-accuracy]').innerText(), /no task in common/);
+  await page.locator('[data-testid=compare-a-run]').selectOption({ label: 'tools' });
+  await page.waitForFunction(() => /^A tools · after_rl/.test(document.querySelector('[data-testid=compare-a-accuracy]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=compare-a-arm]').inputValue(), 'tools');
+  assert.deepEqual(problems, []);
+});
+
+test('"this task over time" goes away when the mode changes: the training steps do not keep an evaluation task\'s timeline', async () => {
+  const { page, problems } = await openPage(browser, view.url('viewer'));
+  await page.locator('[data-testid=rollout-row]').first().waitFor();
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.locator('[data-testid=compare-detail] [data-testid=task-timeline-button]').click();
+  await page.locator('[data-testid=timeline-row]').first().waitFor();
+  await page.locator('[data-testid=viewer-mode]').selectOption('steps');
+  await page.waitForFunction(() => (document.querySelector('[data-testid=task-timeline]') as HTMLElement | null)?.hidden === true);
+  // Back to the evaluations: still none until asked for again.
+  await page.locator('[data-testid=viewer-mode]').selectOption('evals');
+  await page.locator('[data-testid=compare-row]').first().waitFor();
+  assert.equal(await page.locator('[data-testid=task-timeline]').isHidden(), true);
+  assert.deepEqual(problems, []);
 });
 
 test('a training task over time lists each step it was rolled out in, and an entry opens that rollout', async () => {

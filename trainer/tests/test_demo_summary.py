@@ -155,3 +155,43 @@ def test_a_stage_stopped_by_its_time_cap_is_said_first_in_the_report_and_last_on
     banner = page.index('class="timecap"')
     assert banner < page.index("<h2>")  # above every section
     assert "after 852 of its 1300 steps" in page[banner:page.index("<h2>")]
+
+
+def _bars_rollout(prompt, label, gold, masked, answer):
+    """A tools-arm rollout of the bars task as the trainer records it: the question quotes its label."""
+    turns = []
+    if masked is not None:
+        call = {"name": "focus_on_x_values_with_mask", "arguments": {"x_values": [masked]}}
+        turns += [{"role": "assistant", "text": f"<tool_call>{json.dumps(call)}</tool_call>", "calls": [{**call, "ok": True, "image_out": f"e{masked}"}]},
+                  {"role": "tool", "text": "ok", "images": [f"e{masked}"]}]
+    turns.append({"role": "assistant", "text": f"<answer>{answer}</answer>"})
+    return {"prompt_id": prompt, "task": {"question": f'Is the value low, medium or high for "{label}"?', "answer": gold, "kind": "vbar",
+                                          "difficulty": 2, "image": "chart"},
+            "turns": turns, "answer": answer, "correct": answer == gold, "reward": 1.0, "advantage": 0.0}
+
+
+def test_the_showcased_rollouts_follow_a_stated_rule_and_say_which_label_the_call_masked(tmp_path):
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 120, calls=0.1), "after_rl": _eval("tools", 270, calls=0.97)}, [0.02, 0.05])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 104)}, [0.0, 0.03])
+    _heldout(tmp_path)
+    # The last RL step: a right answer after masking another bar than the question's first, then one prompt four times.
+    records = [_bars_rollout("p2", "D", "high", "B", "high"), *[_bars_rollout("p1", "A", "low", "A", "low")] * 3,
+               _bars_rollout("p1", "A", "low", None, "medium"), _bars_rollout("p3", "C", "medium", "C", "medium"),
+               _bars_rollout("p4", "E", "high", "E", "medium")]
+    for record in records:
+        append_json_line(tmp_path / "tools" / "rollouts" / "step-000005.jsonl", record)
+    write_demo_report(tmp_path, demo_summary(tmp_path))
+    page = (tmp_path / "report.html").read_text()
+    pair = page[page.index('<div class="pair">'):]
+    pair = pair[:pair.index("</div>")]
+    # The pair shows a call on the question's own label; the caption says which label it masked.
+    assert "for &quot;A&quot;?" in pair or "for &quot;C&quot;?" in pair, pair
+    assert "masked the question&#x27;s label" in pair, pair
+    section = page[page.index("<h2>Rollouts of the tools arm's last RL step</h2>"):]
+    shown = section.split('<div class="rollout">')[1:]
+    questions = [part[:part.index("</b>")] for part in shown]
+    # One rollout per (gold, answer) cell, no prompt twice, and the rule said above them.
+    assert len(questions) == len(set(questions)) == 4, questions
+    assert "one rollout per (gold, answer) pair" in section
+    # The call that masked another label than the question's is said to have done so, wherever it is shown.
+    assert "masked &quot;B&quot;, not the question&#x27;s &quot;D&quot;" in section

@@ -62,3 +62,18 @@ export function tickLabeller(format: (values: number[]) => string[]): (value: nu
     return labels[index] ?? String(value);
   };
 }
+
+/**
+ * Labels for a log-scale axis (TensorBoard's and W&B's habit): only the powers of ten are labelled,
+ * the ticks between them (2, 3, … 9 × 10^k) are left blank. Powers from 0.001 to 10k read as plain
+ * numbers (0.01, 1, 100, 10k), the others as 1e-5 or 1e+6.
+ */
+export function formatLogTicks(values: readonly number[]): string[] {
+  return values.map((v) => {
+    if (!(v > 0)) return '';
+    const exponent = Math.round(Math.log10(v));
+    if (Math.abs(v / 10 ** exponent - 1) > 1e-9) return '';
+    if (exponent < -3 || exponent > 4) return `1e${exponent < 0 ? '' : '+'}${exponent}`;
+    return exponent >= 4 ? `${10 ** (exponent - 3)}k` : exponent < 0 ? (10 ** exponent).toFixed(-exponent) : String(10 ** exponent);
+  });
+}

@@ -56,3 +56,17 @@ export function configDiff(configs: Record<string, unknown>[]): ConfigDiffRow[] 
   }
   return rows;
 }
+
+/**
+ * The step budgets a run's config asks for and the metric that counts the steps it ran: a config
+ * says what was asked (sft.steps 1500), the metrics what ran (an SFT phase or a time cap may end a
+ * stage early), and the diff shows both.
+ */
+const RAN_BY: Readonly<Record<string, string>> = { 'sft.steps': 'sft/step', 'rl.steps': 'rl/step', 'curriculum.perception.steps': 'perception/step' };
+
+/** How many steps of a budget key a run ran (the largest step of its stage's counter), null when the key is no budget or the run logged none. */
+export function stepsRan(key: string, stats: Readonly<Record<string, { max: number }>> | undefined): number | null {
+  const metric = RAN_BY[key];
+  const ran = metric === undefined ? undefined : stats?.[metric]?.max;
+  return ran === undefined || !Number.isFinite(ran) ? null : ran;
+}

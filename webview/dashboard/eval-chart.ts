@@ -14,9 +14,9 @@
  */
 import { Chart, type ChartDataset, type Plugin, type TooltipItem } from 'chart.js';
 import type { EvalResult } from '../../protocol/panel-protocol.js';
-import { formatNumber, h } from '../shared/dom.js';
+import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
-import { formatTicks, tickLabeller } from './axis-ticks.js';
+import { formatLogTicks, formatTicks, tickLabeller } from './axis-ticks.js';
 import type { Drawable } from './draw-queue.js';
 import { EVAL_ACCURACY_METRICS, type EvalLine, type EvalMark, evalLines } from './eval-series.js';
 import { background, type PhaseMark, phaseMarks } from './metric-chart.js';
@@ -59,7 +59,8 @@ const errorBars: Plugin<'line'> = {
         if (point.low === null || point.high === null) continue;
         const px = x.getPixelForValue(point.x);
         const top = y.getPixelForValue(point.high);
-        const bottom = y.getPixelForValue(point.low);
+        // On a log axis an interval reaching 0 runs to the bottom of the plot.
+        const bottom = point.low > 0 || y.type !== 'logarithmic' ? y.getPixelForValue(point.low) : chart.chartArea.bottom;
         ctx.beginPath();
         ctx.moveTo(px, top);
         ctx.lineTo(px, bottom);
@@ -81,20 +82,42 @@ interface EvalDataset extends ChartDataset<'line', EvalMark[]> {
 
 const TITLES = new Map<string, string>(EVAL_ACCURACY_METRICS.map((m) => [m.metric, m.title]));
 
+/** How each kind of line is drawn, in the order the title names them. */
+const LINE_KEYS: readonly [string, string][] = [
+  ['eval/acc_tools', 'with tools: solid ●'],
+  ['eval/acc_no_tools', 'without tools: dashed ▲'],
+  ['perception/acc', 'a curriculum\'s perception: dotted ◆'],
+];
+
+/** The chart's title with a key to the lines it draws only: no perception key without a curriculum's perception line. */
+export function evalChartTitle(metrics: readonly string[]): string {
+  const keys = LINE_KEYS.filter(([metric]) => metrics.includes(metric)).map(([, words]) => words);
+  return keys.length === 0 ? 'eval accuracy' : `eval accuracy (${keys.join(', ')})`;
+}
+
 export class EvalChart implements Drawable {
   readonly element: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private chart: Chart<'line', EvalMark[]> | null = null;
   private pending: { runs: { run: RunEvaluations; lines: EvalLine[] }[] } | null = null;
   private marks: PhaseMark[] = [];
+  private readonly title = h('span', { class: 'metric-name', 'data-testid': 'eval-chart-title' }, 'eval accuracy');
+  private logY = false;
+  private last: EvalChart['pending'] = null;
+  private readonly logButton: HTMLElement;
+  private readonly logNote = h('div', { class: 'chart-log-note muted', 'data-testid': 'log-note', hidden: true });
 
-  constructor() {
+  /** `onLogY` hears the "log y" toggle (the dashboard remembers it, as for every chart). */
+  constructor(private readonly onLogY: (on: boolean) => void = () => {}) {
+    this.logButton = button('log y', () => this.onLogY(!this.logY), { icon: 'graph-line', secondary: true, title: 'Log-scale y axis for the evaluation accuracy (ticks at powers of ten; accuracies of 0 are not drawn)', testid: 'log-y' });
+    this.logButton.setAttribute('aria-pressed', 'false');
     this.canvas = h('canvas', { role: 'img', 'aria-label': 'Evaluation accuracy with and without tools by step' });
     this.element = h(
       'figure',
-      { class: 'chart-card eval-chart', 'data-testid': 'eval-chart' },
-      h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, 'eval accuracy (with tools: solid ●, without: dashed ▲, a curriculum\'s perception: dotted ◆)')),
+      { class: 'chart-card eval-chart', 'data-testid': 'eval-chart', 'data-y-scale': 'linear' },
+      h('figcaption', { class: 'chart-title' }, this.title, h('span', { class: 'chart-actions' }, this.logButton)),
       h('div', { class: 'chart-box' }, this.canvas),
+      this.logNote,
       h('div', { class: 'chart-stats muted' }, 'Bars: 95 % Wilson intervals over the evaluation\'s tasks. Lines join evaluations made during a phase; before, after_sft and after_rl (one per phase) are marks, not joined.'),
     );
   }
@@ -106,6 +129,7 @@ export class EvalChart implements Drawable {
   update(runs: RunEvaluations[]): boolean {
     const drawn = runs.map((run) => ({ run, lines: evalLines(run.evaluations) })).filter((r) => r.lines.length > 0);
     this.pending = { runs: drawn };
+    this.last = this.pending;
     this.element.dataset.series = JSON.stringify(
       drawn.flatMap(({ run, lines }) => lines.map((l) => ({ run: run.name, metric: l.metric, curve: l.curve.map((p) => [p.x, p.y]), marks: l.marks.map((p) => [p.x, p.y, p.label]) }))),
     );
@@ -113,11 +137,21 @@ export class EvalChart implements Drawable {
     this.element.dataset.intervals = JSON.stringify(
       drawn.flatMap(({ run, lines }) => lines.flatMap((l) => [...l.curve, ...l.marks].map((p) => ({ run: run.name, metric: l.metric, label: p.label, x: p.x, y: p.y, n: p.n, low: p.low, high: p.high })))),
     );
+    this.title.textContent = evalChartTitle(drawn.flatMap(({ lines }) => lines.map((l) => l.metric)));
     const range = evalRange(drawn.flatMap(({ lines }) => lines.flatMap((l) => [...l.curve, ...l.marks].map((p) => p.x))));
     this.element.dataset.range = JSON.stringify(range);
     this.marks = drawn.flatMap(({ run }) => (run.phases ?? []).filter((p) => range !== null && p.x >= range.min && p.x <= range.max).map((p) => ({ ...p, colour: run.colour })));
     this.element.dataset.phases = JSON.stringify(this.marks.map(({ x, stage }) => ({ x, stage })));
     return drawn.length > 0;
+  }
+
+  /** Switches the y axis between linear (0–1) and log; the evaluations last given are drawn again at the next draw(). */
+  setLogY(on: boolean): void {
+    if (on === this.logY) return;
+    this.logY = on;
+    this.logButton.setAttribute('aria-pressed', String(on));
+    this.element.dataset.yScale = on ? 'logarithmic' : 'linear';
+    if (!this.pending) this.pending = this.last;
   }
 
   /** Like MetricChart.draw: the first call only creates the chart, empty (the page's first Chart.js chart is its most expensive). */
@@ -130,7 +164,15 @@ export class EvalChart implements Drawable {
     }
     this.pending = null;
     const datasets: EvalDataset[] = [];
-    for (const { run, lines } of pending.runs) {
+    let skipped = 0;
+    const shown = (points: EvalMark[]) => {
+      if (!this.logY) return points;
+      const positive = points.filter((p) => p.y > 0);
+      skipped += points.length - positive.length;
+      return positive;
+    };
+    for (const { run, lines: all } of pending.runs) {
+      const lines = all.map((l) => ({ ...l, curve: shown(l.curve), marks: shown(l.marks) }));
       for (const line of lines) {
         const tools = line.metric === 'eval/acc_tools';
         const perception = line.metric === 'perception/acc';
@@ -141,12 +183,16 @@ export class EvalChart implements Drawable {
       }
     }
     this.chart.data.datasets = datasets;
+    this.logNote.hidden = skipped === 0;
+    this.logNote.textContent = skipped === 0 ? '' : `Log scale: ${skipped} evaluation${skipped === 1 ? '' : 's'} at accuracy 0 not drawn.`;
+    this.applyYScale(datasets);
     const range = JSON.parse(this.element.dataset.range ?? 'null') as { min: number; max: number } | null;
     const x = this.chart.options.scales?.x;
     if (x && range) Object.assign(x, { min: range.min, max: range.max });
     this.applyTheme();
     this.chart.update('none');
     this.element.dataset.datasets = JSON.stringify(datasets.map((d) => ({ label: d.label, line: d.showLine === true, points: d.data.length })));
+    this.element.dataset.ticks = JSON.stringify({ y: (this.chart.scales.y?.ticks ?? []).map((t) => t.label).filter((l) => l !== '' && l !== undefined) });
     return true;
   }
 
@@ -205,6 +251,20 @@ export class EvalChart implements Drawable {
         },
       },
     });
+  }
+
+  /** Linear: the whole 0–1 range. Log: from the power of ten at or below the smallest point or interval end drawn, to 1, labelled at powers of ten. */
+  private applyYScale(datasets: EvalDataset[]): void {
+    const scales = this.chart?.options.scales;
+    if (!scales) return;
+    const colours = themeColours();
+    if (!this.logY) {
+      scales.y = { type: 'linear', min: 0, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } };
+      return;
+    }
+    const lows = datasets.flatMap((d) => d.data.flatMap((p) => [p.y, ...(p.low !== null && p.low > 0 ? [p.low] : [])]));
+    const smallest = Math.min(0.1, ...lows.filter((v) => v > 0));
+    scales.y = { type: 'logarithmic', min: 10 ** Math.floor(Math.log10(smallest)), max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, autoSkip: false, callback: tickLabeller(formatLogTicks) } };
   }
 
   private applyTheme(): void {

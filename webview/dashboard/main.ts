@@ -40,9 +40,10 @@ import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { STEP_SECONDS_METRICS } from '../../protocol/metric-math.js';
 import { aliasesOf, canonicalMetric, loggedName } from '../../protocol/metric-vocabulary.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
+import { runColourIndices } from '../shared/run-colours.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
-import { configDiff } from './config-diff.js';
+import { configDiff, stepsRan } from './config-diff.js';
 import { defaultMetrics, groupByPrefix, type RunMetricFacts } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
 import { EvalChart } from './eval-chart.js';
@@ -59,6 +60,8 @@ interface DashboardState {
   xAxis: XAxis;
   /** Whether the raw values are drawn faintly behind a smoothed line (absent in state saved before the toggle: shown). */
   showRaw?: boolean;
+  /** The charts (metric or group keys) drawn on a log-scale y axis (absent in state saved before the toggle: none). */
+  logY?: string[];
 }
 
 function isDashboardState(value: unknown): value is DashboardState {
@@ -68,6 +71,7 @@ function isDashboardState(value: unknown): value is DashboardState {
     smoothing: (v) => isNumberInRange(v, 0, 0.99),
     xAxis: (v) => v === 'step' || v === 'time',
     showRaw: optional((v) => typeof v === 'boolean'),
+    logY: optional(isStringArray),
   });
 }
 
@@ -124,7 +128,7 @@ class Dashboard {
   private readonly zooms = new Map<string, XRange>();
   private readonly drawQueue = new DrawQueue();
   /** Accuracy with and without tools against the step, beside the train reward and accuracy; in the grid only while some shown run has an evaluation with a step. */
-  private readonly evalChart = new EvalChart();
+  private readonly evalChart = new EvalChart((on) => this.setLogY(EVAL_CHART_KEY, on));
   private evalChartShown = false;
   private evalChartFor = '';
   private readonly chartGrid = h('section', { class: 'chart-grid', 'aria-label': 'Metric charts' });
@@ -195,6 +199,7 @@ class Dashboard {
     );
     replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
     this.drawQueue.add(this.evalChart);
+    this.evalChart.setLogY(this.state.logY?.includes(EVAL_CHART_KEY) ?? false);
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
       this.evalChart.retheme();
@@ -354,7 +359,8 @@ class Dashboard {
     // The theme's colours are read once per theme: each read asks the browser for computed styles.
     this.palette ??= themeColours().series;
     const series = this.palette;
-    const index = [...this.runs.keys()].indexOf(runId);
+    const ids = [...this.runs.keys()];
+    const index = runColourIndices(ids.map((id) => this.runs.get(id)?.summary.name ?? id))[ids.indexOf(runId)] ?? 0;
     return series[index % series.length] ?? '#1a85ff';
   }
 
@@ -489,6 +495,17 @@ class Dashboard {
     );
   }
 
+  /** A chart's log-scale toggle: remembered in the panel's state, drawn again from the lines it has. */
+  private setLogY(metric: string, on: boolean): void {
+    const others = (this.state.logY ?? []).filter((m) => m !== metric);
+    this.state.logY = on ? [...others, metric] : others;
+    this.saveState();
+    const chart = metric === EVAL_CHART_KEY ? this.evalChart : this.charts.get(metric);
+    if (!chart) return;
+    chart.setLogY(on);
+    this.drawQueue.markDirty(chart);
+  }
+
   private zoom(metric: string, range: XRange | null): void {
     if (range) this.zooms.set(metric, range);
     else this.zooms.delete(metric);
@@ -517,8 +534,11 @@ class Dashboard {
         this.zooms.delete(metric);
       }
     }
-    // The evaluation chart comes right after the train reward and accuracy (first, when neither is shown).
-    const evalAt = this.evalChartShown ? Math.max(0, ...metrics.map((m, i) => (EVAL_BESIDE.includes(m) ? i + 1 : 0))) : -1;
+    // The held-out accuracy is the run's result: the evaluation chart comes right after the train
+    // reward, on the first row beside it (first, when the reward is not shown). It was after the
+    // reward's components and acc/mean too, the fourth card, on the second row of a wide panel.
+    const rewardAt = metrics.findIndex((m) => EVAL_BESIDE.includes(m));
+    const evalAt = this.evalChartShown ? rewardAt + 1 : -1;
     if (evalAt < 0) this.evalChart.element.remove();
     else if (this.chartGrid.children[evalAt] !== this.evalChart.element) this.chartGrid.insertBefore(this.evalChart.element, this.chartGrid.children[evalAt] ?? null);
     const runs = this.visibleRuns();
@@ -541,7 +561,9 @@ class Dashboard {
           (name, base64) => this.host.saveFile(`${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`, 'image/png', base64),
           (name, range) => this.zoom(name, range),
           (name, runId, x) => void this.pick(name, runId, x),
+          (name, on) => this.setLogY(name, on),
         );
+        chart.setLogY(this.state.logY?.includes(metric) ?? false);
         this.charts.set(metric, chart);
         this.drawQueue.add(chart);
       }
@@ -727,7 +749,12 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
           { 'data-key': row.key },
           // A long key path may wrap after its dots, and only there.
           h('th', { scope: 'row', class: 'config-key', title: row.key }, ...row.key.split(/(?<=\.)/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]))),
-          ...row.values.map((v) => (v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—') : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v))),
+          ...row.values.map((v, i) => {
+            // A step budget: what ran beside what was asked (a stage may end before its budget).
+            const ran = stepsRan(row.key, withConfig[i]?.metricStats);
+            const ranNote = ran === null ? null : h('span', { class: 'muted', 'data-testid': 'config-ran', title: 'steps this run ran (its metrics), beside what its config asked' }, ` · ran ${ran}`);
+            return v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—', ranNote) : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v, ranNote);
+          }),
         ),
       ),
     ),
@@ -747,8 +774,11 @@ function memberDash(label: string, index: number): number[] {
   return MEMBER_DASHES[at % MEMBER_DASHES.length] ?? [];
 }
 
+/** The evaluation chart's key in the state's log-scale list (no metric is named so). */
+const EVAL_CHART_KEY = 'eval-chart';
+
 /** The train charts the evaluation chart follows. */
-const EVAL_BESIDE = ['reward/mean', 'critic/score/mean', 'acc/mean'];
+const EVAL_BESIDE = ['reward/mean', 'critic/score/mean'];
 
 const EVAL_COLUMNS: { key: string; title: string }[] = [
   { key: 'eval/acc_tools', title: 'acc (tools)' },

@@ -12,8 +12,8 @@
  * all (`data-points`), how many the canvas drew (`data-drawn`), how often it was painted
  * (`data-draws`) and the stage changes (`data-phases`), which the tests and the bench read.
  *
- * A click on the plot picks the point the tooltip shows (the nearest along x, of a shown line)
- * and tells `onPick` its run and x; the dashboard answers with `showPick`, a line under the chart
+ * A click on the plot picks the curve under the pointer (of the shown lines that reach the clicked
+ * x, the one passing nearest the pointer; nearest-step.ts) and tells `onPick` its run and x; the dashboard answers with `showPick`, a line under the chart
  * that offers that step's rollouts. The click does not navigate at once: a double-click zooms out,
  * and its first click must not take the page away.
  */
@@ -22,6 +22,7 @@ import {
   Legend,
   LinearScale,
   LineController,
+  LogarithmicScale,
   LineElement,
   PointElement,
   Tooltip,
@@ -31,12 +32,13 @@ import {
 } from 'chart.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
-import { formatDurationTicks, formatTicks, tickLabeller } from './axis-ticks.js';
+import { formatDurationTicks, formatLogTicks, formatTicks, tickLabeller } from './axis-ticks.js';
 import { attachDragZoom } from './drag-zoom.js';
+import { curveUnderPointer } from './nearest-step.js';
 import type { Drawable } from './draw-queue.js';
 import { formatDuration, type Point, type SeriesStats, type XAxis } from './series.js';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip);
+Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
 
 export interface RunSeries {
   runId: string;
@@ -84,8 +86,40 @@ export interface PhaseMark {
   colour: string;
 }
 
-/** A dashed vertical line where a run enters a new stage, with the stage's name at the top. */
-export function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
+/** A label's place: its left edge, width and text, in canvas pixels. */
+export interface LabelBox {
+  x: number;
+  width: number;
+  text: string;
+}
+
+/**
+ * The row of each stage label, so none overlaps another: labels from left to right, each on the
+ * first row whose last label ends `gap` pixels before it. The same text at the same x (two runs
+ * entering RL at one step) is drawn once: its row is null. Pure.
+ */
+export function labelRows(boxes: readonly LabelBox[], gap = 4): (number | null)[] {
+  const order = boxes.map((box, i) => ({ box, i })).sort((a, b) => a.box.x - b.box.x);
+  const rowEnds: number[] = [];
+  const rows: (number | null)[] = boxes.map(() => null);
+  const placed: { box: LabelBox; row: number }[] = [];
+  for (const { box, i } of order) {
+    if (placed.some((p) => p.box.text === box.text && Math.abs(p.box.x - box.x) < 1)) continue;
+    let row = rowEnds.findIndex((end) => end + gap <= box.x);
+    if (row < 0) row = rowEnds.length;
+    rowEnds[row] = box.x + box.width;
+    rows[i] = row;
+    placed.push({ box, row });
+  }
+  return rows;
+}
+
+/**
+ * A dashed vertical line where a run enters a new stage, with the stage's name at the top; names
+ * that would overlap (two runs a few seconds apart on the wall-time axis) go on rows below.
+ * `placed` hears where the names went (for the tests).
+ */
+export function phaseMarks(marks: () => PhaseMark[], placed: (labels: (LabelBox & { row: number })[]) => void = () => {}): Plugin<'line'> {
   return {
     id: 'vistoolPhaseMarks',
     afterDatasetsDraw(chart) {
@@ -97,17 +131,22 @@ export function phaseMarks(marks: () => PhaseMark[]): Plugin<'line'> {
       ctx.lineWidth = 1;
       ctx.font = '10px sans-serif';
       ctx.textBaseline = 'top';
-      for (const mark of marks()) {
-        const px = x.getPixelForValue(mark.x);
-        if (!Number.isFinite(px) || px < chartArea.left || px > chartArea.right) continue;
+      const shown = marks()
+        .map((mark) => ({ mark, px: x.getPixelForValue(mark.x) }))
+        .filter(({ px }) => Number.isFinite(px) && px >= chartArea.left && px <= chartArea.right);
+      const boxes = shown.map(({ mark, px }) => ({ x: px + 3, width: ctx.measureText(mark.stage).width, text: mark.stage }));
+      const rows = labelRows(boxes);
+      shown.forEach(({ mark, px }, i) => {
         ctx.strokeStyle = mark.colour;
         ctx.fillStyle = mark.colour;
         ctx.beginPath();
         ctx.moveTo(px, chartArea.top);
         ctx.lineTo(px, chartArea.bottom);
         ctx.stroke();
-        ctx.fillText(mark.stage, px + 3, chartArea.top + 2);
-      }
+        const row = rows[i];
+        if (row !== null && row !== undefined) ctx.fillText(mark.stage, px + 3, chartArea.top + 2 + row * 12);
+      });
+      placed(boxes.flatMap((box, i) => (rows[i] === null || rows[i] === undefined ? [] : [{ ...box, row: rows[i] as number }])));
       ctx.restore();
     },
   };
@@ -136,6 +175,11 @@ export class MetricChart implements Drawable {
   private pending: { series: RunSeries[]; xAxis: XAxis; zoom: XRange | null; showRaw: boolean } | null = null;
   private zoom: XRange | null = null;
   private draws = 0;
+  /** A log-scale y axis (the dashboard remembers it per chart); the last update, to draw again on a switch. */
+  private logY = false;
+  private last: MetricChart['pending'] = null;
+  private readonly logButton: HTMLElement;
+  private readonly logNote: HTMLElement;
 
   /**
    * `onZoom` hears a range the user dragged out (null: zoom out); the dashboard fetches that
@@ -146,18 +190,23 @@ export class MetricChart implements Drawable {
     private readonly onExportPng: (metric: string, base64: string) => void,
     private readonly onZoom: (metric: string, range: XRange | null) => void,
     private readonly onPick: (metric: string, runId: string, x: number) => void = () => {},
+    private readonly onLogY: (metric: string, on: boolean) => void = () => {},
   ) {
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${metric} by step` });
     this.statsLine = h('div', { class: 'chart-stats muted' });
     this.pickLine = h('div', { class: 'chart-pick', 'data-testid': 'chart-pick', hidden: true });
-    this.actions = h('span', { class: 'chart-actions' }, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }));
+    this.logButton = button('log y', () => this.onLogY(this.metric, !this.logY), { icon: 'graph-line', secondary: true, title: `Log-scale y axis for ${metric} (ticks at powers of ten; values ≤ 0 are not drawn)`, testid: 'log-y' });
+    this.logButton.setAttribute('aria-pressed', 'false');
+    this.logNote = h('div', { class: 'chart-log-note muted', 'data-testid': 'log-note', hidden: true });
+    this.actions = h('span', { class: 'chart-actions' }, this.logButton, button('PNG', () => this.exportPng(), { icon: 'device-camera', secondary: true, title: `Save ${metric} as PNG`, testid: 'export-png' }));
     const box = h('div', { class: 'chart-box', title: 'Click a point for its step\'s rollouts; drag across the chart to zoom into a range; double-click to zoom out' }, this.canvas);
     this.element = h(
       'figure',
-      { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card' },
+      { class: 'chart-card', 'data-metric': metric, 'data-testid': 'chart-card', 'data-y-scale': 'linear' },
       h('figcaption', { class: 'chart-title' }, h('span', { class: 'metric-name' }, metric), this.actions),
       box,
       this.statsLine,
+      this.logNote,
       this.pickLine,
     );
     attachDragZoom(box, {
@@ -173,12 +222,22 @@ export class MetricChart implements Drawable {
     });
   }
 
-  /** The point under a click, as the tooltip finds it: the nearest along x of the shown lines. */
+  /**
+   * The point under a click: of the shown lines (the smoothed ones when smoothing is on, as the
+   * tooltip lists them), the one whose curve passes nearest the pointer at the clicked x.
+   */
   private pick(event: PointerEvent): void {
     const chart = this.chart;
-    if (!chart) return;
-    const [hit] = chart.getElementsAtEventForMode(event, 'nearest', { axis: 'x', intersect: false }, false).filter((e) => chart.isDatasetVisible(e.datasetIndex));
-    const dataset = hit ? (chart.data.datasets[hit.datasetIndex] as TaggedDataset | undefined) : undefined;
+    const x = chart?.scales.x;
+    const y = chart?.scales.y;
+    if (!chart || !x || !y) return;
+    const rect = this.canvas.getBoundingClientRect();
+    const pointer = { x: event.clientX - rect.left, y: event.clientY - rect.top };
+    const datasets = chart.data.datasets as TaggedDataset[];
+    const smoothed = this.hasSmoothed();
+    const lines = datasets.map((d, i) => (!chart.isDatasetVisible(i) || (d.isRaw && smoothed) ? null : d.data.map((p) => ({ x: x.getPixelForValue(p.x), y: y.getPixelForValue(p.y) }))));
+    const hit = curveUnderPointer(lines, pointer);
+    const dataset = hit ? datasets[hit.line] : undefined;
     const point = hit ? dataset?.data[hit.index] : undefined;
     if (dataset && point) this.onPick(this.metric, dataset.runId, point.x);
   }
@@ -201,6 +260,16 @@ export class MetricChart implements Drawable {
   /** Records what to draw; the canvas changes at the next draw(). */
   update(series: RunSeries[], xAxis: XAxis, zoom: XRange | null = null, showRaw = true): void {
     this.pending = { series, xAxis, zoom, showRaw };
+    this.last = this.pending;
+  }
+
+  /** Switches the y axis between linear and log; the lines last given are drawn again at the next draw(). */
+  setLogY(on: boolean): void {
+    if (on === this.logY) return;
+    this.logY = on;
+    this.logButton.setAttribute('aria-pressed', String(on));
+    this.element.dataset.yScale = on ? 'logarithmic' : 'linear';
+    if (!this.pending) this.pending = this.last;
   }
 
   /**
@@ -237,6 +306,10 @@ export class MetricChart implements Drawable {
     this.statsLine.querySelectorAll<HTMLElement>('.swatch').forEach((swatch) => (swatch.style.backgroundColor = swatch.dataset.colour ?? ''));
 
     this.fixFlatRange(series);
+    const positive = (points: Point[]) => (this.logY ? points.filter((p) => p.y > 0) : points);
+    const skipped = this.logY ? series.map((s) => [s.name, s.raw.length - positive(s.raw).length] as const).filter(([, n]) => n > 0) : [];
+    this.logNote.hidden = skipped.length === 0;
+    this.logNote.textContent = skipped.length === 0 ? '' : `Log scale: not drawn, as ≤ 0: ${skipped.map(([name, n]) => `${name} ${n} point${n === 1 ? '' : 's'}`).join(' · ')}.`;
     this.marks = series.flatMap((s) => s.phases.map((p) => ({ ...p, colour: s.colour })));
     this.element.dataset.phases = JSON.stringify(Object.fromEntries(series.map((s) => [s.name, s.phases])));
     const datasets: TaggedDataset[] = [];
@@ -247,7 +320,7 @@ export class MetricChart implements Drawable {
         runId: s.runId,
         isRaw: smoothedOn,
         kind: smoothedOn ? 'raw' : 'line',
-        data: s.raw,
+        data: positive(s.raw),
         borderColor: smoothedOn ? withAlpha(s.colour, 0.25) : s.colour,
         backgroundColor: s.colour,
         borderWidth: smoothedOn ? 1 : 1.5,
@@ -259,13 +332,17 @@ export class MetricChart implements Drawable {
         // Hidden, not left out: the toggle brings it back without asking the host again.
         hidden: smoothedOn && !showRaw,
       });
-      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: s.smoothed, borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, borderDash: s.dash ?? [], pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
+      if (s.smoothed) datasets.push({ label: s.name, runId: s.runId, isRaw: false, kind: 'smoothed', data: positive(s.smoothed), borderColor: s.colour, backgroundColor: s.colour, borderWidth: 1.8, borderDash: s.dash ?? [], pointRadius: 0, pointHoverRadius: 3, indexAxis: 'x' });
     }
     if (this.chart) {
       this.chart.data.datasets = datasets;
       this.applyXRange(series);
+      this.applyYScale();
       this.applyTheme();
       this.chart.update('none');
+      // The labels the axes show, for the tests: what a reader sees under a zoom or a log scale.
+      const labels = (axis: 'x' | 'y') => (this.chart?.scales[axis]?.ticks ?? []).map((t) => t.label).filter((l) => l !== '' && l !== undefined);
+      this.element.dataset.ticks = JSON.stringify({ x: labels('x'), y: labels('y') });
     }
     this.element.dataset.drawn = String(Math.max(0, ...datasets.map((d) => d.data.length)));
     // What the canvas shows, line by line: each run's smoothed and raw datasets and whether each is visible.
@@ -290,12 +367,24 @@ export class MetricChart implements Drawable {
     const max = Math.max(...all.map((s) => s.max));
     const flat = all.length > 0 && max - min <= 1e-9 * Math.max(1, Math.abs(max));
     const pad = Math.max(Math.abs(max) * 0.05, 1e-3);
-    this.yRange = flat && series.length > 0 ? { min: min - pad, max: max + pad } : null;
+    this.yRange = flat && series.length > 0 ? (this.logY ? (min > 0 ? { min: min / 2, max: max * 2 } : null) : { min: min - pad, max: max + pad }) : null;
     const y = this.chart?.options.scales?.y;
     if (y) {
       y.min = this.yRange?.min;
       y.max = this.yRange?.max;
     }
+  }
+
+  /** The y axis's type: log (ticks labelled at powers of ten only) or linear (round ticks inside a pinned range). */
+  private applyYScale(): void {
+    const scales = this.chart?.options.scales;
+    const y = scales?.y;
+    if (!scales || !y) return;
+    const colours = themeColours();
+    const ticks = this.logY
+      ? { color: colours.muted, autoSkip: false, callback: tickLabeller(formatLogTicks) }
+      : { color: colours.muted, maxTicksLimit: 6, includeBounds: false, callback: tickLabeller(formatTicks) };
+    scales.y = { type: this.logY ? 'logarithmic' : 'linear', min: this.yRange?.min, max: this.yRange?.max, grid: { color: colours.grid }, ticks };
   }
 
   /**
@@ -313,6 +402,9 @@ export class MetricChart implements Drawable {
     x.min = this.zoom?.min ?? (single === null ? undefined : single - pad);
     x.max = this.zoom?.max ?? (single === null ? undefined : single + pad);
     if (x.ticks) (x.ticks as { precision?: number }).precision = this.xAxis === 'step' ? 0 : undefined;
+    // A zoomed range's ends are where the drag let go (12.37…): Chart.js would put a tick on each and
+    // the shared notation would then give every label their decimals. Only the round ticks inside are labelled.
+    if (x.ticks) (x.ticks as { includeBounds?: boolean }).includeBounds = this.zoom === null;
     this.element.dataset.xRange = JSON.stringify({ min: x.min ?? null, max: x.max ?? null });
   }
 
@@ -337,7 +429,7 @@ export class MetricChart implements Drawable {
     this.chart = new Chart<'line', Point[]>(this.canvas, {
       type: 'line',
       data: { datasets },
-      plugins: [background, phaseMarks(() => this.marks)],
+      plugins: [background, phaseMarks(() => this.marks, (labels) => (this.element.dataset.phaseLabels = JSON.stringify(labels.map((l) => ({ ...l, x: Math.round(l.x), width: Math.round(l.width) })))))],
       options: {
         animation: false,
         parsing: false,

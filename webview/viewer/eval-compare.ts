@@ -26,6 +26,8 @@ import {
 } from '../../protocol/panel-protocol.js';
 import { wilsonInterval } from '../../protocol/intervals.js';
 import { button, h, replaceChildren } from '../shared/dom.js';
+import { runColourIndices } from '../shared/run-colours.js';
+import { themeColours } from '../shared/theme.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
 import { callsTools } from './preferred-run.js';
 import type { Annotations } from './annotations-view.js';
@@ -156,7 +158,7 @@ export class EvalCompareView {
     replaceChildren(this.list, h('vscode-progress-ring', null));
     let comparison: EvalComparison;
     try {
-      comparison = await this.options.host.request(EvalCompareRequest, { a, b });
+      comparison = await this.followArms(await this.options.host.request(EvalCompareRequest, { a, b }));
     } catch (err) {
       if (token !== this.token) return;
       replaceChildren(this.summary, `Could not compare: ${(err as Error).message}`);
@@ -170,6 +172,44 @@ export class EvalCompareView {
     this.renderList();
     await this.showTask();
     this.options.changed(this.state);
+  }
+
+  /**
+   * The arm follows the chosen evaluation: a side with no record in its arm (the text arm's
+   * evaluations are tools-off only; the periodic ones during RL, tools-on only) is compared in the
+   * other arm when that one has records, and the arm select shows it. Without this, picking the
+   * text arm's evaluation for A kept "tools on" and compared nothing ("no task in common").
+   */
+  private async followArms(comparison: EvalComparison): Promise<EvalComparison> {
+    let result = comparison;
+    for (const name of ['a', 'b'] as const) {
+      const side = this.state[name];
+      if (!side || result.tasks.length === 0 || result.tasks.some((t) => t[name] !== null)) continue;
+      const other: EvalSide = { ...side, arm: side.arm === 'tools' ? 'no_tools' : 'tools' };
+      const sides = { a: this.state.a as EvalSide, b: this.state.b as EvalSide, [name]: other };
+      const retried = await this.options.host.request(EvalCompareRequest, sides);
+      if (retried.tasks.some((t) => t[name] !== null)) {
+        this.state = { ...this.state, [name]: other };
+        result = retried;
+      }
+    }
+    return result;
+  }
+
+  /** The arm a run trained in: tools on when it called tools, else off (the text arm). */
+  private armOf(runId: string): EvalArm {
+    const run = this.runs.find((r) => r.id === runId);
+    return run && callsTools(run) ? 'tools' : 'no_tools';
+  }
+
+  /** A swatch in the run's colour: the dashboard's and the report's for the same run (shared/run-colours.ts). */
+  private swatch(runId: string): HTMLElement {
+    const series = themeColours().series;
+    const at = this.runs.findIndex((r) => r.id === runId);
+    const colour = at < 0 ? '' : (series[(runColourIndices(this.runs.map((r) => r.name))[at] ?? 0) % series.length] ?? '');
+    const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true', 'data-testid': 'run-swatch', 'data-colour': colour });
+    swatch.style.backgroundColor = colour;
+    return swatch;
   }
 
   private sideLabel(side: EvalComparison['a']): string {
@@ -189,7 +229,7 @@ export class EvalCompareView {
     runSelect.addEventListener('change', () => {
       const runSets = this.sets.get(runSelect.value) ?? [];
       const last = runSets[runSets.length - 1];
-      this.update({ [name]: last ? { runId: runSelect.value, key: last.key, arm: side?.arm ?? 'tools' } : null, promptId: null });
+      this.update({ [name]: last ? { runId: runSelect.value, key: last.key, arm: this.armOf(runSelect.value) } : null, promptId: null });
       void this.compare();
     });
     setSelect.addEventListener('change', () => {
@@ -234,8 +274,8 @@ export class EvalCompareView {
     const n = c.counts;
     replaceChildren(
       this.summary,
-      h('span', { 'data-testid': 'compare-a-accuracy' }, h('strong', null, 'A '), `${this.sideLabel(c.a)}: ${sideAccuracy(c.tasks, 'a')}`),
-      h('span', { 'data-testid': 'compare-b-accuracy' }, h('strong', null, 'B '), `${this.sideLabel(c.b)}: ${sideAccuracy(c.tasks, 'b')}`),
+      h('span', { 'data-testid': 'compare-a-accuracy' }, h('strong', null, 'A '), this.swatch(c.a.runId), `${this.sideLabel(c.a)}: ${sideAccuracy(c.tasks, 'a')}`),
+      h('span', { 'data-testid': 'compare-b-accuracy' }, h('strong', null, 'B '), this.swatch(c.b.runId), `${this.sideLabel(c.b)}: ${sideAccuracy(c.tasks, 'b')}`),
       h('span', { 'data-testid': 'compare-counts' }, `B fixed ${n.fixed} · broke ${n.broken} · both wrong ${n.both_wrong} · both right ${n.both_right}${n.only_a || n.only_b ? ` · only in A ${n.only_a} · only in B ${n.only_b}` : ''} (of ${c.tasks.length} tasks)`),
     );
   }
@@ -314,7 +354,7 @@ export class EvalCompareView {
     const [ra, rb] = await Promise.all([read(c.a, task.a), read(c.b, task.b), this.options.annotations.ensure(c.a.runId), this.options.annotations.ensure(c.b.runId)]);
     if (token !== this.token) return;
     const column = (name: string, side: EvalComparison['a'], read: { record: RolloutRecord; inferredWeights?: string } | null, line: number) => {
-      const head = h('div', { class: 'compare-column-head' }, h('strong', null, `${name} `), this.sideLabel(side));
+      const head = h('div', { class: 'compare-column-head' }, h('strong', null, `${name} `), this.swatch(side.runId), this.sideLabel(side));
       if (!read) return { element: h('div', { class: 'detail-column', 'data-column': name }, head, h('p', { class: 'muted' }, 'This task is not in this evaluation.')), rendered: null };
       const { record, inferredWeights } = read;
       const rendered = renderRollout(record, {

@@ -225,7 +225,12 @@ class Viewer {
   private renderModeChooser(): void {
     replaceChildren(
       this.modeChooser,
-      select('show', 'viewer-mode', [['steps', 'training steps'], ['evals', 'evaluations side by side']], this.state.mode ?? 'steps', (v) => void this.setMode(v === 'evals' ? 'evals' : 'steps')),
+      select('show', 'viewer-mode', [['steps', 'training steps'], ['evals', 'evaluations side by side']], this.state.mode ?? 'steps', (v) => {
+        // A task's timeline belongs to what was shown: a person who changes mode leaves it behind
+        // (a timeline entry that changes mode keeps it: that is where the person came from).
+        this.timeline.hide();
+        void this.setMode(v === 'evals' ? 'evals' : 'steps');
+      }),
     );
   }
 

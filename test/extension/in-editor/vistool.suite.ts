@@ -250,6 +250,24 @@ suite('vistool in a real VS Code', () => {
     assert.ok(!datasets.some((d) => d.folder.startsWith(join(workspaceDir(), 'runs', 'micro-tiny'))));
   });
 
+  test('another run\'s dashboard opens in a tab of its own, and the demo\'s tab stays; opening the demo again reveals its tab', async function () {
+    this.timeout(60_000);
+    const demo = join(workspaceDir(), 'runs', 'demo');
+    const group = (await api.runsTree.getChildren()).find((item) => isRunGroupItem(item) && item.name === 'demo');
+    assert.ok(group);
+    const first = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', group);
+    const tools = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', join(demo, 'tools'));
+    assert.ok(first && tools);
+    assert.notEqual(tools, first, 'the demo\'s dashboard was replaced by the tools run\'s');
+    const open = api.panels.allRunDirsOf('dashboard');
+    assert.ok(open.some((dirs) => dirs.length === 2 && dirs.includes(join(demo, 'tools')) && dirs.includes(join(demo, 'text'))), JSON.stringify(open));
+    assert.ok(open.some((dirs) => dirs.length === 1 && dirs[0] === join(demo, 'tools')), JSON.stringify(open));
+    // The same runs again: the tab open for them comes forward, no third one.
+    const again = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', group);
+    assert.equal(again, first);
+    assert.equal(api.panels.allRunDirsOf('dashboard').length, open.length);
+  });
+
   test('a person sees the folder of runs as one row with its runs and its report (checked from the page by the harness)', async function () {
     // Skipped outside the harness's .vsix mode: only the harness watches the page and answers .ui-request.json.
     if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();

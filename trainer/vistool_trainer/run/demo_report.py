@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -26,14 +27,37 @@ EVAL_COLUMNS = [
 ]
 RL_CURVES = ["reward/mean", "acc/mean", "tool/call_rate", "tool/error_rate", "actor/pg_clipfrac", "actor/ppo_kl", "response_length/mean",
              "timing/step_s"]
-ARM_COLOURS = {"tools": "#1f6fb4", "text": "#d0661c"}
-STYLE = """body{font-family:sans-serif;max-width:68em;margin:2em auto;padding:0 1em;color:#222;line-height:1.4} figure{display:inline-block;margin:.4em}
-figcaption{font-size:11px;color:#666} pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;margin:.3em 0}
-table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right} th{background:#eee}
-td.left,th.left{text-align:left} .met{color:#176917;font-weight:bold} .missed{color:#a00;font-weight:bold}
-.rollout{border:1px solid #ddd;padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid #ccc;margin-right:.4em}
-pre.assistant{background:#eef4ff} .error{color:#a00;font-size:90%} code{background:#f4f4f4;padding:0 .2em}
-.timecap{border:3px solid #a00;background:#fff0f0;color:#700;padding:.4em 1em;margin:1em 0;font-size:110%}"""
+# One colour per arm everywhere: the panels' light-theme series colours, in the order the dashboard
+# gives them to the arms (webview/shared/run-colours.ts: tools blue, text orange).
+ARM_COLOURS = {"tools": "#1a85ff", "text": "#d18616"}
+# The report paints its own colours and follows the reader's theme: VS Code's (the body's class in
+# its report tab, where the page otherwise sits transparent on the editor's background) or the
+# browser's colour scheme. Every pair below passes WCAG AA (test/view/demo-report-browser.test.ts).
+_LIGHT = {"bg": "#ffffff", "fg": "#222222", "muted": "#5f5f5f", "code": "#f4f4f4", "line": "#cccccc", "head": "#eeeeee",
+          "good": "#176917", "bad": "#aa0000", "assistant": "#eef4ff", "plot": "#fafafa", "cap-bg": "#fff0f0", "cap-fg": "#700000",
+          "cap-line": "#aa0000"}
+_DARK = {"bg": "#1e1e1e", "fg": "#dddddd", "muted": "#b0b0b0", "code": "#2b2b2b", "line": "#555555", "head": "#333333",
+         "good": "#73c991", "bad": "#f48771", "assistant": "#1c2a3d", "plot": "#252526", "cap-bg": "#3a1e1e", "cap-fg": "#ffb4a8",
+         "cap-line": "#f48771"}
+
+
+def _palette(scheme: str, colours: dict[str, str]) -> str:
+    return f"color-scheme:{scheme};" + ";".join(f"--{name}:{value}" for name, value in colours.items())
+
+
+STYLE = (f":root{{{_palette('light', _LIGHT)}}} @media (prefers-color-scheme:dark){{:root{{{_palette('dark', _DARK)}}}}}\n"
+         f":root:has(>body.vscode-dark),:root:has(>body.vscode-high-contrast:not(.vscode-high-contrast-light)){{{_palette('dark', _DARK)}}}\n"
+         f":root:has(>body.vscode-light),:root:has(>body.vscode-high-contrast-light){{{_palette('light', _LIGHT)}}}\n"
+         """html{background:var(--bg);color:var(--fg)}
+body{font-family:sans-serif;max-width:68em;margin:2em auto;padding:0 1em;color:var(--fg);background:var(--bg);line-height:1.4}
+figure{display:inline-block;margin:.4em} a{color:inherit}
+figcaption{font-size:11px;color:var(--muted)} pre{background:var(--code);color:var(--fg);padding:.6em;white-space:pre-wrap;margin:.3em 0}
+table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid var(--line);padding:.25em .6em;text-align:right} th{background:var(--head)}
+td.left,th.left{text-align:left} .met{color:var(--good);font-weight:bold} .missed{color:var(--bad);font-weight:bold}
+.rollout{border:1px solid var(--line);padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid var(--line);margin-right:.4em}
+pre.assistant{background:var(--assistant)} .error{color:var(--bad);font-size:90%} code{background:var(--code);color:var(--fg);padding:0 .2em}
+svg text{fill:var(--fg)} svg rect{fill:var(--plot);stroke:var(--line)}
+.timecap{border:3px solid var(--cap-line);background:var(--cap-bg);color:var(--cap-fg);padding:.4em 1em;margin:1em 0;font-size:110%}""")
 
 
 def evaluation_table(evaluations: dict[str, dict[str, float]]) -> str:
@@ -88,7 +112,7 @@ def svg_lines(series: dict[str, list[tuple[float, float]]], title: str, colours:
     y0, y1 = y_range if y_range else (min(ys), max(ys))
     y1 = y1 if y1 > y0 else y0 + 1
     left, right, top, bottom = 44, 8, 22, 38
-    palette = ["#1f6fb4", "#d0661c", "#2e8b57", "#8e44ad"]
+    palette = ["#1a85ff", "#d18616", "#388a34", "#652d90"]
 
     def place(x: float, y: float) -> tuple[float, float]:
         return (left + (x - x0) / max(x1 - x0, 1e-9) * (width - left - right),
@@ -273,24 +297,107 @@ def _rl_series(run_dir: Path, key: str) -> list[tuple[float, float]]:
     return [(float(m["rl/step"]), float(m[key])) for m in read_json_lines(run_dir / "metrics.jsonl") if m.get("stage") == "rl" and key in m]
 
 
+def _question_label(task: dict[str, Any]) -> str | None:
+    """The label a question asks about: the demo's questions quote it last ('... for "D"?')."""
+    quoted = re.findall(r'"([^"]+)"', str(task.get("question", "")))
+    return quoted[-1] if quoted else None
+
+
+def _first_call(record: dict[str, Any]) -> dict[str, Any] | None:
+    return next((call for turn in record.get("turns", []) for call in turn.get("calls") or []), None)
+
+
+def _call_targets(call: dict[str, Any]) -> list[str]:
+    """What a call named: the labels in its first list argument (columns, rows, x_values, ...)."""
+    for value in (call.get("arguments") or {}).values():
+        if isinstance(value, list):
+            return [str(v) for v in value]
+    return []
+
+
+def call_words(record: dict[str, Any]) -> str:
+    """What the rollout's first call did, set against the question: 'masked the question's label "D"',
+    'masked "B", not the question's "D"', or 'called no tool'. Plain text (the caller escapes it)."""
+    call = _first_call(record)
+    if call is None:
+        return "called no tool"
+    name = str(call.get("name", ""))
+    verb = "masked" if name.endswith("_with_mask") else "highlighted" if name.endswith("_with_highlight") else \
+        "boxed" if name.endswith("_with_draw") else f"called {name} on"
+    targets = _call_targets(call)
+    label = _question_label(record.get("task", {}))
+    named = ", ".join(f'"{t}"' for t in targets) or "nothing"
+    failed = "" if call.get("ok", True) else " (the call failed)"
+    if label is None or not targets:
+        return f"{verb} {named}{failed}"
+    if targets == [label]:
+        return f'{verb} the question\'s label "{label}"{failed}'
+    return f'{verb} {named}, not the question\'s "{label}"{failed}'
+
+
+def _outcome_words(record: dict[str, Any]) -> str:
+    gold = record.get("task", {}).get("answer")
+    return f"answered {record.get('answer')!r}, {'right' if record.get('correct') else 'wrong'} (gold {gold!r})"
+
+
+def showcase_rollouts(records: list[dict[str, Any]], limit: int = 9) -> list[dict[str, Any]]:
+    """The rollouts the report shows of a step, by a rule it states: one rollout per (gold, answer)
+    pair, in gold then answer order, each of a prompt not shown yet (the first such line of the file; a
+    pair with none left is skipped); so the page shows how the answers spread over the golds, never one
+    prompt twice."""
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in records:
+        cells.setdefault((str(record.get("task", {}).get("answer")), str(record.get("answer"))), []).append(record)
+    shown: list[dict[str, Any]] = []
+    prompts: set[Any] = set()
+    for key in sorted(cells):
+        pick = next((r for r in cells[key] if r.get("prompt_id") not in prompts), None)
+        if pick is not None and len(shown) < limit:
+            shown.append(pick)
+            prompts.add(pick.get("prompt_id"))
+    return shown
+
+
+def showcase_html(records: list[dict[str, Any]], images: str = "tools/images") -> str:
+    """The step's showcased rollouts (showcase_rollouts' rule, said above them), each with what its call did."""
+    chosen = showcase_rollouts(records)
+    if not chosen:
+        return ""
+    rule = (f"<p>{len(chosen)} of the step's {len(records)} rollouts: one rollout per (gold, answer) pair, each of another prompt "
+            "(the first such line of the step's file; a pair whose rollouts are all of prompts already shown is left out); "
+            "above each, what its call did against the question's label.</p>")
+    return rule + "".join(f'<p class="call-note">It {html.escape(call_words(r))}, then {html.escape(_outcome_words(r))}.</p>'
+                          f"{rollout_html(r, images)}" for r in chosen)
+
+
 def _example_pair(root: Path) -> str:
-    """A tools-arm rollout of the last RL step that called the tool (a correct one when there is
-    one): the chart, and what the tool returned for the policy's own call."""
+    """A tools-arm rollout of the last RL step, by this rule: a call on the question's own label that
+    led to a right answer; else a call on it; else any call (the caption says which label it named
+    and how the rollout ended, so a right answer after masking another bar is not shown as the tool
+    at work). The chart, and what the tool returned for the policy's own call."""
     files = sorted((root / "tools" / "rollouts").glob("step-*.jsonl"))
     records = read_json_lines(files[-1]) if files else []
-    for record in sorted(records, key=lambda r: not r.get("correct")):
-        edited = [ref for turn in record.get("turns", []) if turn.get("role") != "assistant" for ref in turn.get("images") or []]
-        calls = [call for turn in record.get("turns", []) for call in turn.get("calls") or []]
-        if edited and calls and record.get("task", {}).get("image"):
-            task = record["task"]
-            call = json.dumps({"name": calls[0].get("name"), "arguments": calls[0].get("arguments")})
-            outcome = "answered correctly" if record.get("correct") else f"answered {record.get('answer')!r}, which is wrong"
-            return (f'<div class="pair"><p><b>{html.escape(str(task.get("question", "")))}</b> (gold '
-                    f'<code>{html.escape(str(task.get("answer", "")))}</code>)</p>'
-                    f'{_image("tools/images/" + task["image"] + ".png", "the chart")}{_image("tools/images/" + edited[0] + ".png", "what the tool returned")}'
-                    f'<p>Left, what both arms see. Right, what the tool returned for the policy\'s call '
-                    f'<code>{html.escape(call)}</code> in the last RL step; it then {html.escape(outcome)}.</p></div>')
-    return ""
+
+    def edited(record: dict[str, Any]) -> list[str]:
+        return [ref for turn in record.get("turns", []) if turn.get("role") != "assistant" for ref in turn.get("images") or []]
+
+    def on_label(record: dict[str, Any]) -> bool:
+        call = _first_call(record)
+        return call is not None and _call_targets(call) == [_question_label(record.get("task", {}))]
+
+    candidates = [r for r in records if edited(r) and _first_call(r) and r.get("task", {}).get("image")]
+    candidates.sort(key=lambda r: (not on_label(r), not (on_label(r) and r.get("correct"))))
+    if not candidates:
+        return ""
+    record = candidates[0]
+    task, call = record["task"], _first_call(record) or {}
+    text = json.dumps({"name": call.get("name"), "arguments": call.get("arguments")})
+    return (f'<div class="pair"><p><b>{html.escape(str(task.get("question", "")))}</b> (gold '
+            f'<code>{html.escape(str(task.get("answer", "")))}</code>)</p>'
+            f'{_image("tools/images/" + task["image"] + ".png", "the chart")}{_image("tools/images/" + edited(record)[0] + ".png", "what the tool returned")}'
+            f'<p>Left, what both arms see. Right, what the tool returned for the policy\'s call '
+            f'<code>{html.escape(text)}</code> in the last RL step: it {html.escape(call_words(record))}, then '
+            f'{html.escape(_outcome_words(record))}.</p></div>')
 
 
 PHASE_WORDS = {
@@ -382,7 +489,7 @@ def write_demo_report(root: Path, summary: dict[str, Any]) -> str:
     examples = ""
     files = sorted((root / "tools" / "rollouts").glob("step-*.jsonl"))
     if files:
-        examples = "".join(rollout_html(record, "tools/images") for record in read_json_lines(files[-1])[:4])
+        examples = showcase_html(read_json_lines(files[-1]))
     minutes = summary.get("minutes")
     # The bars demo's reading of its own results (docs/DEMO.md); the geometry variant's is in _shows_section.
     bars_shows = """<ul><li>It shows, on held-out charts, that editing the image lets a model answer what it cannot read from the raw image, and that
