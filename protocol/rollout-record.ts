@@ -179,7 +179,7 @@ export interface ActionError {
   class: ErrorClass;
   message: string;
   /**
-   * Name of the tool involved, when one could be identified.
+   * Name of the tool involved, when the call named one: the tool whose call failed, or for an unknown tool (E1) the name as the policy wrote it.
    */
   tool?: string;
   /**

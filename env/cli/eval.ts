@@ -10,8 +10,8 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { OpenAIChatPolicy } from '../eval/chat-policy.js';
 import { checkpointStep, defaultPython, startPolicyServer, type PolicyServer } from '../eval/checkpoint-eval.js';
-import { checkpointRunConfigPath, evalEpisodeSettings, readRunConfigFile, type EvalEpisodeFlags } from '../eval/eval-settings.js';
-import { parsePolicySpec, policyLabel, describePolicy, PolicySpecError } from '../eval/policy-spec.js';
+import { checkpointRunConfigPath, evalEpisodeSettings, readRunConfigFile, type EvalEpisodeFlags, type EvalEpisodeSettings } from '../eval/eval-settings.js';
+import { parsePolicySpec, policyLabel, describePolicy, PolicySpecError, type PolicySpec } from '../eval/policy-spec.js';
 import { runChatEval } from '../eval/run-eval.js';
 import { formatSummaryTable } from '../eval/table.js';
 import type { Arm } from '../eval/task-result.js';
@@ -110,183 +110,250 @@ export interface EvalCliStreams {
   stderr: { write(text: string): unknown };
 }
 
+const EVAL_OPTIONS = {
+  policy: { type: 'string' },
+  tasks: { type: 'string' },
+  out: { type: 'string' },
+  tools: { type: 'string' },
+  limit: { type: 'string' },
+  concurrency: { type: 'string' },
+  'max-turns': { type: 'string' },
+  label: { type: 'string' },
+  'reward-config': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'timeout-s': { type: 'string' },
+  'max-retries': { type: 'string' },
+  'backoff-ms': { type: 'string' },
+  'retry-after-max-s': { type: 'string' },
+  'retry-failed': { type: 'boolean', default: false },
+  'stop-after-failures': { type: 'string' },
+  'trainer-config': { type: 'string' },
+  'run-config': { type: 'string' },
+  'system-prompt': { type: 'string' },
+  'latest-images': { type: 'string' },
+  'images-first': { type: 'boolean' },
+  'max-tool-calls': { type: 'string' },
+  'observation-role': { type: 'string' },
+  python: { type: 'string' },
+} as const;
+
+function parseEvalArgs(argv: string[]) {
+  return parseCommandArgs({ args: argv, allowPositionals: true, strict: true, options: EVAL_OPTIONS });
+}
+
+type EvalValues = ReturnType<typeof parseEvalArgs>['values'];
+
+/** How the policy's chat server is asked: sampling, reply budget, timeouts and retries. */
+interface ClientSettings {
+  apiKeyEnv: string;
+  temperature: number;
+  /** --max-tokens, or 1024; a run config's eval.max_new_tokens replaces the default (not the flag). */
+  maxTokens: number;
+  timeoutMs: number;
+  maxRetries: number;
+  backoffMs: number;
+  retryAfterMaxMs: number;
+}
+
+/** What the command line asks for, every flag checked. */
+interface EvalRequest {
+  values: EvalValues;
+  spec: PolicySpec;
+  tasksFile: string;
+  arms: Arm[];
+  limit: number | null;
+  concurrency: number;
+  settings: EvalEpisodeSettings;
+  observationRole: 'user' | 'tool';
+  client: ClientSettings;
+  stopAfterFailures: number;
+  rewardConfig: unknown;
+  label: string;
+}
+
 export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
   return {
     path: ['eval'],
     summary: 'Evaluate a policy (OpenAI-compatible server or checkpoint) with and without tools; resumable',
     usage,
     async run(argv) {
-      const { values, positionals } = parseCommandArgs({
-        args: argv,
-        allowPositionals: true,
-        strict: true,
-        options: {
-          policy: { type: 'string' },
-          tasks: { type: 'string' },
-          out: { type: 'string' },
-          tools: { type: 'string' },
-          limit: { type: 'string' },
-          concurrency: { type: 'string' },
-          'max-turns': { type: 'string' },
-          label: { type: 'string' },
-          'reward-config': { type: 'string' },
-          'api-key-env': { type: 'string' },
-          temperature: { type: 'string' },
-          'max-tokens': { type: 'string' },
-          'timeout-s': { type: 'string' },
-          'max-retries': { type: 'string' },
-          'backoff-ms': { type: 'string' },
-          'retry-after-max-s': { type: 'string' },
-          'retry-failed': { type: 'boolean', default: false },
-          'stop-after-failures': { type: 'string' },
-          'trainer-config': { type: 'string' },
-          'run-config': { type: 'string' },
-          'system-prompt': { type: 'string' },
-          'latest-images': { type: 'string' },
-          'images-first': { type: 'boolean' },
-          'max-tool-calls': { type: 'string' },
-          'observation-role': { type: 'string' },
-          python: { type: 'string' },
-        },
-      });
-      if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (did you mean \`vistool eval compare\`?)`);
-      for (const required of ['policy', 'tasks', 'out'] as const) if (values[required] === undefined) throw new UsageError(`--${required} is required`);
-      let spec;
-      try {
-        spec = parsePolicySpec(values.policy as string);
-      } catch (err) {
-        if (err instanceof PolicySpecError) throw new UsageError(err.message);
-        throw err;
-      }
-      const tasksFile = tasksFileOf(values.tasks as string);
-      const arms = parseArms(values.tools);
-      const limit = values.limit === undefined ? null : number(values.limit, 'limit', 0, positiveInteger, 'a positive whole number');
-      const concurrency = number(values.concurrency, 'concurrency', 4, (n) => positiveInteger(n) && n <= 256, 'a whole number from 1 to 256');
-      const flags: EvalEpisodeFlags = {};
-      if (values['max-turns'] !== undefined) flags.maxTurns = number(values['max-turns'], 'max-turns', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
-      if (values['max-tool-calls'] !== undefined) flags.maxToolCalls = number(values['max-tool-calls'], 'max-tool-calls', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
-      if (values['latest-images'] !== undefined) flags.latestImages = number(values['latest-images'], 'latest-images', 0, (n) => positiveInteger(n) && n <= 1000, 'a whole number from 1 to 1000');
-      if (values['images-first'] !== undefined) flags.imagesFirst = values['images-first'];
-      if (values['system-prompt'] !== undefined) flags.systemPrompt = values['system-prompt'];
-      if (spec.kind === 'checkpoint' && values['run-config'] !== undefined) {
-        throw new UsageError('--run-config is for openai: policies; a checkpoint reads its own run config, or the one --trainer-config names');
-      }
-      const observationRole = values['observation-role'] ?? (spec.kind === 'checkpoint' ? 'tool' : 'user');
-      if (observationRole !== 'user' && observationRole !== 'tool') throw new UsageError(`--observation-role must be user or tool, got '${observationRole}'`);
-      if (spec.kind === 'checkpoint' && observationRole !== 'tool') throw new UsageError('--observation-role: a checkpoint reads tool observations in tool turns, as it was trained');
-      if (spec.kind === 'openai' && values['trainer-config'] !== undefined) {
-        throw new UsageError('--trainer-config is for checkpoint: policies; an openai: policy takes the presentation of a run config from --run-config');
-      }
-      const runConfigAt = spec.kind === 'checkpoint'
-        ? checkpointRunConfigPath(spec.path, values['trainer-config'])
-        : values['run-config'] !== undefined ? { path: values['run-config'], required: true } : null;
-      let settings;
-      try {
-        const runConfig = runConfigAt === null ? null : await readRunConfigFile(runConfigAt.path, runConfigAt.required, spec.kind === 'checkpoint' ? '--trainer-config' : '--run-config');
-        settings = evalEpisodeSettings(runConfig, flags);
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
-      const apiKeyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(apiKeyEnv)) {
-        throw new UsageError(`--api-key-env takes the NAME of an environment variable (letters, digits, _), got '${apiKeyEnv.slice(0, 4)}…'; never put the key itself on the command line`);
-      }
-      const temperature = number(values.temperature, 'temperature', 0, (n) => n >= 0 && n <= 2, 'a number from 0 to 2');
-      const maxTokens = number(values['max-tokens'], 'max-tokens', 1024, positiveInteger, 'a positive whole number');
-      const timeoutMs = 1000 * number(values['timeout-s'], 'timeout-s', 120, (n) => n > 0, 'a positive number of seconds');
-      const maxRetries = number(values['max-retries'], 'max-retries', 5, (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100');
-      const backoffMs = number(values['backoff-ms'], 'backoff-ms', 1000, (n) => n >= 0, 'a non-negative number of milliseconds');
-      const retryAfterMaxMs = 1000 * number(values['retry-after-max-s'], 'retry-after-max-s', 300, (n) => n >= 0, 'a non-negative number of seconds');
-      const stopAfterFailures = number(values['stop-after-failures'], 'stop-after-failures', 10, (n) => Number.isInteger(n) && n >= 0, 'a whole number (0: never stop)');
-      const rewardConfig = await readRewardConfig(values['reward-config']);
-      const label = values.label ?? policyLabel(spec);
-      const progress = (line: string) => io.stderr.write(line + '\n');
-
-      const controller = new AbortController();
-      const stop = (signal: NodeJS.Signals) => {
-        if (!controller.signal.aborted) progress(`eval: ${signal}: stopping; finished tasks are kept (rerun the same command to continue)`);
-        controller.abort();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-      try {
-        let server: PolicyServer | null = null;
-        let endpoint: { baseUrl: string; model: string };
-        let step: number | null = null;
-        progress(
-          settings.runConfigPath === null
-            ? "eval: the env's own presentation (its system turn with the tool list, every image)"
-            : `eval: the presentation of ${settings.runConfigPath} (policy.system_prompt, policy.view), ${settings.maxTurns} turns, ${settings.maxToolCalls} tool calls`,
-        );
-        if (spec.kind === 'checkpoint') {
-          // A checkpoint is served by the trainer and then evaluated exactly like an openai: model.
-          step = await checkpointStep(spec.path);
-          server = await startPolicyServer(spec.path, values.python ?? defaultPython(), controller.signal, progress, values['trainer-config'] ? { trainerConfig: values['trainer-config'] } : {});
-          endpoint = { baseUrl: server.url, model: server.model };
-        } else {
-          endpoint = { baseUrl: spec.baseUrl, model: spec.model };
-        }
-        try {
-          const checkpoint = server !== null;
-          const maxTokensUsed = values['max-tokens'] === undefined && settings.maxNewTokens !== null ? settings.maxNewTokens : maxTokens;
-          const policy = new OpenAIChatPolicy(
-            {
-              baseUrl: endpoint.baseUrl,
-              model: endpoint.model,
-              // serve-policy inherits this environment and demands the token in VISTOOL_POLICY_API_KEY when it is set.
-              apiKeyEnv: checkpoint ? 'VISTOOL_POLICY_API_KEY' : apiKeyEnv,
-              temperature,
-              maxTokens: maxTokensUsed,
-              timeoutMs,
-              maxRetries,
-              backoffInitialMs: backoffMs,
-              backoffMaxMs: Math.max(backoffMs, 60_000),
-              retryAfterMaxMs,
-              onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
-            },
-            // The trainer's policies were trained on observations in `tool` turns.
-            { observationRole },
-          );
-          const outcome = await runChatEval({
-            policy,
-            // A checkpoint by its absolute path, so a resume from another folder is the same eval.
-            policyName: spec.kind === 'checkpoint' ? `checkpoint:${resolve(spec.path)}` : describePolicy(spec),
-            label,
-            tasksFile,
-            arms,
-            limit,
-            // serve-policy generates one request at a time; more in flight would only queue and time out.
-            concurrency: checkpoint ? 1 : concurrency,
-            maxTurns: settings.maxTurns,
-            maxToolCalls: settings.maxToolCalls,
-            presentation: settings.presentation,
-            temperature,
-            maxTokens: maxTokensUsed,
-            step,
-            out: values.out as string,
-            rewardConfig,
-            retryFailed: values['retry-failed'] === true,
-            stopAfterFailures,
-            progress,
-            signal: controller.signal,
-          });
-          io.stdout.write(formatSummaryTable(outcome.document) + '\n');
-          const failed = Object.values(outcome.document.arms).reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
-          if (failed > 0) progress(`eval: ${failed} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
-          if (outcome.interrupted) {
-            progress(`eval: interrupted after ${outcome.ran} result(s) in this run; rerun the same command to continue`);
-            return 130;
-          }
-          return 0;
-        } finally {
-          await server?.close();
-        }
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
+      return runEvalRequest(await evalRequestOf(argv), io);
     },
   };
+}
+
+async function evalRequestOf(argv: string[]): Promise<EvalRequest> {
+  const { values, positionals } = parseEvalArgs(argv);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (did you mean \`vistool eval compare\`?)`);
+  for (const required of ['policy', 'tasks', 'out'] as const) if (values[required] === undefined) throw new UsageError(`--${required} is required`);
+  let spec: PolicySpec;
+  try {
+    spec = parsePolicySpec(values.policy as string);
+  } catch (err) {
+    if (err instanceof PolicySpecError) throw new UsageError(err.message);
+    throw err;
+  }
+  const tasksFile = tasksFileOf(values.tasks as string);
+  const arms = parseArms(values.tools);
+  const limit = values.limit === undefined ? null : number(values.limit, 'limit', 0, positiveInteger, 'a positive whole number');
+  const concurrency = number(values.concurrency, 'concurrency', 4, (n) => positiveInteger(n) && n <= 256, 'a whole number from 1 to 256');
+  const flags = episodeFlagsOf(values);
+  const observationRole = observationRoleOf(values, spec);
+  const settings = await episodeSettingsOf(values, spec, flags);
+  const client = clientSettingsOf(values);
+  const stopAfterFailures = number(values['stop-after-failures'], 'stop-after-failures', 10, (n) => Number.isInteger(n) && n >= 0, 'a whole number (0: never stop)');
+  const rewardConfig = await readRewardConfig(values['reward-config']);
+  return { values, spec, tasksFile, arms, limit, concurrency, settings, observationRole, client, stopAfterFailures, rewardConfig, label: values.label ?? policyLabel(spec) };
+}
+
+function episodeFlagsOf(values: EvalValues): EvalEpisodeFlags {
+  const flags: EvalEpisodeFlags = {};
+  if (values['max-turns'] !== undefined) flags.maxTurns = number(values['max-turns'], 'max-turns', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
+  if (values['max-tool-calls'] !== undefined) flags.maxToolCalls = number(values['max-tool-calls'], 'max-tool-calls', 0, (n) => positiveInteger(n) && n <= 50, 'a whole number from 1 to 50');
+  if (values['latest-images'] !== undefined) flags.latestImages = number(values['latest-images'], 'latest-images', 0, (n) => positiveInteger(n) && n <= 1000, 'a whole number from 1 to 1000');
+  if (values['images-first'] !== undefined) flags.imagesFirst = values['images-first'];
+  if (values['system-prompt'] !== undefined) flags.systemPrompt = values['system-prompt'];
+  return flags;
+}
+
+function observationRoleOf(values: EvalValues, spec: PolicySpec): 'user' | 'tool' {
+  if (spec.kind === 'checkpoint' && values['run-config'] !== undefined) {
+    throw new UsageError('--run-config is for openai: policies; a checkpoint reads its own run config, or the one --trainer-config names');
+  }
+  const observationRole = values['observation-role'] ?? (spec.kind === 'checkpoint' ? 'tool' : 'user');
+  if (observationRole !== 'user' && observationRole !== 'tool') throw new UsageError(`--observation-role must be user or tool, got '${observationRole}'`);
+  if (spec.kind === 'checkpoint' && observationRole !== 'tool') throw new UsageError('--observation-role: a checkpoint reads tool observations in tool turns, as it was trained');
+  return observationRole;
+}
+
+/** The episodes' presentation and limits: the run config's (--run-config, or a checkpoint's own), then the flags. */
+async function episodeSettingsOf(values: EvalValues, spec: PolicySpec, flags: EvalEpisodeFlags): Promise<EvalEpisodeSettings> {
+  if (spec.kind === 'openai' && values['trainer-config'] !== undefined) {
+    throw new UsageError('--trainer-config is for checkpoint: policies; an openai: policy takes the presentation of a run config from --run-config');
+  }
+  const runConfigAt = spec.kind === 'checkpoint'
+    ? checkpointRunConfigPath(spec.path, values['trainer-config'])
+    : values['run-config'] !== undefined ? { path: values['run-config'], required: true } : null;
+  try {
+    const runConfig = runConfigAt === null ? null : await readRunConfigFile(runConfigAt.path, runConfigAt.required, spec.kind === 'checkpoint' ? '--trainer-config' : '--run-config');
+    return evalEpisodeSettings(runConfig, flags);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function clientSettingsOf(values: EvalValues): ClientSettings {
+  const apiKeyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(apiKeyEnv)) {
+    throw new UsageError(`--api-key-env takes the NAME of an environment variable (letters, digits, _), got '${apiKeyEnv.slice(0, 4)}…'; never put the key itself on the command line`);
+  }
+  return {
+    apiKeyEnv,
+    temperature: number(values.temperature, 'temperature', 0, (n) => n >= 0 && n <= 2, 'a number from 0 to 2'),
+    maxTokens: number(values['max-tokens'], 'max-tokens', 1024, positiveInteger, 'a positive whole number'),
+    timeoutMs: 1000 * number(values['timeout-s'], 'timeout-s', 120, (n) => n > 0, 'a positive number of seconds'),
+    maxRetries: number(values['max-retries'], 'max-retries', 5, (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100'),
+    backoffMs: number(values['backoff-ms'], 'backoff-ms', 1000, (n) => n >= 0, 'a non-negative number of milliseconds'),
+    retryAfterMaxMs: 1000 * number(values['retry-after-max-s'], 'retry-after-max-s', 300, (n) => n >= 0, 'a non-negative number of seconds'),
+  };
+}
+
+/** Runs the eval with Ctrl-C (and SIGTERM) stopping it cleanly; the exit code. */
+async function runEvalRequest(request: EvalRequest, io: EvalCliStreams): Promise<number> {
+  const progress = (line: string) => io.stderr.write(line + '\n');
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    if (!controller.signal.aborted) progress(`eval: ${signal}: stopping; finished tasks are kept (rerun the same command to continue)`);
+    controller.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const { settings, spec, values } = request;
+    progress(
+      settings.runConfigPath === null
+        ? "eval: the env's own presentation (its system turn with the tool list, every image)"
+        : `eval: the presentation of ${settings.runConfigPath} (policy.system_prompt, policy.view), ${settings.maxTurns} turns, ${settings.maxToolCalls} tool calls`,
+    );
+    if (spec.kind !== 'checkpoint') return await evaluate(request, { baseUrl: spec.baseUrl, model: spec.model }, null, null, controller.signal, progress, io);
+    // A checkpoint is served by the trainer and then evaluated exactly like an openai: model.
+    const step = await checkpointStep(spec.path);
+    const server = await startPolicyServer(spec.path, values.python ?? defaultPython(), controller.signal, progress, values['trainer-config'] ? { trainerConfig: values['trainer-config'] } : {});
+    try {
+      return await evaluate(request, { baseUrl: server.url, model: server.model }, server, step, controller.signal, progress, io);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/** Evaluates the policy at `endpoint` (`server`: a checkpoint's serve-policy), prints the summary; the exit code. */
+async function evaluate(
+  request: EvalRequest,
+  endpoint: { baseUrl: string; model: string },
+  server: PolicyServer | null,
+  step: number | null,
+  signal: AbortSignal,
+  progress: (line: string) => void,
+  io: EvalCliStreams,
+): Promise<number> {
+  const { spec, values, settings, client } = request;
+  const checkpoint = server !== null;
+  const maxTokensUsed = values['max-tokens'] === undefined && settings.maxNewTokens !== null ? settings.maxNewTokens : client.maxTokens;
+  const policy = new OpenAIChatPolicy(
+    {
+      baseUrl: endpoint.baseUrl,
+      model: endpoint.model,
+      // serve-policy inherits this environment and demands the token in VISTOOL_POLICY_API_KEY when it is set.
+      apiKeyEnv: checkpoint ? 'VISTOOL_POLICY_API_KEY' : client.apiKeyEnv,
+      temperature: client.temperature,
+      maxTokens: maxTokensUsed,
+      timeoutMs: client.timeoutMs,
+      maxRetries: client.maxRetries,
+      backoffInitialMs: client.backoffMs,
+      backoffMaxMs: Math.max(client.backoffMs, 60_000),
+      retryAfterMaxMs: client.retryAfterMaxMs,
+      onRetry: (e) => progress(`eval: retry ${e.attempt} in ${(e.delayMs / 1000).toFixed(1)} s: ${e.reason}`),
+    },
+    // The trainer's policies were trained on observations in `tool` turns.
+    { observationRole: request.observationRole },
+  );
+  const outcome = await runChatEval({
+    policy,
+    // A checkpoint by its absolute path, so a resume from another folder is the same eval.
+    policyName: spec.kind === 'checkpoint' ? `checkpoint:${resolve(spec.path)}` : describePolicy(spec),
+    label: request.label,
+    tasksFile: request.tasksFile,
+    arms: request.arms,
+    limit: request.limit,
+    // serve-policy generates one request at a time; more in flight would only queue and time out.
+    concurrency: checkpoint ? 1 : request.concurrency,
+    maxTurns: settings.maxTurns,
+    maxToolCalls: settings.maxToolCalls,
+    presentation: settings.presentation,
+    temperature: client.temperature,
+    maxTokens: maxTokensUsed,
+    step,
+    out: values.out as string,
+    rewardConfig: request.rewardConfig,
+    retryFailed: values['retry-failed'] === true,
+    stopAfterFailures: request.stopAfterFailures,
+    progress,
+    signal,
+  });
+  io.stdout.write(formatSummaryTable(outcome.document) + '\n');
+  const failed = Object.values(outcome.document.arms).reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
+  if (failed > 0) progress(`eval: ${failed} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
+  if (outcome.interrupted) {
+    progress(`eval: interrupted after ${outcome.ran} result(s) in this run; rerun the same command to continue`);
+    return 130;
+  }
+  return 0;
 }
 
 export const evalCommand = createEvalCommand();

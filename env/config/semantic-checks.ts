@@ -58,25 +58,34 @@ function looksLikePath(model: string): boolean {
   return model.startsWith('/') || model.startsWith('./') || model.startsWith('../') || model.startsWith('~') || model.includes('\\');
 }
 
-export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): ConfigProblem[] {
+/** One check's view of the config: the input, where its problems go, and paths resolved as the trainer resolves them. */
+interface CheckContext extends CheckInput {
+  add(found: ConfigProblem): void;
+  resolvePath(path: string): string;
+}
+
+type SemanticCheck = (c: CheckContext) => void;
+
+export function semanticProblems(input: CheckInput): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const add = (found: ConfigProblem) => problems.push(found);
-  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
+  const context: CheckContext = {
+    ...input,
+    add: (found) => problems.push(found),
+    resolvePath: (path) => (isAbsolute(path) ? path : resolve(input.baseDir, path)),
+  };
+  for (const check of SEMANTIC_CHECKS) check(context);
+  return problems;
+}
 
+const rlOn = (config: Json) => section(config, 'rl').enabled !== false;
+
+// --- RL: clip range, group size, batch shape --------------------------------------------
+
+function clipHigherRange({ raw, config, add }: CheckContext): void {
   const rl = section(config, 'rl');
-  const sft = section(config, 'sft');
-  const env = section(config, 'env');
-  const data = section(config, 'data');
-  const generate = section(data, 'generate');
-  const policy = section(config, 'policy');
-  const micro = section(policy, 'micro');
-  const evaluation = section(config, 'eval');
-  const rlOn = rl.enabled !== false;
-
-  // --- RL: clip range, group size, batch shape --------------------------------------------
   const low = num(rl.clip_ratio_low);
   const high = num(rl.clip_ratio_high);
-  if (rlOn && low !== null && high !== null && high < low) {
+  if (rlOn(config) && low !== null && high !== null && high < low) {
     const fixValue = Math.max(0.28, low);
     add(
       problem({
@@ -89,9 +98,12 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       }),
     );
   }
+}
 
+function groupSize({ raw, config, add }: CheckContext): void {
+  const rl = section(config, 'rl');
   const group = num(rl.group_size);
-  if (rlOn && group !== null && group < 2) {
+  if (rlOn(config) && group !== null && group < 2) {
     add(
       problem({
         code: 'rl/group-too-small',
@@ -103,11 +115,15 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       }),
     );
   }
+}
 
+function microBatchEven({ raw, config, add }: CheckContext): void {
+  const rl = section(config, 'rl');
+  const group = num(rl.group_size);
   const prompts = num(rl.prompts_per_step);
   const microBatch = num(rl.micro_batch_size);
   // With rl.use_dynamic_bsz the micro-batches are cut by tokens and rl.micro_batch_size is not read.
-  if (rlOn && rl.use_dynamic_bsz !== true && group !== null && group >= 2 && prompts !== null && microBatch !== null) {
+  if (rlOn(config) && rl.use_dynamic_bsz !== true && group !== null && group >= 2 && prompts !== null && microBatch !== null) {
     const rollouts = prompts * group;
     if (microBatch < rollouts && rollouts % microBatch !== 0) {
       const even = [...Array(rollouts).keys()].map((i) => i + 1).filter((d) => rollouts % d === 0 && d <= microBatch).at(-1) ?? 1;
@@ -123,8 +139,12 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       );
     }
   }
+}
 
-  // --- Stages and episode limits --------------------------------------------------------------
+// --- Stages and episode limits --------------------------------------------------------------
+
+function someStageOn({ raw, config, add }: CheckContext): void {
+  const [rl, sft] = [section(config, 'rl'), section(config, 'sft')];
   if (sft.enabled === false && rl.enabled === false) {
     add(
       problem({
@@ -137,7 +157,10 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       }),
     );
   }
+}
 
+function toolCallsLeaveATurn({ raw, config, add }: CheckContext): void {
+  const env = section(config, 'env');
   const maxTurns = num(env.max_turns);
   const maxCalls = num(env.max_tool_calls);
   if (env.tools !== false && maxTurns !== null && maxCalls !== null && maxCalls >= maxTurns) {
@@ -152,8 +175,13 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       }),
     );
   }
+}
 
-  // --- Data ------------------------------------------------------------------------------------
+// --- Data ------------------------------------------------------------------------------------
+
+/** data.train and data.eval name task files that exist, in the workspace. */
+function dataFiles({ config, baseDir, facts, add, resolvePath }: CheckContext): void {
+  const data = section(config, 'data');
   for (const split of ['train', 'eval'] as const) {
     const path = str(data[split]);
     if (path === null) continue;
@@ -186,10 +214,18 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       );
     }
   }
+}
+
+function generateUnused({ raw, config, add }: CheckContext): void {
+  const data = section(config, 'data');
   if (data.train !== null && data.eval !== null && typeof data.train === 'string' && typeof data.eval === 'string' && has(raw, 'data', 'generate')) {
     add(problem({ code: 'data/generate-unused', severity: 'info', source: 'semantic', pointer: '/data/generate', target: 'key', message: 'data.generate is ignored: both data.train and data.eval name task files. Remove it, or set one of them to null to generate that split.', fixes: [{ kind: 'remove', title: 'Remove data.generate', pointer: '/data/generate' }] }));
   }
-  // Geometry diagrams and charts/tables ask different question families (env/tasks/README.md).
+}
+
+// Geometry diagrams and charts/tables ask different question families (env/tasks/README.md).
+function familiesOfKind({ raw, config, add }: CheckContext): void {
+  const generate = section(section(config, 'data'), 'generate');
   const families = Array.isArray(generate.families) ? generate.families.filter((f): f is string => typeof f === 'string') : [];
   const geometry = generate.kind === 'geometry';
   const mismatched = families.filter((f) => GEOMETRY_FAMILY_NAMES.includes(f) !== geometry);
@@ -200,6 +236,12 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       fixes: [{ kind: 'set', title: 'Ask every family of the kind (null)', pointer: '/data/generate/families', value: null }],
     }));
   }
+}
+
+function evalWithinGenerated({ raw, config, add }: CheckContext): void {
+  const data = section(config, 'data');
+  const generate = section(data, 'generate');
+  const evaluation = section(config, 'eval');
   const evalN = num(evaluation.n);
   const nEval = num(generate.n_eval);
   if (data.eval === null && evalN !== null && nEval !== null && evalN > nEval) {
@@ -214,9 +256,13 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       }),
     );
   }
+}
 
-  // --- Policy ----------------------------------------------------------------------------------
-  const model = str(policy.model);
+// --- Policy ----------------------------------------------------------------------------------
+
+/** policy.model is 'micro', a model folder, or a Hugging Face id (cached or not). */
+function policyModel({ raw, config, baseDir, facts, add, resolvePath }: CheckContext): void {
+  const model = str(section(config, 'policy').model);
   if (model !== null && model !== 'micro') {
     // No ~ expansion: the trainer hands the string to from_pretrained as it is.
     const absolute = resolvePath(model);
@@ -236,27 +282,37 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       add(problem({ code: 'policy/micro-unused', severity: 'warning', source: 'semantic', pointer: '/policy/micro', target: 'key', message: `policy.micro is ignored: it sizes the embedded micro model, and policy.model is '${model}'.`, fixes: [{ kind: 'remove', title: 'Remove policy.micro', pointer: '/policy/micro' }] }));
     }
   }
-  if (model === 'micro') {
-    const pairs: [string, string, string][] = [
-      ['text_hidden', 'text_heads', 'text'],
-      ['vision_hidden', 'vision_heads', 'vision'],
-    ];
-    for (const [hiddenKey, headsKey, tower] of pairs) {
-      const hidden = num(micro[hiddenKey]);
-      const heads = num(micro[headsKey]);
-      if (hidden === null || heads === null || heads < 1) continue;
-      if (hidden % heads !== 0) {
-        add(problem({ code: 'micro/heads-do-not-divide', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', headsKey], ['policy', 'micro', hiddenKey], ['policy', 'micro']), message: `policy.micro.${hiddenKey} (${hidden}) is not divisible by policy.micro.${headsKey} (${heads}): each ${tower} attention head gets hidden/heads dimensions. Pick a head count that divides ${hidden}.` }));
-      } else if (tower === 'text' && ((hidden / heads) % 2 !== 0 || hidden / heads < 8)) {
-        add(problem({ code: 'micro/head-dim', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', headsKey], ['policy', 'micro', hiddenKey], ['policy', 'micro']), message: `the text head dimension (text_hidden / text_heads = ${hidden / heads}) must be even and at least 8: Qwen2.5-VL's multimodal rotary embedding splits half of it across time, height and width.` }));
-      }
-    }
-    const heads = num(micro.text_heads);
-    const kvHeads = num(micro.text_kv_heads);
-    if (heads !== null && kvHeads !== null && kvHeads > 0 && heads % kvHeads !== 0) {
-      add(problem({ code: 'micro/kv-heads', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', 'text_kv_heads'], ['policy', 'micro']), message: `policy.micro.text_heads (${heads}) is not a multiple of policy.micro.text_kv_heads (${kvHeads}): grouped-query attention shares each key/value head among an equal number of query heads.` }));
+}
+
+/** The micro model's shapes Qwen2.5-VL's architecture accepts. */
+function microShapes({ raw, config, add }: CheckContext): void {
+  const policy = section(config, 'policy');
+  const micro = section(policy, 'micro');
+  if (str(policy.model) !== 'micro') return;
+  const pairs: [string, string, string][] = [
+    ['text_hidden', 'text_heads', 'text'],
+    ['vision_hidden', 'vision_heads', 'vision'],
+  ];
+  for (const [hiddenKey, headsKey, tower] of pairs) {
+    const hidden = num(micro[hiddenKey]);
+    const heads = num(micro[headsKey]);
+    if (hidden === null || heads === null || heads < 1) continue;
+    if (hidden % heads !== 0) {
+      add(problem({ code: 'micro/heads-do-not-divide', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', headsKey], ['policy', 'micro', hiddenKey], ['policy', 'micro']), message: `policy.micro.${hiddenKey} (${hidden}) is not divisible by policy.micro.${headsKey} (${heads}): each ${tower} attention head gets hidden/heads dimensions. Pick a head count that divides ${hidden}.` }));
+    } else if (tower === 'text' && ((hidden / heads) % 2 !== 0 || hidden / heads < 8)) {
+      add(problem({ code: 'micro/head-dim', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', headsKey], ['policy', 'micro', hiddenKey], ['policy', 'micro']), message: `the text head dimension (text_hidden / text_heads = ${hidden / heads}) must be even and at least 8: Qwen2.5-VL's multimodal rotary embedding splits half of it across time, height and width.` }));
     }
   }
+  const heads = num(micro.text_heads);
+  const kvHeads = num(micro.text_kv_heads);
+  if (heads !== null && kvHeads !== null && kvHeads > 0 && heads % kvHeads !== 0) {
+    add(problem({ code: 'micro/kv-heads', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['policy', 'micro', 'text_kv_heads'], ['policy', 'micro']), message: `policy.micro.text_heads (${heads}) is not a multiple of policy.micro.text_kv_heads (${kvHeads}): grouped-query attention shares each key/value head among an equal number of query heads.` }));
+  }
+}
+
+function pixelRanges({ raw, config, add }: CheckContext): void {
+  const policy = section(config, 'policy');
+  const micro = section(policy, 'micro');
   for (const [minPointer, maxPointer, minValue, maxValue] of [
     [['policy', 'min_pixels'], ['policy', 'max_pixels'], num(policy.min_pixels), num(policy.max_pixels)],
     [['policy', 'micro', 'min_pixels'], ['policy', 'micro', 'max_pixels'], num(micro.min_pixels), num(micro.max_pixels)],
@@ -265,14 +321,23 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       add(problem({ code: 'policy/pixels-range', severity: 'error', source: 'semantic', pointer: firstWritten(raw, [...minPointer], [...maxPointer]), message: `${dottedPath(pointerOf(...minPointer))} (${minValue}) is larger than ${dottedPath(pointerOf(...maxPointer))} (${maxValue}): the image processor needs min ≤ max.` }));
     }
   }
+}
 
-  // --- Device and precision ----------------------------------------------------------------------
+// --- Device and precision ----------------------------------------------------------------------
+
+/** Whether the policy runs on the CPU: device 'cpu', or no CUDA device found and none required. */
+function runsOnCpu(config: Json, facts: EnvironmentFacts): boolean {
   const device = str(config.device);
-  const dtype = str(policy.dtype);
+  return device === 'cpu' || (facts.cudaDevices === 0 && device !== 'cuda');
+}
+
+function deviceAndPrecision({ raw, config, facts, add }: CheckContext): void {
+  const device = str(config.device);
+  const dtype = str(section(config, 'policy').dtype);
   if (device === 'cuda' && facts.cudaDevices === 0) {
     add(problem({ code: 'device/no-cuda', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['device']), message: "device is 'cuda' but the trainer's environment check found no CUDA device on this machine. Use 'auto' (CUDA when there is one) or 'cpu', or run where the GPUs are (Remote-SSH).", fixes: [{ kind: 'set', title: "Set device to 'auto'", pointer: '/device', value: 'auto' }] }));
   }
-  const onCpu = device === 'cpu' || (facts.cudaDevices === 0 && device !== 'cuda');
+  const onCpu = runsOnCpu(config, facts);
   if (dtype === 'bfloat16' || dtype === 'float16') {
     if (onCpu) {
       add(problem({ code: 'dtype/half-on-cpu', severity: 'warning', source: 'semantic', pointer: '/policy/dtype', message: `policy.dtype is '${dtype}' but the policy runs on the CPU${device === 'cpu' ? '' : ' (no CUDA device found)'}: half precision is slow there and some operations lack CPU kernels. 'auto' uses float32 on CPU and bfloat16 on CUDA.`, fixes: [{ kind: 'set', title: "Set policy.dtype to 'auto'", pointer: '/policy/dtype', value: 'auto' }] }));
@@ -280,8 +345,13 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       add(problem({ code: 'dtype/no-bf16', severity: 'error', source: 'semantic', pointer: '/policy/dtype', message: "policy.dtype is 'bfloat16' but a CUDA device here does not support bfloat16 (pre-Ampere GPU). Use 'float16' or 'float32'.", fixes: [{ kind: 'set', title: "Set policy.dtype to 'float16'", pointer: '/policy/dtype', value: 'float16' }] }));
     }
   }
+}
 
-  // --- Distributed training --------------------------------------------------------------------
+// --- Distributed training --------------------------------------------------------------------
+
+function distributedOptions({ raw, config, facts, add }: CheckContext): void {
+  const device = str(config.device);
+  const onCpu = runsOnCpu(config, facts);
   const distributed = section(config, 'distributed');
   const strategy = str(distributed.strategy) ?? 'ddp';
   if (distributed.cpu_offload === true && strategy !== 'ddp' && onCpu) {
@@ -292,8 +362,13 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       add(problem({ code: 'distributed/option-unused', severity: 'info', source: 'semantic', pointer: `/distributed/${key}`, target: 'key', message: `distributed.${key} is ignored: it applies to strategy ${usedBy.map((name) => `'${name}'`).join(' or ')}, and distributed.strategy is '${strategy}'.`, fixes: [{ kind: 'remove', title: `Remove distributed.${key}`, pointer: `/distributed/${key}` }] }));
     }
   }
+}
 
-  // --- Env server --------------------------------------------------------------------------------
+// --- Env server --------------------------------------------------------------------------------
+
+/** A remote env server needs a valid URL and its token; a token file without one is unused. */
+function envServer({ raw, config, facts, add, resolvePath }: CheckContext): void {
+  const env = section(config, 'env');
   const url = str(env.url);
   if (url !== null) {
     let parsed: URL | null = null;
@@ -317,8 +392,11 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
   } else if (has(raw, 'env', 'token_file') && env.token_file !== null) {
     add(problem({ code: 'env/token-file-unused', severity: 'info', source: 'semantic', pointer: '/env/token_file', target: 'key', message: 'env.token_file is ignored while env.url is null: the run starts its own local server with a fresh token.' }));
   }
+}
 
-  // --- Rewards: the LLM judge --------------------------------------------------------------------
+// --- Rewards: the LLM judge --------------------------------------------------------------------
+
+function judgeKey({ raw, config, facts, add }: CheckContext): void {
   const judge = section(section(config, 'rewards'), 'judge');
   if (judge.enabled === true) {
     const keyVar = str(judge.api_key_env) ?? 'VISTOOL_JUDGE_API_KEY';
@@ -343,9 +421,27 @@ export function semanticProblems({ raw, config, baseDir, facts }: CheckInput): C
       );
     }
   }
-
-  return problems;
 }
+
+/** Every check, in the order their problems are listed. */
+const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
+  clipHigherRange,
+  groupSize,
+  microBatchEven,
+  someStageOn,
+  toolCallsLeaveATurn,
+  dataFiles,
+  generateUnused,
+  familiesOfKind,
+  evalWithinGenerated,
+  policyModel,
+  microShapes,
+  pixelRanges,
+  deviceAndPrecision,
+  distributedOptions,
+  envServer,
+  judgeKey,
+];
 
 /** How many leading records `config validate` reads of each data file. */
 const CHECKED_RECORDS = 5;

@@ -18,6 +18,7 @@ import { type ConfigProblem, problem } from './problem.js';
 import type { RunConfig } from '../../protocol/run-config.js';
 import { DEFAULT_PRESENTATION } from '../presentation/presentation.js';
 import { episodeSettingsOf } from '../presentation/run-config.js';
+import { float, VerlYaml } from './verl-yaml.js';
 
 export interface VerlExportOptions {
   /** Folder the run config's relative paths are resolved against (the trainer's working folder). */
@@ -61,114 +62,6 @@ const PROMPT_TEXT_TOKENS = 2048;
 /** Text budget of one observation turn (what the tool did, or an error). */
 const OBSERVATION_TEXT_TOKENS = 128;
 
-// --- A small YAML writer: nested maps, scalars, flow lists, and comments -----------------------
-
-/** A number veRL reads as a float: written with a decimal point (1.0, not 1). */
-interface Float {
-  float: number;
-}
-type Scalar = string | number | boolean | null | Float;
-const float = (value: number): Float => ({ float: value });
-type YamlValue = Scalar | Scalar[];
-
-type YamlNode = { kind: 'leaf'; value: YamlValue; comment?: string; above: string[] } | { kind: 'map'; children: Map<string, YamlNode>; above: string[] };
-
-class YamlMap {
-  private readonly root = new Map<string, YamlNode>();
-
-  /** Sets a dotted key. `from` names the vistool key(s) the value comes from (an inline comment). */
-  set(path: string, value: YamlValue, from?: string, above: string[] = []): void {
-    this.leaf(path, value, from === undefined ? undefined : `vistool: ${from}`, above);
-  }
-
-  /** Sets a dotted key whose value does not come from the run config; `why` says where it does come from. */
-  fixed(path: string, value: YamlValue, why?: string, above: string[] = []): void {
-    this.leaf(path, value, why, above);
-  }
-
-  /** Comment lines above a map key (created when absent). */
-  note(path: string, lines: string[]): void {
-    this.map(path.split('.')).above.push(...lines);
-  }
-
-  render(): string {
-    return renderMap(this.root, 0).join('\n') + '\n';
-  }
-
-  private leaf(path: string, value: YamlValue, comment: string | undefined, above: string[]): void {
-    const parts = path.split('.');
-    const key = parts.pop() as string;
-    const parent = parts.length === 0 ? this.root : this.map(parts).children;
-    if (parent.has(key)) throw new Error(`verl-export: ${path} set twice`);
-    parent.set(key, { kind: 'leaf', value, comment, above });
-  }
-
-  private map(parts: string[]): Extract<YamlNode, { kind: 'map' }> {
-    let children = this.root;
-    let node: Extract<YamlNode, { kind: 'map' }> | undefined;
-    for (const part of parts) {
-      let next = children.get(part);
-      if (next === undefined) {
-        next = { kind: 'map', children: new Map(), above: [] };
-        children.set(part, next);
-      }
-      if (next.kind !== 'map') throw new Error(`verl-export: ${parts.join('.')} is a value, not a map`);
-      node = next;
-      children = next.children;
-    }
-    if (!node) throw new Error('verl-export: empty path');
-    return node;
-  }
-}
-
-function renderMap(children: Map<string, YamlNode>, indent: number): string[] {
-  const pad = ' '.repeat(indent);
-  const lines: string[] = [];
-  for (const [key, node] of children) {
-    if (indent === 0 && lines.length > 0) lines.push('');
-    for (const line of node.above) lines.push(`${pad}# ${line}`.trimEnd());
-    if (node.kind === 'map') {
-      lines.push(`${pad}${yamlKey(key)}:`);
-      lines.push(...renderMap(node.children, indent + 2));
-    } else {
-      const text = `${pad}${yamlKey(key)}: ${yamlValue(node.value)}`;
-      lines.push(node.comment ? `${text}  # ${node.comment}` : text);
-    }
-  }
-  return lines;
-}
-
-/** YAML 1.1 (PyYAML, which OmegaConf reads with) turns these plain words into booleans or null. */
-const RESERVED = /^(?:y|n|yes|no|on|off|true|false|null|~)$/i;
-
-function yamlKey(key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && !RESERVED.test(key) ? key : JSON.stringify(key);
-}
-
-function yamlValue(value: YamlValue): string {
-  if (Array.isArray(value)) return `[${value.map(yamlScalar).join(', ')}]`;
-  return yamlScalar(value);
-}
-
-function yamlScalar(value: Scalar): string {
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number') return yamlNumber(value);
-  if (typeof value === 'object') return Number.isInteger(value.float) ? `${value.float}.0` : yamlNumber(value.float);
-  const plain = /^[A-Za-z_/][A-Za-z0-9_./-]*$/.test(value) && !RESERVED.test(value);
-  // JSON's string escapes are a subset of YAML's double-quoted ones.
-  return plain ? value : JSON.stringify(value);
-}
-
-/** PyYAML reads `1e-06` as a string: a float in exponent form needs a dot and a signed exponent (`1.0e-06`). */
-function yamlNumber(value: number): string {
-  if (!Number.isFinite(value)) throw new Error(`verl-export: ${value} is not a finite number`);
-  const text = String(value);
-  const exponent = /^(-?\d+)(\.\d+)?e([+-])(\d+)$/.exec(text);
-  if (!exponent) return text;
-  return `${exponent[1]}${exponent[2] ?? '.0'}e${exponent[3]}${exponent[4]}`;
-}
-
 // --- Shell words ---------------------------------------------------------------------------------
 
 /** One shell word, single-quoted unless it is plain. */
@@ -181,6 +74,7 @@ function inDoubleQuotes(text: string): string {
   return text.replace(/(["\\$`])/g, '\\$1');
 }
 
+
 // --- The export ----------------------------------------------------------------------------------
 
 /**
@@ -191,41 +85,84 @@ function inDoubleQuotes(text: string): string {
 export function exportVerl(configObject: Record<string, unknown>, raw: Record<string, unknown>, options: VerlExportOptions): VerlExport {
   const config = configObject as unknown as RunConfig;
   const problems: ConfigProblem[] = [];
-  const error = (pointer: string, code: string, message: string) => problems.push(problem({ code: `verl/${code}`, severity: 'error', source: 'semantic', pointer, message }));
-  const warn = (pointer: string, code: string, message: string) => problems.push(problem({ code: `verl/${code}`, severity: 'warning', source: 'semantic', pointer, message }));
-  const { rl, env, policy, data } = config;
+  const report: Report = (severity, pointer, code, message) => problems.push(problem({ code: `verl/${code}`, severity, source: 'semantic', pointer, message }));
+  refuseWhatVerlCannotRun(config, report);
+  const batches = batchShape(config, options, report);
+  warnWhatVerlDoesDifferently(config, raw, options, report);
+  if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
 
-  // --- What veRL cannot run at all ---------------------------------------------------------------
-  if (!rl.enabled) error('/rl/enabled', 'rl-off', 'rl.enabled is false: veRL\'s trainer runs the RL stage only, so there is nothing to export. Set rl.enabled to true (run an SFT-only config with `python -m vistool_trainer train`).');
-  if (rl.steps === 0) error('/rl/steps', 'no-steps', 'rl.steps is 0: veRL would train nothing. Set rl.steps to the number of RL steps (trainer.total_training_steps).');
+  const plan: ExportPlan = { config, raw, options, micro: config.policy.model === 'micro', ...batches, paths: exportPaths(config, options), numbers: derivedNumbers(config, batches.gpus) };
+  const nextSteps = nextStepsOf(plan);
+  return { files: { 'verl.yaml': verlYaml(plan), 'agent_loop.yaml': agentLoopYaml(plan), 'run.sh': runScript(plan, nextSteps) }, problems, nextSteps };
+}
+
+type Report = (severity: 'error' | 'warning', pointer: string, code: string, message: string) => void;
+
+/** How a step's batch splits over the GPUs (errors where veRL would refuse the split). */
+interface BatchShape {
+  /** trainer.n_gpus_per_node. */
+  gpus: number;
+  /** Prompts per optimizer step (ppo_mini_batch_size). */
+  miniBatch: number;
+  /** Rollouts per GPU per forward pass, capped at a GPU's share of a mini-batch. */
+  microBatch: number;
+  /** Why microBatch is not rl.micro_batch_size, when it is not. */
+  microNote: string | undefined;
+}
+
+/** Everything the files are written from. */
+interface ExportPlan extends BatchShape {
+  config: RunConfig;
+  raw: Record<string, unknown>;
+  options: VerlExportOptions;
+  /** policy.model is 'micro' (veRL loads a saved folder). */
+  micro: boolean;
+  paths: ExportPaths;
+  numbers: DerivedNumbers;
+}
+
+// --- What veRL cannot run, and what it runs differently ---------------------------------------------
+
+function refuseWhatVerlCannotRun(config: RunConfig, report: Report): void {
+  const { rl } = config;
+  if (!rl.enabled) report('error', '/rl/enabled', 'rl-off', 'rl.enabled is false: veRL\'s trainer runs the RL stage only, so there is nothing to export. Set rl.enabled to true (run an SFT-only config with `python -m vistool_trainer train`).');
+  if (rl.steps === 0) report('error', '/rl/steps', 'no-steps', 'rl.steps is 0: veRL would train nothing. Set rl.steps to the number of RL steps (trainer.total_training_steps).');
+}
+
+function batchShape(config: RunConfig, options: VerlExportOptions, report: Report): BatchShape {
+  const { rl } = config;
   const gpus = options.nGpusPerNode ?? (config.device === 'cpu' ? 1 : DEFAULT_GPUS_PER_NODE);
   const world = gpus * options.nnodes;
   const rollouts = rl.prompts_per_step * rl.group_size;
   const miniBatch = rl.ppo_mini_batch_size ?? rl.prompts_per_step;
   if (rollouts % world !== 0) {
-    error('/rl/prompts_per_step', 'batch-uneven', `a step's batch (rl.prompts_per_step × rl.group_size = ${rl.prompts_per_step} × ${rl.group_size} = ${rollouts} rollouts) does not split over ${world} GPU(s) (--n-gpus-per-node ${gpus} × --nnodes ${options.nnodes}); veRL refuses that. Change rl.prompts_per_step or the GPU count.`);
+    report('error', '/rl/prompts_per_step', 'batch-uneven', `a step's batch (rl.prompts_per_step × rl.group_size = ${rl.prompts_per_step} × ${rl.group_size} = ${rollouts} rollouts) does not split over ${world} GPU(s) (--n-gpus-per-node ${gpus} × --nnodes ${options.nnodes}); veRL refuses that. Change rl.prompts_per_step or the GPU count.`);
   }
   if (miniBatch > rl.prompts_per_step) {
-    error('/rl/ppo_mini_batch_size', 'mini-batch-too-big', `rl.ppo_mini_batch_size (${miniBatch}) is larger than rl.prompts_per_step (${rl.prompts_per_step}); veRL refuses a mini-batch larger than the batch. Use at most ${rl.prompts_per_step}, or null for one optimizer step per batch.`);
+    report('error', '/rl/ppo_mini_batch_size', 'mini-batch-too-big', `rl.ppo_mini_batch_size (${miniBatch}) is larger than rl.prompts_per_step (${rl.prompts_per_step}); veRL refuses a mini-batch larger than the batch. Use at most ${rl.prompts_per_step}, or null for one optimizer step per batch.`);
   }
   const miniRollouts = miniBatch * rl.group_size;
   let microBatch = rl.micro_batch_size;
   let microNote: string | undefined;
   if (miniRollouts % world !== 0) {
-    error('/rl/ppo_mini_batch_size', 'mini-batch-uneven', `a mini-batch (rl.ppo_mini_batch_size × rl.group_size = ${miniBatch} × ${rl.group_size} = ${miniRollouts} rollouts) does not split over ${world} GPU(s); veRL refuses that. Use a mini-batch whose rollouts ${world} divides.`);
+    report('error', '/rl/ppo_mini_batch_size', 'mini-batch-uneven', `a mini-batch (rl.ppo_mini_batch_size × rl.group_size = ${miniBatch} × ${rl.group_size} = ${miniRollouts} rollouts) does not split over ${world} GPU(s); veRL refuses that. Use a mini-batch whose rollouts ${world} divides.`);
   } else {
     const perGpu = miniRollouts / world;
     if (microBatch > perGpu) {
       microNote = `rl.micro_batch_size ${microBatch} is more than a GPU's share of a mini-batch (${perGpu}), so it is ${perGpu}`;
       microBatch = perGpu;
     } else if (perGpu % microBatch !== 0) {
-      error('/rl/micro_batch_size', 'micro-batch-uneven', `rl.micro_batch_size (${microBatch}) does not divide a GPU's share of a mini-batch (rl.ppo_mini_batch_size × rl.group_size / GPUs = ${miniBatch} × ${rl.group_size} / ${world} = ${perGpu} rollouts); veRL refuses that. Use a divisor of ${perGpu}.`);
+      report('error', '/rl/micro_batch_size', 'micro-batch-uneven', `rl.micro_batch_size (${microBatch}) does not divide a GPU's share of a mini-batch (rl.ppo_mini_batch_size × rl.group_size / GPUs = ${miniBatch} × ${rl.group_size} / ${world} = ${perGpu} rollouts); veRL refuses that. Use a divisor of ${perGpu}.`);
     }
   }
+  return { gpus, miniBatch, microBatch, microNote };
+}
 
-  // --- What veRL does differently (exported, with a warning) -------------------------------------
-  const micro = policy.model === 'micro';
-  if (micro) warn('/policy/model', 'micro-model', "policy.model is 'micro', which veRL cannot load: actor_rollout_ref.model.path is ${oc.env:VISTOOL_MODEL_PATH}, which stops the run until it is given. Save a micro model folder first (`python -m vistool_verl smoke` writes OUT/model; a vistool run's checkpoints/step-N/policy is one too), then export VISTOOL_MODEL_PATH=FOLDER or pass actor_rollout_ref.model.path=FOLDER to run.sh.");
+/** Exported, with a warning; and one error, a multi-node run with the env server on loopback. */
+function warnWhatVerlDoesDifferently(config: RunConfig, raw: Record<string, unknown>, options: VerlExportOptions, report: Report): void {
+  const { rl, env, policy } = config;
+  const warn = (pointer: string, code: string, message: string) => report('warning', pointer, code, message);
+  if (policy.model === 'micro') warn('/policy/model', 'micro-model', "policy.model is 'micro', which veRL cannot load: actor_rollout_ref.model.path is ${oc.env:VISTOOL_MODEL_PATH}, which stops the run until it is given. Save a micro model folder first (`python -m vistool_verl smoke` writes OUT/model; a vistool run's checkpoints/step-N/policy is one too), then export VISTOOL_MODEL_PATH=FOLDER or pass actor_rollout_ref.model.path=FOLDER to run.sh.");
   if (config.curriculum?.perception_first === true) warn('/curriculum/perception_first', 'no-curriculum', 'curriculum.perception_first is true, but the perception stage is SFT and veRL\'s PPO trainer has none: the exported run starts RL from policy.model. Run the curriculum with `python -m vistool_trainer train` first and point policy.model at its checkpoint.');
   if (config.sft.enabled && config.sft.steps > 0) warn('/sft/enabled', 'no-sft', 'sft.enabled is true, but veRL\'s PPO trainer has no SFT warm-up: the exported run starts RL from policy.model. Run the warm-up with `python -m vistool_trainer train` (rl.enabled false) first and point policy.model at its checkpoints/step-N/policy folder.');
   if (config.device === 'cpu') warn('/device', 'cpu', "device is 'cpu': veRL's vLLM rollouts need a GPU, so this export is for reading and checking; `python -m vistool_verl smoke` runs the vistool agent loop on CPU.");
@@ -238,57 +175,126 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   if (policy.lora.enabled && policy.lora.dropout !== 0.05) warn('/policy/lora/dropout', 'lora-dropout', "policy.lora.dropout is ignored: veRL's FSDP LoRA has no dropout setting.");
   if (config.distributed.strategy === 'zero3') warn('/distributed/strategy', 'zero3', "distributed.strategy 'zero3' becomes FSDP2 full shard: veRL has no DeepSpeed engine, and FSDP2 full shard splits parameters, gradients and optimizer state as ZeRO-3 does.");
   if (options.nnodes > 1 && env.url === null) {
-    error('/env/url', 'multi-node-loopback', `--nnodes ${options.nnodes}: veRL runs agent-loop workers on every node, but run.sh starts the env server on loopback on one node, which the others cannot reach. Start one server every node reaches (\`vistool serve --host ADDRESS --allow-remote --token-file FILE --images-dir DIR\`, FILE and DIR on storage all nodes share) and set env.url and env.token_file; docs/VERL.md, "More than one node".`);
+    report('error', '/env/url', 'multi-node-loopback', `--nnodes ${options.nnodes}: veRL runs agent-loop workers on every node, but run.sh starts the env server on loopback on one node, which the others cannot reach. Start one server every node reaches (\`vistool serve --host ADDRESS --allow-remote --token-file FILE --images-dir DIR\`, FILE and DIR on storage all nodes share) and set env.url and env.token_file; docs/VERL.md, "More than one node".`);
   }
   if (env.url !== null && raw.rewards !== undefined) warn('/rewards', 'rewards-remote', 'rewards are not sent anywhere: env.url points at a server someone else started, and that server scores with its own --reward-config.');
-  if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
+}
 
-  // --- Paths ---------------------------------------------------------------------------------------
-  const inRepo = (absolute: string) => isInside(options.repoRoot, absolute);
+// --- Paths and derived numbers -------------------------------------------------------------------
+
+interface SplitRoot {
+  key: 'data.train' | 'data.eval';
+  /** The tasks.jsonl the run config names, or null when the trainer generates the split. */
+  file: string | null;
+  parquet: 'train.parquet' | 'val.parquet';
+  generated: string;
+  genSplit: 'train' | 'test';
+  /** The split's task folder for run.sh (to stand between double quotes). */
+  root: string;
+  /** The same folder for commands run from the repository root. */
+  shownRoot: string;
+}
+
+interface ExportPaths {
+  inRepo(absolute: string): boolean;
   /** A path for run.sh, to stand between double quotes: under $REPO when it is in the repository, else absolute. */
+  shellPath(absolute: string): string;
+  fromBase(path: string): string;
+  /** A path for commands run from the repository root: relative when inside it. */
+  shown(absolute: string): string;
+  outputDir: string;
+  roots: SplitRoot[];
+  /** The task folders the env server serves (--root), each once. */
+  uniqueRoots: string[];
+}
+
+function exportPaths(config: RunConfig, options: VerlExportOptions): ExportPaths {
+  const { data } = config;
+  const inRepo = (absolute: string) => isInside(options.repoRoot, absolute);
   const shellPath = (absolute: string) => (inRepo(absolute) ? `$REPO${relative(options.repoRoot, absolute) ? '/' + inDoubleQuotes(relative(options.repoRoot, absolute)) : ''}` : inDoubleQuotes(absolute));
   const fromBase = (path: string) => resolve(options.baseDir, path);
   const shown = (absolute: string) => (inRepo(absolute) ? relative(options.repoRoot, absolute) || '.' : absolute);
   const outputDir = fromBase(config.output_dir);
   const splits = [
-    { key: 'data.train', file: data.train, parquet: 'train.parquet', generated: 'data/train', genSplit: 'train' as const },
-    { key: 'data.eval', file: data.eval, parquet: 'val.parquet', generated: 'data/eval', genSplit: 'test' as const },
+    { key: 'data.train' as const, file: data.train, parquet: 'train.parquet' as const, generated: 'data/train', genSplit: 'train' as const },
+    { key: 'data.eval' as const, file: data.eval, parquet: 'val.parquet' as const, generated: 'data/eval', genSplit: 'test' as const },
   ];
-  /**
-   * Each split's task folder: the tasks.jsonl's folder (its images are relative to it), or the
-   * folder the trainer generates tasks into (output_dir/data/train, output_dir/data/eval).
-   * `root` is for run.sh, `shownRoot` for the commands run from the repository root.
-   */
+  // Each split's task folder: the tasks.jsonl's folder (its images are relative to it), or the
+  // folder the trainer generates tasks into (output_dir/data/train, output_dir/data/eval).
   const roots = splits.map((s) => {
     const folder = s.file === null ? resolve(outputDir, s.generated) : resolve(fromBase(s.file), '..');
     return { ...s, root: s.file === null ? `$RUN_DIR/${s.generated}` : shellPath(folder), shownRoot: shown(folder) };
   });
-  const uniqueRoots = [...new Set(roots.map((r) => r.root))];
+  return { inRepo, shellPath, fromBase, shown, outputDir, roots, uniqueRoots: [...new Set(roots.map((r) => r.root))] };
+}
 
-  // --- Derived numbers -----------------------------------------------------------------------------
-  const maxPixels = micro ? policy.micro.max_pixels : (policy.max_pixels ?? QWEN_DEFAULT_MAX_PIXELS);
+interface DerivedNumbers {
+  imageTokens: number;
+  promptLength: number;
+  /** Observation turns: every turn but the last. */
+  observations: number;
+  /** Observations that carry an edited image. */
+  imageObservations: number;
+  responseLength: number;
+  dtype: string;
+  saveFreq: number;
+  testFreq: number;
+  epochs: number;
+  rolloutTp: number;
+}
+
+function derivedNumbers(config: RunConfig, gpus: number): DerivedNumbers {
+  const { rl, env, policy } = config;
+  const maxPixels = policy.model === 'micro' ? policy.micro.max_pixels : (policy.max_pixels ?? QWEN_DEFAULT_MAX_PIXELS);
   const imageTokens = Math.ceil(maxPixels / PIXELS_PER_IMAGE_TOKEN);
-  const promptLength = PROMPT_TEXT_TOKENS + imageTokens;
   const observations = env.max_turns - 1;
   const imageObservations = Math.min(env.tools ? env.max_tool_calls : 0, observations);
-  const responseLength = env.max_turns * rl.max_new_tokens + observations * OBSERVATION_TEXT_TOKENS + imageObservations * imageTokens;
-  const dtype = policy.dtype === 'auto' ? (config.device === 'cpu' ? 'float32' : 'bfloat16') : policy.dtype;
-  // The run's presentation block as it is: the env server chooses the system turn by use_tools and applies the view.
-  const presentation = episodeSettingsOf(config as unknown as Record<string, unknown>).presentation;
-  const presentationIsDefault = JSON.stringify(presentation) === JSON.stringify(DEFAULT_PRESENTATION);
-  const saveFreq = config.checkpoint.every_steps > 0 ? config.checkpoint.every_steps : rl.steps;
-  const testFreq = config.eval.every_steps > 0 ? config.eval.every_steps : config.eval.before_and_after ? rl.steps : -1;
-  const epochs = rl.steps * (rl.dynamic_sampling ? rl.max_num_gen_batches : 1);
-  const rolloutTp = gpus % 2 === 0 ? 2 : 1;
+  return {
+    imageTokens,
+    promptLength: PROMPT_TEXT_TOKENS + imageTokens,
+    observations,
+    imageObservations,
+    responseLength: env.max_turns * rl.max_new_tokens + observations * OBSERVATION_TEXT_TOKENS + imageObservations * imageTokens,
+    dtype: policy.dtype === 'auto' ? (config.device === 'cpu' ? 'float32' : 'bfloat16') : policy.dtype,
+    saveFreq: config.checkpoint.every_steps > 0 ? config.checkpoint.every_steps : rl.steps,
+    testFreq: config.eval.every_steps > 0 ? config.eval.every_steps : config.eval.before_and_after ? rl.steps : -1,
+    epochs: rl.steps * (rl.dynamic_sampling ? rl.max_num_gen_batches : 1),
+    rolloutTp: gpus % 2 === 0 ? 2 : 1,
+  };
+}
 
-  // --- verl.yaml -----------------------------------------------------------------------------------
-  const y = new YamlMap();
+/** The run's presentation block as it is: the env server chooses the system turn by use_tools and applies the view. */
+function presentationOf(config: RunConfig) {
+  return episodeSettingsOf(config as unknown as Record<string, unknown>).presentation;
+}
+
+// --- verl.yaml -----------------------------------------------------------------------------------
+
+function verlYaml(plan: ExportPlan): string {
+  const { options } = plan;
+  const header = [
+    `veRL 0.9.1 config for the vistool run config ${options.configLabel}.`,
+    `Generated by \`${options.commandLine}\`.`,
+    "Change the run config and export again; one-off changes go on run.sh's command line as Hydra",
+    'overrides (./run.sh trainer.n_gpus_per_node=8). "vistool: KEY" names the run-config key a value',
+    'comes from. The ${oc.env:...} folders are exported by run.sh: VISTOOL_VERL_DIR (this folder),',
+    'VISTOOL_REPO (the vistool checkout), VISTOOL_RUN_DIR (the run directory).',
+    'docs/VERL.md maps every run-config key.',
+  ];
+  const y = new VerlYaml(header, { hydra: { searchpath: ['pkg://verl/trainer/config'] }, defaults: ['ppo_trainer', '_self_'] });
+  for (const section of [dataSection, modelSection, actorSection, refSection, rolloutSection, algorithmSection, rewardSection, trainerSection]) section(y, plan);
+  return y.toString();
+}
+
+function dataSection(y: VerlYaml, { config, micro, numbers }: ExportPlan): void {
+  const { rl, env, policy, data } = config;
+  const { imageTokens, observations, imageObservations } = numbers;
   y.note('data', ['train.parquet and val.parquet are not written by this export: a separate converter makes them from each', 'tasks.jsonl (`python3 -m vistool_verl data convert --to verl`, verl_bridge/); the commands are at the top of run.sh.']);
   y.set('data.train_files', '${oc.env:VISTOOL_VERL_DIR}/train.parquet', `data.train (${data.train ?? 'generated: RUN_DIR/data/train'}), converted`);
   y.set('data.val_files', '${oc.env:VISTOOL_VERL_DIR}/val.parquet', `data.eval (${data.eval ?? 'generated: RUN_DIR/data/eval'}), converted`);
   y.set('data.train_batch_size', rl.prompts_per_step, 'rl.prompts_per_step');
-  y.set('data.max_prompt_length', promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${PROMPT_TEXT_TOKENS} text tokens + ${imageTokens} image tokens)`);
-  y.set('data.max_response_length', responseLength, 'env.max_turns × rl.max_new_tokens + observations', [
+  y.set('data.max_prompt_length', numbers.promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${PROMPT_TEXT_TOKENS} text tokens + ${imageTokens} image tokens)`);
+  y.set('data.max_response_length', numbers.responseLength, 'env.max_turns × rl.max_new_tokens + observations', [
     `veRL budgets a whole multi-turn response: ${env.max_turns} turns × ${rl.max_new_tokens} tokens, ${observations} observation(s) × ${OBSERVATION_TEXT_TOKENS} text tokens,`,
     `and ${imageObservations} edited image(s) × ${imageTokens} tokens (env.max_tool_calls, policy.${micro ? 'micro.' : ''}max_pixels).`,
   ]);
@@ -302,7 +308,9 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     y.set('data.mm_processor_kwargs.min_pixels', policy.micro.min_pixels, 'policy.micro.min_pixels');
     y.set('data.mm_processor_kwargs.max_pixels', policy.micro.max_pixels, 'policy.micro.max_pixels');
   }
+}
 
+function modelSection(y: VerlYaml, { config: { policy }, micro }: ExportPlan): void {
   if (micro) {
     // Not `???`: a mandatory value merged over ppo_trainer's default does not replace it.
     y.set('actor_rollout_ref.model.path', '${oc.env:VISTOOL_MODEL_PATH}', "policy.model ('micro': veRL loads a saved folder; set VISTOOL_MODEL_PATH or pass actor_rollout_ref.model.path=FOLDER)");
@@ -316,14 +324,18 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   }
   const checkpointing = policy.gradient_checkpointing ?? !micro;
   y.set('actor_rollout_ref.model.enable_gradient_checkpointing', checkpointing, `policy.gradient_checkpointing${policy.gradient_checkpointing === null ? ` (null: ${micro ? 'off for micro' : 'on'})` : ''}`);
+}
 
+const STRATEGY_WHY: Record<RunConfig['distributed']['strategy'], string> = {
+  fsdp: "distributed.strategy 'fsdp' (FSDP2 full shard)",
+  zero3: "distributed.strategy 'zero3' (no DeepSpeed in veRL: FSDP2 full shard is the same split)",
+  ddp: "distributed.strategy 'ddp' (FSDP2 with fsdp_size 1: a whole copy per GPU)",
+};
+
+function actorSection(y: VerlYaml, { config, miniBatch, microBatch, microNote, numbers: { dtype } }: ExportPlan): void {
+  const { rl, policy } = config;
   const strategy = config.distributed.strategy;
-  const strategyWhy: Record<typeof strategy, string> = {
-    fsdp: "distributed.strategy 'fsdp' (FSDP2 full shard)",
-    zero3: "distributed.strategy 'zero3' (no DeepSpeed in veRL: FSDP2 full shard is the same split)",
-    ddp: "distributed.strategy 'ddp' (FSDP2 with fsdp_size 1: a whole copy per GPU)",
-  };
-  y.set('actor_rollout_ref.actor.strategy', 'fsdp2', strategyWhy[strategy]);
+  y.set('actor_rollout_ref.actor.strategy', 'fsdp2', STRATEGY_WHY[strategy]);
   y.set('actor_rollout_ref.actor.optim.lr', float(rl.lr), 'rl.lr');
   y.fixed('actor_rollout_ref.actor.optim.weight_decay', float(0.0), "vistool's RL AdamW has no weight decay (veRL's default is 0.01)");
   y.set('actor_rollout_ref.actor.optim.clip_grad', float(rl.max_grad_norm), 'rl.max_grad_norm');
@@ -346,7 +358,9 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   if (strategy === 'fsdp') y.set('actor_rollout_ref.actor.fsdp_config.reshard_after_forward', config.distributed.reshard_after_forward, 'distributed.reshard_after_forward');
   if (strategy === 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.fsdp_size', 1, "distributed.strategy 'ddp' (shard groups of one GPU: replicated)");
   if (strategy !== 'ddp') y.set('actor_rollout_ref.actor.fsdp_config.offload_policy', config.distributed.cpu_offload, 'distributed.cpu_offload (FSDP2 CPUOffloadPolicy: parameters, gradients and optimizer state in CPU memory)');
+}
 
+function refSection(y: VerlYaml, { config: { rl }, microBatch, numbers: { dtype } }: ExportPlan): void {
   y.note('actor_rollout_ref.ref', ['The reference policy exists only when actor.use_kl_loss is true.']);
   y.set('actor_rollout_ref.ref.strategy', 'fsdp2', 'distributed.strategy');
   y.set('actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', microBatch, 'rl.micro_batch_size');
@@ -354,7 +368,10 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.ref.log_prob_max_token_len_per_gpu', rl.ppo_max_token_len_per_gpu, 'rl.ppo_max_token_len_per_gpu');
   y.set('actor_rollout_ref.ref.fsdp_config.dtype', dtype, 'policy.dtype');
   y.set('actor_rollout_ref.ref.fsdp_config.mixed_precision.param_dtype', dtype, 'policy.dtype');
+}
 
+function rolloutSection(y: VerlYaml, { config, microBatch, numbers: { dtype, imageObservations, rolloutTp } }: ExportPlan): void {
+  const { rl, env } = config;
   y.fixed('actor_rollout_ref.rollout.name', 'vllm');
   y.fixed('actor_rollout_ref.rollout.mode', 'async', 'the agent loop needs the async server');
   y.set('actor_rollout_ref.rollout.n', rl.group_size, 'rl.group_size');
@@ -370,7 +387,9 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('actor_rollout_ref.rollout.multi_turn.max_assistant_turns', env.max_turns, 'env.max_turns');
   y.fixed('actor_rollout_ref.rollout.agent.default_agent_loop', 'vistool_agent', 'verl_bridge/vistool_verl/agent_loop.py');
   y.fixed('actor_rollout_ref.rollout.agent.agent_loop_config_path', '${oc.env:VISTOOL_VERL_DIR}/agent_loop.yaml');
+}
 
+function algorithmSection(y: VerlYaml, { config: { rl } }: ExportPlan): void {
   y.fixed('algorithm.adv_estimator', 'grpo', `rl.advantage '${rl.advantage}'`);
   y.set('algorithm.norm_adv_by_std_in_grpo', rl.advantage === 'grpo', `rl.advantage ('dr_grpo': no division by the group std)`);
   y.fixed('algorithm.use_kl_in_reward', false, 'vistool puts KL in the loss (rl.kl_coef), never in the reward');
@@ -378,11 +397,16 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   if (rl.dynamic_sampling) {
     y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : " (veRL's own name for the episode reward it holds, rm_scores)"}`);
   }
+}
 
+function rewardSection(y: VerlYaml): void {
   y.note('reward', ["The env server scores each episode with the run config's rewards (run.sh passes --reward-config);", 'this function hands that score to veRL.']);
   y.fixed('reward.custom_reward_function.path', '${oc.env:VISTOOL_REPO}/verl_bridge/vistool_verl/reward.py');
   y.fixed('reward.custom_reward_function.name', 'compute_score');
+}
 
+function trainerSection(y: VerlYaml, { config, options, gpus, numbers: { epochs, saveFreq, testFreq } }: ExportPlan): void {
+  const { rl } = config;
   const reportTo = config.logging.report_to;
   if (reportTo.includes('wandb')) y.set('trainer.project_name', config.logging.wandb_project, 'logging.wandb_project');
   else y.fixed('trainer.project_name', 'vistool');
@@ -402,27 +426,14 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   y.set('trainer.val_before_train', config.eval.before_and_after && config.eval.before, 'eval.before_and_after, eval.before');
   y.set('trainer.test_freq', testFreq, config.eval.every_steps > 0 ? 'eval.every_steps' : 'eval.before_and_after (once, at the end)');
   if (config.logging.rollouts_per_step > 0) y.set('trainer.rollout_data_dir', '${oc.env:VISTOOL_RUN_DIR}/verl-rollouts', 'logging.rollouts_per_step (> 0; veRL writes every rollout of a step)');
+}
 
-  const header = [
-    `# veRL 0.9.1 config for the vistool run config ${options.configLabel}.`,
-    `# Generated by \`${options.commandLine}\`.`,
-    '# Change the run config and export again; one-off changes go on run.sh\'s command line as Hydra',
-    '# overrides (./run.sh trainer.n_gpus_per_node=8). "vistool: KEY" names the run-config key a value',
-    '# comes from. The ${oc.env:...} folders are exported by run.sh: VISTOOL_VERL_DIR (this folder),',
-    '# VISTOOL_REPO (the vistool checkout), VISTOOL_RUN_DIR (the run directory).',
-    '# docs/VERL.md maps every run-config key.',
-    'hydra:',
-    '  searchpath:',
-    '    - pkg://verl/trainer/config',
-    'defaults:',
-    '  - ppo_trainer',
-    '  - _self_',
-    '',
-  ].join('\n');
-  const verlYaml = header + y.render();
+// --- agent_loop.yaml -----------------------------------------------------------------------------
 
-  // --- agent_loop.yaml -----------------------------------------------------------------------------
-  const agentLoop = [
+function agentLoopYaml({ config, options }: ExportPlan): string {
+  const { env, rl } = config;
+  const presentation = presentationOf(config);
+  return [
     '# The vistool_agent loop for veRL\'s agent-loop registry (verl.yaml points at this file with',
     '# actor_rollout_ref.rollout.agent.agent_loop_config_path).',
     `# Generated by \`${options.commandLine}\`.`,
@@ -443,69 +454,41 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     `    view: ${JSON.stringify(presentation.view)}  # vistool: policy.view`,
     '',
   ].join('\n');
+}
 
-  // --- run.sh --------------------------------------------------------------------------------------
+// --- run.sh --------------------------------------------------------------------------------------
+
+/** What to run once before run.sh (from the repository root): tasks, when the config generates them, and the parquet rows. */
+function nextStepsOf({ config, options, paths }: ExportPlan): string[] {
+  const { env, data } = config;
+  const presentation = presentationOf(config);
+  const presentationIsDefault = JSON.stringify(presentation) === JSON.stringify(DEFAULT_PRESENTATION);
   const convertFlags = [...(env.tools ? [] : ['--no-tools']), ...(presentationIsDefault ? [] : ['--presentation', JSON.stringify(presentation)])].map(shellWord).join(' ');
   // The val rows say they are (extra_info.split): veRL does not tell the agent loop when it validates, and the loop files those rollouts apart.
   const convertCommand = (root: string, parquet: string) =>
-    `python3 -m vistool_verl data convert --to verl ${shellWord(`${root}/tasks.jsonl`)} --out ${shellWord(`${shown(options.outDir)}/${parquet}`)}${parquet === 'val.parquet' ? ' --split val' : ''}${convertFlags ? ' ' + convertFlags : ''}`;
-  const generateCommand = (split: (typeof roots)[number]) => {
+    `python3 -m vistool_verl data convert --to verl ${shellWord(`${root}/tasks.jsonl`)} --out ${shellWord(`${paths.shown(options.outDir)}/${parquet}`)}${parquet === 'val.parquet' ? ' --split val' : ''}${convertFlags ? ' ' + convertFlags : ''}`;
+  const generateCommand = (split: SplitRoot) => {
     const words = ['data', 'gen', ...dataGenArguments(data.generate as unknown as Record<string, unknown>, Number(config.seed), split.genSplit)];
     return `node bin/vistool.js ${words.map(shellWord).join(' ')} --out ${shellWord(split.shownRoot)}`;
   };
-  // What to run once before run.sh (from the repository root): tasks, when the config generates them, and the parquet rows.
   const nextSteps: string[] = [];
-  for (const r of roots) {
+  for (const r of paths.roots) {
     if (r.file === null) nextSteps.push(generateCommand(r));
     nextSteps.push(convertCommand(r.shownRoot, r.parquet));
   }
-  const repoLine = inRepo(options.outDir)
+  return nextSteps;
+}
+
+function runScript(plan: ExportPlan, nextSteps: readonly string[]): string {
+  const { config: { env }, options, paths } = plan;
+  const repoLine = paths.inRepo(options.outDir)
     ? `REPO="$(cd "$DIR/${inDoubleQuotes(relative(options.outDir, options.repoRoot) || '.')}" && pwd)"`
     : `REPO="${inDoubleQuotes(options.repoRoot)}"`;
   const checks = [
-    ...roots.map((r) => `[ -f "${r.root}/tasks.jsonl" ] || fail "${r.root}/tasks.jsonl is missing (${r.key}); see 'Before the first run' in $0"`),
-    ...roots.map((r) => `[ -f "$DIR/${r.parquet}" ] || fail "$DIR/${r.parquet} is missing; see 'Before the first run' in $0"`),
+    ...paths.roots.map((r) => `[ -f "${r.root}/tasks.jsonl" ] || fail "${r.root}/tasks.jsonl is missing (${r.key}); see 'Before the first run' in $0"`),
+    ...paths.roots.map((r) => `[ -f "$DIR/${r.parquet}" ] || fail "$DIR/${r.parquet} is missing; see 'Before the first run' in $0"`),
   ];
-  const rewardJson = JSON.stringify(raw.rewards ?? {}, null, 2);
-  const serverLines =
-    env.url === null
-      ? [
-          "# The env server: loopback, a fresh token, the episode images in the run directory, the tasks' folders as roots.",
-          'mkdir -p "$RUN_DIR/images" "$RUN_DIR/logs"',
-          "cat > \"$RUN_DIR/logs/reward-config.json\" <<'JSON'  # vistool: rewards",
-          rewardJson,
-          'JSON',
-          'SERVER_OUT="$RUN_DIR/logs/env-server.out"',
-          ': > "$SERVER_OUT"',
-          'MALLOC_MMAP_THRESHOLD_=65536 "$NODE" "$REPO/bin/vistool.js" serve --port 0 --token-file "$RUN_DIR/env-token" --images-dir "$RUN_DIR/images" \\',
-          `  ${uniqueRoots.map((root) => `--root "${root}"`).join(' ')} --reward-config "$RUN_DIR/logs/reward-config.json" --quiet \\`,
-          '  > "$SERVER_OUT" 2> "$RUN_DIR/logs/env-server.log" &',
-          'SERVER_PID=$!',
-          'trap \'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true\' EXIT',
-          '# Its first stdout line is {"event":"listening","url":...}.',
-          'for _ in $(seq 1 600); do',
-          '  [ "$(wc -l < "$SERVER_OUT")" -ge 1 ] && break',
-          '  kill -0 "$SERVER_PID" 2>/dev/null || fail "the env server stopped before listening; see $RUN_DIR/logs/env-server.log"',
-          '  sleep 0.1',
-          'done',
-          'LISTENING="$(head -n 1 "$SERVER_OUT")"',
-          'VISTOOL_ENV_URL="$(printf \'%s\\n\' "$LISTENING" | sed -n \'s/.*"url":"\\([^"]*\\)".*/\\1/p\')"',
-          '[ -n "$VISTOOL_ENV_URL" ] || fail "no URL in the env server\'s first line (${LISTENING:-none after 60 s}); see $RUN_DIR/logs/env-server.log"',
-          'export VISTOOL_ENV_URL',
-          'export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"',
-        ]
-      : [
-          '# The env server someone else started (env.url); it scores with its own --reward-config.',
-          `export VISTOOL_ENV_URL=${shellWord(env.url)}  # vistool: env.url`,
-          ...(env.token_file !== null
-            ? [`export VISTOOL_ENV_TOKEN_FILE="${shellPath(fromBase(env.token_file))}"  # vistool: env.token_file`]
-            : [
-                '[ -n "${VISTOOL_TOKEN:-}" ] || fail "env.url is set without env.token_file: export VISTOOL_TOKEN (the server\'s token)"',
-                '(umask 077 && printf \'%s\\n\' "$VISTOOL_TOKEN" > "$RUN_DIR/env-token")',
-                'export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"',
-              ]),
-        ];
-  const runSh = [
+  return [
     '#!/usr/bin/env bash',
     `# veRL run of the vistool run config ${options.configLabel}: starts the vistool env server, then`,
     "# veRL's PPO trainer with verl.yaml from this folder. Arguments are Hydra overrides for veRL, e.g.",
@@ -521,7 +504,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     'fail() { echo "run.sh: $*" >&2; exit 1; }',
     'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
     repoLine,
-    `RUN_DIR="\${RUN_DIR:-${shellPath(outputDir)}}"  # vistool: output_dir`,
+    `RUN_DIR="\${RUN_DIR:-${paths.shellPath(paths.outputDir)}}"  # vistool: output_dir`,
     'mkdir -p "$RUN_DIR"',
     'RUN_DIR="$(cd "$RUN_DIR" && pwd)"',
     'PYTHON="${PYTHON:-python3}"',
@@ -530,7 +513,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     '# The tasks (the env server reads their images) and their parquet rows (veRL reads those).',
     ...checks,
     '',
-    ...serverLines,
+    ...(env.url === null ? localServerLines(plan) : remoteServerLines(plan)),
     'export VISTOOL_RUN_DIR="$RUN_DIR" VISTOOL_REPO="$REPO" VISTOOL_VERL_DIR="$DIR"',
     "# The bridge and the trainer package from this checkout (or the installed extension's folder), so PYTHON needs",
     "# veRL's dependencies only; Ray's workers inherit the path.",
@@ -544,6 +527,50 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
     '"$PYTHON" -m verl.trainer.main_ppo --config-path "$DIR" --config-name verl hydra.run.dir="$RUN_DIR/logs/hydra" "$@"',
     '',
   ].join('\n');
+}
 
-  return { files: { 'verl.yaml': verlYaml, 'agent_loop.yaml': agentLoop, 'run.sh': runSh }, problems, nextSteps };
+/** run.sh's env server: its own, on loopback, scoring with the run config's rewards. */
+function localServerLines({ raw, paths }: ExportPlan): string[] {
+  const rewardJson = JSON.stringify(raw.rewards ?? {}, null, 2);
+  return [
+    "# The env server: loopback, a fresh token, the episode images in the run directory, the tasks' folders as roots.",
+    'mkdir -p "$RUN_DIR/images" "$RUN_DIR/logs"',
+    "cat > \"$RUN_DIR/logs/reward-config.json\" <<'JSON'  # vistool: rewards",
+    rewardJson,
+    'JSON',
+    'SERVER_OUT="$RUN_DIR/logs/env-server.out"',
+    ': > "$SERVER_OUT"',
+    'MALLOC_MMAP_THRESHOLD_=65536 "$NODE" "$REPO/bin/vistool.js" serve --port 0 --token-file "$RUN_DIR/env-token" --images-dir "$RUN_DIR/images" \\',
+    `  ${paths.uniqueRoots.map((root) => `--root "${root}"`).join(' ')} --reward-config "$RUN_DIR/logs/reward-config.json" --quiet \\`,
+    '  > "$SERVER_OUT" 2> "$RUN_DIR/logs/env-server.log" &',
+    'SERVER_PID=$!',
+    'trap \'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true\' EXIT',
+    '# Its first stdout line is {"event":"listening","url":...}.',
+    'for _ in $(seq 1 600); do',
+    '  [ "$(wc -l < "$SERVER_OUT")" -ge 1 ] && break',
+    '  kill -0 "$SERVER_PID" 2>/dev/null || fail "the env server stopped before listening; see $RUN_DIR/logs/env-server.log"',
+    '  sleep 0.1',
+    'done',
+    'LISTENING="$(head -n 1 "$SERVER_OUT")"',
+    'VISTOOL_ENV_URL="$(printf \'%s\\n\' "$LISTENING" | sed -n \'s/.*"url":"\\([^"]*\\)".*/\\1/p\')"',
+    '[ -n "$VISTOOL_ENV_URL" ] || fail "no URL in the env server\'s first line (${LISTENING:-none after 60 s}); see $RUN_DIR/logs/env-server.log"',
+    'export VISTOOL_ENV_URL',
+    'export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"',
+  ];
+}
+
+/** run.sh's env server when env.url names one someone else started. */
+function remoteServerLines({ config: { env }, paths }: ExportPlan): string[] {
+  const url = env.url as string;
+  return [
+    '# The env server someone else started (env.url); it scores with its own --reward-config.',
+    `export VISTOOL_ENV_URL=${shellWord(url)}  # vistool: env.url`,
+    ...(env.token_file !== null
+      ? [`export VISTOOL_ENV_TOKEN_FILE="${paths.shellPath(paths.fromBase(env.token_file))}"  # vistool: env.token_file`]
+      : [
+          '[ -n "${VISTOOL_TOKEN:-}" ] || fail "env.url is set without env.token_file: export VISTOOL_TOKEN (the server\'s token)"',
+          '(umask 077 && printf \'%s\\n\' "$VISTOOL_TOKEN" > "$RUN_DIR/env-token")',
+          'export VISTOOL_ENV_TOKEN_FILE="$RUN_DIR/env-token"',
+        ]),
+  ];
 }

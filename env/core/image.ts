@@ -1,18 +1,15 @@
 /**
- * The in-memory image every tool works on: tightly packed 8-bit RGB pixels. Tools edit raw
- * buffers (fast, exact, deterministic) and sharp does all decoding and encoding.
- * Alpha is flattened onto white at load, as a chart or table is read on a white page.
+ * Reading and writing the in-memory image every tool works on (rgb-image.ts: tightly packed 8-bit
+ * RGB pixels). Tools edit raw buffers (fast, exact, deterministic); sharp decodes and
+ * png-encode.ts encodes. Alpha is flattened onto white at load, as a chart or table is read on a
+ * white page.
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { encodeRgbPng } from './png-encode.js';
+import type { RgbImage } from './rgb-image.js';
 
-export interface RgbImage {
-  readonly width: number;
-  readonly height: number;
-  /** width * height * 3 bytes, row-major, RGB. */
-  readonly data: Buffer;
-}
+export type { RgbImage };
 
 /** An image whose header says it has more pixels than the caller allows; nothing was decoded. */
 export class ImageTooLargeError extends Error {

@@ -25,7 +25,7 @@
  * The pool keeps at most MAX_POOLED_BYTES, and `drainPixelPool` empties it (the env server does
  * when it falls idle, so an idle server holds no pixels).
  */
-import type { RgbImage } from './image.js';
+import type { RgbImage } from './rgb-image.js';
 
 /** What the pool keeps at most: room for a round of concurrent 1600×1200 steps, and a bound on idle memory. */
 export const MAX_POOLED_BYTES = 64 * 1024 * 1024;

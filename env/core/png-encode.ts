@@ -10,7 +10,7 @@
  * The container is a signature and three chunks; the compression is zlib's.
  */
 import zlib from 'node:zlib';
-import type { RgbImage } from './image.js';
+import type { RgbImage } from './rgb-image.js';
 import { releaseBuffers, takePixels } from './pixel-pool.js';
 
 /** zlib level of every PNG vistool writes (bench/tools.ts measures the levels against each other). */

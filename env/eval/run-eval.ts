@@ -84,7 +84,7 @@ export interface ChatEvalOutcome {
   skipped: number;
 }
 
-async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<{ image: RgbImage; meta: PixelMetadata }> {
+async function loadTaskImage(task: TaskRecord, taskDir: string): Promise<LoadedImage> {
   const path = resolve(taskDir, task.image);
   let image: RgbImage;
   try {
@@ -131,10 +131,70 @@ export function buildDocument(
   };
 }
 
+/** What an eval runs on, read once: the tasks selected, the scorer, and the identity a resume must match. */
+interface EvalPlan {
+  out: string;
+  tasksFile: string;
+  taskDir: string;
+  selected: TaskRecord[];
+  scorer: TrajectoryScorer;
+  presentation: Presentation;
+  maxToolCalls: number;
+  tasksSha256: string;
+  identity: EvalIdentity;
+}
+
+type LoadedImage = { image: RgbImage; meta: PixelMetadata };
+type ArmOutcome = { result: TaskResult; trajectory?: Trajectory };
+type EvalUnit = { task: TaskRecord; arms: Arm[] };
+
 export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOutcome> {
+  const plan = await planEval(options);
+  const { out, identity } = plan;
+  await mkdir(join(out, 'rollouts'), { recursive: true });
+  const previous = await refuseUnresumable(out, identity);
+  const results = await recoverResults(out, options.progress);
+  const { units, skipped } = pendingUnits(plan.selected, options, results);
+  if (skipped > 0) options.progress(`eval: resuming ${out}: ${skipped} task/arm result(s) already there, ${units.reduce((s, u) => s + u.arms.length, 0)} to run`);
+
+  const startedAt = previous?.started_at ?? Date.now() / 1000;
+  const runRecord = (status: EvalRunRecord['status'], error?: string): EvalRunRecord => ({
+    kind: 'eval',
+    status,
+    pid: process.pid,
+    started_at: startedAt,
+    updated_at: Date.now() / 1000,
+    label: options.label,
+    tasks_file: plan.tasksFile,
+    identity,
+    ...(error ? { error } : {}),
+  });
+  await writeRunRecord(out, runRecord('running'));
+
+  const run = new EvalRun(options, plan, results, units.length);
+  try {
+    await run.runAll(units);
+  } catch (err) {
+    await writeRunRecord(out, runRecord('failed', (err as Error).message));
+    throw err;
+  } finally {
+    await run.close();
+  }
+  const interrupted = options.signal?.aborted === true;
+  const document = run.document();
+  await writeResultsDocument(out, document);
+  if (run.broken !== null && !interrupted) {
+    await writeRunRecord(out, runRecord('failed', run.broken));
+    throw new Error(run.broken);
+  }
+  await writeRunRecord(out, runRecord(interrupted ? 'interrupted' : 'finished'));
+  return { document, interrupted, ran: run.ran, skipped };
+}
+
+/** Reads the tasks and works out the eval's identity. */
+async function planEval(options: ChatEvalOptions): Promise<EvalPlan> {
   const out = resolve(options.out);
   const tasksFile = resolve(options.tasksFile);
-  const taskDir = dirname(tasksFile);
   const tasksBytes = await readFile(tasksFile).catch((err: Error) => {
     throw new Error(`cannot read the tasks file ${tasksFile}: ${err.message}`);
   });
@@ -155,8 +215,11 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
     max_tokens: options.maxTokens,
     reward_config_sha256: sha256(JSON.stringify(scorer.config)),
   };
+  return { out, tasksFile, taskDir: dirname(tasksFile), selected, scorer, presentation, maxToolCalls, tasksSha256, identity };
+}
 
-  await mkdir(join(out, 'rollouts'), { recursive: true });
+/** The folder's earlier run record; refuses a folder another live eval writes, or one started with other options. */
+async function refuseUnresumable(out: string, identity: EvalIdentity): Promise<EvalRunRecord | null> {
   const previous = await readRunRecord(out);
   if (previous?.status === 'running' && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
     throw new Error(`another eval (pid ${previous.pid}) is running in ${out}; wait for it or stop it first — two writers would interleave their results`);
@@ -170,12 +233,16 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
       );
     }
   }
+  return previous;
+}
 
+/** The results a killed run left, after its logs' torn last lines and orphan trajectories are removed. */
+async function recoverResults(out: string, progress: (line: string) => void): Promise<Map<string, TaskResult>> {
   const resultsPath = join(out, 'results.jsonl');
   const rolloutsPath = join(out, ROLLOUT_FILE);
   const tornResults = await repairTornTail(resultsPath);
   const tornRollouts = await repairTornTail(rolloutsPath);
-  if (tornResults + tornRollouts > 0) options.progress(`eval: removed a torn last line left by an interrupted run (${tornResults + tornRollouts} bytes)`);
+  if (tornResults + tornRollouts > 0) progress(`eval: removed a torn last line left by an interrupted run (${tornResults + tornRollouts} bytes)`);
   const results = latestResults(await readJsonl(resultsPath), resultsPath);
 
   // Trajectories whose result line never made it (killed between the two appends) are redone:
@@ -194,64 +261,117 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
   }
   if (kept.length !== rollouts.length) {
     await rewriteJsonl(rolloutsPath, kept);
-    options.progress(`eval: dropped ${rollouts.length - kept.length} trajectory line(s) without a result; those tasks run again`);
+    progress(`eval: dropped ${rollouts.length - kept.length} trajectory line(s) without a result; those tasks run again`);
   }
+  return results;
+}
 
+/** The task/arm pairs still to run (failed ones too with retryFailed), and how many are done. */
+function pendingUnits(selected: readonly TaskRecord[], options: ChatEvalOptions, results: ReadonlyMap<string, TaskResult>): { units: EvalUnit[]; skipped: number } {
   const isDone = (taskId: string, arm: Arm) => {
     const r = results.get(resultKey(taskId, arm));
     return r !== undefined && (r.status === 'ok' || !options.retryFailed);
   };
   const units = selected.map((task) => ({ task, arms: options.arms.filter((arm) => !isDone(task.id, arm)) })).filter((u) => u.arms.length > 0);
   const skipped = selected.length * options.arms.length - units.reduce((sum, u) => sum + u.arms.length, 0);
-  if (skipped > 0) options.progress(`eval: resuming ${out}: ${skipped} task/arm result(s) already there, ${units.reduce((s, u) => s + u.arms.length, 0)} to run`);
+  return { units, skipped };
+}
 
-  const startedAt = previous?.started_at ?? Date.now() / 1000;
-  const runRecord = (status: EvalRunRecord['status'], error?: string): EvalRunRecord => ({
-    kind: 'eval',
-    status,
-    pid: process.pid,
-    started_at: startedAt,
-    updated_at: Date.now() / 1000,
-    label: options.label,
-    tasks_file: tasksFile,
-    identity,
-    ...(error ? { error } : {}),
-  });
-  await writeRunRecord(out, runRecord('running'));
+/**
+ * One invocation's episodes: `concurrency` workers take tasks in order, play each arm, append
+ * trajectories then result lines, and stop on the caller's signal (Ctrl-C) or after
+ * stopAfterFailures failures in a row (`broken` says why).
+ */
+class EvalRun {
+  /** Task/arm pairs this invocation ran. */
+  ran = 0;
+  /** Why the failure breaker stopped the eval, or null. */
+  broken: string | null = null;
+  private readonly store: ImageStore;
+  private readonly resultLog: JsonlAppender;
+  private readonly rolloutLog: JsonlAppender;
+  private readonly breaker = new AbortController();
+  private readonly signal: AbortSignal;
+  private readonly stopAfter: number;
+  private readonly summaryEvery: number;
+  private readonly described: Parameters<typeof buildDocument>[0];
+  private failuresInARow = 0;
+  private finishedUnits = 0;
+  private lastSummary = Date.now();
 
-  const store = new ImageStore(join(out, 'images'));
-  const resultLog = new JsonlAppender(resultsPath);
-  const rolloutLog = new JsonlAppender(rolloutsPath);
-  const total = units.length;
-  let finishedUnits = 0;
-  let ran = 0;
-  let lastSummary = Date.now();
-  const summaryEvery = (options.summaryEverySeconds ?? 10) * 1000;
-  const described = { ...options, tasksFile, tasksSha256, presentation };
-  const writeSummary = () => writeResultsDocument(out, buildDocument(described, selected, results.values(), options.step ?? null));
+  constructor(
+    private readonly options: ChatEvalOptions,
+    private readonly plan: EvalPlan,
+    private readonly results: Map<string, TaskResult>,
+    private readonly total: number,
+  ) {
+    this.store = new ImageStore(join(plan.out, 'images'));
+    this.resultLog = new JsonlAppender(join(plan.out, 'results.jsonl'));
+    this.rolloutLog = new JsonlAppender(join(plan.out, ROLLOUT_FILE));
+    this.signal = options.signal ? AbortSignal.any([options.signal, this.breaker.signal]) : this.breaker.signal;
+    this.stopAfter = options.stopAfterFailures ?? 10;
+    this.summaryEvery = (options.summaryEverySeconds ?? 10) * 1000;
+    this.described = { ...options, tasksFile: plan.tasksFile, tasksSha256: plan.tasksSha256, presentation: plan.presentation };
+  }
 
-  // Episodes stop on the caller's signal (Ctrl-C) or on the failure breaker below.
-  const breaker = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, breaker.signal]) : breaker.signal;
-  const stopAfter = options.stopAfterFailures ?? 10;
-  let failuresInARow = 0;
-  let broken: string | null = null;
+  async runAll(units: readonly EvalUnit[]): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < units.length && !this.signal.aborted) {
+        const unit = units[next++];
+        if (unit) await this.runUnit(unit);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.options.concurrency, units.length)) }, worker));
+  }
 
-  const runArm = async (task: TaskRecord, arm: Arm, loaded: { image: RgbImage; meta: PixelMetadata }): Promise<{ result: TaskResult; trajectory?: Trajectory } | null> => {
+  async close(): Promise<void> {
+    await this.resultLog.close();
+    await this.rolloutLog.close();
+    await this.plan.scorer.judge?.flush();
+  }
+
+  document(): ResultsDocument {
+    return buildDocument(this.described, this.plan.selected, this.results.values(), this.options.step ?? null);
+  }
+
+  private async runUnit(unit: EvalUnit): Promise<void> {
+    let loaded: LoadedImage | null = null;
+    let loadError: string | null = null;
+    try {
+      loaded = await loadTaskImage(unit.task, this.plan.taskDir);
+    } catch (err) {
+      loadError = (err as Error).message;
+    }
+    const outcomes: ArmOutcome[] = [];
+    for (const arm of unit.arms) {
+      if (this.signal.aborted) break;
+      if (loaded === null) {
+        outcomes.push({ result: { ...taskFields(unit.task), arm, status: 'failed', reason: loadError ?? 'task image not loaded', turns: 0, seconds: 0, requests: 0, retries: 0 } });
+        continue;
+      }
+      const outcome = await this.runArm(unit.task, arm, loaded);
+      if (outcome === null) break; // interrupted: this arm writes nothing and runs again next time
+      outcomes.push(outcome);
+    }
+    if (outcomes.length > 0) await this.record(outcomes);
+  }
+
+  private async runArm(task: TaskRecord, arm: Arm, loaded: LoadedImage): Promise<ArmOutcome | null> {
     const usage = emptyUsage();
     const started = performance.now();
     try {
-      const trajectory = await runEpisode(task, loaded.image, loaded.meta, store, options.policy, usage, {
+      const trajectory = await runEpisode(task, loaded.image, loaded.meta, this.store, this.options.policy, usage, {
         tools: arm === 'tools',
-        limits: { maxTurns: options.maxTurns, maxToolCalls },
-        presentation,
-        signal,
+        limits: { maxTurns: this.options.maxTurns, maxToolCalls: this.plan.maxToolCalls },
+        presentation: this.plan.presentation,
+        signal: this.signal,
       });
       const measured = { seconds: (performance.now() - started) / 1000, requests: usage.requests, retries: usage.retries, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
-      const result = await scoreCompleted(trajectory, task, arm, scorer, measured);
+      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measured);
       return { result, trajectory };
     } catch (err) {
-      if (signal.aborted) return null;
+      if (this.signal.aborted) return null;
       const failed: FailedResult = {
         ...taskFields(task),
         arm,
@@ -264,76 +384,31 @@ export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOut
       };
       return { result: failed };
     }
-  };
+  }
 
-  const runUnit = async (unit: { task: TaskRecord; arms: Arm[] }): Promise<void> => {
-    let loaded: { image: RgbImage; meta: PixelMetadata } | null = null;
-    let loadError: string | null = null;
-    try {
-      loaded = await loadTaskImage(unit.task, taskDir);
-    } catch (err) {
-      loadError = (err as Error).message;
-    }
-    const outcomes: { result: TaskResult; trajectory?: Trajectory }[] = [];
-    for (const arm of unit.arms) {
-      if (signal.aborted) break;
-      if (loaded === null) {
-        outcomes.push({ result: { ...taskFields(unit.task), arm, status: 'failed', reason: loadError ?? 'task image not loaded', turns: 0, seconds: 0, requests: 0, retries: 0 } });
-        continue;
-      }
-      const outcome = await runArm(unit.task, arm, loaded);
-      if (outcome === null) break; // interrupted: this arm writes nothing and runs again next time
-      outcomes.push(outcome);
-    }
-    if (outcomes.length === 0) return;
+  /** Appends a task's trajectories, then its results; counts failures in a row; reports progress. */
+  private async record(outcomes: ArmOutcome[]): Promise<void> {
     const records = outcomes.flatMap(({ result, trajectory }) =>
-      trajectory ? [{ ...trajectory, step: 0, group: ARMS.indexOf(result.arm), arm: result.arm, label: options.label }] : [],
+      trajectory ? [{ ...trajectory, step: 0, group: ARMS.indexOf(result.arm), arm: result.arm, label: this.options.label }] : [],
     );
-    if (records.length > 0) await rolloutLog.append(...records);
-    await resultLog.append(...outcomes.map((o) => o.result));
-    for (const { result } of outcomes) results.set(resultKey(result.task_id, result.arm), result);
-    ran += outcomes.length;
-    finishedUnits++;
+    if (records.length > 0) await this.rolloutLog.append(...records);
+    await this.resultLog.append(...outcomes.map((o) => o.result));
+    for (const { result } of outcomes) this.results.set(resultKey(result.task_id, result.arm), result);
+    this.ran += outcomes.length;
+    this.finishedUnits++;
     for (const { result } of outcomes) {
-      failuresInARow = result.status === 'ok' ? 0 : failuresInARow + 1;
-      if (stopAfter > 0 && failuresInARow >= stopAfter && broken === null && result.status === 'failed') {
-        broken = `${failuresInARow} task/arm results in a row failed (last: ${result.reason}); stopped so that a broken server or task file does not fail every remaining task. Fix the cause and rerun the same command with --retry-failed (or --stop-after-failures 0 to never stop)`;
-        breaker.abort();
+      this.failuresInARow = result.status === 'ok' ? 0 : this.failuresInARow + 1;
+      if (this.stopAfter > 0 && this.failuresInARow >= this.stopAfter && this.broken === null && result.status === 'failed') {
+        this.broken = `${this.failuresInARow} task/arm results in a row failed (last: ${result.reason}); stopped so that a broken server or task file does not fail every remaining task. Fix the cause and rerun the same command with --retry-failed (or --stop-after-failures 0 to never stop)`;
+        this.breaker.abort();
       }
     }
-    options.progress(progressLine(finishedUnits, total, outcomes.map((o) => o.result)));
-    if (Date.now() - lastSummary >= summaryEvery) {
-      lastSummary = Date.now();
-      await writeSummary();
+    this.options.progress(progressLine(this.finishedUnits, this.total, outcomes.map((o) => o.result)));
+    if (Date.now() - this.lastSummary >= this.summaryEvery) {
+      this.lastSummary = Date.now();
+      await writeResultsDocument(this.plan.out, this.document());
     }
-  };
-
-  let next = 0;
-  const worker = async () => {
-    while (next < units.length && !signal.aborted) {
-      const unit = units[next++];
-      if (unit) await runUnit(unit);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, units.length)) }, worker));
-  } catch (err) {
-    await writeRunRecord(out, runRecord('failed', (err as Error).message));
-    throw err;
-  } finally {
-    await resultLog.close();
-    await rolloutLog.close();
-    await scorer.judge?.flush();
   }
-  const interrupted = options.signal?.aborted === true;
-  const document = buildDocument(described, selected, results.values(), options.step ?? null);
-  await writeResultsDocument(out, document);
-  if (broken !== null && !interrupted) {
-    await writeRunRecord(out, runRecord('failed', broken));
-    throw new Error(broken);
-  }
-  await writeRunRecord(out, runRecord(interrupted ? 'interrupted' : 'finished'));
-  return { document, interrupted, ran, skipped };
 }
 
 function progressLine(done: number, total: number, results: TaskResult[]): string {

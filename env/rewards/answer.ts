@@ -11,33 +11,11 @@
  * the answer is also read as a prose list (split on ", ", ";", "and").
  */
 import { anls } from './anls.js';
+import { answerItems, type AnswerMatch } from './answer-match.js';
 import { DEFAULT_REWARD_CONFIG, type AnswerConfig } from './config.js';
 import { normalizeAnswerText } from './normalize.js';
 import { parseNumber, withinTolerance } from './numbers.js';
 import { scorePoint, type AnswerRule } from './point.js';
-
-export type AnswerMethod = 'numeric' | 'exact' | 'anls' | 'list' | 'point' | 'none';
-
-export interface AnswerMatch {
-  correct: boolean;
-  /** In [0, 1]. */
-  score: number;
-  /** Which rule decided; 'none' when there was no answer. */
-  method: AnswerMethod;
-}
-
-const LIST_SEPARATOR = /\s*\|{2,}\s*/u;
-
-/** The items of a list answer: string[] as given, or a string split on `||` / `|||`. */
-export function answerItems(answer: string | readonly string[]): string[] {
-  const raw = typeof answer === 'string' ? answer.split(LIST_SEPARATOR) : [...answer];
-  return raw.map((item) => item.trim()).filter((item) => item.length > 0);
-}
-
-/** One line for prompts and logs: list items joined with ` || `. */
-export function answerText(answer: string | readonly string[]): string {
-  return typeof answer === 'string' ? answer : answer.join(' || ');
-}
 
 /** `rule`: how the task asks to be judged when not by these rules (a point answer, point.ts). */
 export function scoreAnswer(

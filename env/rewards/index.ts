@@ -3,7 +3,8 @@
  * their weighted sum with a per-trajectory breakdown, and the fail-soft LLM judge.
  * Import from here; the files behind it hold one concept each.
  */
-export { scoreAnswer, answerItems, answerText, type AnswerMatch, type AnswerMethod } from './answer.js';
+export { scoreAnswer } from './answer.js';
+export { answerItems, answerText, type AnswerMatch, type AnswerMethod } from './answer-match.js';
 export { parseNumber, withinTolerance, type ParsedNumber } from './numbers.js';
 export { normalizeAnswerText } from './normalize.js';
 export { anls, levenshtein } from './anls.js';

@@ -8,7 +8,7 @@
  * - 'either': score = max(rule, judge); correct when either says so (most lenient).
  * A failed or missing verdict leaves the rule result untouched: training goes on without a judge.
  */
-import type { AnswerMatch } from './answer.js';
+import type { AnswerMatch } from './answer-match.js';
 import type { JudgeMode } from './config.js';
 import type { JudgeVerdict } from './judge-verdict.js';
 

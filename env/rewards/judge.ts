@@ -14,7 +14,7 @@
  * the config at request time; it is never stored in the config, logged, or put in a reason.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { answerText } from './answer.js';
+import { answerText } from './answer-match.js';
 import { attemptChatCompletion, type ChatAttempt, type ChatWording, preview, retryWait } from '../core/chat-completion.js';
 import type { JudgeConfig } from './config.js';
 import { VerdictCache, verdictKey } from './judge-cache.js';

@@ -13,13 +13,7 @@
  * asked point than any other. Readable forms: "(x, y)", "[x, y]", "x, y", "x=12 y=34", "12 34";
  * anything else, or more than two numbers, reads as no point.
  */
-import type { AnswerMatch } from './answer.js';
-
-/** List items as answer.ts splits them (`||`), without importing it (answer.ts imports this module). */
-function answerItems(answer: string | readonly string[]): string[] {
-  const raw = typeof answer === 'string' ? answer.split(/\s*\|{2,}\s*/u) : [...answer];
-  return raw.map((item) => item.trim()).filter((item) => item.length > 0);
-}
+import { answerItems, type AnswerMatch } from './answer-match.js';
 
 /** How a task's answer is judged, when not by the text and number rules. */
 export interface PointRule {

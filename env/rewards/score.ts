@@ -11,7 +11,8 @@
  * Synchronous and pure: the judge verdict, when there is one, is fetched by the caller.
  */
 import type { Trajectory } from '../episodes/trajectory.js';
-import { answerText, scoreAnswer, type AnswerMatch } from './answer.js';
+import { answerText, type AnswerMatch } from './answer-match.js';
+import { scoreAnswer } from './answer.js';
 import type { AnswerRule } from './point.js';
 import { DEFAULT_REWARD_CONFIG, type RewardConfig, type RewardWeights } from './config.js';
 import { scoreEfficiency } from './efficiency.js';

@@ -4,7 +4,7 @@
  * back to the rule reward whenever the judge fails. This is what the env server's scorer wraps.
  */
 import type { Trajectory } from '../episodes/trajectory.js';
-import { answerText } from './answer.js';
+import { answerText } from './answer-match.js';
 import type { RewardConfig } from './config.js';
 import { JudgeClient, type JudgeClientOptions } from './judge.js';
 import type { AnswerRule } from './point.js';

@@ -71,6 +71,81 @@ function groupedBarWidth(slot: number, seriesCount: number, barFraction: number)
   return Math.floor(groupW / seriesCount);
 }
 
+/** Where one chart's categories go: the plot's frame as attempt() laid it out. */
+interface CategoryPlot {
+  input: CategoryChartInput;
+  /** The font size attempt() tries (a line's width follows it). */
+  fs: number;
+  labels: string[];
+  series: string[];
+  slot: number;
+  plotLeft: number;
+  plotTop: number;
+  plotBottom: number;
+  zoneBottom: number;
+  labelsTop: number;
+  tickLen: number;
+  /** The tick labels' style, at the rotation chosen. */
+  rotated: TextStyle;
+  valueStyle: TextStyle;
+  groupedBarW: number;
+  pointR: number;
+  yOf(value: number): number;
+}
+
+/** Each category's band, tick label, tick mark, and its bar, bars or points with their value labels; a line chart's lines. */
+function categoryMarks(plot: CategoryPlot): { bands: Record<string, BBox>; marks: Layer[]; valueMarks: Layer[]; tickMarks: Primitive[]; lines: Primitive[] } {
+  const { input, fs, labels, series, slot, plotLeft, plotTop, plotBottom, zoneBottom, labelsTop, tickLen, rotated, valueStyle, groupedBarW, pointR, yOf } = plot;
+  const { data, colours, kind } = input;
+  const bands: Record<string, BBox> = {};
+  const marks: Layer[] = [];
+  const valueMarks: Layer[] = [];
+  const tickMarks: Primitive[] = [];
+  const linePoints: [number, number][][] = series.map(() => []);
+  labels.forEach((label, i) => {
+    const x1 = plotLeft + i * slot;
+    const cx = x1 + slot / 2;
+    bands[label] = { x1, y1: plotTop, x2: x1 + slot, y2: zoneBottom };
+    const t = placeText(label, rotated, { x: cx, y: labelsTop, h: 'center', v: 'top' });
+    marks.push({ name: `x tick label "${label}"`, owners: { x_values: label }, draw: (fill) => [t.draw(fill ?? colours.text)] });
+    tickMarks.push(rect(Math.floor(cx), plotBottom + 1, 1, tickLen, colours.axis));
+    const vs = seriesValues(data, i);
+    if (kind === 'vbar') {
+      const barW = Math.min(slot - 2 * (BAND_INSET_PX + 1), Math.max(2, Math.round(slot * input.barFraction)));
+      const bx = x1 + Math.floor((slot - barW) / 2);
+      const by = Math.min(yOf(vs[0] as number), plotBottom - 1);
+      const colour = colours.series[(colours.perBar ? i : 0) % colours.series.length] as string;
+      marks.push({ name: `bar "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [rect(bx, by, barW, plotBottom - by, fill ?? colour)] });
+      const text = displayCell(data, i, 1);
+      const v = placeText(text, valueStyle, { x: cx, y: by - 2, h: 'center', v: 'bottom' });
+      valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
+    } else if (kind === 'grouped') {
+      const barW = groupedBarW;
+      const gx = x1 + Math.floor((slot - barW * series.length) / 2);
+      const bars = vs.map((v, s) => ({ x: gx + s * barW, y: Math.min(yOf(v), plotBottom - 1), colour: colours.series[s % colours.series.length] as string }));
+      marks.push({ name: `bars of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => bars.map((b) => rect(b.x, b.y, barW, plotBottom - b.y, fill ?? b.colour)) });
+      vs.forEach((_, s) => {
+        const text = displayCell(data, i, s + 1);
+        const b = bars[s] as { x: number; y: number };
+        const v = placeText(text, valueStyle, { x: b.x + barW / 2, y: b.y - 2, h: 'center', v: 'bottom' });
+        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
+      });
+    } else {
+      const r = pointR;
+      const points = vs.map((v, s) => ({ x: cx, y: yOf(v), colour: colours.series[s % colours.series.length] as string }));
+      points.forEach((p, s) => (linePoints[s] as [number, number][]).push([p.x, p.y]));
+      marks.push({ name: `points of "${label}"`, owners: { x_values: label }, within: 'figure_bbox', draw: (fill) => points.map((p) => circle(p.x, p.y, r, fill ?? p.colour)) });
+      if (series.length === 1) {
+        const text = displayCell(data, i, 1);
+        const v = placeText(text, valueStyle, { x: cx, y: (points[0] as { y: number }).y - r - 2, h: 'center', v: 'bottom' });
+        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
+      }
+    }
+  });
+  const lines = kind === 'line' ? linePoints.map((pts, s) => polyline(pts, colours.series[s % colours.series.length] as string, Math.max(1.5, fs * 0.14))) : [];
+  return { bands, marks, valueMarks, tickMarks, lines };
+}
+
 function attempt(input: CategoryChartInput, fs: number, showValues: boolean, angles: readonly number[]): ChartLayoutResult | string {
   const { data, canvas, colours, kind } = input;
   const { width: W, height: H } = canvas;
@@ -166,51 +241,8 @@ function attempt(input: CategoryChartInput, fs: number, showValues: boolean, ang
     layers.push({ name: `axis title "${catTitle}"`, owners: {}, draw: (fill) => [t.draw(fill ?? colours.text)] });
   }
 
-  const bands: Record<string, BBox> = {};
-  const marks: Layer[] = [];
-  const valueMarks: Layer[] = [];
-  const linePoints: [number, number][][] = series.map(() => []);
-  labels.forEach((label, i) => {
-    const x1 = plotLeft + i * slot;
-    const cx = x1 + slot / 2;
-    bands[label] = { x1, y1: plotTop, x2: x1 + slot, y2: zoneBottom };
-    const t = placeText(label, rotated, { x: cx, y: labelsTop, h: 'center', v: 'top' });
-    marks.push({ name: `x tick label "${label}"`, owners: { x_values: label }, draw: (fill) => [t.draw(fill ?? colours.text)] });
-    grid.push(rect(Math.floor(cx), plotBottom + 1, 1, tickLen, colours.axis));
-    const vs = seriesValues(data, i);
-    if (kind === 'vbar') {
-      const barW = Math.min(slot - 2 * (BAND_INSET_PX + 1), Math.max(2, Math.round(slot * input.barFraction)));
-      const bx = x1 + Math.floor((slot - barW) / 2);
-      const by = Math.min(yOf(vs[0] as number), plotBottom - 1);
-      const colour = colours.series[(colours.perBar ? i : 0) % colours.series.length] as string;
-      marks.push({ name: `bar "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [rect(bx, by, barW, plotBottom - by, fill ?? colour)] });
-      const text = displayCell(data, i, 1);
-      const v = placeText(text, valueStyle, { x: cx, y: by - 2, h: 'center', v: 'bottom' });
-      valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
-    } else if (kind === 'grouped') {
-      const barW = groupedBarW;
-      const gx = x1 + Math.floor((slot - barW * series.length) / 2);
-      const bars = vs.map((v, s) => ({ x: gx + s * barW, y: Math.min(yOf(v), plotBottom - 1), colour: colours.series[s % colours.series.length] as string }));
-      marks.push({ name: `bars of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => bars.map((b) => rect(b.x, b.y, barW, plotBottom - b.y, fill ?? b.colour)) });
-      vs.forEach((_, s) => {
-        const text = displayCell(data, i, s + 1);
-        const b = bars[s] as { x: number; y: number };
-        const v = placeText(text, valueStyle, { x: b.x + barW / 2, y: b.y - 2, h: 'center', v: 'bottom' });
-        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
-      });
-    } else {
-      const r = pointR;
-      const points = vs.map((v, s) => ({ x: cx, y: yOf(v), colour: colours.series[s % colours.series.length] as string }));
-      points.forEach((p, s) => (linePoints[s] as [number, number][]).push([p.x, p.y]));
-      marks.push({ name: `points of "${label}"`, owners: { x_values: label }, within: 'figure_bbox', draw: (fill) => points.map((p) => circle(p.x, p.y, r, fill ?? p.colour)) });
-      if (series.length === 1) {
-        const text = displayCell(data, i, 1);
-        const v = placeText(text, valueStyle, { x: cx, y: (points[0] as { y: number }).y - r - 2, h: 'center', v: 'bottom' });
-        valueMarks.push({ name: `value label "${text}" of "${label}"`, owners: { x_values: label }, within: 'plot_bbox', draw: (fill) => [v.draw(fill ?? colours.text)] });
-      }
-    }
-  });
-  const lines = kind === 'line' ? linePoints.map((pts, s) => polyline(pts, colours.series[s % colours.series.length] as string, Math.max(1.5, fs * 0.14))) : [];
+  const { bands, marks, valueMarks, tickMarks, lines } = categoryMarks({ input, fs, labels, series, slot, plotLeft, plotTop, plotBottom, zoneBottom, labelsTop, tickLen, rotated, valueStyle, groupedBarW, pointR, yOf });
+  grid.push(...tickMarks);
   return {
     scene: {
       width: W,

@@ -22,19 +22,13 @@ import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { BAND_FAMILIES, bandKey, resolveMetadata, type BandFamily, type BBox, type ImageMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { getTool, runToolCall } from '../tools/registry.js';
 import { recomputeAnswer } from './check-answer.js';
+import type { CheckIssue } from './check-issue.js';
 import { checkDiagram } from './geometry/check-diagram.js';
 import { buildTask, GENERATOR_VERSION, renderTask, specOf, type RenderedTask } from './generate.js';
 import { BAND_INSET_PX } from './layout-error.js';
 import { inkInside, type LabelMap } from './label-map.js';
 import type { TaskRecord } from './record.js';
 import { stableJson } from './stable-json.js';
-
-export type CheckKind = 'record' | 'answer' | 'geometry' | 'gold' | 'image' | 'regenerate';
-
-export interface CheckIssue {
-  check: CheckKind;
-  message: string;
-}
 
 export interface CheckReport {
   id: string;

@@ -12,20 +12,11 @@
  */
 import sharp from 'sharp';
 import { escapeXml, num, type TextPrimitive } from './svg.js';
-import { glyphStorePath, readGlyphStoreFile, writeGlyphStore, type GlyphEntry } from './glyph-store.js';
+import { glyphStorePath, readGlyphStoreFile, writeGlyphStore, type GlyphEntry, type GlyphMask } from './glyph-store.js';
 import { FONT_FAMILY, glyphMetrics, type FontWeight } from './text-metrics.js';
 
 /** Sub-pixel positions per pixel, in x and in y. */
 export const PHASES = 4;
-
-/** A glyph's coverage: alpha[v * width + u] is the pixel at (pen pixel + (dx + u, dy + v)). */
-export interface GlyphMask {
-  dx: number;
-  dy: number;
-  width: number;
-  height: number;
-  alpha: Uint8Array;
-}
 
 /** One glyph of a laid-out string: its cache key and the whole pixel its pen position falls in. */
 export interface PlacedGlyph {

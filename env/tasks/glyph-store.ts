@@ -16,13 +16,22 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
-import type { GlyphMask } from './glyph-cache.js';
 
 const MAGIC = 'VTGLYPH1';
 
 /** A store never grows past this many masks (tiny canvases scale fonts to many sizes): about 10 MB. */
 export const STORE_LIMIT = 100_000;
 
+/** A glyph's coverage: alpha[v * width + u] is the pixel at (pen pixel + (dx + u, dy + v)). */
+export interface GlyphMask {
+  dx: number;
+  dy: number;
+  width: number;
+  height: number;
+  alpha: Uint8Array;
+}
+
+/** A stored glyph: its cache key and its mask (null: the glyph draws nothing). */
 export type GlyphEntry = readonly [string, GlyphMask | null];
 
 /** The store file for this renderer, or null when stores are off. `parts` are what else names the renderer (font family, phases). */

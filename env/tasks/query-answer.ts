@@ -1,17 +1,14 @@
 /**
  * The generator's answer to a structured question, computed on the data's integer units. It
  * refuses ill-posed questions (a tie for the largest value, two equal values to compare, a list
- * with no members) by throwing IllPosedQuestion, so the question picker can choose another.
+ * with no members) by throwing IllPosedQuestion (ill-posed.ts), so the question picker can choose another.
  * The checker recomputes every answer with its own code (check-answer.ts), from the stored
  * record, without sharing anything with this module.
  */
 import { formatUnits, roundRatio } from './answer-format.js';
 import { columnIndex, type DataTable, type NumberColumn } from './data-table.js';
+import { IllPosedQuestion } from './ill-posed.js';
 import type { QueryCondition, TaskQuery } from './record.js';
-
-export class IllPosedQuestion extends Error {
-  override name = 'IllPosedQuestion';
-}
 
 function numberColumn(data: DataTable, name: string | undefined): { index: number; column: NumberColumn } {
   if (name === undefined) throw new IllPosedQuestion('the question names no column');

@@ -9,7 +9,8 @@ import type { CategoryPool } from './vocabulary.js';
 import { formatUnits } from './answer-format.js';
 import type { CategoryColumn, DataTable, NumberColumn } from './data-table.js';
 import type { Rng } from './prng.js';
-import { answerQuery, IllPosedQuestion, matchingRows } from './query-answer.js';
+import { IllPosedQuestion } from './ill-posed.js';
+import { answerQuery, matchingRows } from './query-answer.js';
 import type { GeneratedKind, QueryCondition, QuestionFamily, TaskQuery } from './record.js';
 
 export interface QuestionSetting {

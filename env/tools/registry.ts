@@ -116,7 +116,8 @@ function checkCall(call: ToolCall, meta: PixelMetadata | undefined): Prepared {
       return stop(fail('E1', 'a tool call needs a tool name and arguments: {"name": "<tool>", "arguments": {...}}'));
     }
     const tool = BY_NAME.get(call.name);
-    if (!tool) return stop(fail('E1', unknownToolMessage(call.name, meta)));
+    // The name as written: the record says which call was wrong, as E2 and E3 errors do.
+    if (!tool) return stop(fail('E1', unknownToolMessage(call.name, meta), call.name));
     toolName = tool.name;
     const args = argumentsObject(call.arguments);
     if (args === null) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scoreAnswer, type AnswerMethod } from '../../env/rewards/answer.js';
+import type { AnswerMethod } from '../../env/rewards/answer-match.js';
+import { scoreAnswer } from '../../env/rewards/answer.js';
 import { parseNumber } from '../../env/rewards/numbers.js';
 import { DEFAULT_REWARD_CONFIG } from '../../env/rewards/config.js';
 

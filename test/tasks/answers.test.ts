@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { recomputeAnswer } from '../../env/tasks/check-answer.js';
 import { recordCell, type DataColumn, type DataTable } from '../../env/tasks/data-table.js';
-import { answerQuery, IllPosedQuestion } from '../../env/tasks/query-answer.js';
+import { IllPosedQuestion } from '../../env/tasks/ill-posed.js';
+import { answerQuery } from '../../env/tasks/query-answer.js';
 import type { QueryCondition, TaskQuery } from '../../env/tasks/record.js';
 import { roundRatio } from '../../env/tasks/answer-format.js';
 

@@ -79,7 +79,7 @@ test('availableToolNames offers focus tools only for the band families the metad
   assert.deepEqual(availableToolNames(resolveMetadata({}, 10, 10)), GEOMETRY);
 });
 
-test('E1: an unknown tool lists the valid tools for this image and suggests the near one', async () => {
+test('E1: an unknown tool lists the valid tools for this image, suggests the near one, and names the tool as written', async () => {
   const { image, meta } = await table();
   const outcome = await runToolCall(image, { name: 'focus_on_column_with_mask', arguments: { columns: ['Wins'] } }, meta);
   assert.deepEqual(outcome, {
@@ -87,6 +87,8 @@ test('E1: an unknown tool lists the valid tools for this image and suggests the 
     error: {
       class: 'E1',
       message: `unknown tool 'focus_on_column_with_mask'. Did you mean 'focus_on_columns_with_mask'? Valid tools for this image are: ${availableToolNames(meta).join(', ')}`,
+      // The name as written, as E2 and E3 errors carry the tool's.
+      tool: 'focus_on_column_with_mask',
     },
   });
 });

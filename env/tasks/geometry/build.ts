@@ -8,7 +8,7 @@ import type { ToolCall } from '../../tools/types.js';
 import { MIN_FONT_SIZE, type Difficulty } from '../difficulty.js';
 import { LayoutError } from '../layout-error.js';
 import type { Rng } from '../prng.js';
-import { IllPosedQuestion } from '../query-answer.js';
+import { IllPosedQuestion } from '../ill-posed.js';
 import type { TaskQuery } from '../record.js';
 import type { Scene } from '../scene.js';
 import { addDistractors, addPoints, diagramScene, placeLabels, POINT_LETTERS, type Diagram } from './layout.js';

@@ -18,7 +18,7 @@ import { releasePixels } from '../../core/pixel-pool.js';
 import { resolveMetadata, type PixelMetadata, type PointXY } from '../../tools/metadata.js';
 import { getTool, runToolCall } from '../../tools/registry.js';
 import type { ToolCall } from '../../tools/types.js';
-import type { CheckIssue } from '../check.js';
+import type { CheckIssue } from '../check-issue.js';
 import { parseColour } from '../paint.js';
 import type { TaskRecord } from '../record.js';
 import { recomputeDiagramAnswer } from './answer-check.js';

@@ -17,7 +17,7 @@
 import type { PointXY } from '../../tools/metadata.js';
 import type { ToolCall } from '../../tools/types.js';
 import type { Rng } from '../prng.js';
-import { IllPosedQuestion } from '../query-answer.js';
+import { IllPosedQuestion } from '../ill-posed.js';
 import { distance, insideTriangle, lineAbove, longer, orientationMargin, sameSide, segmentsCross } from './plane.js';
 
 export const GEOMETRY_FAMILIES = ['above_below', 'same_side', 'inside_triangle', 'segments_cross', 'longer_segment', 'locate'] as const;
