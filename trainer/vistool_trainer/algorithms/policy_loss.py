@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .loss_aggregation import aggregate_loss, masked_mean
+from .loss_aggregation import LossAggregation, agg_loss, masked_mean
 
 LOG_RATIO_LIMIT = 20.0
 
@@ -32,10 +32,15 @@ def clipped_policy_loss(
     clip_low: float = 0.2,
     clip_high: float = 0.28,
     clip_ratio_c: float = 10.0,
-    aggregation: str = "token-mean",
+    aggregation: str | LossAggregation = "token-mean",
     normalizer: float | None = None,
 ) -> PolicyLossResult:
-    """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape."""
+    """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape.
+    The loss is aggregated by loss_aggregation.agg_loss: `aggregation` is a LossAggregation (a
+    micro-batch's mode, scope and mini-batch totals), or a mode name with Dr. GRPO's `normalizer`
+    for a matrix that is the whole batch."""
+    if isinstance(aggregation, str):
+        aggregation = LossAggregation(mode=aggregation, constant=normalizer)
     if clip_ratio_c <= 1.0:
         raise ValueError(f"clip_ratio_c must be > 1 for the dual clip to be a lower bound; got {clip_ratio_c}")
     if advantages.dim() == 1:
@@ -49,7 +54,7 @@ def clipped_policy_loss(
     capped = torch.minimum(dual, upper)
     per_token = torch.where(advantages < 0, capped, upper)
     return PolicyLossResult(
-        loss=aggregate_loss(per_token, mask, aggregation, normalizer),
+        loss=agg_loss(per_token, mask, aggregation),
         clipfrac=masked_mean(torch.gt(clipped, unclipped).float(), mask),
         clipfrac_lower=masked_mean((torch.gt(upper, dual) & (advantages < 0)).float(), mask),
         approx_kl=masked_mean(-log_ratio, mask),
