@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import torch
 
+from ..config import RlConfig
+
 AGGREGATION_MODES = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
 
 # rl.loss_agg_scope: over what the loss mean is taken. "mini_batch": one mean over every token (or
@@ -44,8 +46,8 @@ class LossAggregation:
     """How `agg_loss` normalises: the mode, the scope, Dr. GRPO's constant (update_schedule's
     `dr_grpo_constant`; None: the mask's width) and the mini-batch's totals (None: the loss matrix
     is the whole mini-batch, and is aggregated on its own)."""
-    mode: str = "token-mean"
-    scope: str = "mini_batch"
+    mode: str = RlConfig.loss_agg_mode
+    scope: str = RlConfig.loss_agg_scope
     constant: float | None = None
     totals: MiniBatchTotals | None = None
 

@@ -2,7 +2,8 @@
 (`compute_policy_loss`, docs/ALGORITHMS.md).
 
 ratio = exp(clamp(logp − logp_old, ±20)); per token loss = max(−A·ratio, −A·clip(ratio, 1−ε_low,
-1+ε_high)), and for A < 0 also capped at −A·c (dual clip, c = 10). Pure tensor math.
+1+ε_high)), and for A < 0 also capped at −A·c (dual clip). The defaults are the run config's
+(RlConfig, read from schemas/run-config.schema.json). Pure tensor math.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..config import RlConfig
 from .loss_aggregation import LossAggregation, agg_loss, masked_mean
 
 LOG_RATIO_LIMIT = 20.0
@@ -29,10 +31,10 @@ def clipped_policy_loss(
     old_log_probs: torch.Tensor,
     advantages: torch.Tensor,
     mask: torch.Tensor,
-    clip_low: float = 0.2,
-    clip_high: float = 0.28,
-    clip_ratio_c: float = 10.0,
-    aggregation: str | LossAggregation = "token-mean",
+    clip_low: float = RlConfig.clip_ratio_low,
+    clip_high: float = RlConfig.clip_ratio_high,
+    clip_ratio_c: float = RlConfig.clip_ratio_c,
+    aggregation: str | LossAggregation = RlConfig.loss_agg_mode,
     normalizer: float | None = None,
 ) -> PolicyLossResult:
     """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape.
