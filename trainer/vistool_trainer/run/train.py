@@ -5,6 +5,10 @@ SIGINT saves a checkpoint and exits 0; `--resume` continues from the newest comp
 (same data order and RNG state). The env server is started for the run unless env.url is set.
 Launched as N processes (accelerate/torchrun), each rank rolls out its share and gradients are
 summed (distributed.py); rank 0 alone writes the run directory and speaks on stdout.
+
+This module opens the run (its tasks, the env server, the policy and its engine); the stages are
+classes in stages.py, over one StageContext (stage_context.py) and the typed RunState that
+trainer_state.json holds (run_state.py).
 """
 from __future__ import annotations
 
