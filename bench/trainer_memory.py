@@ -89,11 +89,10 @@ def measure_point(point: dict[str, Any]) -> dict[str, Any]:
     import torch
 
     from vistool_trainer.algorithms.micro_batches import MicroBatching
-    from vistool_trainer.engines.distributed import Distributed
     from vistool_trainer.engines.training_engine import TrainingEngine
     from vistool_trainer.model.reference_sizes import QwenVlSize, random_policy, synthetic_conversations
     from vistool_trainer.run.run_config import resolve_config
-    from vistool_trainer.trainers.grpo import _mini_batch_step, _sampling_log_probs
+    from vistool_trainer.trainers.grpo import MiniBatchContext, _mini_batch_step, _sampling_log_probs
     from vistool_trainer.trainers.sft import sft_step
 
     torch.set_num_threads(int(point.get("threads", 2)))
@@ -117,8 +116,8 @@ def measure_point(point: dict[str, Any]) -> dict[str, Any]:
         engine.train_mode(dropout=False)
         advantages = torch.tensor([1.0 if i % 2 else -1.0 for i in range(rows)])
         rl = resolve_config({}).rl
-        run = lambda: _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None,  # noqa: E731
-                                       1.0, split, suppressed)
+        context = MiniBatchContext(policy, engine, optimizer, rl, split=split, suppressed=suppressed)
+        run = lambda: _mini_batch_step(context, encoded, old, advantages)  # noqa: E731
     else:
         engine.train_mode()
         run = lambda: sft_step(policy, optimizer, encoded, engine=engine, micro_batching=split)  # noqa: E731

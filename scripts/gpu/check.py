@@ -291,10 +291,9 @@ def stage_memory(context: Context) -> dict[str, Any]:
     budget, optimizer step included) at each budget, gradient checkpointing off and on; full
     fine-tune with fp32 masters (18 bytes of state per parameter)."""
     from vistool_trainer.algorithms.micro_batches import MicroBatching
-    from vistool_trainer.engines.distributed import Distributed
     from vistool_trainer.model.reference_sizes import SIZES, synthetic_conversations
     from vistool_trainer.run.run_config import resolve_config
-    from vistool_trainer.trainers.grpo import _mini_batch_step, _sampling_log_probs
+    from vistool_trainer.trainers.grpo import MiniBatchContext, _mini_batch_step, _sampling_log_probs
     from vistool_trainer.trainers.sft import sft_step
 
     plan = context.plan
@@ -351,8 +350,8 @@ def stage_memory(context: Context) -> dict[str, Any]:
                         if kind == "sft":
                             sft_step(policy, optimizer, encoded, engine=engine, micro_batching=split)
                         else:
-                            _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None, 1.0,
-                                             split=split, suppressed=suppressed)
+                            _mini_batch_step(MiniBatchContext(policy, engine, optimizer, rl, split=split, suppressed=suppressed), encoded, old,
+                                             advantages)
                         synchronize(device)
                         seconds = time.perf_counter() - started
                         compute = max(seconds - optimizer_s, 1e-9)
@@ -431,11 +430,10 @@ def stage_lora(context: Context) -> dict[str, Any]:
     from peft import LoraConfig, get_peft_model
 
     from vistool_trainer.algorithms.micro_batches import MicroBatching
-    from vistool_trainer.engines.distributed import Distributed
     from vistool_trainer.model.reference_sizes import synthetic_conversations
     from vistool_trainer.run.demo import REAL_MODEL_SETTINGS
     from vistool_trainer.run.run_config import resolve_config
-    from vistool_trainer.trainers.grpo import _mini_batch_step, _sampling_log_probs
+    from vistool_trainer.trainers.grpo import MiniBatchContext, _mini_batch_step, _sampling_log_probs
 
     plan = context.plan
     policy = _policy(context)
@@ -464,7 +462,7 @@ def stage_lora(context: Context) -> dict[str, Any]:
         state = memory_now(device)
         reset_peak(device)
         started = time.perf_counter()
-        _mini_batch_step(policy, engine, optimizer, encoded, old, advantages, rl, None, Distributed(), None, 1.0, split=split, suppressed=suppressed)
+        _mini_batch_step(MiniBatchContext(policy, engine, optimizer, rl, split=split, suppressed=suppressed), encoded, old, advantages)
         synchronize(device)
         points.append({"step_s": round(time.perf_counter() - started, 3), "state_gib": gib(state), "peak_gib": gib(peak(device)),
                        "peak_over_state_gib": gib(peak(device) - state)})

@@ -16,7 +16,7 @@ test("veRL's names map onto the trainer's, and a run is asked under the name it 
 
 test("every name mapped is one the veRL fixture or veRL's docs log, and every target one vistool's trainer logs", async () => {
   const repo = join(__dirname, '..', '..');
-  const trainer = await Promise.all(['trainer/vistool_trainer/trainers/grpo.py', 'trainer/vistool_trainer/run/train.py'].map((f) => readFile(join(repo, f), 'utf8')));
+  const trainer = await Promise.all(['trainer/vistool_trainer/trainers/grpo.py', 'trainer/vistool_trainer/run/stages.py', 'trainer/vistool_trainer/run/stage_context.py'].map((f) => readFile(join(repo, f), 'utf8')));
   const verl = (await readFile(join(repo, 'test', 'fixtures', 'verl-run', 'metrics.jsonl'), 'utf8')) + (await readFile(join(repo, 'docs', 'VERL.md'), 'utf8'));
   for (const [alias, target] of Object.entries(VERL_METRIC_ALIASES)) {
     assert.ok(trainer.some((source) => source.includes(`"${target}"`)), `${target} is a trainer metric`);

@@ -303,7 +303,7 @@ function countsRow(step: number): Record<string, number> {
   };
 }
 
-/** An evaluation line as the trainer writes it into metrics.jsonl (trainer/vistool_trainer/run/train.py). */
+/** An evaluation line as the trainer writes it into metrics.jsonl (trainer/vistool_trainer/run/stage_context.py, evaluate_now). */
 const evalLine = (label: string, step: number, metrics: Record<string, number>) => ({ step, stage: 'eval', label, 'eval/n': 16, ...metrics });
 
 async function writeCompareRun(name: string, rows: number, config: Record<string, unknown>, evaluations: Record<string, unknown>[]): Promise<string> {

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from ..config import RlConfig
+
 Group = TypeVar("Group")
 
 
@@ -36,7 +38,7 @@ def sample_informative_groups(
     metric_of: Callable[[Group], Sequence[float]],
     target_groups: int,
     max_num_gen_batches: int,
-    enabled: bool = True,
+    enabled: bool = RlConfig.dynamic_sampling,
 ) -> SamplingOutcome[Group]:
     """Call `generate_batch(batch_index)` until `target_groups` groups with spread are kept.
 

@@ -2,7 +2,8 @@
 (`compute_policy_loss`, docs/ALGORITHMS.md).
 
 ratio = exp(clamp(logp − logp_old, ±20)); per token loss = max(−A·ratio, −A·clip(ratio, 1−ε_low,
-1+ε_high)), and for A < 0 also capped at −A·c (dual clip, c = 10). Pure tensor math.
+1+ε_high)), and for A < 0 also capped at −A·c (dual clip). The defaults are the run config's
+(RlConfig, read from schemas/run-config.schema.json). Pure tensor math.
 """
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .loss_aggregation import aggregate_loss, masked_mean
+from ..config import RlConfig
+from .loss_aggregation import LossAggregation, agg_loss, masked_mean
 
 LOG_RATIO_LIMIT = 20.0
 
@@ -29,13 +31,18 @@ def clipped_policy_loss(
     old_log_probs: torch.Tensor,
     advantages: torch.Tensor,
     mask: torch.Tensor,
-    clip_low: float = 0.2,
-    clip_high: float = 0.28,
-    clip_ratio_c: float = 10.0,
-    aggregation: str = "token-mean",
+    clip_low: float = RlConfig.clip_ratio_low,
+    clip_high: float = RlConfig.clip_ratio_high,
+    clip_ratio_c: float = RlConfig.clip_ratio_c,
+    aggregation: str | LossAggregation = RlConfig.loss_agg_mode,
     normalizer: float | None = None,
 ) -> PolicyLossResult:
-    """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape."""
+    """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape.
+    The loss is aggregated by loss_aggregation.agg_loss: `aggregation` is a LossAggregation (a
+    micro-batch's mode, scope and mini-batch totals), or a mode name with Dr. GRPO's `normalizer`
+    for a matrix that is the whole batch."""
+    if isinstance(aggregation, str):
+        aggregation = LossAggregation(mode=aggregation, constant=normalizer)
     if clip_ratio_c <= 1.0:
         raise ValueError(f"clip_ratio_c must be > 1 for the dual clip to be a lower bound; got {clip_ratio_c}")
     if advantages.dim() == 1:
@@ -49,7 +56,7 @@ def clipped_policy_loss(
     capped = torch.minimum(dual, upper)
     per_token = torch.where(advantages < 0, capped, upper)
     return PolicyLossResult(
-        loss=aggregate_loss(per_token, mask, aggregation, normalizer),
+        loss=agg_loss(per_token, mask, aggregation),
         clipfrac=masked_mean(torch.gt(clipped, unclipped).float(), mask),
         clipfrac_lower=masked_mean((torch.gt(upper, dual) & (advantages < 0)).float(), mask),
         approx_kl=masked_mean(-log_ratio, mask),

@@ -1,6 +1,8 @@
 """How one RL step's kept rollouts become optimizer steps, composed as veRL's actor composes them
-(docs/ALGORITHMS.md, "The update schedule"): the mini-batch split, what each micro-batch's loss
-weighs, Dr. GRPO's constant, and how per-micro-batch metrics become one logged number.
+(docs/ALGORITHMS.md, "The update schedule"): the mini-batch split, Dr. GRPO's constant, and how
+per-micro-batch metrics become one logged number. What each micro-batch's loss weighs belongs to
+the loss aggregation (loss_aggregation.agg_loss, which owns `micro_batch_weight`; it is named here
+too because the schedule's tests check it beside the split).
 
 Pure functions of counts and floats: no model, no tensors, no I/O. trainers/grpo.py calls them.
 """
@@ -8,11 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# rl.loss_agg_scope: over what the loss mean is taken. "mini_batch": one mean over every token (or
-# sequence) of the optimizer step's mini-batch, across micro-batches and processes — DAPO's global
-# token mean, which veRL's engine workers compute. "micro_batch": each micro-batch's own mean, then
-# the plain mean over the mini-batch's micro-batches — veRL's default FSDP worker (dp_actor).
-LOSS_AGG_SCOPES = ("mini_batch", "micro_batch")
+from .loss_aggregation import LOSS_AGG_SCOPES, micro_batch_weight
+
+__all__ = ["LOSS_AGG_SCOPES", "dr_grpo_constant", "mean_over_micro_batches", "micro_batch_weight", "mini_batch_ranges", "split_ranges"]
 
 
 def split_ranges(total: int, size: int) -> list[range]:
@@ -43,28 +43,6 @@ def mini_batch_ranges(rollouts: int, group_size: int, groups_per_mini_batch: int
             raise ValueError(f"{rollouts} rollouts make {len(parts)} mini-batches on this rank, more than the {count} asked")
         parts += [range(rollouts, rollouts)] * (count - len(parts))
     return parts or [range(0, 0)]
-
-
-def micro_batch_weight(mode: str, scope: str, tokens: float, sequences: float, total_tokens: float, total_sequences: float,
-                       micro_batches: int) -> float:
-    """What a micro-batch's own aggregated loss (loss_aggregation.aggregate_loss over its tokens)
-    is multiplied by, so that the mini-batch's gradient is the mean `scope` asks for.
-
-    mini_batch: token-mean weighs a micro-batch by its share of the mini-batch's tokens, the
-    sequence means by its share of the sequences, Dr. GRPO's sum over a constant by 1 (the sum
-    over the whole mini-batch); the totals are global (every process's). micro_batch: 1 / the
-    number of micro-batches in the mini-batch (every process's), whatever the mode."""
-    if scope == "micro_batch":
-        return 1.0 / max(micro_batches, 1)
-    if scope != "mini_batch":
-        raise ValueError(f"rl.loss_agg_scope {scope!r} is not one of {', '.join(LOSS_AGG_SCOPES)}")
-    if mode == "token-mean":
-        return tokens / max(total_tokens, 1.0)
-    if mode == "seq-mean-token-sum-norm":
-        return 1.0
-    if mode in ("seq-mean-token-sum", "seq-mean-token-mean"):
-        return sequences / max(total_sequences, 1.0)
-    raise ValueError(f"loss_agg_mode {mode!r} is unknown")
 
 
 def dr_grpo_constant(loss_scale_factor: float | None, max_new_tokens: int, max_turns: int) -> float:

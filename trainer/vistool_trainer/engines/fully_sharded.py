@@ -28,6 +28,7 @@ from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model
 from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
+from ..config import DistributedConfig
 from ..model.policy import Policy, unwrap_model
 from .distributed import Distributed
 from .master_weights import MASTER_FILE
@@ -54,7 +55,8 @@ class FullyShardedTraining(TrainingEngine):
     matched_micro_batches = True
     fp32_master_weights = True
 
-    def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False, reshard_after_forward: bool = True):
+    def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = DistributedConfig.cpu_offload,
+                 reshard_after_forward: bool = DistributedConfig.reshard_after_forward):
         super().__init__(policy, dist)
         offload: OffloadPolicy = CPUOffloadPolicy() if cpu_offload else OffloadPolicy()
         # A copy to shard: the policy's model stays whole on every rank and samples the rollouts.

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from ..config import DistributedConfig
 from ..model.policy import Policy
 from .distributed import Distributed
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine, disable_dropout
@@ -46,7 +47,7 @@ class DeepSpeedZero3Training(TrainingEngine):
     matched_micro_batches = True
     fp32_master_weights = True
 
-    def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = False):
+    def __init__(self, policy: Policy, dist: Distributed, cpu_offload: bool = DistributedConfig.cpu_offload):
         super().__init__(policy, dist)
         self.deepspeed = _import_deepspeed()
         self.cpu_offload = cpu_offload

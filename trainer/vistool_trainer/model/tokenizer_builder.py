@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
+from ..config import PolicyMicroConfig
+
 # Qwen2.5-VL's control tokens, in Qwen's order, so the same chat template and processor work.
 SPECIAL_TOKENS = [
     "<|endoftext|>",
@@ -34,7 +36,7 @@ SPECIAL_TOKENS = [
 TEXT_TAG_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<answer>", "</answer>"]
 
 
-def train_micro_tokenizer(corpus: Iterable[str], vocab_size: int = 1024) -> PreTrainedTokenizerFast:
+def train_micro_tokenizer(corpus: Iterable[str], vocab_size: int = PolicyMicroConfig.vocab_size) -> PreTrainedTokenizerFast:
     """Learn a byte-level BPE of `vocab_size` tokens (specials included) from `corpus`."""
     core = Tokenizer(models.BPE())
     core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)

@@ -144,7 +144,7 @@ def server_environment(base: Mapping[str, str]) -> dict[str, str]:
 class LocalEnvServer:
     """A `vistool serve` child process on 127.0.0.1 with a random port; a context manager."""
 
-    def __init__(self, root: Path | list[Path], images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = "node",
+    def __init__(self, root: Path | list[Path], images_dir: Path, token_file: Path, log_path: Path | None = None, node: str = EnvConfig.node,
                  reward_config: Path | None = None):
         # Each data folder is its own allowed root: a common parent of two trees could be "/".
         self.roots = [Path(r) for r in (root if isinstance(root, list) else [root])]

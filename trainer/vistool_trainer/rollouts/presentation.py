@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import PolicyConfig, RunConfig, to_dict
+from ..config import EnvConfig, PolicyConfig, RunConfig, to_dict
 from ..model.conversation import Conversation, Message, with_replies
 from ..model.conversation_encoding import load_image_part
 from .env_client import EnvClient
@@ -25,10 +25,10 @@ BAND_KEYS = ("columns_bbox", "rows_bbox", "x_values_bbox", "y_values_bbox")
 
 @dataclass
 class EpisodeOptions:
-    tools: bool = True
-    max_turns: int = 3
-    max_tool_calls: int = 2
-    images: str = "path"
+    tools: bool = EnvConfig.tools
+    max_turns: int = EnvConfig.max_turns
+    max_tool_calls: int = EnvConfig.max_tool_calls
+    images: str = EnvConfig.images
     # The episode-start `presentation` block ({"system_prompt", "view"}); None: the env's own.
     presentation: dict[str, Any] | None = None
 

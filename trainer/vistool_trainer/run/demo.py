@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..checkout import repo_root
-from ..config import RunConfig, to_dict
+from ..config import PolicyConfig, RunConfig, to_dict
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
 from .run_config import load_config, resolve_config
@@ -103,7 +103,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     return overrides
 
 
-def demo_config(out: str, minutes: float, model: str = "micro", device: str = "cpu", arm: str = "tools",
+def demo_config(out: str, minutes: float, model: str = PolicyConfig.model, device: str = "cpu", arm: str = "tools",
                 overrides: dict[str, Any] | None = None, task: str = "bars") -> RunConfig:
     """The resolved run config of one arm: examples/micro-cpu.vistool.json with the time caps, the
     arm's tool setting and — for a real model — the settings a 3B model needs instead of the micro
@@ -218,7 +218,7 @@ def sft_steps_trained(run_dir: Path) -> int | None:
     return max(steps) if steps else None
 
 
-def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu",
+def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: str = "cpu",
              stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars") -> int:
     stderr = stderr or sys.stderr
     started = time.time()

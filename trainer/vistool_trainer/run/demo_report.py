@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..algorithms.sft_schedule import PHASES
+from ..config import schema_default
 from .run_directory import read_json_lines, run_status
 
 EVAL_COLUMNS = [
@@ -204,7 +205,7 @@ def write_report(run_dir: Path) -> str:
     body = f"""<!doctype html><meta charset="utf-8"><title>vistool run — {html.escape(run_dir.name)}</title><style>{STYLE}</style>
 <h1>vistool run: {html.escape(str(config.get('name', run_dir.name)))}</h1>
 <p>Status <b>{html.escape(run_status(run))}</b>. Policy <code>{html.escape(str(policy.get('model')))}</code> on
-<code>{html.escape(str(config.get('device')))}</code>, tools {'on' if config.get('env', {}).get('tools', True) else 'off'}.</p>
+<code>{html.escape(str(config.get('device')))}</code>, tools {'on' if config.get('env', {}).get('tools', schema_default('env.tools')) else 'off'}.</p>
 <h2>Held-out evaluation (greedy)</h2>{_eval_table_html(evaluations)}
 <h2>Speed and memory</h2><p>{html.escape(speed_line(speed))}</p><table>{speed_rows}</table>
 <h2>Curves</h2>{''.join(curves)}
@@ -429,7 +430,7 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
             how = f"ran its cap of {cap} steps" + (f" (the probe's {rate} stayed under {target})" if target is not None else "")
         items.append(f"<li><b>{title}</b>, steps {start + 1}–{end}: {what}; the phase {how};</li>")
         start = end
-    direct = int(round(100 * state.get("direct_answer_fraction", 0)))
+    direct = int(round(100 * state.get("direct_answer_fraction", schema_default("sft.direct_answer_fraction"))))
     sft_rows = [row for row in read_json_lines(run_dir / "metrics.jsonl") if row.get("stage") == "sft"]
     probes = [row for row in sft_rows if "sft/probe_call_acc" in row]
     last = probes[-1] if probes else {}
@@ -455,7 +456,7 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
                                                                           "answering directly as the greedy first turn"))
                             if key in last)
     return (f"<p>Warm-up ({html.escape(str(total))} SFT steps in {len(items)} phases, docs/DEMO.md):</p><ol>{''.join(items)}</ol>"
-            f"<p>The probe: {sft.get('probe_tasks', 0)} training tasks held out of SFT, their gold turns scored every {sft.get('probe_every')} "
+            f"<p>The probe: {sft.get('probe_tasks', schema_default('sft.probe_tasks'))} training tasks held out of SFT, their gold turns scored every {sft.get('probe_every')} "
             f"steps; at the end of SFT it read {probe_words or 'nothing (no probe ran)'}. The text arm trains direct answers for all its steps.</p>")
 
 

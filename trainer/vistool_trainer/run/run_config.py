@@ -21,20 +21,13 @@ from referencing.exceptions import NoSuchResource
 
 from ..algorithms.sft_schedule import TARGET_KEYS
 from ..checkout import repo_root
-from ..config import RunConfig, from_dict
+from ..config import SCHEMA_PATH, ConfigError, RunConfig, from_dict, run_config_schema
 
-SCHEMA_PATH = repo_root() / "schemas" / "run-config.schema.json"
 REWARD_SCHEMA_PATH = repo_root() / "env" / "rewards" / "config.schema.json"
 
 
-class ConfigError(ValueError):
-    pass
-
-
 def load_schema() -> dict[str, Any]:
-    if not SCHEMA_PATH.exists():
-        raise ConfigError(f"run config schema {SCHEMA_PATH} is missing: the trainer must run from a vistool checkout")
-    return json.loads(SCHEMA_PATH.read_text())
+    return copy.deepcopy(run_config_schema())
 
 
 def _schema_base_uri(schema: dict[str, Any]) -> str:

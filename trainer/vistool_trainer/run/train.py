@@ -5,14 +5,16 @@ SIGINT saves a checkpoint and exits 0; `--resume` continues from the newest comp
 (same data order and RNG state). The env server is started for the run unless env.url is set.
 Launched as N processes (accelerate/torchrun), each rank rolls out its share and gradients are
 summed (distributed.py); rank 0 alone writes the run directory and speaks on stdout.
+
+This module opens the run (its tasks, the env server, the policy and its engine); the stages are
+classes in stages.py, over one StageContext (stage_context.py) and the typed RunState that
+trainer_state.json holds (run_state.py).
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
 import random
-import resource
 import signal
 import subprocess
 import time
@@ -22,32 +24,25 @@ from typing import Any
 
 import torch
 
-from ..algorithms.sft_schedule import SftSchedule
 from ..checkout import repo_root
 from ..config import DataGenerateConfig, RunConfig, to_dict
 from ..engines.distributed import Distributed, init_distributed
 from ..engines.factory import make_training_engine
-from ..engines.training_engine import TrainingEngine, half_precision_warning
 from ..model.micro_model import parameter_count
 from ..model.policy import Policy, gradient_checkpointing_wanted
 from ..rollouts.env_client import EnvClient, LocalEnvServer, token_from
-from ..rollouts.presentation import EpisodeOptions, episode_options, policy_corpus, presentation_of
-from ..rollouts.rollout import load_tasks, rollout_record
-from ..trainers.evaluate import evaluate
-from ..trainers.grpo import grpo_step
-from ..trainers.sft import gold_conversations, run_sft
-from ..trainers.perception import evaluate_perception, perception_sft_config
-from ..trainers.sft_probe import SftProbe, split_probe
+from ..rollouts.presentation import episode_options, policy_corpus, presentation_of
+from ..rollouts.rollout import load_tasks
+from . import rng_state
 from .environment_check import check_environment
-from .eval_records import write_eval_records
 from .events import EventStream
+from .report_to import reporters_for_run
 from .rollout_engine import RolloutEngine
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
-from . import rng_state
-from .report_to import reporters_for_run
-from .time_caps import record_time_cap
-
+from .run_state import RunState, StepBudget
+from .stage_context import Interrupted, RunSetting, StageContext, TaskSets, parameter_checksum, rng_file
+from .stages import run_stages
 
 class _Discard:
     """A stdout for ranks other than 0: the event protocol has one speaker."""
@@ -57,14 +52,6 @@ class _Discard:
 
     def flush(self) -> None:
         pass
-
-
-class Interrupted:
-    def __init__(self) -> None:
-        self.flag = False
-
-    def __call__(self, *_: object) -> None:
-        self.flag = True
 
 
 def data_gen_arguments(generate: DataGenerateConfig, seed: int, split: str) -> list[str]:
@@ -123,34 +110,6 @@ def versions() -> dict[str, str | None]:
 
 
 BASE_POLICY = "base-policy"  # a LoRA run's frozen micro base, saved once (a hub model is its own base)
-
-
-def rng_file(rank: int) -> str:
-    return "rng.pt" if rank == 0 else f"rng-rank{rank}.pt"
-
-
-def save_checkpoint(run: RunDirectory, policy: Policy, optimizer: torch.optim.Optimizer | None, state: dict[str, Any],
-                    events: EventStream, keep: int, dist: Distributed = Distributed(), engine: TrainingEngine | None = None) -> Path:
-    """Every rank saves its RNG state (CUDA generators included); rank 0 the weights (the policy's
-    whole model, which every strategy keeps current), the engine its fp32 master weights (a
-    half-precision policy's policy/ is their rounding) and the optimizer state, and rank 0, last,
-    trainer_state.json (which marks the checkpoint complete) once the others are done."""
-    path = run.checkpoint_path(state["global_step"])
-    path.mkdir(parents=True, exist_ok=True)
-    rng_state.save(path / rng_file(dist.rank))
-    engine = engine or TrainingEngine(policy, dist)
-    if dist.is_main:
-        policy.save(path / "policy", adapter_directory=path / "adapter")
-    engine.save_master_weights(path)
-    if optimizer is not None:
-        engine.save_optimizer(optimizer, path)
-    dist.barrier()
-    if dist.is_main:
-        (path / "trainer_state.json").write_text(json.dumps(state, indent=2))
-        run.prune_checkpoints(keep, protect={path})
-        events.emit("checkpoint", path=str(path), **state)
-    dist.barrier()
-    return path
 
 
 def load_checkpoint_policy(config: RunConfig, run: RunDirectory, checkpoint: Path) -> Policy:
@@ -227,9 +186,8 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         if not dist.is_main:
             train_path = Path(data.train) if data.train else generate_tasks(run.root / "data" / "train", generate, seed, "train", write=False)
             eval_path = Path(data.eval) if data.eval else generate_tasks(run.root / "data" / "eval", generate, seed, "test", write=False)
-        train_tasks, eval_tasks = load_tasks(train_path), load_tasks(eval_path)[: config.eval.n]
-        events.log(f"{len(train_tasks)} training tasks from {train_path}, {len(eval_tasks)} held-out from {eval_path}")
-        perception: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+        tasks = TaskSets(load_tasks(train_path), load_tasks(eval_path)[: config.eval.n])
+        events.log(f"{len(tasks.train)} training tasks from {train_path}, {len(tasks.eval)} held-out from {eval_path}")
         perception_paths: list[Path] = []
         if config.curriculum.perception_first:
             if dist.is_main:
@@ -237,15 +195,17 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
             dist.barrier()
             if not dist.is_main:
                 perception_paths = list(perception_task_paths(config, run, seed, write=False))
-            perception = (load_tasks(perception_paths[0]), load_tasks(perception_paths[1])[: config.curriculum.perception.n_eval])
-            events.log(f"curriculum: {len(perception[0])} perception tasks from {perception_paths[0]}, {len(perception[1])} held-out")
+            tasks.perception_train = load_tasks(perception_paths[0])
+            tasks.perception_eval = load_tasks(perception_paths[1])[: config.curriculum.perception.n_eval]
+            events.log(f"curriculum: {len(tasks.perception_train)} perception tasks from {perception_paths[0]}, "
+                       f"{len(tasks.perception_eval)} held-out")
 
         # The server may read images from the data folders and nowhere else. It starts before
         # the policy, whose tokenizer learns the gold turns the server writes.
         roots = list(dict.fromkeys([path.parent.resolve() for path in [train_path, eval_path, *perception_paths]]))
         server_context, client = open_env(config, run, roots, events, dist.rank)
         try:
-            return _prepare_and_run(config, run, events, client, train_tasks, eval_tasks, resume, interrupted, max_steps, dist, perception)
+            return _prepare_and_run(RunSetting(config, run, events, client, tasks, interrupted, dist, max_steps), resume)
         finally:
             if server_context is not None:
                 server_context.__exit__(None, None, None)
@@ -261,23 +221,22 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         dist.close()
 
 
-def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, client: EnvClient, train_tasks: list[dict[str, Any]],
-                     eval_tasks: list[dict[str, Any]], resume: bool, interrupted: Interrupted, max_steps: int | None, dist: Distributed,
-                     perception: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])) -> int:
+def _prepare_and_run(setting: RunSetting, resume: bool) -> int:
     """The policy (new, or from the newest checkpoint) and its engine, then the stages."""
+    config, run, events, dist = setting.config, setting.run, setting.events, setting.dist
     seed = config.seed
     checkpoint = run.latest_checkpoint() if resume else None
-    state: dict[str, Any] = {"global_step": 0, "sft_step": 0, "rl_step": 0, "stage": "start"}
+    state = RunState()
     if checkpoint is not None:
-        state = json.loads((checkpoint / "trainer_state.json").read_text())
+        state = RunState.from_dict(json.loads((checkpoint / "trainer_state.json").read_text()))
         policy = load_checkpoint_policy(config, run, checkpoint)
         rng_state.restore(checkpoint / rng_file(dist.rank))
-        run.discard_after(state["global_step"])
-        events.log(f"resumed from {checkpoint} at {state}")
+        run.discard_after(state.global_step)
+        events.log(f"resumed from {checkpoint} at {state.to_dict()}")
     else:
         base = run.root / BASE_POLICY if dist.is_main and config.policy.model == "micro" else None
         # A curriculum's perception answers are words the policy must write too.
-        corpus = tokenizer_corpus(config, client, train_tasks + perception[0])
+        corpus = tokenizer_corpus(config, setting.client, setting.tasks.train + setting.tasks.perception_train)
         policy = Policy.create(config.policy, corpus, seed, config.device, base)
         dist.broadcast_parameters(policy.model)
         # Two runs that start from the same model (the demo's arms) show the same sum here.
@@ -292,216 +251,13 @@ def _prepare_and_run(config: RunConfig, run: RunDirectory, events: EventStream, 
         events.log(f"fp32 master weights from {checkpoint}")
     if dist.enabled:
         events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
-    options = episode_options(config)
     rollout_engine = RolloutEngine(config, dist, events)
     try:
-        return _stages(config, run, events, policy, client, options, train_tasks, eval_tasks, state, checkpoint, interrupted, max_steps,
-                       dist, engine, rollout_engine, perception)
+        return run_stages(StageContext(setting, policy, engine, episode_options(config), state, checkpoint, rollout_engine,
+                                       StepBudget.of(setting.max_steps)))
     finally:
         rollout_engine.close()
         engine.close()
-
-
-def _eval(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
-          tasks: list[dict[str, Any]], label: str, state: dict[str, Any], own_setting_only: bool = False,
-          perception_tasks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    started = time.perf_counter()
-    keep = (lambda arms: write_eval_records(run.root, label, state["global_step"], arms)) if run.writable else None  # noqa: E731
-    results: dict[str, Any] = evaluate(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only, keep)
-    if perception_tasks and not own_setting_only:  # a curriculum's checkpoints also measure its perception skill
-        results.update(evaluate_perception(policy, client, perception_tasks, options, config.eval.max_new_tokens))
-    results["timing/eval_s"] = time.perf_counter() - started
-    record = {"step": state["global_step"], "stage": "eval", "label": label, **results}
-    run.append_metrics(record)
-    events.emit("eval", **record)
-    events.log(f"eval {label}: " + ", ".join(f"{k.split('/')[-1]}={v:.3f}" for k, v in results.items() if v is not None))
-    if not own_setting_only:  # the checkpoints' evaluations; the periodic curve lives in metrics.jsonl
-        evaluations = run.read_run().get("evaluations", {})
-        evaluations[label] = results
-        run.update_run(evaluations=evaluations)
-    return results
-
-
-def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: Policy, client: EnvClient, options: EpisodeOptions,
-            train_tasks: list[dict[str, Any]], eval_tasks: list[dict[str, Any]], state: dict[str, Any], checkpoint: Path | None,
-            interrupted: Interrupted, max_steps: int | None, dist: Distributed = Distributed(),
-            engine: TrainingEngine | None = None, rollout_engine: RolloutEngine | None = None,
-            perception: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])) -> int:
-    seed, keep = config.seed, config.checkpoint.keep
-    engine = engine or TrainingEngine(policy, dist)
-    budget = {"left": max_steps if max_steps is not None else 1 << 62}
-
-    def out_of_steps(time_is_up: bool = False) -> bool:
-        return dist.agree(interrupted.flag or budget["left"] <= 0 or time_is_up)
-
-    def evaluate_on_rank0(label: str, own_setting_only: bool = False) -> None:
-        if dist.is_main:
-            _eval(config, run, events, policy, client, options, eval_tasks, label, state, own_setting_only, perception[1])
-        dist.barrier()
-
-    if state["stage"] == "start":
-        if config.eval.before_and_after and config.eval.before:
-            evaluate_on_rank0("before")
-        state["stage"] = "perception" if config.curriculum.perception_first else "sft" if config.sft.enabled else "rl"
-
-    if state["stage"] == "perception":
-        # V-Thinker's first stage: point localisation, direct answers (the gold has no tool turns).
-        stage_config = perception_sft_config(config)
-        events.emit("stage", stage="perception")
-        conversations = gold_conversations(client, perception[0], options, seed=seed)
-        optimizer = engine.make_optimizer(stage_config.lr, stage_config.weight_decay, 1.0)
-        if checkpoint is not None and engine.has_optimizer(checkpoint) and state.get("perception_step", 0) > 0:
-            engine.load_optimizer(optimizer, checkpoint)
-
-        def on_perception_step(step: int, loss: float, seconds: float) -> None:
-            state["perception_step"] = step
-            state["global_step"] += 1
-            budget["left"] -= 1
-            record = {"step": state["global_step"], "stage": "perception", "perception/step": step, "perception/loss": loss,
-                      "timing/step_s": seconds, "memory/trainer_peak_rss_mb": peak_rss_mb()}
-            run.append_metrics(record)
-            events.emit("step", **record)
-
-        step, optimizer = run_sft(policy, conversations, stage_config, seed, on_perception_step, state.get("perception_step", 0),
-                                  out_of_steps, optimizer, dist, engine)
-        if step < stage_config.steps and out_of_steps():
-            save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
-            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
-        state["stage"] = "sft" if config.sft.enabled else "rl" if config.rl.enabled else "done"
-        save_checkpoint(run, policy, None, state, events, keep, dist, engine)
-        if config.eval.before_and_after:
-            evaluate_on_rank0("after_perception")
-
-    if state["stage"] == "sft":
-        sft = config.sft
-        events.emit("stage", stage="sft")
-        sft_tasks, probe_tasks = split_probe(train_tasks, sft.probe_tasks)
-        conversations = gold_conversations(client, sft_tasks, options, no_tool_fraction=sft.no_tool_fraction, seed=seed)
-        # Direct answers with the tools on, mixed into the batches as sft.direct_answer_fraction says.
-        direct = (gold_conversations(client, sft_tasks, options, seed=seed, direct_answers=True)
-                  if options.tools and sft.direct_answer_fraction > 0 else None)
-        probe = None
-        if probe_tasks and dist.is_main:  # the probe reads the policy's whole copy: rank 0 alone runs it
-            held_out = gold_conversations(client, probe_tasks, options, seed=seed)
-            pairs: list[tuple[int, int]] = []
-            if options.tools:
-                # Each task's tool trajectory beside its direct answer: the call-or-answer choice (sft_probe.py).
-                pairs = [(index, index + len(held_out)) for index, conversation in enumerate(held_out)
-                         if any(message.get("role") == "tool" for message in conversation.messages)]
-                held_out += gold_conversations(client, probe_tasks, options, seed=seed, direct_answers=True)
-            probe = SftProbe.build(policy, held_out, pairs)
-            events.log(f"SFT probe: {len(probe_tasks)} training tasks held out of the SFT batches ({len(held_out)} gold conversations)")
-        optimizer = engine.make_optimizer(sft.lr, sft.weight_decay, 1.0)
-        warn_about_precision(events, engine, sft.lr, "sft")
-        if checkpoint is not None and engine.has_optimizer(checkpoint) and state["sft_step"] > 0:
-            engine.load_optimizer(optimizer, checkpoint)
-
-        schedule = SftSchedule.from_config(sft, state.get("sft_schedule"))
-        state["sft_schedule"] = schedule.state()
-        run.update_run(sft_schedule=schedule.state())  # the dashboard marks the phases from it while SFT runs
-
-        def on_step(step: int, loss: float, seconds: float) -> None:
-            state["sft_step"] = step
-            state["global_step"] += 1
-            budget["left"] -= 1
-            record = {"step": state["global_step"], "stage": "sft", "sft/step": step, "sft/loss": loss, "timing/step_s": seconds,
-                      "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer)}
-            if probe is not None and (step % sft.probe_every == 0 or step == sft.steps):
-                probe_started = time.perf_counter()
-                record.update(probe.measure(policy))
-                record["timing/probe_s"] = time.perf_counter() - probe_started
-            # Every rank asks at the same steps; rank 0's probe decides (sft_schedule.py).
-            if probe_tasks and step % sft.probe_every == 0 and schedule.wants_probe_decision(step):
-                if dist.agree(probe is not None and schedule.reached(step, record)):
-                    ended = schedule.end_phase(step)
-                    state["sft_schedule"] = schedule.state()
-                    run.update_run(sft_schedule=schedule.state())
-                    events.log(f"SFT phase {ended} ended at step {step}{' (and with it SFT)' if schedule.finished(step) else ''}: "
-                               f"the probe reached its target ({', '.join(f'{k}={v:.2f}' for k, v in record.items() if k.startswith('sft/probe_'))})")
-            run.append_metrics(record)
-            events.emit("step", **record)
-
-        def stop_sft(time_is_up: bool) -> bool:
-            stop = out_of_steps(time_is_up)
-            if stop and dist.agree(time_is_up) and not interrupted.flag and dist.is_main:
-                record_time_cap(run, events, "sft", state["sft_step"], sft.steps, float(sft.max_seconds or 0),
-                                schedule.phase(state["sft_step"]))
-            return stop
-
-        step, optimizer = run_sft(policy, conversations, sft, seed, on_step, state["sft_step"], stop_sft, optimizer, dist, engine,
-                                  direct_conversations=direct, schedule=schedule)
-        if step < sft.steps and out_of_steps():
-            save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
-            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
-        state["stage"] = "rl" if config.rl.enabled else "done"
-        # Where the warm-up's phases ended (the report and the panels read it from run.json).
-        run.update_run(sft_schedule=schedule.state())
-        save_checkpoint(run, policy, None, state, events, keep, dist, engine)
-        if config.eval.before_and_after:
-            evaluate_on_rank0("after_sft")
-
-    if state["stage"] == "rl":
-        rl = config.rl
-        events.emit("stage", stage="rl")
-        optimizer = engine.make_optimizer(rl.lr, 0.0, rl.max_grad_norm)
-        warn_about_precision(events, engine, rl.lr, "rl")
-        if checkpoint is not None and engine.has_optimizer(checkpoint) and state["rl_step"] > 0:
-            engine.load_optimizer(optimizer, checkpoint)
-        reference = None
-        if rl.kl_coef > 0:
-            reference = copy.deepcopy(policy.model).eval()
-            for parameter in reference.parameters():
-                parameter.requires_grad_(False)
-        sampler = rollout_engine.start(policy) if rollout_engine is not None else None
-        started = time.perf_counter()
-        while state["rl_step"] < rl.steps:
-            time_is_up = rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds
-            if out_of_steps(time_is_up):
-                if dist.agree(time_is_up) and not interrupted.flag and dist.is_main:
-                    record_time_cap(run, events, "rl", state["rl_step"], rl.steps, float(rl.max_seconds or 0))
-                break
-            step_started = time.perf_counter()
-            result = grpo_step(policy, optimizer, client, train_tasks, rl, options, seed, state["rl_step"], reference, dist, engine, sampler)
-            synced = rollout_engine.after_update() if rollout_engine is not None else {}
-            state["rl_step"] += 1
-            state["global_step"] += 1
-            budget["left"] -= 1
-            step_seconds = time.perf_counter() - step_started
-            record = {"step": state["global_step"], "stage": "rl", "rl/step": state["rl_step"], **result.metrics,
-                      "timing/step_s": step_seconds, "timing/env_fraction": result.metrics["timing/env_s"] / max(step_seconds, 1e-9),
-                      "memory/trainer_peak_rss_mb": peak_rss_mb(), "memory/train_state_mb": engine.state_megabytes(optimizer),
-                      **env_memory(client), **synced}
-            run.append_metrics(record)
-            limit = config.logging.rollouts_per_step
-            share = -(-limit // dist.world)
-            records = [rollout_record(rollout, state["global_step"], policy.processor.tokenizer.decode) for rollout in result.generated[:share]]
-            records = [record for rank_records in dist.gather(records) for record in rank_records][:limit]
-            run.append_rollouts(state["global_step"], records)
-            if limit:
-                events.emit("rollouts", step=state["global_step"], path=str(run.rollouts_path(state["global_step"])), count=len(records))
-            events.emit("step", **record)
-            for message in result.warnings:
-                events.warning(message, step=state["global_step"])
-            every_eval = config.eval.every_steps
-            if every_eval and state["rl_step"] % every_eval == 0 and state["rl_step"] < rl.steps:
-                evaluate_on_rank0(f"rl_step_{state['rl_step']}", own_setting_only=True)
-            every = config.checkpoint.every_steps
-            if every and state["rl_step"] % every == 0 and state["rl_step"] < rl.steps:
-                save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
-        if state["rl_step"] < rl.steps and (rl.max_seconds is None or out_of_steps()):
-            save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
-            return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
-        state["stage"] = "done"
-        save_checkpoint(run, policy, None, state, events, keep, dist, engine)
-        if config.eval.before_and_after:
-            evaluate_on_rank0("after_rl")
-    return _finish(run, events, "finished", state, policy, dist)
-
-
-def warn_about_precision(events: EventStream, engine: TrainingEngine, lr: float, stage: str) -> None:
-    message = half_precision_warning(engine, lr)
-    if message:
-        events.warning(f"{stage}: {message}")
 
 
 def check_sharding(config: RunConfig, dist: Distributed) -> None:
@@ -518,31 +274,3 @@ def check_sharding(config: RunConfig, dist: Distributed) -> None:
     if problems:
         raise ValueError(f"distributed.strategy {strategy!r} needs a share of every batch on each rank: " + "; ".join(problems)
                          + " (raise them, use fewer processes, or strategy 'ddp')")
-
-
-def env_memory(client: EnvClient) -> dict[str, float]:
-    """The env server's resident memory now (its /v1/health reports rss_bytes), when it says."""
-    rss = client.health().get("rss_bytes")
-    return {"memory/env_server_rss_mb": rss / 2**20} if isinstance(rss, (int, float)) else {}
-
-
-def peak_rss_mb() -> float:
-    """The trainer process's peak resident memory so far (Linux reports ru_maxrss in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def parameter_checksum(model: torch.nn.Module) -> float:
-    """Sum of every weight (float64): equal on all ranks exactly when the replicas stayed in sync."""
-    with torch.no_grad():
-        return float(sum(parameter.double().sum().item() for parameter in model.parameters()))
-
-
-def _finish(run: RunDirectory, events: EventStream, status: str, state: dict[str, Any], policy: Policy | None = None,
-            dist: Distributed = Distributed()) -> int:
-    fields: dict[str, Any] = {}
-    if dist.enabled and policy is not None:
-        fields["replica_checksums"] = dist.gather(parameter_checksum(policy.model))
-        fields["peak_rss_mb_per_rank"] = dist.gather(peak_rss_mb())
-    run.update_run(status=status, ended_at=time.time(), state=state, memory={"trainer_peak_rss_mb": peak_rss_mb()}, **fields)
-    events.emit("finished", status=status, **state)
-    return 0

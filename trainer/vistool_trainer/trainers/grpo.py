@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -19,10 +19,10 @@ import torch
 from ..algorithms.advantages import group_advantages
 from ..algorithms.dynamic_sampling import sample_informative_groups
 from ..algorithms.kl_penalty import kl_penalty
-from ..algorithms.loss_aggregation import aggregate_loss, masked_mean
+from ..algorithms.loss_aggregation import LossAggregation, MiniBatchTotals, agg_loss, masked_mean
 from ..algorithms.micro_batches import MicroBatching
 from ..algorithms.policy_loss import clipped_policy_loss
-from ..algorithms.update_schedule import dr_grpo_constant, mean_over_micro_batches, micro_batch_weight, mini_batch_ranges
+from ..algorithms.update_schedule import dr_grpo_constant, mean_over_micro_batches, mini_batch_ranges
 from ..config import RlConfig
 from ..engines.distributed import Distributed
 from ..engines.training_engine import TrainingEngine
@@ -181,7 +181,8 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     count = len(mini_batch_ranges(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
     parts = [[j for j, owner in enumerate(owners) if part.start <= owner < part.stop]
              for part in mini_batch_ranges(len(rollouts), rl.group_size, rl.ppo_mini_batch_size, count, dist.world)]
-    filler_encoded = policy.encoder.training_segments(filler.conversation)[0] if filler is not None else None
+    context = MiniBatchContext(policy, engine, optimizer, rl, reference, dist, temperature=temperature, normalizer=normalizer, split=split,
+                               suppressed=suppressed, filler=policy.encoder.training_segments(filler.conversation)[0] if filler is not None else None)
     # Per micro-batch values (each a token mean over that micro-batch), over every mini-batch and epoch.
     per_micro: dict[str, list[float]] = {"pg_clipfrac": [], "pg_clipfrac_lower": [], "ppo_kl": [], "kl": [], "entropy": []}
     loss_sum, grad_norm_sum, tokens = 0.0, 0.0, 0.0
@@ -191,9 +192,8 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     engine.train_mode(dropout=False)
     for _ in range(rl.ppo_epochs):
         for part in parts:
-            result = _mini_batch_step(policy, engine, optimizer, [segments[j] for j in part], [old_log_probs[j] for j in part],
-                                      segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
-                                      rl, reference, dist, filler_encoded, temperature, normalizer, split, suppressed)
+            result = _mini_batch_step(context, [segments[j] for j in part], [old_log_probs[j] for j in part],
+                                      segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0])
             for key in per_micro:
                 per_micro[key] += result[key]
             loss_sum += result["loss"]
@@ -259,50 +259,67 @@ def _laid_out(values: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
     return out.masked_scatter(mask.bool(), torch.cat([value.to(mask.device, torch.float32) for value in values]))
 
 
-def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, encoded: list[Any],
-                     old_log_probs: list[torch.Tensor], advantages: torch.Tensor, rl: RlConfig, reference: torch.nn.Module | None,
-                     dist: Distributed, filler: Any, temperature: float, normalizer: float | None = None,
-                     split: MicroBatching = MicroBatching(), suppressed: tuple[int, ...] = ()) -> dict[str, Any]:
+@dataclass
+class MiniBatchContext:
+    """What every optimizer step of one update shares: the policy and the engine that holds its
+    weights, the optimizer, the RL settings, the KL reference (None: no KL term), the processes, the
+    sampling temperature the logits are divided by, Dr. GRPO's constant, the micro-batch cut
+    (rl_micro_batching), the token ids no sampler draws, and the encoded sequence a rank with fewer
+    micro-batches runs at weight zero under a sharded engine (None: it runs none)."""
+    policy: Policy
+    engine: TrainingEngine
+    optimizer: torch.optim.Optimizer
+    rl: RlConfig
+    reference: torch.nn.Module | None = None
+    dist: Distributed = field(default_factory=Distributed)
+    temperature: float = 1.0
+    normalizer: float | None = None
+    split: MicroBatching = field(default_factory=MicroBatching)
+    suppressed: tuple[int, ...] = ()
+    filler: Any = None
+
+
+def _mini_batch_step(context: MiniBatchContext, encoded: list[Any], old_log_probs: list[torch.Tensor],
+                     advantages: torch.Tensor) -> dict[str, Any]:
     """One optimizer step on this rank's share of one mini-batch. Returns this rank's per-micro-batch
     metric values (lists), the mini-batch's loss, the grad norm and its global token count.
 
-    Micro-batches are cut by count or by padded tokens (`split`: rl_micro_batching). Each
-    micro-batch's loss is aggregated over its own tokens (loss_aggregation.aggregate_loss) and
-    weighed by update_schedule.micro_batch_weight, from global token, sequence and micro-batch
-    counts (summed across ranks before any rank weighs its share). The KL term is aggregated with
-    the same mode and weight, as veRL aggregates its kl_loss."""
+    Micro-batches are cut by count or by padded tokens (`context.split`). Each micro-batch's policy
+    loss and KL term go through loss_aggregation.agg_loss with the mini-batch's global token,
+    sequence and micro-batch counts (summed across ranks before any rank weighs its share), which
+    aggregates them with rl.loss_agg_mode and weighs them for rl.loss_agg_scope, as veRL aggregates
+    its pg_loss and kl_loss."""
+    policy, engine, dist, rl = context.policy, context.engine, context.dist, context.rl
     total_tokens = dist.sum(sum(sum(item.loss_mask) for item in encoded))
     # A sequence with no policy token has no mean to take: it is left out of the seq-mean denominators, as veRL does.
     total_sequences = dist.sum(sum(1 for item in encoded if any(item.loss_mask)))
-    mode, scope = rl.loss_agg_mode, rl.loss_agg_scope
-    engine.zero_grad(optimizer)
+    engine.zero_grad(context.optimizer)
     values: dict[str, list[float]] = {"pg_clipfrac": [], "pg_clipfrac_lower": [], "ppo_kl": [], "kl": [], "entropy": []}
     loss_total = 0.0
     # Micro-batches as index lists into `encoded`.
-    chunks: list[list[int] | None] = list(split.split([len(item.input_ids) for item in encoded]))
-    micro_batches = int(dist.sum(len(chunks)))
+    chunks: list[list[int] | None] = list(context.split.split([len(item.input_ids) for item in encoded]))
+    totals = MiniBatchTotals(tokens=total_tokens, sequences=total_sequences, micro_batches=int(dist.sum(len(chunks))))
+    aggregation = LossAggregation(rl.loss_agg_mode, rl.loss_agg_scope, context.normalizer, totals)
     if engine.matched_micro_batches:
         missing = int(dist.max(len(chunks))) - len(chunks)
-        if missing and filler is not None:  # train.check_sharding makes sure every rank generated one
+        if missing and context.filler is not None:  # train.check_sharding makes sure every rank generated one
             chunks += [None] * missing
+    scoring = {"temperature": context.temperature, "suppressed_token_ids": context.suppressed}
     for part in chunks:
-        inputs = policy.batch([filler] if part is None else [encoded[j] for j in part])
-        log_probs, mask, entropy = engine.score(inputs, with_entropy=True, temperature=temperature, suppressed_token_ids=suppressed)
+        inputs = policy.batch([context.filler] if part is None else [encoded[j] for j in part])
+        log_probs, mask, entropy = engine.score(inputs, with_entropy=True, **scoring)
         if part is None:  # padding: the collectives run, the gradient gets nothing
             engine.backward(log_probs.sum() * 0.0)
             continue
         chunk_adv = advantages[torch.tensor(part, dtype=torch.long)].to(log_probs.device)
         old = _laid_out([old_log_probs[j] for j in part], mask)
-        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high,
-                                     rl.clip_ratio_c, mode, normalizer=normalizer)
-        weight = micro_batch_weight(mode, scope, float(mask.sum().item()), float((mask.sum(-1) > 0).sum().item()), total_tokens,
-                                    total_sequences, micro_batches)
-        loss = result.loss * weight
-        if rl.kl_coef > 0 and reference is not None:
+        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high, rl.clip_ratio_c, aggregation)
+        loss = result.loss
+        if rl.kl_coef > 0 and context.reference is not None:
             with torch.no_grad():
-                ref_log_probs, _, _ = score_tokens(reference, inputs, temperature=temperature, suppressed_token_ids=suppressed)
+                ref_log_probs, _, _ = score_tokens(context.reference, inputs, **scoring)
             per_token_kl = kl_penalty(log_probs, ref_log_probs, rl.kl_estimator)
-            loss = loss + rl.kl_coef * aggregate_loss(per_token_kl, mask, mode, normalizer) * weight
+            loss = loss + rl.kl_coef * agg_loss(per_token_kl, mask, aggregation)
             values["kl"].append(float(masked_mean(per_token_kl.detach(), mask).item()))
         engine.backward(loss)
         values["pg_clipfrac"].append(float(result.clipfrac.item()))
@@ -310,7 +327,7 @@ def _mini_batch_step(policy: Policy, engine: TrainingEngine, optimizer: torch.op
         values["ppo_kl"].append(float(result.approx_kl.item()))
         values["entropy"].append(float(masked_mean(entropy.detach(), mask).item()))
         loss_total += float(loss.item())
-    grad_norm = engine.step(optimizer, rl.max_grad_norm)
+    grad_norm = engine.step(context.optimizer, rl.max_grad_norm)
     return {**values, "loss": dist.sum(loss_total), "grad_norm": grad_norm, "tokens": float(total_tokens)}
 
 
