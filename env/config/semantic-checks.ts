@@ -14,6 +14,7 @@ import { GEOMETRY_FAMILIES } from '../tasks/geometry/questions.js';
 import { validateTaskRecord } from '../tasks/load.js';
 import type { EnvironmentFacts } from './environment-facts.js';
 import { type ConfigProblem, dottedPath, pointerOf, problem } from './problem.js';
+import { schemaAt } from './run-config-schema.js';
 
 export interface CheckInput {
   /** The config as written. */
@@ -86,7 +87,7 @@ function clipHigherRange({ raw, config, add }: CheckContext): void {
   const low = num(rl.clip_ratio_low);
   const high = num(rl.clip_ratio_high);
   if (rlOn(config) && low !== null && high !== null && high < low) {
-    const fixValue = Math.max(0.28, low);
+    const fixValue = Math.max(Number(schemaAt('/rl/clip_ratio_high')?.default), low);
     add(
       problem({
         code: 'rl/clip-high-below-low',
