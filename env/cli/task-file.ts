@@ -15,6 +15,6 @@ export function taskFileOf(path: string, argument = 'PATH'): string {
   }
   if (!isFolder) return path;
   const inside = join(path, 'tasks.jsonl');
-  if (!existsSync(inside)) throw new UsageError(`${argument} ${path} is a folder without a tasks.jsonl; give the task file itself`);
+  if (!existsSync(inside)) throw new UsageError(`${argument} ${path} is a folder without a tasks.jsonl; give the task file itself, or make one with \`vistool data gen --kind table --n 50 --seed 1 --out DIR\``);
   return inside;
 }

@@ -95,7 +95,7 @@ test('grounding eval refuses a folder without tasks and a set without groundable
   const dir = await tempDir(t);
   const { io } = streams();
   const evaluate = createGroundingEvalCommand(io);
-  await assert.rejects(evaluate.run([dir]), /no tasks file at .*tasks.jsonl; make one with `vistool data gen/);
+  await assert.rejects(evaluate.run([dir]), /is a folder without a tasks\.jsonl; .*make one with `vistool data gen/);
   await assert.rejects(evaluate.run([]), /give exactly one TASKS_DIR/);
   const gen = streams();
   await createDataGenCommand(gen.io).run(['--kind', 'line', '--n', '1', '--seed', '3', '--difficulty', '1', '--out', join(dir, 'lines')]);
