@@ -168,7 +168,7 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         return {}
     temperature = rl.temperature
     split = rl_micro_batching(rl)
-    suppressed = tuple(policy.processor.control_token_ids)  # never sampled (Policy.sampling_fields): never scored
+    suppressed = policy.suppressed_token_ids  # never sampled (Policy.sampling_fields): never scored
     old_log_probs, scored = _sampling_log_probs(policy, segments, split, temperature, suppressed)
     # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
     for index, rollout in enumerate(rollouts):
