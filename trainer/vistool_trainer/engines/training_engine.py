@@ -23,6 +23,7 @@ import torch
 from ..model.policy import Policy, score_tokens
 from .distributed import Distributed
 from .master_weights import MasterWeights
+from .optimizer import adamw
 
 ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
 
@@ -71,8 +72,10 @@ class TrainingEngine:
         return self.policy.model
 
     def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
-        """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside."""
-        return torch.optim.AdamW(self.trained_tensors(), lr=lr, weight_decay=weight_decay)
+        """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside.
+        Fused on CUDA: torch's CUDA default (foreach) allocates a copy of every parameter's second
+        moment during step() (engines/optimizer.py)."""
+        return adamw(self.trained_tensors(), lr=lr, weight_decay=weight_decay)
 
     def trained_tensors(self) -> list[torch.Tensor]:
         """What the optimizer steps: the fp32 masters of half-precision parameters, and the
