@@ -164,3 +164,20 @@ def test_the_cli_writes_the_fixture(tmp_path):
     assert summary["tokenizer_length"] == 151665 and summary["vocab_size"] == 151936 and summary["parameters"] < 30_000_000
     # Bit-identical to the shared copy: the same seed gives the same weights.
     assert (tmp_path / "fx" / "model.safetensors").read_bytes() == (qwen_fixture_dir() / "model.safetensors").read_bytes()
+
+
+def test_the_one_gpu_recipes_lora_targets_reach_the_vision_towers_mlps(fixture_dir):
+    """Issue 39 (8): the recipe's target names are module-name suffixes, and Qwen2.5-VL's vision blocks
+    name their MLP projections gate_proj/up_proj/down_proj too (trainer/README.md says so)."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForImageTextToText
+
+    from vistool_trainer.checkout import repo_root
+
+    recipe = json.loads((repo_root() / "examples" / "grpo-qwen2.5-vl-3b-1gpu-lora.vistool.json").read_text())
+    targets = recipe["policy"]["lora"]["target_modules"]
+    model = get_peft_model(AutoModelForImageTextToText.from_pretrained(fixture_dir), LoraConfig(r=4, target_modules=targets))
+    adapted = [name.removesuffix(".lora_A") for name, _ in model.named_modules() if name.endswith(".lora_A")]
+    vision = [name for name in adapted if ".visual." in name]
+    assert sorted(name.rsplit(".", 1)[-1] for name in vision) == sorted(["gate_proj", "up_proj", "down_proj"] * 2)  # 2 blocks
+    assert not any(".attn." in name for name in vision)  # q/k/v/o_proj are the text model's names only
