@@ -48,8 +48,8 @@ def test_one_lora_step_at_lr_1e_5_mostly_vanishes_when_folded_into_bf16_weights(
     for module in policy.model.modules():
         if not hasattr(module, "get_delta_weight") or not hasattr(module, "lora_A"):
             continue
-        delta = module.get_delta_weight("default").float()
-        exact = module.get_base_layer().weight.float() + delta
+        delta = module.get_delta_weight("default").detach().float()
+        exact = module.get_base_layer().weight.detach().float() + delta
         name = next(n for n, m in policy.model.get_base_model().named_modules() if m is module)
         # merged_state_dict sends W (bf16) + ΔW (fp32 adapters) as fp32; a bf16 engine stores it in bf16.
         assert merged[f"{name}.weight"].dtype == torch.float32
