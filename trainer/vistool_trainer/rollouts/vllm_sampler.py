@@ -179,6 +179,16 @@ class VllmSampler:
             turns.append(SampledTurn(token_ids=ids, text=text, truncated=truncated, log_probs=log_probs))
         return turns
 
+    def refusal(self, messages: list[dict[str, Any]], max_new_tokens: int) -> str | None:
+        """Why the engine cannot write the next turn of `messages` (more images than it was started
+        for, or a prompt that leaves no room for `max_new_tokens` in max_model_len), or None. The
+        rollout loop ends such an episode where it stands instead of stopping the run (rollout.py)."""
+        try:
+            self._check_fits(vllm_prompt(self.policy.encoder, messages), max_new_tokens)
+        except ValueError as error:
+            return str(error)
+        return None
+
     def _check_fits(self, prompt: VllmPrompt, max_new_tokens: int) -> None:
         if len(prompt.images) > self.max_images:
             raise ValueError(f"a prompt holds {len(prompt.images)} images but the vLLM engine was started for at most "

@@ -92,6 +92,7 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
         "timing/gen_s": timing.gen_s,
         "timing/env_s": timing.env_s,
         "env/item_errors": float(timing.env_errors),
+        "rollout/ended_early": float(timing.ended_early),
     }
     train_started = time.perf_counter()
     # The server's reward already down-weights no-tool trajectories (rewards.tool.no_tool_factor):
