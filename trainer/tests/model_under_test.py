@@ -32,14 +32,15 @@ def on_qwen_fixture() -> bool:
 
 def qwen_fixture_dir() -> Path:
     """The fixture's save_pretrained folder, written on first use (`python -m vistool_trainer fixture qwen-micro`)."""
-    from vistool_trainer.model.qwen_fixture import write_qwen_fixture
+    from vistool_trainer.model.qwen_fixture import FIXTURE_VERSION, write_qwen_fixture
 
     directory = Path(os.environ.get("VISTOOL_QWEN_FIXTURE_DIR") or Path(tempfile.gettempdir()) / "vistool-qwen-micro-fixture")
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / f".{directory.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         marker = directory / "vistool-fixture.json"
-        if not marker.exists() or json.loads(marker.read_text()).get("fixture") != QWEN_MICRO:
+        saved = json.loads(marker.read_text()) if marker.exists() else {}
+        if (saved.get("fixture"), saved.get("version")) != (QWEN_MICRO, FIXTURE_VERSION):
             write_qwen_fixture(directory)
     return directory
 

@@ -46,6 +46,8 @@ QWEN_MIN_PIXELS = 3136  # 4 tokens
 QWEN_MAX_PIXELS = 12845056  # 16,384 tokens
 PATCH = 14
 MERGE = 2
+# Bumped whenever what write_qwen_fixture writes changes: a saved copy of another version is rewritten.
+FIXTURE_VERSION = 1
 
 # Qwen2.5-VL's published chat template (chat_template.json of the Qwen2.5-VL Instruct checkpoints):
 # a default system message when the first message is not one, images as one pad between the vision
@@ -157,5 +159,5 @@ def write_qwen_fixture(directory: Path, seed: int = 0) -> dict[str, Any]:
     summary = {"directory": str(directory), "parameters": sum(p.numel() for p in model.parameters()),
                "tokenizer_length": len(tokenizer), "vocab_size": int(model.config.text_config.vocab_size),
                "min_pixels": QWEN_MIN_PIXELS, "max_pixels": QWEN_MAX_PIXELS, "seed": seed}
-    (directory / "vistool-fixture.json").write_text(json.dumps({"fixture": "qwen-micro", **summary}, indent=2) + "\n")
+    (directory / "vistool-fixture.json").write_text(json.dumps({"fixture": "qwen-micro", "version": FIXTURE_VERSION, **summary}, indent=2) + "\n")
     return summary
