@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run vllm-env test-vllm verl-e2e
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run vllm-env test-vllm test-qwen verl-e2e
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -118,6 +118,20 @@ $(VLLM_STAMP): trainer/pyproject.toml scripts/vllm-env/patch_torchvision.py
 # micro config with rl.rollout_engine "vllm" (each engine is ~18 s to start and a few GB).
 test-vllm: setup vllm-env
 	$(VLLM_PY) -m pytest -q trainer/tests/vllm_suite
+
+# The trainer's and the vLLM suite's Qwen-sensitive tests on the Qwen-faithful fixture instead of the
+# micro policy (docs/QWEN_FIXTURE.md): a tiny Qwen2.5-VL with Qwen2.5's real tokenizer, its padded
+# 151,936-row vocabulary and Qwen2.5-VL's image-processor defaults, written once into
+# $(QWEN_FIXTURE_DIR). Tokenizer parity, SFT then two GRPO steps with transformers rollouts,
+# `vistool eval --policy checkpoint:`, the optimizer's step memory and non-finite gradients, then
+# the vLLM suite (prompt ids, log-probs, weight sync, two RL steps with vLLM rollouts). ~15 min.
+QWEN_FIXTURE_DIR ?= $(abspath runs/qwen-micro-fixture)
+QWEN_TESTS := trainer/tests/test_qwen_fixture.py trainer/tests/test_nonfinite_gradients.py trainer/tests/test_optimizer_memory.py \
+	trainer/tests/test_end_to_end.py::test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_events \
+	trainer/tests/test_eval_agrees_with_trainer.py trainer/tests/test_lora_merge_rounding.py trainer/tests/test_sampler_limits.py
+test-qwen: setup venv vllm-env
+	VISTOOL_TEST_POLICY=qwen-micro VISTOOL_QWEN_FIXTURE_DIR=$(QWEN_FIXTURE_DIR) $(PY) -m pytest -q $(QWEN_TESTS)
+	VISTOOL_TEST_POLICY=qwen-micro VISTOOL_QWEN_FIXTURE_DIR=$(QWEN_FIXTURE_DIR) $(VLLM_PY) -m pytest -q trainer/tests/vllm_suite
 
 setup: $(NPM_STAMP) fonts build
 

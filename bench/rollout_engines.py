@@ -92,7 +92,7 @@ def main() -> int:
         def bare(logprobs: bool, mask: bool) -> int:
             params = sampler.sampling_params(settings)
             params.logprobs = 0 if logprobs else None
-            params.allowed_token_ids = sampler.allowed_token_ids if mask else None
+            params.logit_bias = dict(sampler.suppressed_bias) if mask else None
             outputs = sampler.llm.generate(requests, params, use_tqdm=False)
             return sum(len(output.outputs[0].token_ids) for output in outputs)
 

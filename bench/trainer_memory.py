@@ -183,11 +183,45 @@ def memory_per_gpu_gib(parameters: int, activation_mib_per_token: float, strateg
     return (state + (fixed_mib + activation_mib_per_token * tokens) * 2**20) / 2**30
 
 
+def optimizer_step_peaks(size: Any) -> dict[str, Any]:
+    """Bytes per trained parameter that AdamW's step allocates and holds at once (beyond the training
+    state), measured on `size` with bf16 weights and fp32 masters as the replicated engine trains
+    them, after one step (so the moments exist): for each implementation torch has, for the one an
+    unset default resolves to on CUDA, and for the engine's own (engines/optimizer.py) as it is built
+    for CUDA parameters. Counted op by op (engines/optimizer.step_peak_bytes), so it is exact on
+    the CPU too: the step allocates the same tensors on a GPU."""
+    import torch
+
+    from vistool_trainer.engines.optimizer import adamw_options, resolved_implementation, step_peak_bytes
+    from vistool_trainer.engines.training_engine import TrainingEngine
+    from vistool_trainer.model.reference_sizes import random_policy
+
+    policy = random_policy(size, "cpu", torch.bfloat16, seed=0, gradient_checkpointing=False)
+    engine = TrainingEngine(policy)
+    trained = engine.trained_tensors()
+    count = sum(t.numel() for t in trained)
+    largest = max(t.numel() for t in trained)
+    peaks: dict[str, float] = {}
+    for label, implementation in (("foreach", "foreach"), ("loop", "loop"), ("fused", "fused"),
+                                  ("torch default on CUDA", resolved_implementation(torch.optim.AdamW(trained, lr=1e-6), "cuda")),
+                                  ("engine on CUDA", "fused" if adamw_options("cuda").get("fused") else "loop")):
+        optimizer = torch.optim.AdamW(trained, lr=1e-6, weight_decay=0.0)
+        for tensor in trained:
+            tensor.grad = torch.full_like(tensor, 1e-3)
+        step_peak_bytes(optimizer, implementation)  # the first step creates the moments
+        peaks[label] = step_peak_bytes(optimizer, implementation) / count
+        for tensor in trained:
+            tensor.grad = None
+    engine.close()
+    return {"parameters": count, "largest_tensor": largest, "bytes_per_parameter": peaks}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="trainer memory bench")
     parser.add_argument("--point", help="measure one point (JSON) and print it; used by the bench itself")
     parser.add_argument("--quick", action="store_true", help="only the small whole model")
     parser.add_argument("--json", type=Path, help="also write every point and the table here")
+    parser.add_argument("--optimizer-only", action="store_true", help="only the optimizer step's peak (section 0)")
     args = parser.parse_args(argv)
     if args.point:
         print(json.dumps(measure_point(json.loads(args.point))))
@@ -201,6 +235,16 @@ def main(argv: list[str] | None = None) -> int:
     small = QwenVlSize("bench-small", hidden=256, intermediate=1376, layers=4, heads=2, kv_heads=1, vocab=151936, tie_embeddings=True,
                        vision_hidden=128, vision_intermediate=342, vision_depth=2, vision_heads=2, vision_full_attention=(1,))
     records: list[dict[str, Any]] = []
+    optimizer = optimizer_step_peaks(small)
+    print(f"\n0. the AdamW step on the whole small model ({optimizer['parameters'] / 1e6:.1f}M trained parameters, bf16 weights, fp32 "
+          "masters): bytes per parameter it allocates and holds at once on top of the training state")
+    for label, value in optimizer["bytes_per_parameter"].items():
+        print(f"   {label:<24}{value:>7.2f} B/param")
+    per_element = optimizer["bytes_per_parameter"]["loop"] * optimizer["parameters"] / optimizer["largest_tensor"]
+    print(f"   (the loop's peak is {per_element:.1f} B per element of the largest tensor, here {optimizer['largest_tensor'] / 1e6:.1f}M of "
+          f"them; for Qwen2.5-VL-3B's 311M-entry embedding {311e6 * per_element / 2**30:.1f} GiB)")
+    if args.optimizer_only:
+        return 0
     print("\n1. whole model, ~45M parameters (text width 256, 4 layers, vocabulary 151,936): peak MiB above the model")
     print(f"{'kind':<5}{'checkpointing':<15}" + "".join(f"{t:>9}" for t in SMALL_TOKENS) + f"{'MiB/token':>11}{'s at 4k':>9}")
     small_slopes: dict[tuple[str, bool], float] = {}
@@ -249,7 +293,15 @@ def main(argv: list[str] | None = None) -> int:
     parameters = {model.name: size_parameter_counts(model)["total"] for model in (QWEN2_5_VL_3B, QWEN2_5_VL_7B)}
     print("\nparameters (built on the meta device): " + ", ".join(f"{name} {count / 1e9:.2f}B" for name, count in parameters.items()))
     print(f"\n3. memory per GPU (GiB), full fine-tune with fp32 masters, one RL micro-batch of {BUDGET_TOKENS} tokens "
-          f"(rl.ppo_max_token_len_per_gpu); state per parameter: replicated 18 B, FSDP 2 + 16/N B, ZeRO-3 2 + 18/N B")
+          f"(rl.ppo_max_token_len_per_gpu); state per parameter: replicated 18 B, FSDP 2 + 16/N B, ZeRO-3 2 + 18/N B. The optimizer "
+          "step's own peak is state + the step's temporaries (section 0): with the engine's fused AdamW none, so the micro-batch is "
+          "the peak; with torch's CUDA default (foreach) +4 B per parameter on one GPU")
+    for model in (QWEN2_5_VL_3B, QWEN2_5_VL_7B):
+        state = parameters[model.name] * STRATEGIES["replicated"][0]
+        step = optimizer["bytes_per_parameter"]
+        print(f"   {model.name} replicated ×1: state {state / 2**30:.1f} GiB; step peak with the engine's AdamW "
+              f"{(state + parameters[model.name] * step['engine on CUDA']) / 2**30:.1f} GiB, with torch's CUDA default "
+              f"{(state + parameters[model.name] * step['torch default on CUDA']) / 2**30:.1f} GiB")
     header = "| model | checkpointing | MiB/token | " + " | ".join(f"{s} ×{g}" for s in STRATEGIES for g in GPUS) + " |"
     print(header)
     print("|" + "---|" * (3 + len(STRATEGIES) * len(GPUS)))
@@ -267,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nsmall model's RL slope {small_slopes[('rl', False)]:.3f} / {small_slopes[('rl', True)]:.3f} MiB/token (off / on); "
           f"{len(records)} points in {time.time() - started:.0f} s (load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)")
     if args.json:
-        args.json.write_text(json.dumps({"points": records, "small_slopes": {f"{k[0]}-{k[1]}": v for k, v in small_slopes.items()},
+        args.json.write_text(json.dumps({"optimizer_step": optimizer, "points": records, "small_slopes": {f"{k[0]}-{k[1]}": v for k, v in small_slopes.items()},
                                          "wholes": {f"{k[0]}-{k[1]}": v for k, v in wholes.items()}, "table": table}, indent=2))
     return 0
 

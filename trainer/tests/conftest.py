@@ -109,14 +109,20 @@ def judge_server():
         server.server_close()
 
 
+def policy_section(**extra: object) -> dict:
+    from model_under_test import policy_section as section
+
+    return section(**extra)
+
+
 def write_run_config(tmp: Path, name: str, train_path: Path, eval_path: Path, **sections: object) -> Path:
-    """`tmp/NAME.json`: a run of the micro policy on CPU (one thread, empty system prompt, a small
+    """`tmp/NAME.json`: a run of the micro policy (or the Qwen fixture: model_under_test.py) on CPU (one thread, empty system prompt, a small
     vocabulary, two turns, no evaluation), output in `tmp/NAME`. Each keyword replaces a top-level
     key; a dict extends that section of the defaults."""
     config: dict = {
         "name": name, "seed": 1, "output_dir": str(tmp / name), "device": "cpu", "threads": 1,
         "data": {"train": str(train_path), "eval": str(eval_path)},
-        "policy": {"model": "micro", "system_prompt": "", "micro": {"vocab_size": 400}},
+        "policy": policy_section(system_prompt=""),
         "env": {"max_turns": 2, "max_tool_calls": 1},
         "eval": {"before_and_after": False},
     }

@@ -5,6 +5,8 @@ import io
 import json
 from pathlib import Path
 
+from model_under_test import policy_section
+
 from vistool_trainer.run.events import EventStream
 from vistool_trainer.run.run_config import resolve_config
 from record_schemas import assert_valid_metrics_lines, assert_valid_rollout_records
@@ -16,7 +18,8 @@ def small_config(tmp: Path, train_path: Path, eval_path: Path, name: str, **sect
     raw = {
         "name": name, "seed": 3, "output_dir": str(tmp / name), "device": "cpu",
         "data": {"train": str(train_path), "eval": str(eval_path)},
-        "policy": {"model": "micro", "system_prompt": "", "micro": {"vocab_size": 400}},
+        # The micro policy, or the Qwen fixture under `make test-qwen` (model_under_test.py).
+        "policy": policy_section(system_prompt=""),
         "env": {"max_turns": 2, "max_tool_calls": 1},
         "sft": {"steps": 3, "batch_size": 4},
         "rl": {"steps": 2, "prompts_per_step": 2, "group_size": 2, "max_new_tokens": 8, "dynamic_sampling": False},

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from model_under_test import on_qwen_fixture
 from trained_policy import TASKS, replies, train
 
 from vistool_trainer.checkout import repo_root
@@ -40,10 +41,14 @@ def vistool_eval(trained, out: Path, *extra: str) -> dict:
 
 def test_vistool_eval_of_a_trained_checkpoint_writes_the_trainers_turns_task_by_task(trained_micro, tmp_path):
     trainer = replies(trained_micro["checkpoint"], trained_micro["config"], trained_micro["tasks"])
-    # The policy learned something: it calls the tool and answers in most tool episodes.
     tools = [arms["tools"] for arms in trainer.values()]
-    assert sum(1 for r in tools if r["tool_calls"] > 0 and r["answer"] is not None) >= TASKS * 2 // 3, tools
-    assert len({r["answer"] for r in tools}) > 1, "the answers depend on the task"
+    if not on_qwen_fixture():
+        # The policy learned something: it calls the tool and answers in most tool episodes.
+        assert sum(1 for r in tools if r["tool_calls"] > 0 and r["answer"] is not None) >= TASKS * 2 // 3, tools
+        assert len({r["answer"] for r in tools}) > 1, "the answers depend on the task"
+    # On the Qwen fixture (a few SFT steps: it writes arbitrary tokens of a 151k vocabulary, CJK and
+    # partial UTF-8 sequences included) the agreement below is of tokenisation: the served turns,
+    # re-read by `vistool eval`, are the trainer's word for word.
 
     evaluated = vistool_eval(trained_micro, tmp_path / "eval")
     assert sorted(evaluated) == sorted(trainer)

@@ -72,6 +72,14 @@ def _serve_policy(args: argparse.Namespace) -> int:
     return serve_policy(args.checkpoint, args.port, args.device, args.config, args.token_env)
 
 
+def _fixture(args: argparse.Namespace) -> int:
+    from .model.qwen_fixture import write_qwen_fixture
+
+    summary = write_qwen_fixture(Path(args.out), seed=args.seed)
+    print(json.dumps({"event": "fixture", "fixture": args.name, **summary}), flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vistool_trainer", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -111,13 +119,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", default=None, help="the run config it was trained with (default: <checkpoint>/../../config.json, when present)")
     serve.add_argument("--token-env", default="VISTOOL_POLICY_API_KEY", help="environment variable holding the bearer token; unset or empty: no auth")
     serve.set_defaults(handler=_serve_policy)
+    fixture = commands.add_parser("fixture", help="write a test fixture: qwen-micro, a tiny Qwen2.5-VL with Qwen2.5's real tokenizer "
+                                                  "and padded vocabulary (docs/QWEN_FIXTURE.md)")
+    fixture.add_argument("name", choices=["qwen-micro"])
+    fixture.add_argument("--out", required=True, help="folder to save_pretrained into")
+    fixture.add_argument("--seed", type=int, default=0, help="the weights' seed")
+    fixture.set_defaults(handler=_fixture)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command != "check-env":  # these speak the JSON event protocol on stdout
+    if args.command not in ("check-env", "fixture"):  # these speak the JSON event protocol on stdout
         from .run.events import reserve_stdout_for_events
 
         reserve_stdout_for_events()

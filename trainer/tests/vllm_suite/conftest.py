@@ -14,6 +14,7 @@ from vistool_trainer.model.policy import Policy
 from vistool_trainer.rollouts.presentation import EpisodeOptions, policy_corpus
 from vistool_trainer.rollouts.rollout import load_tasks
 from vistool_trainer.trainers.sft import gold_conversations
+from model_under_test import policy_section
 from vllm_helpers import NOISE_SCALE, noise_weights
 
 
@@ -30,7 +31,8 @@ def gold(env_server, vbar_data):
 def noised_policy(env_server, gold):
     client, _ = env_server
     tasks, _ = gold
-    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), policy_corpus(client, tasks, None), 1, "cpu")
+    # The micro policy, or the Qwen-faithful fixture under `make test-qwen` (model_under_test.py).
+    policy = Policy.create(from_dict(PolicyConfig, policy_section()), policy_corpus(client, tasks, None), 1, "cpu")
     noise_weights(policy.model, NOISE_SCALE, seed=7)
     policy.model.eval()
     return policy

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import statistics
 
+import pytest
 import torch
 from vllm_helpers import noise_weights, prompts_with_images, trainer_log_probs
 
@@ -111,3 +112,31 @@ def test_a_lora_policy_is_sampled_with_its_adapters_folded_in(engine, noised_pol
         assert mean_gap > 0.1, mean_gap  # the adapters matter: scoring without them disagrees
     finally:
         engine.push_weights(noised_policy.model)
+
+
+def _pre_032_allowed_token_ids_check(self, tokenizer_length):
+    """vLLM v1's processor before 0.32 (v1/engine/processor.py, _validate_sampling_params)."""
+    if self.allowed_token_ids is None:
+        return
+    if not self.allowed_token_ids:
+        raise ValueError("allowed_token_ids is not None and empty!")
+    if not all(0 <= token < tokenizer_length for token in self.allowed_token_ids):
+        raise ValueError("allowed_token_ids contains out-of-vocab token id!")
+
+
+def test_requests_pass_the_allowed_token_ids_check_of_earlier_vllm_versions(engine, noised_policy, gold, monkeypatch):
+    """The same request through a real engine whose allowed_token_ids check is the earlier engines'
+    (bound: the tokenizer's length): it samples, and never a suppressed token."""
+    from vllm import SamplingParams
+
+    tokenizer_length = len(noised_policy.processor.tokenizer)
+    monkeypatch.setattr(SamplingParams, "_validate_allowed_token_ids",
+                        lambda self, model_config: _pre_032_allowed_token_ids_check(self, tokenizer_length))
+    _, conversations = gold
+    prompts = prompts_with_images(conversations, 1)
+    turns = engine.sample_turns(prompts, 16, 1.0, greedy=False)
+    suppressed = set(noised_policy.suppressed_token_ids)
+    assert all(turn.token_ids and not suppressed & set(turn.token_ids) for turn in turns)
+    with pytest.raises(ValueError, match="out-of-vocab"):
+        # The check is live: an id past the tokenizer is refused (on the micro policy len(tokenizer) is the last row + 1).
+        engine.llm.generate(["x"], SamplingParams(max_tokens=1, allowed_token_ids=[tokenizer_length]), use_tqdm=False)

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+from model_under_test import policy_section
 from record_schemas import assert_valid_metrics_lines, assert_valid_rollout_records
 
 from vistool_trainer.checkout import repo_root
@@ -20,7 +21,9 @@ def micro_config(tmp_path, vbar_data) -> dict:
     train_path, eval_path = vbar_data
     config.update({"name": "vllm-rl", "output_dir": str(tmp_path / "run"), "threads": 1,
                    "data": {"train": str(train_path), "eval": str(eval_path)}})
-    config["policy"]["micro"] = {"vocab_size": 400}
+    # The micro policy with a 400-token vocabulary, or the Qwen fixture under `make test-qwen`.
+    config["policy"].pop("micro", None)
+    config["policy"].update(policy_section())
     # A few SFT steps, so RL (and the engine) starts from weights that are not the initial ones.
     config["sft"].update({"steps": 4, "batch_size": 4, "probe_tasks": 4, "probe_every": 50})
     # Every group kept (a barely trained policy earns the same reward on every rollout of a task).

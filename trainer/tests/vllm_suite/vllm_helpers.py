@@ -39,12 +39,12 @@ def prompts_with_images(conversations: list[list[dict]], images: int) -> list[li
 
 def trainer_log_probs(policy: Policy, model: torch.nn.Module, prompt: list[dict], token_ids: list[int], temperature: float) -> list[float]:
     """The trainer's log-probabilities of a sampled turn (the same encoder, the same scorer the
-    update uses), over the distribution the samplers draw from (control tokens left out)."""
+    update uses), over the distribution the samplers draw from (suppressed tokens left out)."""
     messages = prompt + [{"role": "assistant", "content": [{"type": "text", "text": ""}], "token_ids": token_ids}]
     encoded = policy.encoder.encode(messages, add_generation_prompt=False, trained_turns={len(prompt)})
     with torch.no_grad():
         log_probs, mask, _ = score_tokens(model, policy.batch([encoded]), temperature=temperature,
-                                          suppressed_token_ids=policy.processor.control_token_ids)
+                                          suppressed_token_ids=policy.suppressed_token_ids)
     values = log_probs[0][mask[0].bool()].tolist()
     assert len(values) == len(token_ids)
     return values

@@ -20,6 +20,7 @@ unit is told to reduce with a plain sum and a divide factor of 1.
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import torch
@@ -89,9 +90,13 @@ class FullyShardedTraining(TrainingEngine):
     def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
         parameters = [p for p in self.trained.parameters() if p.requires_grad]
         grad_norm = torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm)  # the global norm over every shard
+        norm = float(grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm)
+        if not math.isfinite(norm):  # the same global value on every rank: all skip (TrainingEngine.step)
+            self.skip_step(optimizer)
+            return norm
         optimizer.step()
         self.sync_rollout_weights()
-        return float(grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm)
+        return norm
 
     @torch.no_grad()
     def sync_rollout_weights(self) -> None:

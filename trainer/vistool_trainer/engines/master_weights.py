@@ -12,7 +12,9 @@ half-precision gradient over and frees it), and after the optimizer step the mas
 once into the model.
 
 Memory per trained parameter: 2 (bf16 weight) + 4 (master) + 4 (fp32 gradient) + 8 (AdamW) = 18
-bytes, against 16 for plain fp32 training and 12 for bf16 AdamW that does not train.
+bytes, against 16 for plain fp32 training and 12 for bf16 AdamW that does not train. AdamW's
+step adds its temporaries on top: none with the fused kernel the engines use on CUDA, 4 bytes per
+parameter with torch's CUDA default (foreach), engines/optimizer.py.
 Parameters already in fp32 (LoRA adapters: peft keeps them in fp32) are trained as they are.
 It never decides what to train: it takes the model's trainable parameters as they are.
 """

@@ -14,6 +14,7 @@ zero-weight ones.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import torch
 from ..model.policy import Policy, score_tokens
 from .distributed import Distributed
 from .master_weights import MasterWeights
+from .optimizer import adamw
 
 ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
 
@@ -70,8 +72,10 @@ class TrainingEngine:
         return self.policy.model
 
     def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
-        """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside."""
-        return torch.optim.AdamW(self.trained_tensors(), lr=lr, weight_decay=weight_decay)
+        """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside.
+        Fused on CUDA: torch's CUDA default (foreach) allocates a copy of every parameter's second
+        moment during step() (engines/optimizer.py)."""
+        return adamw(self.trained_tensors(), lr=lr, weight_decay=weight_decay)
 
     def trained_tensors(self) -> list[torch.Tensor]:
         """What the optimizer steps: the fp32 masters of half-precision parameters, and the
@@ -99,15 +103,33 @@ class TrainingEngine:
         optimizer.zero_grad(set_to_none=True)
 
     def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
-        """Reduce gradients across ranks, clip to `max_grad_norm` (the global norm), step; the norm before clipping."""
+        """Reduce gradients across ranks, clip to `max_grad_norm` (the global norm), step; the norm before clipping.
+
+        A non-finite norm (one inf or NaN gradient anywhere) skips the step, as veRL's actor does:
+        the gradients are dropped and the weights, the fp32 masters and AdamW's moments are left as
+        they were. Stepping would make every weight the NaN touches NaN for good (AdamW's second
+        moment keeps it) and the next weight push would hand it to the rollout engine. The norm is
+        global (after the all-reduce), so every rank skips the same steps. `skipped_steps` counts them."""
         trained = self.trained_tensors()
         self.dist.sum_tensor_gradients(trained)
-        grad_norm = torch.nn.utils.clip_grad_norm_(trained, max_grad_norm)
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(trained, max_grad_norm))
+        if not math.isfinite(grad_norm):
+            self.skip_step(optimizer)
+            return grad_norm
         optimizer.step()
         if self.masters is not None:
             self.masters.write_to_model()
         self.sync_rollout_weights()
-        return float(grad_norm)
+        return grad_norm
+
+    skipped_steps = 0
+
+    def skip_step(self, optimizer: torch.optim.Optimizer) -> None:
+        """Drop this step's gradients without stepping (the weights stay what the rollout engine holds)."""
+        self.zero_grad(optimizer)
+        for parameter in self.module.parameters():
+            parameter.grad = None
+        self.skipped_steps += 1
 
     def sync_rollout_weights(self) -> None:
         """Make the policy's model (the one that samples) hold the trained weights; here it is the trained model."""

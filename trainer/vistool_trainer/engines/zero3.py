@@ -24,6 +24,7 @@ from ..config import DistributedConfig
 from ..model.policy import Policy
 from .distributed import Distributed
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine, disable_dropout
+from .optimizer import adamw
 
 CHECKPOINT_FOLDER = "deepspeed"
 CHECKPOINT_TAG = "optimizer"
@@ -64,7 +65,7 @@ class DeepSpeedZero3Training(TrainingEngine):
         """A DeepSpeed engine per stage, partitioned from the policy's current (whole) weights."""
         self.close()
         trained = copy.deepcopy(self.policy.model)
-        optimizer = torch.optim.AdamW([p for p in trained.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
+        optimizer = adamw([p for p in trained.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
         dtype = next(trained.parameters()).dtype
         zero: dict[str, object] = {"stage": 3}
         if self.cpu_offload:

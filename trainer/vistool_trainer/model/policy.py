@@ -287,15 +287,27 @@ class Policy:
         return score_tokens(model if model is not None else self.model, inputs, with_entropy)
 
     # ---- sampling ------------------------------------------------------------------------
+    @property
+    def suppressed_token_ids(self) -> tuple[int, ...]:
+        """The ids no sampler may draw and the scorer gives probability 0: the control tokens
+        (vision placeholders, turn openers), and every row of the LM head past the tokenizer.
+        Qwen2.5-VL pads its embedding to 151,936 rows while its tokenizer has 151,665 tokens: an id
+        from the padding decodes to nothing (the text the env server reads would silently lose it)
+        and no vLLM before 0.32 accepts it in a request. The micro policy has no padding rows."""
+        config = unwrap_model(self.model).config
+        rows = int(getattr(config, "text_config", config).vocab_size)
+        padding = range(len(self.processor.tokenizer), rows)
+        return tuple(sorted(set(self.processor.control_token_ids) | set(padding)))
+
     def sampling_fields(self, max_new_tokens: int, temperature: float, greedy: bool) -> SamplingFields:
         """The fields a turn is sampled with: softmax(logits / T) over the whole vocabulary but the
-        control tokens, stopping at the end of the turn (model/sampling.py). The trainer scores
+        suppressed tokens (`suppressed_token_ids`), stopping at the end of the turn (model/sampling.py). The trainer scores
         RL tokens with the same temperature and suppressed tokens."""
         return SamplingFields(max_new_tokens=max_new_tokens, temperature=temperature if not greedy else 1.0, greedy=greedy,
                               stop_token_ids=(self.processor.end_of_turn_id,), pad_token_id=self.processor.pad_id,
                               # A sampled vision token would desynchronise image tokens and pixel values (the
                               # next turn's rope index fails), and a sampled <|im_start|> breaks the turn structure.
-                              suppressed_token_ids=tuple(self.processor.control_token_ids))
+                              suppressed_token_ids=self.suppressed_token_ids)
 
     @torch.no_grad()
     def sample_turns(self, conversations: list[list[dict[str, Any]]], max_new_tokens: int, temperature: float, greedy: bool,

@@ -15,7 +15,8 @@ does not know of can leak in either (docs/ALGORITHMS.md, "Sampling matches scori
 
 For a vLLM sampler the same fields map one to one: temperature; top_k 0 is vLLM's -1; top_p;
 min_p; repetition_penalty; max_new_tokens is max_tokens; stop_token_ids; the suppressed tokens are
-left out with `allowed_token_ids` (every other id); and the log-probs to
+left out with a `logit_bias` of -inf on each (a few ids, where `allowed_token_ids` would be every
+other id of a 151k vocabulary, which vLLM before 0.32 refuses for Qwen's padded one); and the log-probs to
 compare with the scorer's are the processed ones (`logprobs_mode="processed_logprobs"`), which
 include the temperature and the token mask.
 

@@ -77,6 +77,9 @@ class RolloutTiming:
     # Steps and scores the env server could not carry out (it says why): such a rollout ends or
     # scores 0 with the reason in its notes, and the run goes on.
     env_errors: int = 0
+    # Episodes ended because the sampler could not continue them (TurnSampler.refusal): scored as
+    # they stood, the reason in their notes.
+    ended_early: int = 0
 
 
 def _task_payload(task: dict[str, Any]) -> dict[str, Any]:
@@ -116,8 +119,23 @@ def run_rollouts(
         episode_ids.append(result["episode_id"])
     timing.env_s += time.perf_counter() - started
     active = list(range(len(rollouts)))
+    refusal = getattr(sampler, "refusal", None)
     try:
         while active:
+            if refusal is not None:
+                # A prompt the sampler cannot continue (vLLM: too many images or tokens for the engine)
+                # ends its episode here, scored as it stands, instead of stopping the run.
+                kept = []
+                for i in active:
+                    reason = refusal(rollouts[i].conversation.prompt, max_new_tokens)
+                    if reason is None:
+                        kept.append(i)
+                    else:
+                        rollouts[i].notes.append(f"episode ended before turn {rollouts[i].turns + 1}: {reason}")
+                        timing.ended_early += 1
+                active = kept
+                if not active:
+                    break
             started = time.perf_counter()
             sampled = []
             for offset in range(0, len(active), generation_batch):

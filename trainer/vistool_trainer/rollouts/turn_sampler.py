@@ -4,7 +4,9 @@ far, the next assistant turn (its exact token ids, its text, whether max_new_tok
 Two implementations: the Policy itself (transformers `generate` on the trained model) and
 VllmSampler (vllm_sampler.py: a vLLM engine in the same process, holding a copy of the weights
 that the trainer pushes after every update). `rl.rollout_engine` picks one; the rollout loop
-never knows which. Neither parses what the model wrote.
+never knows which. Neither parses what the model wrote. A sampler with limits of its own (vLLM's
+max_model_len and images per prompt) also has `refusal(messages, max_new_tokens)`: the reason it
+cannot continue a conversation, or None; the rollout loop ends such an episode.
 """
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ has the facts this relies on, each checked by trainer/tests/vllm_suite/:
 - prompts go in as token ids with each image's pad run collapsed to one pad (vllm_prompt.py);
   vLLM's expanded prompt is compared with the encoder's ids on every request;
 - the log-probabilities returned are vLLM's "processed" ones: of the distribution the token was
-  drawn from (temperature applied, control tokens excluded), not the raw softmax at T = 1;
+  drawn from (temperature applied, suppressed tokens excluded by a -inf logit bias), not the raw
+  softmax at T = 1;
 - the engine is seeded once; per-request seeds crash vLLM's CPU sampler;
 - weights go in through the workers' `reload_weights` in checkpoint format (the loader repacks
   them for its kernels), then the encoder and prefix caches are emptied: both hold results
@@ -55,10 +56,13 @@ class VllmSampler:
         self.weights_directory = weights_directory
         self.max_model_len = max_model_len
         self.max_images = max_images
-        suppressed = set(policy.processor.control_token_ids)
-        vocabulary = int(unwrap_config_vocab(policy.model))
-        # vLLM's form of transformers' suppress_tokens (what Policy.sample_turns passes): every id but these.
-        self.allowed_token_ids = [token for token in range(vocabulary) if token not in suppressed]
+        # vLLM's form of transformers' suppress_tokens (what Policy.sample_turns passes): a bias of -inf
+        # on each suppressed id, added to the logits before temperature, so the processed log-probs are
+        # those of softmax(logits / T) with these ids at probability 0, as the scorer computes them.
+        # Not `allowed_token_ids`: that is every other id (151k ints on every request for Qwen), and
+        # vLLM's v1 engines before 0.32 refuse any allowed id at or past len(tokenizer), which Qwen2.5-VL's
+        # padded vocabulary (151,936 rows, 151,665 tokens) puts in it (docs/VLLM.md).
+        self.suppressed_bias = {int(token): float("-inf") for token in policy.suppressed_token_ids}
         self.pushes = 0
 
     # ---- lifecycle -----------------------------------------------------------------------
@@ -141,7 +145,7 @@ class VllmSampler:
             repetition_penalty=settings.repetition_penalty,
             presence_penalty=0.0,
             frequency_penalty=0.0,
-            allowed_token_ids=self.allowed_token_ids,
+            logit_bias=dict(self.suppressed_bias),
             stop_token_ids=list(settings.stop_token_ids),
             # The sampled token's log-probability only (0 extra candidates); none for greedy turns.
             logprobs=None if settings.greedy else 0,
@@ -174,6 +178,16 @@ class VllmSampler:
             text = self.policy.processor.tokenizer.decode(ids if truncated else ids[:-1], skip_special_tokens=False)
             turns.append(SampledTurn(token_ids=ids, text=text, truncated=truncated, log_probs=log_probs))
         return turns
+
+    def refusal(self, messages: list[dict[str, Any]], max_new_tokens: int) -> str | None:
+        """Why the engine cannot write the next turn of `messages` (more images than it was started
+        for, or a prompt that leaves no room for `max_new_tokens` in max_model_len), or None. The
+        rollout loop ends such an episode where it stands instead of stopping the run (rollout.py)."""
+        try:
+            self._check_fits(vllm_prompt(self.policy.encoder, messages), max_new_tokens)
+        except ValueError as error:
+            return str(error)
+        return None
 
     def _check_fits(self, prompt: VllmPrompt, max_new_tokens: int) -> None:
         if len(prompt.images) > self.max_images:

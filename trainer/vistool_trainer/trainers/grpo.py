@@ -8,6 +8,7 @@ Qwen2.5-VL. The math comes from this package's algorithm modules, tested against
 """
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -91,6 +92,7 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
         "timing/gen_s": timing.gen_s,
         "timing/env_s": timing.env_s,
         "env/item_errors": float(timing.env_errors),
+        "rollout/ended_early": float(timing.ended_early),
     }
     train_started = time.perf_counter()
     # The server's reward already down-weights no-tool trajectories (rewards.tool.no_tool_factor):
@@ -168,7 +170,7 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         return {}
     temperature = rl.temperature
     split = rl_micro_batching(rl)
-    suppressed = tuple(policy.processor.control_token_ids)  # never sampled (Policy.sampling_fields): never scored
+    suppressed = policy.suppressed_token_ids  # never sampled (Policy.sampling_fields): never scored
     old_log_probs, scored = _sampling_log_probs(policy, segments, split, temperature, suppressed)
     # The viewer's token view, from the same pass: each kept rollout's sampled tokens with their numbers.
     for index, rollout in enumerate(rollouts):
@@ -186,7 +188,7 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     # Per micro-batch values (each a token mean over that micro-batch), over every mini-batch and epoch.
     per_micro: dict[str, list[float]] = {"pg_clipfrac": [], "pg_clipfrac_lower": [], "ppo_kl": [], "kl": [], "entropy": []}
     loss_sum, grad_norm_sum, tokens = 0.0, 0.0, 0.0
-    steps = 0
+    steps = nonfinite = 0
     # Train mode (gradient checkpointing needs it) with dropout off: the old log-probs come from the
     # model without dropout, so the first mini-batch's ratio is exactly 1 (docs/ALGORITHMS.md).
     engine.train_mode(dropout=False)
@@ -197,7 +199,10 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
             for key in per_micro:
                 per_micro[key] += result[key]
             loss_sum += result["loss"]
-            grad_norm_sum += result["grad_norm"]
+            if math.isfinite(result["grad_norm"]):
+                grad_norm_sum += result["grad_norm"]
+            else:  # the engine skipped this optimizer step (TrainingEngine.step)
+                nonfinite += 1
             tokens += result["tokens"]
             steps += 1
     # veRL's reduce_metrics: the plain mean of every process's per-micro-batch values.
@@ -209,8 +214,11 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         "actor/ppo_kl": mean_over_micro_batches(gathered["ppo_kl"]),
         "actor/kl": mean_over_micro_batches(gathered["kl"]),
         "actor/entropy": mean_over_micro_batches(gathered["entropy"]),
-        "actor/grad_norm": grad_norm_sum / steps,
-        "actor/optimizer_steps": float(steps),
+        # Over the steps taken; null when every one was skipped.
+        "actor/grad_norm": grad_norm_sum / (steps - nonfinite) if steps > nonfinite else None,
+        # Optimizer steps skipped because the gradient norm was inf or NaN (veRL logs and skips them too).
+        "actor/grad_norm_nonfinite": float(nonfinite),
+        "actor/optimizer_steps": float(steps - nonfinite),
         "actor/tokens": tokens / rl.ppo_epochs,
         **agreement,
     }
