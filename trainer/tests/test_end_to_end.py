@@ -127,3 +127,34 @@ def test_a_paused_run_resumed_reaches_the_same_weights_as_an_uninterrupted_run(t
     assert a.keys() == b.keys()
     for key in a:
         torch.testing.assert_close(a[key], b[key], rtol=0, atol=1e-6, msg=key)
+
+
+def test_a_run_resumed_mid_rl_keeps_the_kl_reference_rl_started_from(tmp_path, vbar_data):
+    """With a KL term, the reference is the policy as RL began. A run paused after two RL steps and
+    resumed must compare with that policy, not with the checkpoint it resumed from: its later steps'
+    KL and its final weights equal an uninterrupted run's."""
+    import torch
+    from safetensors.torch import load_file
+
+    train_path, eval_path = vbar_data
+    quiet = lambda: EventStream(stdout=io.StringIO(), stderr=io.StringIO())
+    no_eval = {"n": 3, "max_new_tokens": 8, "before_and_after": False}
+    with_kl = {"kl_coef": 1.0, "lr": 0.05, "steps": 4, "prompts_per_step": 4, "group_size": 4, "max_new_tokens": 24}
+    # An untrained policy earns 0 everywhere, so no advantage would move it; a repetition check that
+    # fires on any repeated word gives its samples different rewards, and RL's first step an update.
+    spread = {"repetition": {"ngram_size": 1, "max_ngram_occurrences": 1}}
+    assert train(small_config(tmp_path, train_path, eval_path, "straight", eval=no_eval, rl=with_kl, rewards=spread), events=quiet()) == 0
+    split = small_config(tmp_path, train_path, eval_path, "split", eval=no_eval, rl=with_kl, rewards=spread)
+    assert train(split, max_steps=5, events=quiet()) == 0  # 3 SFT steps + 2 RL steps, then a checkpoint
+    assert (tmp_path / "split" / "kl-reference" / "complete").exists()
+    assert train(split, resume=True, events=quiet()) == 0
+    kl = lambda name: [line["actor/kl"] for line in read_json_lines(tmp_path / name / "metrics.jsonl") if "actor/kl" in line]
+    straight, resumed = kl("straight"), kl("split")
+    assert len(straight) == 4 and len(resumed) == 4
+    assert max(straight[2:]) > 0, f"the policy has moved away from the reference by the steps after the pause: {straight}"
+    for a, b in zip(straight, resumed):
+        assert abs(a - b) <= 1e-6 * max(1.0, abs(a)), (straight, resumed)
+    final = lambda name: load_file(str(sorted((tmp_path / name / "checkpoints").glob("step-*"))[-1] / "policy" / "model.safetensors"))
+    a, b = final("straight"), final("split")
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=1e-6, msg=key)

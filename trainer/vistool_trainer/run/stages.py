@@ -22,6 +22,7 @@ from ..trainers.grpo import StepResult, grpo_step
 from ..trainers.perception import perception_sft_config
 from ..trainers.sft import gold_conversations, run_sft
 from ..trainers.sft_probe import SftProbe, split_probe
+from .checkpoint_policy import load_checkpoint_policy
 from .run_state import Stage
 from .stage_context import StageContext, env_memory, peak_rss_mb
 from .time_caps import record_time_cap
@@ -213,13 +214,24 @@ class RlStage:
         return GO_ON
 
     def reference_model(self) -> torch.nn.Module | None:
-        """The frozen copy of the starting policy the KL term compares with (rl.kl_coef > 0)."""
+        """The frozen policy the KL term compares with (rl.kl_coef > 0): the policy as RL began. RL's
+        first step saves it to the run directory (kl-reference/), so a run resumed mid-RL compares
+        with the same weights, not with the checkpoint it resumed from."""
         if self.rl.kl_coef <= 0:
             return None
-        reference = copy.deepcopy(self.ctx.policy.model).eval()
-        for parameter in reference.parameters():
-            parameter.requires_grad_(False)
-        return reference
+        ctx = self.ctx
+        folder = ctx.run.root / KL_REFERENCE
+        if ctx.state.rl_step > 0:
+            if (folder / KL_REFERENCE_DONE).exists():
+                return _frozen(load_checkpoint_policy(ctx.config, ctx.run, folder).model)
+            ctx.events.warning(f"resumed at RL step {ctx.state.rl_step} without {folder}: the KL reference is the resumed policy, "
+                               "not the policy RL started from (this run predates saving it)")
+        elif ctx.dist.is_main:
+            folder.mkdir(exist_ok=True)
+            ctx.policy.save(folder / "policy", adapter_directory=folder / "adapter")
+            (folder / KL_REFERENCE_DONE).write_text("")  # last: a half-written reference is never read back
+        ctx.dist.barrier()
+        return _frozen(copy.deepcopy(ctx.policy.model))
 
     def record_step(self, result: StepResult, step_seconds: float, optimizer: torch.optim.Optimizer, synced: dict[str, float]) -> None:
         """The step's metrics line, its rollouts (gathered from every rank, up to logging.rollouts_per_step), its events."""
@@ -267,3 +279,14 @@ def run_stages(ctx: StageContext) -> int:
         if outcome.stopped:
             return int(outcome.exit_code)  # type: ignore[arg-type]
     return ctx.finish("finished")
+
+
+KL_REFERENCE = "kl-reference"
+KL_REFERENCE_DONE = "complete"
+
+
+def _frozen(model: torch.nn.Module) -> torch.nn.Module:
+    model.eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    return model

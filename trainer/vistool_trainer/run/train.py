@@ -41,6 +41,7 @@ from .rollout_engine import RolloutEngine
 from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .run_state import RunState, StepBudget
+from .checkpoint_policy import BASE_POLICY, load_checkpoint_policy
 from .stage_context import Interrupted, RunSetting, StageContext, TaskSets, parameter_checksum, rng_file
 from .stages import run_stages
 
@@ -107,26 +108,6 @@ def tokenizer_corpus(config: RunConfig, client: EnvClient, tasks: list[dict[str,
 def versions() -> dict[str, str | None]:
     report = check_environment()
     return {status.name: status.installed for status in report.packages}
-
-
-BASE_POLICY = "base-policy"  # a LoRA run's frozen micro base, saved once (a hub model is its own base)
-
-
-def load_checkpoint_policy(config: RunConfig, run: RunDirectory, checkpoint: Path) -> Policy:
-    """The policy to continue training from a checkpoint. A LoRA run goes on with its adapters on
-    the untouched base (the run's saved base for the micro model, else policy.model); the merged
-    weights in policy/ are for evaluation and serving."""
-    device, dtype = config.device, config.policy.dtype
-    if not config.policy.lora.enabled:
-        policy = Policy.load(checkpoint / "policy", device, dtype)
-    else:
-        if not (checkpoint / "adapter").is_dir():
-            raise RuntimeError(f"{checkpoint} has no adapter/ folder: it was not written by a LoRA run (or predates LoRA resume); "
-                               "resume with policy.lora.enabled false, or start a new run")
-        base = run.root / BASE_POLICY if config.policy.model == "micro" else config.policy.model
-        policy = Policy.load_with_adapter(base, checkpoint / "adapter", checkpoint / "policy", device, dtype)
-    policy.set_gradient_checkpointing(gradient_checkpointing_wanted(config.policy))
-    return policy
 
 
 def write_reward_config(config: RunConfig, run: RunDirectory, suffix: str = "") -> Path:
