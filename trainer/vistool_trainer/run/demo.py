@@ -209,6 +209,16 @@ def _die_with_parent() -> None:
     die()
 
 
+def demo_threads(requested: int | None, device: str) -> int:
+    """The trainer threads of each arm: `requested` (DEMO_THREADS) when given, else every core on a CPU;
+    0 (the trainer's default) on an accelerator."""
+    if requested is not None:
+        if requested < 1:
+            raise ValueError(f"demo threads must be at least 1, got {requested}")
+        return requested
+    return max(1, os.cpu_count() or 1) if device == "cpu" else 0
+
+
 def sft_steps_trained(run_dir: Path) -> int | None:
     """How many SFT steps an arm's run trained (its metrics.jsonl), or None when it wrote none."""
     path = run_dir / "metrics.jsonl"
@@ -219,7 +229,8 @@ def sft_steps_trained(run_dir: Path) -> int | None:
 
 
 def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu",
-             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars") -> int:
+             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars",
+             threads: int | None = None) -> int:
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
@@ -242,13 +253,16 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
     generate_demo_data(root, configs["tools"])
     # The arms run one after the other, each alone on the machine with every core, so neither arm's
     # steps slow the other's and each stage's time cap stays a safety net (docs/DEMO.md "Budgets and
-    # time"). A fixed thread count keeps a run's numbers the same from one run to the next.
-    threads = max(1, os.cpu_count() or 1) if device == "cpu" else 0
+    # time"). A fixed thread count keeps a run's numbers the same from one run to the next; `threads`
+    # (make demo DEMO_THREADS=N) sets another, and with it another floating-point reduction order: the
+    # stand-in for another CPU that docs/DEMO.md's range over seeds and thread counts is measured with.
+    threads = demo_threads(threads, device)
     for arm, config in configs.items():
         if config.threads and threads:
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
     write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "seed": configs["tools"].seed,
+                                           "threads": threads,
                                            "order": list(ARMS), "arms": list(ARMS), "started_at": started, "task": task})
     say(f"arms {', '.join(ARMS)} one after the other; configs in {root}/<arm>.vistool.json, logs in {root / 'logs'}")
 

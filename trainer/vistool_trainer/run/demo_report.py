@@ -33,7 +33,8 @@ table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid #ccc;paddin
 td.left,th.left{text-align:left} .met{color:#176917;font-weight:bold} .missed{color:#a00;font-weight:bold}
 .rollout{border:1px solid #ddd;padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid #ccc;margin-right:.4em}
 pre.assistant{background:#eef4ff} .error{color:#a00;font-size:90%} code{background:#f4f4f4;padding:0 .2em}
-.timecap{border:3px solid #a00;background:#fff0f0;color:#700;padding:.4em 1em;margin:1em 0;font-size:110%}"""
+.timecap{border:3px solid #a00;background:#fff0f0;color:#700;padding:.4em 1em;margin:1em 0;font-size:110%}
+.erosion{border:2px solid #b80;background:#fff8d8;color:#540;padding:.4em 1em;margin:1em 0}"""
 
 
 def evaluation_table(evaluations: dict[str, dict[str, float]]) -> str:
@@ -211,6 +212,9 @@ def demo_table(summary: dict[str, Any]) -> str:
                 rows.append(f"{arm:6} {label:10} {_ci(value):>28} {value['n']:>5} {value['tool_call_rate']:>11.3f} {value['tool_error_rate']:>12.3f}")
     for target in summary.get("targets", []):
         rows.append(f"{'MET' if target['met'] else 'NOT MET':8} {target['claim']}: {target['measured']}")
+    erosion = summary.get("warmup_erosion") or []
+    if erosion:
+        rows.append(EROSION_HEADLINE.upper() + ": " + "; ".join(erosion) + ".")
     caps = summary.get("time_caps_reached") or []
     if caps:
         rows.append(TIME_CAP_HEADLINE + ": " + "; ".join(caps) + ". " + TIME_CAP_MEANING)
@@ -229,6 +233,21 @@ def time_cap_banner_html(summary: dict[str, Any]) -> str:
         return ""
     items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in caps)
     return (f'<div class="timecap"><p><b>{TIME_CAP_HEADLINE}.</b> {html.escape(TIME_CAP_MEANING)}</p><ul>{items}</ul></div>')
+
+
+EROSION_HEADLINE = "A warm-up phase lowered an earlier skill"
+EROSION_MEANING = ("The SFT probe measured a skill an earlier phase had taught lower, by more than the guard's margin, at the end "
+                   "of a later phase (trainer/vistool_trainer/algorithms/warmup_guard.py). RL starts from the lowered skill; "
+                   "issue 40 saw such a run end far below the documented accuracy.")
+
+
+def erosion_note_html(summary: dict[str, Any]) -> str:
+    """A yellow note when the warm-up guard found an eroded skill (nothing when it found none)."""
+    found = summary.get("warmup_erosion") or []
+    if not found:
+        return ""
+    items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in found)
+    return f'<div class="erosion"><p><b>{EROSION_HEADLINE}.</b> {html.escape(EROSION_MEANING)}</p><ul>{items}</ul></div>'
 
 
 def _demo_table_html(summary: dict[str, Any]) -> str:
@@ -399,6 +418,7 @@ training seeds.</li></ul>"""
     body = f"""<!doctype html><meta charset="utf-8"><title>vistool demo — tools against text</title><style>{STYLE}</style>
 <h1>vistool demo: the image-tool arm against the text-only arm</h1>
 {time_cap_banner_html(summary)}
+{erosion_note_html(summary)}
 <p>Policy <code>{html.escape(str(summary.get('model')))}</code> on <code>{html.escape(str(summary.get('device')))}</code>;
 {f'{minutes:.1f} minutes of wall time' if minutes is not None else 'wall time not recorded'}. Two runs from the same initial model
 (the weight checksums below are equal), the same training tasks, the same SFT and RL step budgets: the <b>tools</b> arm may call

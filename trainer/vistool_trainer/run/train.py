@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from ..algorithms.sft_schedule import SftSchedule
+from ..algorithms.warmup_guard import WarmupGuard, report_erosion
 from ..checkout import repo_root
 from ..config import DataGenerateConfig, RunConfig, to_dict
 from ..engines.distributed import Distributed, init_distributed
@@ -399,6 +400,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
         schedule = SftSchedule.from_config(sft, state.get("sft_schedule"))
         state["sft_schedule"] = schedule.state()
         run.update_run(sft_schedule=schedule.state())  # the dashboard marks the phases from it while SFT runs
+        guard = WarmupGuard()  # a later phase that lowers an earlier phase's skill is reported (warmup_guard.py)
 
         def on_step(step: int, loss: float, seconds: float) -> None:
             state["sft_step"] = step
@@ -410,6 +412,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
                 probe_started = time.perf_counter()
                 record.update(probe.measure(policy))
                 record["timing/probe_s"] = time.perf_counter() - probe_started
+                report_erosion(guard.observe(step, schedule.phase(step - 1), record), events, run)
             # Every rank asks at the same steps; rank 0's probe decides (sft_schedule.py).
             if probe_tasks and step % sft.probe_every == 0 and schedule.wants_probe_decision(step):
                 if dist.agree(probe is not None and schedule.reached(step, record)):
@@ -433,6 +436,7 @@ def _stages(config: RunConfig, run: RunDirectory, events: EventStream, policy: P
         if step < sft.steps and out_of_steps():
             save_checkpoint(run, policy, optimizer, state, events, keep, dist, engine)
             return _finish(run, events, "interrupted" if interrupted.flag else "paused", state, policy, dist)
+        report_erosion(guard.finish(), events, run)
         state["stage"] = "rl" if config.rl.enabled else "done"
         # Where the warm-up's phases ended (the report and the panels read it from run.json).
         run.update_run(sft_schedule=schedule.state())
