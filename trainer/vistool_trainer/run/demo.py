@@ -32,6 +32,7 @@ from typing import Any, TextIO
 
 from ..checkout import repo_root
 from ..config import RunConfig, to_dict
+from .demo_range import range_lines
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
 from .run_config import load_config, resolve_config
@@ -308,11 +309,15 @@ def run_demo(out: str, minutes: float, model: str = "micro", device: str = "cpu"
         signal.signal(signal.SIGINT, previous)
 
     summary = demo_summary(root, minutes=(time.time() - started) / 60)
+    # Where this run's numbers fall in the range measured over seeds and thread counts (demo_range.py).
+    summary["range"] = range_lines(summary, task, threads) if model == "micro" else []
     write_json_atomic(root / "summary.json", summary)
     table = write_demo_report(root, summary)
     stderr.write(table + "\n")
     if summary["time_caps_reached"]:  # said last as well, where nobody scrolls past it
         say("TIME CAP REACHED — " + "; ".join(summary["time_caps_reached"]) + f". See {root / 'report.html'}.")
+    for line in summary["range"]:
+        say(line)
     say(f"summary: {root / 'summary.json'}; report: {root / 'report.html'}; dashboard: npx vistool view {root}")
     failed = [arm.arm for arm in arms if arm.process.returncode != 0]
     return 1 if failed or len(arms) < len(ARMS) else 0
