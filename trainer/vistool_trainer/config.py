@@ -138,6 +138,7 @@ class SftConfig:
     after_tool_until_acc: float | None = None
     tool_trajectories_until_acc: float | None = None
     mixture_until_direct_rate: float | None = None
+    hold_earlier_skills: float | None = None
     probe_tasks: int = 0
     probe_every: int = 100
     lr: float = 0.001
