@@ -155,7 +155,7 @@ def test_with_a_hold_margin_a_later_phase_ends_only_while_the_earlier_skills_hol
                                      "sft/probe_first_turn_direct_rate")
     assert schedule.reached(550, {answer: 0.95, without: 1.0, call: 0.1})
     schedule.end_phase(550)
-    assert schedule.phase_rates == {"answers_after_tool": {answer: 0.95, without: 1.0}}
+    assert schedule.phase_rates == {"answers_after_tool": {answer: 0.95}}
     # The call with the chart in view is there, but reading fell by 0.14: the tool trajectories go on.
     assert schedule.eroded("tool_trajectories", {answer: 0.81, without: 1.0, call: 0.95}) == [answer]
     assert not schedule.reached(600, {answer: 0.81, without: 1.0, call: 0.95})

@@ -24,8 +24,10 @@ def test_drops_within_the_margin_and_rises_are_not_erosion():
             PhaseEnd("tool_trajectories", 550, {ANSWER: 0.8, CALL_NO_IMAGES: 1.0, CALL: 0.94}),  # exactly 0.1: not more
             PhaseEnd("mixture", 600, {ANSWER: 0.95, CALL_NO_IMAGES: 0.83, CALL: 0.8})]
     found = eroded_skills(ends)
-    # Only the call with the chart in view (0.94 -> 0.80) and the call without images (0.92 -> 0.83 is 0.09: no) count.
+    # Only the call with the chart in view (0.94 -> 0.80) counts; the call without images is a stepping stone, not a skill held.
     assert [(e.skill, e.rate_then, e.rate_now) for e in found] == [(CALL, 0.94, 0.8)]
+    faded = [PhaseEnd("answers_after_tool", 550, {ANSWER: 0.95, CALL_NO_IMAGES: 1.0}), PhaseEnd("mixture", 650, {ANSWER: 0.95, CALL_NO_IMAGES: 0.64})]
+    assert eroded_skills(faded) == []
 
 
 def test_a_skill_the_probe_did_not_measure_is_skipped():

@@ -22,11 +22,13 @@ from typing import Any
 # more than two of those, and less than issue 40's 0.95 -> 0.81 -> 0.75.
 ERODED_MARGIN = 0.1
 
-# The probe rates each phase teaches (what its end target reads; the reading phase trains the calls
-# without images alongside when sft.calls_alongside_answers is on, and reads both then).
+# The probe rates each phase teaches that the policy after SFT uses: reading the edited image and the
+# call with the chart in view. The call without images (what the reading phase trains alongside, and
+# the calls-without-images phase alone) is a stepping stone to the call with the chart in view: once
+# that is there, the mixture lets it fade (issue 40's run: 1.00 -> 0.64 while the call with the chart
+# stayed at 1.00), and nothing after SFT writes a call without images.
 PHASE_SKILLS: dict[str, tuple[str, ...]] = {
-    "answers_after_tool": ("sft/probe_answer_after_tool_acc", "sft/probe_call_without_images_acc"),
-    "calls_without_images": ("sft/probe_call_without_images_acc",),
+    "answers_after_tool": ("sft/probe_answer_after_tool_acc",),
     "tool_trajectories": ("sft/probe_call_acc",),
 }
 
