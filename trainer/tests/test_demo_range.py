@@ -30,6 +30,9 @@ def test_the_closing_lines_place_each_measure_and_compare_the_same_seed_and_thre
     assert lines[4].endswith("gave tools after RL 99.0 % where the range was measured; here 57.7 %, not the same: "
                              "this machine follows another trajectory")
     assert range_lines(_summary(0.99), "bars", 2, ranges)[-1].endswith("here 99.0 %, the same")
+    # A run stored without its text arm places the tools arm alone.
+    ranges["bars"]["runs"][0]["text_after_rl"] = None
+    assert "text after RL" in range_lines(_summary(0.99), "bars", 2, ranges)[3]
     assert range_lines(_summary(0.99), "geometry", 2, ranges) == [
         "no measured range is stored for the geometry demo (examples/demo-range.json)"]
 
@@ -40,3 +43,4 @@ def test_the_stored_range_covers_what_the_docs_say_was_measured():
         for run in ranges.get(task, {}).get("runs", []):
             assert {"seed", "threads", "tools_after_rl", "tools_after_sft", "text_after_rl", "sft_steps"} <= set(run)
             assert 0 <= run["tools_after_rl"] <= 1
+            assert run["text_after_rl"] is None or 0 <= run["text_after_rl"] <= 1  # None: the text arm was not run

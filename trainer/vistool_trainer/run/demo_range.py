@@ -53,12 +53,14 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
     stored = ranges.get(task) or {}
     runs = stored.get("runs") or []
     if not runs:
-        return [f"no measured range is stored for the {task} demo (examples/demo-range.json)"]
+        return [f"no measured range is stored for the {task} demo (examples/demo-range.json)"
+                + (f": {stored['measured']}" if stored.get("measured") else "")]
     seeds = sorted({int(run["seed"]) for run in runs})
     thread_counts = sorted({int(run["threads"]) for run in runs})
     lines = [f"the {task} demo measured on {len(runs)} runs (seeds {', '.join(map(str, seeds))} x threads "
              f"{', '.join(map(str, thread_counts))}, {stored.get('cpu', 'CPU not recorded')}, {stored.get('date', 'date not recorded')}); "
-             "another CPU sums in another order and follows another trajectory, so a run elsewhere may fall outside it:"]
+             "another CPU sums in another order and follows another trajectory, so a run elsewhere may fall outside it"
+             + (f"; {stored['measured']}" if stored.get("measured") else "") + ":"]
     arms = summary.get("arms") or {}
     for key, arm, label, name in MEASURES:
         values = [float(run[key]) for run in runs if run.get(key) is not None]
