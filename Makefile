@@ -19,9 +19,12 @@ DEMO_MINUTES ?= 20
 SEED ?= 1
 # `make demo TASK=geometry`: the same comparison on geometry diagrams (examples/micro-geometry.vistool.json).
 TASK ?= bars
+# `make demo DEMO_THREADS=1`: each arm's trainer threads (default: every core). Another count sums in
+# another order, which stands in for another CPU (docs/DEMO.md, "How the result varies").
+DEMO_THREADS ?=
 
 demo: setup venv
-	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK)
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK) $(if $(DEMO_THREADS),--threads $(DEMO_THREADS))
 
 test: setup venv browser vscode
 	npm run typecheck

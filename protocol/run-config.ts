@@ -421,6 +421,10 @@ export interface RunConfig {
      */
     tool_trajectories_until_acc: number | null;
     /**
+     * A margin (a probe rate): a phase after the first, the mixture included, ends on the SFT probe only if, at that probe, every earlier phase's skills (the probe rates its own target read) are within this margin of their rates when that phase ended; until then it trains on, to its cap. A later phase must not hand on less than an earlier one taught: issue 40 measured reading at 0.95 when its phase ended and 0.75 when the mixture ended SFT, and RL did not bring it back (docs/DEMO.md). null: the phases end on their own targets alone.
+     */
+    hold_earlier_skills: number | null;
+    /**
      * End the mixture, and with it SFT, at the first SFT probe where the greedy first turn on the held-out tasks is the direct answer for at least this share of them (sft/probe_first_turn_direct_rate: at the first token where each task's gold call and gold direct answer differ, the direct answer's is the most likely; sft.probe_tasks must be > 0). Trained on a mixture, the micro model's choice between calling and answering wanders from step to step, the same on every chart, so where SFT stops would otherwise decide it (docs/DEMO.md); sft.steps stays the cap. null: the mixture runs to sft.steps.
      */
     mixture_until_direct_rate: number | null;

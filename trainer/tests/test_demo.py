@@ -143,6 +143,7 @@ def test_the_seed_flag_reaches_both_arms_and_a_conflicting_one_is_refused(tmp_pa
     assert not (tmp_path / "never").exists()
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
     assert "--seed $(SEED)" in makefile and "SEED ?= 1" in makefile
+    assert "$(if $(DEMO_THREADS),--threads $(DEMO_THREADS))" in makefile
 
 
 def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_path, vbar_data):
@@ -180,9 +181,12 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
                  # tools arm trains 1 of its 2 SFT steps, and the text arm then gets that budget.
                  "sft.after_tool_turns_first": 0, "sft.tool_trajectories_steps": 0, "sft.mixture_until_direct_rate": 0.0}
     stderr = io.StringIO()
-    code = run_demo(str(tmp_path / "demo"), minutes=5, overrides={**overrides, "seed": 2}, stderr=stderr)
+    code = run_demo(str(tmp_path / "demo"), minutes=5, overrides={**overrides, "seed": 2}, stderr=stderr, threads=1)
     assert code == 0, stderr.getvalue()[-3000:]
     root = tmp_path / "demo"
+    # make demo DEMO_THREADS=1: every arm's trainer runs the thread count asked for, and demo.json says so.
+    assert all(json.loads((root / f"{arm}.vistool.json").read_text())["threads"] == 1 for arm in ARMS)
+    assert json.loads((root / "demo.json").read_text())["threads"] == 1
     summary = json.loads((root / "summary.json").read_text())
     for arm in ARMS:
         run = json.loads((root / arm / "run.json").read_text())

@@ -195,3 +195,26 @@ def test_the_showcased_rollouts_follow_a_stated_rule_and_say_which_label_the_cal
     assert "one rollout per (gold, answer) pair" in section
     # The call that masked another label than the question's is said to have done so, wherever it is shown.
     assert "masked &quot;B&quot;, not the question&#x27;s &quot;D&quot;" in section
+
+
+def test_a_warm_up_phase_that_lowered_an_earlier_skill_is_a_yellow_note_in_the_report(tmp_path):
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 99, calls=0.0), "after_rl": _eval("tools", 173, calls=1.0)}, [0.02, 0.05])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 100)}, [0.0, 0.03])
+    _heldout(tmp_path)
+    quiet = demo_summary(tmp_path)
+    write_demo_report(tmp_path, quiet)
+    assert quiet["warmup_erosion"] == [] and 'class="erosion"' not in (tmp_path / "report.html").read_text()
+    # What the trainer's guard writes into run.json (algorithms/warmup_guard.py), issue 40's numbers.
+    run_file = tmp_path / "tools" / "run.json"
+    run = json.loads(run_file.read_text())
+    run["warmup_erosion"] = [{"skill": "sft/probe_answer_after_tool_acc", "taught_by": "answers_after_tool", "taught_step": 550,
+                              "rate_then": 0.95, "lowered_by": "mixture", "lowered_step": 650, "rate_now": 0.75, "drop": 0.2}]
+    write_json_atomic(run_file, run)
+    summary = demo_summary(tmp_path)
+    assert summary["warmup_erosion"] == ["the tools arm's mixture phase lowered probe_answer_after_tool_acc from 0.95 "
+                                         "(end of answers_after_tool, SFT step 550) to 0.75 (SFT step 650)"]
+    assert "A WARM-UP PHASE LOWERED AN EARLIER SKILL: the tools arm's mixture phase" in demo_table(summary)
+    write_demo_report(tmp_path, summary)
+    page = (tmp_path / "report.html").read_text()
+    note = page.index('class="erosion"')
+    assert note < page.index("<h2>") and "from 0.95" in page[note:page.index("<h2>")]

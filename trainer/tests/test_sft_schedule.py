@@ -143,3 +143,34 @@ def test_a_stage_its_time_cap_stops_is_recorded_and_said_loudly(tmp_path, vbar_d
     warnings = [json.loads(line)["message"] for line in stdout.getvalue().splitlines() if json.loads(line)["event"] == "warning"]
     assert any(w.startswith("TIME CAP REACHED: SFT stopped after 0 of its 50 steps") and "sft.max_seconds" in w for w in warnings), warnings
     assert any(w.startswith("TIME CAP REACHED: RL stopped after 0 of its 5 steps") for w in warnings), warnings
+
+
+def test_with_a_hold_margin_a_later_phase_ends_only_while_the_earlier_skills_hold():
+    """sft.hold_earlier_skills: issue 40's run, where reading fell from 0.95 (the reading phase's end)
+    to 0.81 and 0.75 while the later phases ended on their own targets."""
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {
+        "after_tool_turns_first": 600, "tool_trajectories_steps": 200, "calls_alongside_answers": True, "direct_answer_fraction": 0.6,
+        "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "mixture_until_direct_rate": 0.9, "hold_earlier_skills": 0.1}))
+    answer, call, without, direct = ("sft/probe_answer_after_tool_acc", "sft/probe_call_acc", "sft/probe_call_without_images_acc",
+                                     "sft/probe_first_turn_direct_rate")
+    assert schedule.reached(550, {answer: 0.95, without: 1.0, call: 0.1})
+    schedule.end_phase(550)
+    assert schedule.phase_rates == {"answers_after_tool": {answer: 0.95}}
+    # The call with the chart in view is there, but reading fell by 0.14: the tool trajectories go on.
+    assert schedule.eroded("tool_trajectories", {answer: 0.81, without: 1.0, call: 0.95}) == [answer]
+    assert not schedule.reached(600, {answer: 0.81, without: 1.0, call: 0.95})
+    # 0.86 is within 0.1 of 0.95: it ends.
+    assert schedule.reached(650, {answer: 0.86, without: 1.0, call: 0.97})
+    schedule.end_phase(650)
+    # The mixture's choice target is met, but the call fell from 0.97 to 0.80: SFT goes on.
+    assert not schedule.reached(700, {answer: 0.9, without: 1.0, call: 0.8, direct: 1.0})
+    assert schedule.reached(750, {answer: 0.9, without: 1.0, call: 0.95, direct: 1.0})
+    # Without the margin the same probes end both phases at once (the recipe issue 40 ran).
+    plain = SftSchedule.from_config(from_dict(SftConfig, {
+        "after_tool_turns_first": 600, "tool_trajectories_steps": 200, "calls_alongside_answers": True, "direct_answer_fraction": 0.6,
+        "after_tool_until_acc": 0.9, "tool_trajectories_until_acc": 0.9, "mixture_until_direct_rate": 0.9}))
+    assert plain.reached(550, {answer: 0.95, without: 1.0, call: 0.1}) and plain.end_phase(550)
+    assert plain.reached(600, {answer: 0.81, without: 1.0, call: 0.95}) and plain.end_phase(600) == "tool_trajectories"
+    assert plain.reached(650, {answer: 0.75, without: 1.0, call: 0.97, direct: 1.0})
+    # The margin survives a resume with the rest of the schedule.
+    assert SftSchedule.from_config(SftConfig(), schedule.state()).phase_rates == schedule.phase_rates

@@ -63,7 +63,8 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"demo: --seed {args.seed} and --set seed={overrides['seed']} disagree; give one", file=sys.stderr)
             return 2
         overrides["seed"] = args.seed
-    return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides, task=args.task)
+    return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides, task=args.task,
+                    threads=args.threads)
 
 
 def _serve_policy(args: argparse.Namespace) -> int:
@@ -111,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--task", default="bars", choices=["bars", "geometry"],
                       help="bars: the level of one bar among six (examples/micro-cpu.vistool.json); geometry: whether the line through two "
                            "points passes above or below a third (examples/micro-geometry.vistool.json)")
+    demo.add_argument("--threads", type=int, default=None, help="trainer threads of each arm (make demo DEMO_THREADS=N; default: "
+                      "every core on a CPU). Another count sums in another order: the stand-in for another CPU (docs/DEMO.md)")
     demo.set_defaults(handler=_demo)
     serve = commands.add_parser("serve-policy", help="a checkpoint behind an OpenAI-compatible chat-completions endpoint on 127.0.0.1")
     serve.add_argument("--checkpoint", required=True, help="checkpoint folder (<run>/checkpoints/step-NNNNNN) or a save_pretrained folder")

@@ -213,6 +213,7 @@ class SftConfig:
     after_tool_until_acc: float | None
     tool_trajectories_until_acc: float | None
     mixture_until_direct_rate: float | None
+    hold_earlier_skills: float | None
     probe_tasks: int
     probe_every: int
     lr: float

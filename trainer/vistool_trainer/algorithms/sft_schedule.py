@@ -15,6 +15,13 @@
    the held-out tasks is the direct answer for at least that share of them
    (`sft/probe_first_turn_direct_rate`).
 
+With `sft.hold_earlier_skills` (a margin), a phase after the first, the mixture included, ends on
+the probe only if, at that same probe, every earlier phase's skills are still within the margin of
+their rates when that phase ended (algorithms/warmup_guard.py names each phase's skills): a later
+phase must not hand on less than an earlier one taught (issue 40: reading 0.95 when its phase ended,
+0.75 when the mixture ended SFT, and RL did not bring it back). Until they are, the phase trains on,
+to its cap.
+
 A phase with no steps is skipped. Phases 1–3 can end early on the SFT probe (sft_probe.py), each
 once its skill's rate reaches its target: `sft.after_tool_until_acc` on
 `sft/probe_answer_after_tool_acc`, `sft.calls_without_images_until_acc` and
@@ -37,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..config import SftConfig
+from .warmup_guard import PHASE_SKILLS
 
 # The phases before the mixture: name, the config key of its length, of its target, and the probe rate the target reads.
 PHASES = (
@@ -66,6 +74,10 @@ class SftSchedule:
     # sft.mixture_until_direct_rate, and the step where the probe ended the mixture (and SFT) on it.
     mixture_target: float | None = None
     mixture_ended_at: int | None = None
+    # sft.hold_earlier_skills: the margin an earlier phase's skills may fall by before a later phase may end, and
+    # each phase's skills as the probe last measured them in that phase (at its end, once it has ended).
+    hold_margin: float | None = None
+    phase_rates: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.ends:
@@ -84,7 +96,7 @@ class SftSchedule:
                    targets=[getattr(sft, target_key) for _, _, target_key, _ in PHASES],
                    direct_answer_fraction=float(sft.direct_answer_fraction),
                    calls_alongside=bool(sft.calls_alongside_answers),
-                   mixture_target=getattr(sft, MIXTURE_TARGET_KEY))
+                   mixture_target=getattr(sft, MIXTURE_TARGET_KEY), hold_margin=getattr(sft, "hold_earlier_skills", None))
 
     def state(self) -> dict[str, Any]:
         return asdict(self)
@@ -129,14 +141,27 @@ class SftSchedule:
         mixture's target reads the choice probe; a probe without that rate (a run whose held-out
         tasks have no direct answers) never ends it."""
         index = self._index(steps_done)
+        phase = MIXTURE if index is None else PHASES[index][0]
+        skills = {skill: float(probe[skill]) for skill in PHASE_SKILLS.get(phase, ()) if skill in probe}
+        if skills:
+            self.phase_rates[phase] = skills
         if index is None:
-            return self.mixture_target is not None and probe.get(MIXTURE_RATE, -1.0) >= float(self.mixture_target)
+            return (self.mixture_target is not None and probe.get(MIXTURE_RATE, -1.0) >= float(self.mixture_target)
+                    and not self.eroded(phase, probe))
         if self.targets[index] is None:
             return False
         target = float(self.targets[index])  # type: ignore[arg-type]
         if index == 0 and self.calls_alongside and probe.get("sft/probe_call_without_images_acc", 0.0) < target:
             return False
-        return probe.get(PHASES[index][3], 0.0) >= target
+        return probe.get(PHASES[index][3], 0.0) >= target and not self.eroded(phase, probe)
+
+    def eroded(self, phase: str, probe: dict[str, float]) -> list[str]:
+        """With a hold margin: the earlier phases' skills that this probe measures more than the margin
+        below their rates at the end of their own phase (empty: they held, or no margin is set)."""
+        if self.hold_margin is None:
+            return []
+        return [skill for earlier, rates in self.phase_rates.items() if earlier != phase
+                for skill, rate in rates.items() if skill in probe and float(probe[skill]) < rate - float(self.hold_margin) - 1e-9]
 
     def end_phase(self, steps_done: int) -> str:
         """End the current phase now: the next step is the next phase's first, and every later phase

@@ -32,6 +32,7 @@ from typing import Any, TextIO
 
 from ..checkout import repo_root
 from ..config import PolicyConfig, RunConfig, to_dict
+from .demo_range import range_lines
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
 from .run_config import load_config, resolve_config
@@ -209,6 +210,16 @@ def _die_with_parent() -> None:
     die()
 
 
+def demo_threads(requested: int | None, device: str) -> int:
+    """The trainer threads of each arm: `requested` (DEMO_THREADS) when given, else every core on a CPU;
+    0 (the trainer's default) on an accelerator."""
+    if requested is not None:
+        if requested < 1:
+            raise ValueError(f"demo threads must be at least 1, got {requested}")
+        return requested
+    return max(1, os.cpu_count() or 1) if device == "cpu" else 0
+
+
 def sft_steps_trained(run_dir: Path) -> int | None:
     """How many SFT steps an arm's run trained (its metrics.jsonl), or None when it wrote none."""
     path = run_dir / "metrics.jsonl"
@@ -219,7 +230,8 @@ def sft_steps_trained(run_dir: Path) -> int | None:
 
 
 def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: str = "cpu",
-             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars") -> int:
+             stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars",
+             threads: int | None = None) -> int:
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
@@ -242,13 +254,16 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
     generate_demo_data(root, configs["tools"])
     # The arms run one after the other, each alone on the machine with every core, so neither arm's
     # steps slow the other's and each stage's time cap stays a safety net (docs/DEMO.md "Budgets and
-    # time"). A fixed thread count keeps a run's numbers the same from one run to the next.
-    threads = max(1, os.cpu_count() or 1) if device == "cpu" else 0
+    # time"). A fixed thread count keeps a run's numbers the same from one run to the next; `threads`
+    # (make demo DEMO_THREADS=N) sets another, and with it another floating-point reduction order: the
+    # stand-in for another CPU that docs/DEMO.md's range over seeds and thread counts is measured with.
+    threads = demo_threads(threads, device)
     for arm, config in configs.items():
         if config.threads and threads:
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
     write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "seed": configs["tools"].seed,
+                                           "threads": threads,
                                            "order": list(ARMS), "arms": list(ARMS), "started_at": started, "task": task})
     say(f"arms {', '.join(ARMS)} one after the other; configs in {root}/<arm>.vistool.json, logs in {root / 'logs'}")
 
@@ -294,11 +309,15 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
         signal.signal(signal.SIGINT, previous)
 
     summary = demo_summary(root, minutes=(time.time() - started) / 60)
+    # Where this run's numbers fall in the range measured over seeds and thread counts (demo_range.py).
+    summary["range"] = range_lines(summary, task, threads) if model == "micro" else []
     write_json_atomic(root / "summary.json", summary)
     table = write_demo_report(root, summary)
     stderr.write(table + "\n")
     if summary["time_caps_reached"]:  # said last as well, where nobody scrolls past it
         say("TIME CAP REACHED — " + "; ".join(summary["time_caps_reached"]) + f". See {root / 'report.html'}.")
+    for line in summary["range"]:
+        say(line)
     say(f"summary: {root / 'summary.json'}; report: {root / 'report.html'}; dashboard: npx vistool view {root}")
     failed = [arm.arm for arm in arms if arm.process.returncode != 0]
     return 1 if failed or len(arms) < len(ARMS) else 0

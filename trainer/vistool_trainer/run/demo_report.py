@@ -36,10 +36,10 @@ ARM_COLOURS = {"tools": "#1a85ff", "text": "#d18616"}
 # browser's colour scheme. Every pair below passes WCAG AA (test/view/demo-report-browser.test.ts).
 _LIGHT = {"bg": "#ffffff", "fg": "#222222", "muted": "#5f5f5f", "code": "#f4f4f4", "line": "#cccccc", "head": "#eeeeee",
           "good": "#176917", "bad": "#aa0000", "assistant": "#eef4ff", "plot": "#fafafa", "cap-bg": "#fff0f0", "cap-fg": "#700000",
-          "cap-line": "#aa0000"}
+          "cap-line": "#aa0000", "warn-bg": "#fff8d8", "warn-fg": "#553300", "warn-line": "#b88800"}
 _DARK = {"bg": "#1e1e1e", "fg": "#dddddd", "muted": "#b0b0b0", "code": "#2b2b2b", "line": "#555555", "head": "#333333",
          "good": "#73c991", "bad": "#f48771", "assistant": "#1c2a3d", "plot": "#252526", "cap-bg": "#3a1e1e", "cap-fg": "#ffb4a8",
-         "cap-line": "#f48771"}
+         "cap-line": "#f48771", "warn-bg": "#3a3216", "warn-fg": "#f0d58a", "warn-line": "#c9a227"}
 
 
 def _palette(scheme: str, colours: dict[str, str]) -> str:
@@ -58,7 +58,8 @@ td.left,th.left{text-align:left} .met{color:var(--good);font-weight:bold} .misse
 .rollout{border:1px solid var(--line);padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid var(--line);margin-right:.4em}
 pre.assistant{background:var(--assistant)} .error{color:var(--bad);font-size:90%} code{background:var(--code);color:var(--fg);padding:0 .2em}
 svg text{fill:var(--fg)} svg rect{fill:var(--plot);stroke:var(--line)}
-.timecap{border:3px solid var(--cap-line);background:var(--cap-bg);color:var(--cap-fg);padding:.4em 1em;margin:1em 0;font-size:110%}""")
+.timecap{border:3px solid var(--cap-line);background:var(--cap-bg);color:var(--cap-fg);padding:.4em 1em;margin:1em 0;font-size:110%}
+.erosion{border:2px solid var(--warn-line);background:var(--warn-bg);color:var(--warn-fg);padding:.4em 1em;margin:1em 0}""")
 
 
 def evaluation_table(evaluations: dict[str, dict[str, float]]) -> str:
@@ -236,6 +237,9 @@ def demo_table(summary: dict[str, Any]) -> str:
                 rows.append(f"{arm:6} {label:10} {_ci(value):>28} {value['n']:>5} {value['tool_call_rate']:>11.3f} {value['tool_error_rate']:>12.3f}")
     for target in summary.get("targets", []):
         rows.append(f"{'MET' if target['met'] else 'NOT MET':8} {target['claim']}: {target['measured']}")
+    erosion = summary.get("warmup_erosion") or []
+    if erosion:
+        rows.append(EROSION_HEADLINE.upper() + ": " + "; ".join(erosion) + ".")
     caps = summary.get("time_caps_reached") or []
     if caps:
         rows.append(TIME_CAP_HEADLINE + ": " + "; ".join(caps) + ". " + TIME_CAP_MEANING)
@@ -254,6 +258,21 @@ def time_cap_banner_html(summary: dict[str, Any]) -> str:
         return ""
     items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in caps)
     return (f'<div class="timecap"><p><b>{TIME_CAP_HEADLINE}.</b> {html.escape(TIME_CAP_MEANING)}</p><ul>{items}</ul></div>')
+
+
+EROSION_HEADLINE = "A warm-up phase lowered an earlier skill"
+EROSION_MEANING = ("The SFT probe measured a skill an earlier phase had taught lower, by more than the guard's margin, at the end "
+                   "of a later phase (trainer/vistool_trainer/algorithms/warmup_guard.py). RL starts from the lowered skill; "
+                   "issue 40 saw such a run end far below the documented accuracy.")
+
+
+def erosion_note_html(summary: dict[str, Any]) -> str:
+    """A yellow note when the warm-up guard found an eroded skill (nothing when it found none)."""
+    found = summary.get("warmup_erosion") or []
+    if not found:
+        return ""
+    items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in found)
+    return f'<div class="erosion"><p><b>{EROSION_HEADLINE}.</b> {html.escape(EROSION_MEANING)}</p><ul>{items}</ul></div>'
 
 
 def _demo_table_html(summary: dict[str, Any]) -> str:
@@ -507,6 +526,7 @@ training seeds.</li></ul>"""
     body = f"""<!doctype html><meta charset="utf-8"><title>vistool demo — tools against text</title><style>{STYLE}</style>
 <h1>vistool demo: the image-tool arm against the text-only arm</h1>
 {time_cap_banner_html(summary)}
+{erosion_note_html(summary)}
 <p>Policy <code>{html.escape(str(summary.get('model')))}</code> on <code>{html.escape(str(summary.get('device')))}</code>;
 {f'{minutes:.1f} minutes of wall time' if minutes is not None else 'wall time not recorded'}. Two runs from the same initial model
 (the weight checksums below are equal), the same training tasks, the same SFT and RL step budgets: the <b>tools</b> arm may call

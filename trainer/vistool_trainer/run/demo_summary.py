@@ -59,6 +59,8 @@ def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:
     summary["initial_weights_checksum"] = run.get("initial_weights_checksum")
     # A stage its time cap stopped (run/time_caps.py): its outcome depends on the machine's speed.
     summary["time_caps_reached"] = run.get("time_caps_reached") or {}
+    # A warm-up phase that lowered an earlier phase's skill by more than the guard's margin (warmup_guard.py).
+    summary["warmup_erosion"] = run.get("warmup_erosion") or []
     if rl:
         clip = [m.get("actor/pg_clipfrac", 0.0) for m in rl if "actor/pg_clipfrac" in m]
         summary["rl"] = {
@@ -147,9 +149,21 @@ def time_caps_reached(arms: dict[str, Any]) -> list[str]:
     return sentences
 
 
+def warmup_erosion(arms: dict[str, Any]) -> list[str]:
+    """One sentence per skill a later warm-up phase lowered (algorithms/warmup_guard.py), arm by arm."""
+    sentences = []
+    for arm, numbers in arms.items():
+        for found in numbers.get("warmup_erosion") or []:
+            sentences.append(f"the {arm} arm's {found['lowered_by']} phase lowered {str(found['skill']).removeprefix('sft/')} from "
+                             f"{float(found['rate_then']):.2f} (end of {found['taught_by']}, SFT step {found['taught_step']}) to "
+                             f"{float(found['rate_now']):.2f} (SFT step {found['lowered_step']})")
+    return sentences
+
+
 def demo_summary(root: Path, minutes: float | None = None) -> dict[str, Any]:
     arms = {arm: arm_summary(root / arm, arm) for arm in ("tools", "text") if (root / arm).is_dir()}
     demo = json.loads((root / "demo.json").read_text()) if (root / "demo.json").exists() else {}
     return {"arms": arms, "eval_split": eval_split(root), "targets": targets(arms), "minutes": minutes,
             "minutes_cap": demo.get("minutes_cap"), "seed": demo.get("seed"), "time_caps_reached": time_caps_reached(arms),
+            "warmup_erosion": warmup_erosion(arms),
             "model": demo.get("model"), "device": demo.get("device")}

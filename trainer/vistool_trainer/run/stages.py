@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol
 import torch
 
 from ..algorithms.sft_schedule import SftSchedule
+from ..algorithms.warmup_guard import WarmupGuard, report_erosion
 from ..model.conversation import Conversation
 from ..rollouts.rollout import rollout_record
 from ..trainers.grpo import StepResult, grpo_step
@@ -96,6 +97,7 @@ class SftStage:
         self.probe: SftProbe | None = None
         self.schedule = SftSchedule.from_config(self.sft, ctx.state.sft_schedule)
         self.optimizer: torch.optim.Optimizer | None = None
+        self.guard = WarmupGuard()  # a later phase that lowers an earlier phase's skill is reported (warmup_guard.py)
 
     def run(self) -> StageOutcome:
         ctx, sft, seed = self.ctx, self.sft, self.ctx.config.seed
@@ -114,6 +116,7 @@ class SftStage:
                                        self.optimizer, ctx.dist, ctx.engine, direct_conversations=direct, schedule=self.schedule)
         if step < sft.steps and ctx.out_of_steps():
             return StageOutcome(ctx.pause(self.optimizer))
+        report_erosion(self.guard.finish(), ctx.events, ctx.run)
         # Where the warm-up's phases ended (the report and the panels read it from run.json).
         ctx.run.update_run(sft_schedule=self.schedule.state())
         ctx.complete_stage("rl" if ctx.config.rl.enabled else "done", "after_sft")
@@ -148,6 +151,7 @@ class SftStage:
             probe_started = time.perf_counter()
             record.update(self.probe.measure(ctx.policy))
             record["timing/probe_s"] = time.perf_counter() - probe_started
+            report_erosion(self.guard.observe(step, self.schedule.phase(step - 1), record), ctx.events, ctx.run)
         # Every rank asks at the same steps; rank 0's probe decides (sft_schedule.py).
         if self.probe_tasks and step % sft.probe_every == 0 and self.schedule.wants_probe_decision(step):
             if ctx.dist.agree(self.probe is not None and self.schedule.reached(step, record)):
