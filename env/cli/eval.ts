@@ -21,7 +21,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
              [--concurrency C] [--max-turns T] [--label NAME] [--reward-config FILE]
              [--api-key-env NAME] [--temperature X] [--max-tokens N] [--timeout-s S]
              [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
-             [--stop-after-failures N] [--max-tool-calls N]
+             [--stop-after-failures N] [--max-failed-share F] [--max-tool-calls N]
              [--run-config FILE] [--system-prompt TEXT] [--latest-images N] [--images-first]
              [--observation-role user|tool]
              [--trainer-config FILE] [--python PATH]
@@ -60,12 +60,15 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
                     header is honoured instead, up to --retry-after-max-s (default 300)
   --retry-failed    on resume, run the tasks recorded as failed again (default: keep them failed)
   --stop-after-failures  stop with an error after N task/arm failures in a row (default 10; 0: never)
+  --max-failed-share  exit 1 when more than this share of the task/arm results failed (default 0.1;
+                    1: never), so a script or CI does not read a broken endpoint as a finished eval
   --trainer-config  checkpoint: the run config it was trained with (default <ckpt>/../../config.json);
                     its presentation, limits and reply budget are the eval's, as the trainer's own eval
   --python          checkpoint: interpreter with vistool_trainer (default $VISTOOL_PYTHON or .venv/bin/python)
 
-Exit 0 when the eval finished (failed tasks are recorded and counted, not fatal), 130 when
-interrupted (rerun the same command to continue), 1 on an error, 2 on a usage error.`;
+Exit 0 when the eval finished (failed tasks are recorded and counted), 1 when more than
+--max-failed-share of its results failed or on an error, 130 when interrupted (rerun the same
+command to continue), 2 on a usage error.`;
 
 function number(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean, expected: string): number {
   if (value === undefined) return fallback;
@@ -129,6 +132,7 @@ const EVAL_OPTIONS = {
   'retry-after-max-s': { type: 'string' },
   'retry-failed': { type: 'boolean', default: false },
   'stop-after-failures': { type: 'string' },
+  'max-failed-share': { type: 'string' },
   'trainer-config': { type: 'string' },
   'run-config': { type: 'string' },
   'system-prompt': { type: 'string' },
@@ -169,6 +173,7 @@ interface EvalRequest {
   observationRole: 'user' | 'tool';
   client: ClientSettings;
   stopAfterFailures: number;
+  maxFailedShare: number;
   rewardConfig: unknown;
   label: string;
 }
@@ -205,7 +210,8 @@ async function evalRequestOf(argv: string[]): Promise<EvalRequest> {
   const client = clientSettingsOf(values);
   const stopAfterFailures = number(values['stop-after-failures'], 'stop-after-failures', 10, (n) => Number.isInteger(n) && n >= 0, 'a whole number (0: never stop)');
   const rewardConfig = await readRewardConfig(values['reward-config']);
-  return { values, spec, tasksFile, arms, limit, concurrency, settings, observationRole, client, stopAfterFailures, rewardConfig, label: values.label ?? policyLabel(spec) };
+  const maxFailedShare = number(values['max-failed-share'], 'max-failed-share', 0.1, (n) => n >= 0 && n <= 1, 'a share from 0 to 1 (1: never fail on failures)');
+  return { values, spec, tasksFile, arms, limit, concurrency, settings, observationRole, client, stopAfterFailures, maxFailedShare, rewardConfig, label: values.label ?? policyLabel(spec) };
 }
 
 function episodeFlagsOf(values: EvalValues): EvalEpisodeFlags {
@@ -347,11 +353,17 @@ async function evaluate(
     signal,
   });
   io.stdout.write(formatSummaryTable(outcome.document) + '\n');
-  const failed = Object.values(outcome.document.arms).reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
-  if (failed > 0) progress(`eval: ${failed} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
+  const buckets = Object.values(outcome.document.arms);
+  const failed = buckets.reduce((sum, b) => sum + (b?.all.failed ?? 0), 0);
+  const results = buckets.reduce((sum, b) => sum + (b?.all.n ?? 0), 0);
+  if (failed > 0) progress(`eval: ${failed} of ${results} task/arm result(s) failed (reasons in results.jsonl); rerun with --retry-failed to try them again`);
   if (outcome.interrupted) {
     progress(`eval: interrupted after ${outcome.ran} result(s) in this run; rerun the same command to continue`);
     return 130;
+  }
+  if (results > 0 && failed / results > request.maxFailedShare) {
+    progress(`eval: FAILED: ${failed} of ${results} results failed (${((100 * failed) / results).toFixed(1)} %), more than --max-failed-share ${request.maxFailedShare}; the summary above counts only the ones that completed`);
+    return 1;
   }
   return 0;
 }

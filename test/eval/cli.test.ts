@@ -139,3 +139,26 @@ test('--tasks takes the folder data gen wrote as well as its tasks.jsonl; a fold
   await assert.rejects(command.run(['--policy', `openai:${server.url}#m`, '--tasks', empty, '--out', join(out, 'x')]), (err: unknown) => err instanceof UsageError && /is a folder without a tasks\.jsonl/.test(err.message));
   await assert.rejects(command.run(['--policy', `openai:${server.url}#m`, '--tasks', join(empty, 'nope'), '--out', join(out, 'y')]), (err: unknown) => err instanceof UsageError && /does not exist/.test(err.message));
 });
+
+test('an eval whose results mostly failed exits 1 and says how many; --max-failed-share sets the bar', async () => {
+  // A policy endpoint that refuses every request: each task/arm result is a recorded failure.
+  const broken = await startScriptedChatServer(() => ({ status: 400, body: JSON.stringify({ error: { message: 'model not loaded' } }) }));
+  try {
+    const run = async (out: string, extra: string[]) => {
+      const progress: string[] = [];
+      const command = createEvalCommand({ stdout: { write: () => true }, stderr: { write: (t: string) => progress.push(t) } });
+      const code = await command.run(['--policy', `openai:${broken.url}#m`, '--tasks', data.file, '--out', out, '--tools', 'on', '--limit', '3',
+        '--api-key-env', 'VISTOOL_TEST_KEY', '--max-retries', '0', '--stop-after-failures', '0', ...extra]);
+      return { code, progress: progress.join('') };
+    };
+    const strict = await run(await mkdtemp(join(tmpdir(), 'vistool-eval-failed-')), []);
+    assert.equal(strict.code, 1);
+    assert.match(strict.progress, /FAILED: 3 of 3 results failed \(100\.0 %\), more than --max-failed-share 0\.1/);
+    const lenient = await run(await mkdtemp(join(tmpdir(), 'vistool-eval-failed-')), ['--max-failed-share', '1']);
+    assert.equal(lenient.code, 0);
+    assert.match(lenient.progress, /3 of 3 task\/arm result\(s\) failed/);
+    await assert.rejects(run(await mkdtemp(join(tmpdir(), 'vistool-eval-failed-')), ['--max-failed-share', '1.5']), (err: unknown) => err instanceof UsageError && /--max-failed-share must be a share from 0 to 1/.test(err.message));
+  } finally {
+    await broken.close();
+  }
+});
