@@ -185,3 +185,39 @@ export function seedBand(values: readonly number[]): { mean: number; ci95: [numb
 export function runEvalSummary(runId: string, sets: readonly { key: string; label: string; step: number | null; rollouts: readonly RolloutSummary[] }[]): RunEvalSummary {
   return { runId, sets: sets.map((set) => summarizeSet(set, set.rollouts)), changes: pairedChanges(sets) };
 }
+
+/**
+ * The arm a run's own policy is judged in: the one its last evaluation has records of, and when
+ * it has both (the tools arm's run also answers with the tools off), the tools arm if it called.
+ */
+export function ownArm(summary: RunEvalSummary): EvalArm | null {
+  const last = summary.sets[summary.sets.length - 1];
+  if (!last) return null;
+  const { tools, no_tools: noTools } = last.arms;
+  if (tools && noTools) return tools.called > 0 ? 'tools' : 'no_tools';
+  return tools ? 'tools' : noTools ? 'no_tools' : null;
+}
+
+/** A run's headline: its own arm's last evaluation, and that arm's change from each earlier evaluation (paired). */
+export interface RunHeadline {
+  runId: string;
+  arm: EvalArm;
+  set: EvalSetSummary;
+  result: ArmEvalSummary;
+  changes: PairedChange[];
+}
+
+export function runHeadline(summary: RunEvalSummary): RunHeadline | null {
+  const arm = ownArm(summary);
+  const set = summary.sets[summary.sets.length - 1];
+  const result = arm && set ? set.arms[arm] : undefined;
+  if (!arm || !set || !result) return null;
+  return { runId: summary.runId, arm, set, result, changes: summary.changes.filter((c) => c.arm === arm && c.to === set.key) };
+}
+
+/** Tools − text between runs judged in different arms (independent samples: Newcombe's hybrid interval), one per pair of a tools run and a text run. */
+export function armDifferences(headlines: readonly RunHeadline[]): { tools: RunHeadline; text: RunHeadline; difference: AccuracyDifference }[] {
+  const tools = headlines.filter((x) => x.arm === 'tools');
+  const text = headlines.filter((x) => x.arm === 'no_tools');
+  return tools.flatMap((t) => text.map((x) => ({ tools: t, text: x, difference: independentDifference(t.result, x.result) })));
+}

@@ -50,6 +50,12 @@ export interface RunSummary {
   /** Whether the run is read with a report.html (its own, or its folder of runs': env/runs/run-groups.ts), which `report/show` opens. */
   report?: boolean;
   /**
+   * Runs of one group are seeds of one setting, shown as a mean with an interval (W&B's grouping):
+   * run.json's `group`, else, for a run in a demo folder (one with summary.json beside its runs),
+   * the run's folder name (`tools`, `text`), so `runs/demo-s1/tools` and `runs/demo-s2/tools` group.
+   */
+  group?: string;
+  /**
    * Present while the host is still reading metrics.jsonl for the first time (a big file is read
    * in slices after the host starts answering): `metricRows` counts the rows read so far.
    */
