@@ -330,6 +330,11 @@ export class PanelHost {
       this.command(ShowReportCommand, { runId });
       return;
     }
+    if (this.transport.kind === 'bundle') {
+      // A bundle keeps the report beside the run's files (env/view/bundle.ts): runs/<run>/report/report.html.
+      window.open(this.transport.resourceUrl(runId, 'report/report.html'), '_blank', 'noopener');
+      return;
+    }
     const token = this.config?.token;
     window.open(`report/${encodeURIComponent(runId)}/${token ? `?token=${encodeURIComponent(token)}` : ''}`, '_blank', 'noopener');
   }
