@@ -158,6 +158,7 @@ export class RunSource {
         ...this.evalProblems,
       ],
       report: this.report !== null,
+      ...ranOf(run),
       ...(typeof run.group === 'string' && run.group !== '' ? { group: run.group } : this.inDemoFolder ? { group: basename(this.dir) } : {}),
       ...(loading ? { metricsLoading: { ...loading, ...(this.preview ? { sampledLines: this.preview.rowCount } : {}) } } : {}),
     };
@@ -260,4 +261,17 @@ export class RunSource {
       this.runProblem = `run.json is not valid JSON (${(err as Error).message})`;
     }
   }
+}
+
+/** What run.json says each stage ran (its final `state`) and which stages a time cap stopped; nothing when it says neither. */
+export function ranOf(run: Record<string, unknown>): Pick<RunSummary, 'ran'> {
+  const state = isRecord(run.state) ? run.state : {};
+  const ran: NonNullable<RunSummary['ran']> = {};
+  for (const [stage, key] of [['sft', 'sft_step'], ['rl', 'rl_step'], ['perception', 'perception_step']] as const) {
+    const value = state[key];
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) ran[stage] = value;
+  }
+  const capped = isRecord(run.time_caps_reached) ? Object.keys(run.time_caps_reached) : [];
+  if (capped.length > 0) ran.timeCapped = capped;
+  return Object.keys(ran).length > 0 ? { ran } : {};
 }

@@ -56,6 +56,13 @@ export interface RunSummary {
    */
   group?: string;
   /**
+   * The steps each stage ran, as run.json records them when the run ends (`state`: `sft_step`,
+   * `rl_step`, `perception_step`), and the stages a time cap stopped (`time_caps_reached`): what
+   * ran beside what the config asked (the dashboard's config diff). Absent while a run has not
+   * finished; the diff then reads the steps from the metrics.
+   */
+  ran?: { sft?: number; rl?: number; perception?: number; timeCapped?: string[] };
+  /**
    * Present while the host is still reading metrics.jsonl for the first time (a big file is read
    * in slices after the host starts answering): `metricRows` counts the rows read so far.
    */

@@ -780,8 +780,9 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
           h('th', { scope: 'row', class: 'config-key', title: row.key }, ...row.key.split(/(?<=\.)/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]))),
           ...row.values.map((v, i) => {
             // A step budget: what ran beside what was asked (a stage may end before its budget).
-            const ran = stepsRan(row.key, withConfig[i]?.metricStats);
-            const ranNote = ran === null ? null : h('span', { class: 'muted', 'data-testid': 'config-ran', title: 'steps this run ran (its metrics), beside what its config asked' }, ` · ran ${ran}`);
+            const ran = stepsRan(row.key, withConfig[i]);
+            const where = ran?.from === 'run.json' ? "run.json's final state" : 'its metrics, while it runs';
+            const ranNote = ran === null ? null : h('span', { class: 'muted', 'data-testid': 'config-ran', 'data-from': ran.from, title: `steps this run ran (${where}), beside what its config asked${ran.timeCap ? '; a time cap stopped this stage' : ''}` }, ` · ran ${ran.steps}${ran.timeCap ? ' (time cap)' : ''}`);
             return v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—', ranNote) : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v, ranNote);
           }),
         ),
