@@ -104,3 +104,17 @@ test('the static bundle shows the same summary from file://, and a cell opens it
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-row]').length === 3);
   assert.deepEqual(problems, []);
 });
+
+test("two seeds' demo folders group by arm (the runs' folder names): the mean accuracy with a t interval over the seeds", async () => {
+  const second = await writeDemoFolder(join(root, 'demo-seed2'));
+  const seeds = await startView([demo.tools, second.tools, demo.text, second.text], [root]);
+  try {
+    const { page, problems } = await openPage(browser, seeds.url('dashboard'));
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=summary-group]').length === 2);
+    // The fixture is deterministic: both seeds score 3/5 (tools) and 1/5 (text), so the spread is 0.
+    assert.deepEqual(await page.locator('[data-testid=summary-group]').allInnerTexts(), ['tools (2 runs): accuracy 60.0 % ± 0.0 points [60.0, 60.0]', 'text (2 runs): accuracy 20.0 % ± 0.0 points [20.0, 20.0]']);
+    assert.deepEqual(problems, []);
+  } finally {
+    await seeds.stop();
+  }
+});
