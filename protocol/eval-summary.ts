@@ -17,7 +17,7 @@
 import { normalizeAnswerText } from './answer-text.js';
 import { armOf, compareEvaluations } from './eval-compare.js';
 import { wilsonInterval, Z_95 } from './intervals.js';
-import type { AccuracyDifference, AnswerGrid, ArmEvalSummary, EvalSetSummary, PairedChange, Proportion, RunEvalSummary } from './panel/evaluations.js';
+import type { AccuracyDifference, AnswerGrid, ArmEvalSummary, EvalSetSummary, OffTargetCalls, PairedChange, Proportion, RunEvalSummary } from './panel/evaluations.js';
 import type { EvalArm, RolloutSummary } from './panel/rollouts.js';
 
 /** The column of episodes that gave no answer. */
@@ -126,7 +126,30 @@ export function summarizeArm(rollouts: readonly RolloutSummary[], arm: EvalArm):
   if (tasks.length === 0) return null;
   const correct = tasks.filter((t) => t.correct === true).length;
   const called = tasks.filter((t) => t.toolCalls + t.toolErrors > 0).length;
-  return { ...proportion(correct, tasks.length), called, callRate: called / tasks.length, grid: answerGrid(tasks) };
+  return { ...proportion(correct, tasks.length), called, callRate: called / tasks.length, grid: answerGrid(tasks), offTarget: offTargetCalls(tasks) };
+}
+
+/** The label a question asks about: the last quoted one (the demo's questions end `... for "D"?`; the report's rule, run/eval_summary.py). */
+export function questionLabel(question: string): string | null {
+  const quoted = [...question.matchAll(/"([^"]+)"/g)];
+  return quoted.length > 0 ? (quoted[quoted.length - 1]?.[1] ?? null) : null;
+}
+
+/** Whether a rollout's first call named exactly the question's label; null when it made no call or the question quotes none. */
+export function callOnTarget(rollout: Pick<RolloutSummary, 'question' | 'callTargets'>): boolean | null {
+  const label = questionLabel(rollout.question);
+  if (label === null || rollout.callTargets === undefined) return null;
+  return rollout.callTargets.length === 1 && rollout.callTargets[0] === label;
+}
+
+/** Episodes whose first call named another label than the question's, with the accuracy on them and on the on-target calls. */
+export function offTargetCalls(tasks: readonly RolloutSummary[]): OffTargetCalls | null {
+  const judged = tasks.filter((t) => callOnTarget(t) !== null);
+  if (judged.length === 0) return null;
+  const off = judged.filter((t) => callOnTarget(t) === false);
+  const on = judged.filter((t) => callOnTarget(t) === true);
+  const right = (list: readonly RolloutSummary[]) => list.filter((t) => t.correct === true).length;
+  return { calls: judged.length, offTarget: off.length, off: proportion(right(off), off.length), on: proportion(right(on), on.length) };
 }
 
 export function summarizeSet(set: { key: string; label: string; step: number | null }, rollouts: readonly RolloutSummary[]): EvalSetSummary {

@@ -142,6 +142,17 @@ export interface ArmEvalSummary extends Proportion {
   callRate: number;
   /** Null when the gold answers are free-form (more distinct ones than a grid can show). */
   grid: AnswerGrid | null;
+  /** Calls that named another label than the question's, and the accuracy on them and on the others (protocol/eval-summary.ts); null when no question quotes a label or no record says what its call named. */
+  offTarget?: OffTargetCalls | null;
+}
+
+/** The right tool on the wrong bar: episodes whose first call named another label than the question asks about. */
+export interface OffTargetCalls {
+  /** Episodes with a call whose question quotes a label. */
+  calls: number;
+  offTarget: number;
+  off: Proportion;
+  on: Proportion;
 }
 
 /** A difference of two accuracies with its 95 % interval and the method that gave it. */

@@ -48,6 +48,8 @@ export interface RolloutSummary {
   endReason: string | null;
   /** An evaluation's record: the arm it ran in (the record's `arm`); absent for training rollouts. */
   arm?: EvalArm;
+  /** The labels the rollout's first tool call named (its first list argument, e.g. `x_values`); absent when it made no call. */
+  callTargets?: string[];
 }
 
 export interface StepIndex {

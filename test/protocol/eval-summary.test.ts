@@ -118,3 +118,15 @@ test('seeds grouped: mean and a t interval of the mean', () => {
   near(band.ci95?.[0] ?? NaN, 0.6 - (4.303 * 0.1) / Math.sqrt(3), 1e-9);
   assert.equal(seedBand([0.5]).ci95, null);
 });
+
+test('off-target calls: a first call that names another label than the question quotes, with the accuracy on and off target', () => {
+  const asked = (promptId: string, label: string, named: string[] | undefined, right: boolean): RolloutSummary => ({
+    ...rollout(promptId, 'high', right ? 'high' : 'low', 'tools', named ? 1 : 0),
+    question: `Is the units sold low (under 250), medium or high (over 750) for "${label}"?`,
+    ...(named ? { callTargets: named } : {}),
+  });
+  const tools = summarizeArm([asked('1', 'D', ['D'], true), asked('2', 'D', ['B'], false), asked('3', 'A', ['A'], false), asked('4', 'C', ['C', 'E'], true), asked('5', 'F', undefined, true)], 'tools');
+  // Tasks 2 and 4 named another label (4 named two); task 5 made no call and is not judged.
+  assert.deepEqual([tools?.offTarget?.calls, tools?.offTarget?.offTarget, tools?.offTarget?.off.correct, tools?.offTarget?.on.correct, tools?.offTarget?.on.n], [4, 2, 1, 1, 2]);
+  assert.equal(summarizeArm([rollout('1', 'low', 'low', 'tools', 1)], 'tools')?.offTarget, null);
+});

@@ -6,7 +6,7 @@
  * The numbers come from the host (evals/summary) and protocol/eval-summary.ts: this module only
  * lays them out. Every value goes in as text.
  */
-import type { AccuracyDifference, AnswerGrid, EvalArm, RunEvalSummary } from '../../protocol/panel-protocol.js';
+import type { AccuracyDifference, AnswerGrid, EvalArm, OffTargetCalls, RunEvalSummary } from '../../protocol/panel-protocol.js';
 import { armDifferences, OTHER_ANSWERS, runHeadline, type RunHeadline, seedBand } from '../../protocol/eval-summary.js';
 import { h } from '../shared/dom.js';
 
@@ -61,8 +61,16 @@ function headlineRow(run: SummaryRun, headline: RunHeadline, open: (target: Cell
       ` ${interval(result.ci95)}`),
     h('td', { class: 'num' }, result.n),
     h('td', { class: 'num', 'data-testid': 'summary-call-rate', title: `${result.called} of ${result.n} episodes made a tool call` }, pct(result.callRate)),
+    offTargetCell(result.offTarget ?? null),
     h('td', null, ...(changes.length > 0 ? changes : [h('span', { class: 'muted' }, '–')])),
   );
+}
+
+/** Calls that named another label than the question's: how many, and the accuracy on them against the on-target calls. */
+function offTargetCell(off: OffTargetCalls | null): HTMLElement {
+  if (off === null) return h('td', { class: 'muted', title: 'no question quotes a label, or no episode made a call' }, '–');
+  return h('td', { 'data-testid': 'summary-off-target', title: "episodes whose first call named another label than the one the question quotes; accuracy with 95 % Wilson intervals (opening them in the viewer is not offered yet)" },
+    `${off.offTarget} of ${off.calls}`, h('span', { class: 'muted' }, ` · right ${pct(off.off.acc)} ${interval(off.off.ci95)} vs ${pct(off.on.acc)} ${interval(off.on.ci95)} on target`));
 }
 
 /** The gold × answer grid of one run's headline evaluation; a cell with episodes is a button that opens them. */
@@ -133,10 +141,10 @@ export function evalSummaryView(runs: readonly SummaryRun[], open: (target: Cell
   });
   return h('section', { class: 'eval-summary', 'aria-label': 'Evaluation summary', 'data-testid': 'eval-summary' },
     h('h2', null, 'Evaluation summary'),
-    h('p', { class: 'muted' }, 'Each run in the arm it was trained for, at its last held-out evaluation (kept task by task). Intervals are 95 %: Wilson for an accuracy, Newcombe for a difference (hover for the method). Off-target tool calls (the right tool on the wrong bar) are not counted here yet.'),
+    h('p', { class: 'muted' }, 'Each run in the arm it was trained for, at its last held-out evaluation (kept task by task). Intervals are 95 %: Wilson for an accuracy, Newcombe for a difference (hover for the method). An off-target call names another label than the question quotes (the right tool on the wrong bar).'),
     h('div', { class: 'table-scroll' },
       h('table', { 'data-testid': 'summary-table' },
-        h('thead', null, h('tr', null, ...['run', 'evaluation', 'accuracy [95 %]', 'n', 'call rate', 'change on the same tasks'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', null, h('tr', null, ...['run', 'evaluation', 'accuracy [95 %]', 'n', 'call rate', 'off-target calls', 'change on the same tasks'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', null, ...shown.map((run) => headlineRow(run, headlines.get(run.id) as RunHeadline, open))),
       ),
     ),
