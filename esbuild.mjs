@@ -36,10 +36,12 @@ if (watch) {
 
 // The extension's jsonValidation reads a self-contained copy of the run-config schema (editors
 // resolve the rewards $ref against the schema's https $id and will not fetch it): the CLI's
-// `config schema` output, so there is one implementation of the inlining.
+// `config schema --for-editor` output, so there is one implementation of the inlining. That copy
+// has no validating keywords (env/config/editor-schema.ts): the extension's own diagnostics report
+// every schema problem as `vistool config validate` does, and VS Code would otherwise say each again.
 function writeEditorSchema() {
   if (!existsSync('dist/cli.js')) return;
-  const result = spawnSync(process.execPath, ['bin/vistool.js', 'config', 'schema'], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['bin/vistool.js', 'config', 'schema', '--for-editor'], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`vistool config schema failed: ${result.stderr}`);
   writeFileSync('dist/run-config.schema.json', result.stdout);
 }

@@ -51,3 +51,12 @@ export function formatProblem(file: string, found: ConfigProblem): string {
   const where = found.start ? `${found.start.line}:${found.start.column}` : '1:1';
   return `${file}:${where}: ${found.severity}: ${found.message} [${found.code}]`;
 }
+
+/**
+ * The problems an editor reports itself (extension/config/config-diagnostics.ts): every one the
+ * CLI prints, with the same message, severity and code, but JSON syntax, which the editor's JSON
+ * support reports anyway.
+ */
+export function editorProblems(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  return problems.filter((p) => p.source !== 'syntax');
+}

@@ -1,18 +1,5 @@
 /**
- * Text normalisation for exact-match grading (SQuAD style): case, whitespace, punctuation and
- * the articles a/an/the do not change an answer. It never touches digits or letters otherwise.
+ * Text normalisation for exact-match grading: the rule lives in protocol/answer-text.ts, so the
+ * panels' answer grids (protocol/eval-summary.ts) group answers exactly as the scorer compares them.
  */
-
-const ARTICLES = /\b(?:a|an|the)\b/gu;
-
-export function normalizeAnswerText(text: string): string {
-  const base = text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\p{P}\p{S}]+/gu, ' ')
-    .replace(/\s+/gu, ' ')
-    .trim();
-  const withoutArticles = base.replace(ARTICLES, ' ').replace(/\s+/gu, ' ').trim();
-  // A multiple-choice answer "A" is all article; keep it rather than erase the answer.
-  return withoutArticles === '' ? base : withoutArticles;
-}
+export { normalizeAnswerText } from '../../protocol/answer-text.js';

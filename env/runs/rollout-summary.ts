@@ -37,6 +37,7 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     }
   }
   const counts = countToolUse(record.turns);
+  const targets = firstCallTargets(record.turns);
   return {
     line,
     promptId: typeof record.prompt_id === 'string' ? record.prompt_id : `line-${line + 1}`,
@@ -56,5 +57,18 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     turns: record.turns.length,
     endReason: typeof record.end_reason === 'string' ? record.end_reason : null,
     ...(record.arm === 'tools' || record.arm === 'no_tools' ? { arm: record.arm } : {}),
+    ...(targets ? { callTargets: targets } : {}),
   };
+}
+
+/** The labels the first call of a record's turns named: the values of its first list argument (columns, x_values, ...); null when it made no call. */
+function firstCallTargets(turns: unknown[]): string[] | null {
+  for (const turn of turns) {
+    if (!isRecord(turn) || !Array.isArray(turn.calls)) continue;
+    const call = turn.calls.find(isRecord);
+    if (!call) continue;
+    const list = Object.values(isRecord(call.arguments) ? call.arguments : {}).find(Array.isArray);
+    return (list ?? []).map((v) => String(v)).slice(0, 16);
+  }
+  return null;
 }

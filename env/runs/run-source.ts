@@ -10,7 +10,8 @@
  * Read-only: never writes, renames or deletes anything in the run directory.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { runName } from './run-name.js';
 import type { EvalResult, EvalSetInfo, RunSummary, StepFileInfo } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
@@ -34,6 +35,8 @@ async function stamp(path: string): Promise<string> {
 }
 
 /** How often the report a run is read with is looked for again (a demo writes its report.html last). */
+/** A demo folder's summary (trainer/vistool_trainer/run/demo_summary.py). */
+const DEMO_SUMMARY_FILE = 'summary.json';
 const REPORT_CHECK_MS = 5000;
 
 /** Lines sampled for a preview: about one per pixel of a wide chart. */
@@ -62,6 +65,8 @@ export class RunSource {
   private readonly indexes = new Map<number, StepFileIndex>();
   private readonly evalIndexes = new Map<string, StepFileIndex>();
   private report: string | null = null;
+  /** Whether the run's folder is a demo's (summary.json beside its runs): its runs group by folder name across seeds. */
+  private inDemoFolder = false;
   /** Where the SFT warm-up's phases begin, from run.json's sft_schedule. */
   private sftPhases: { sftStep: number; stage: string }[] = [];
   private reportCheckedAt = -Infinity;
@@ -116,6 +121,9 @@ export class RunSource {
       const report = await reportOf(this.dir);
       changed = changed || report !== this.report;
       this.report = report;
+      const inDemoFolder = existsSync(join(dirname(this.dir), DEMO_SUMMARY_FILE));
+      changed = changed || inDemoFolder !== this.inDemoFolder;
+      this.inDemoFolder = inDemoFolder;
     }
     return changed;
   }
@@ -150,6 +158,8 @@ export class RunSource {
         ...this.evalProblems,
       ],
       report: this.report !== null,
+      ...ranOf(run),
+      ...(typeof run.group === 'string' && run.group !== '' ? { group: run.group } : this.inDemoFolder ? { group: basename(this.dir) } : {}),
       ...(loading ? { metricsLoading: { ...loading, ...(this.preview ? { sampledLines: this.preview.rowCount } : {}) } } : {}),
     };
   }
@@ -251,4 +261,17 @@ export class RunSource {
       this.runProblem = `run.json is not valid JSON (${(err as Error).message})`;
     }
   }
+}
+
+/** What run.json says each stage ran (its final `state`) and which stages a time cap stopped; nothing when it says neither. */
+export function ranOf(run: Record<string, unknown>): Pick<RunSummary, 'ran'> {
+  const state = isRecord(run.state) ? run.state : {};
+  const ran: NonNullable<RunSummary['ran']> = {};
+  for (const [stage, key] of [['sft', 'sft_step'], ['rl', 'rl_step'], ['perception', 'perception_step']] as const) {
+    const value = state[key];
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) ran[stage] = value;
+  }
+  const capped = isRecord(run.time_caps_reached) ? Object.keys(run.time_caps_reached) : [];
+  if (capped.length > 0) ran.timeCapped = capped;
+  return Object.keys(ran).length > 0 ? { ran } : {};
 }

@@ -10,6 +10,9 @@
  *                                             phase marks, step and evaluation lists, annotations
  *   data/<run>/step-NNNNNN.js, eval-<key>.js  each step's and kept evaluation's index and records
  *   runs/<run>/images/<ref>.png               the images the records name, downsampled when large
+ *   runs/<run>/report/report.html             the report the run is read with (its own, or its folder
+ *                                             of runs'), with the images it links beside it: static HTML
+ *                                             with no script, under a policy that allows none
  *
  * The page answers the panel protocol from these (webview/shared/static-backend.ts), computing
  * series, searches, comparisons and timelines by the host's own rules.
@@ -17,8 +20,8 @@
  * A bundle is meant to be shared, so it holds nothing beyond the runs given: no token (there is no
  * server), no absolute path of this machine (each run directory, its parents, the home and temp
  * folders and the working directory are replaced wherever they appear; absolute paths in a run
- * config become `…/name`), and no file from outside the run directories (a folder of runs' report
- * and data are left out). Model text is data in it, and the panels show it as text only.
+ * config become `…/name`), and no file from outside the run directories but a run's report and the
+ * images it links (a folder of runs' data are left out). Model text is data in it, and the panels show it as text only.
  *
  * Reads the runs; writes only under OUT/, which must not exist or be empty.
  */
@@ -30,7 +33,7 @@ import type { PanelKind, RolloutRecord, RunSummary, StepIndex } from '../../prot
 import { PANEL_TITLES } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
 import type { BundleChunk, BundleData } from '../../protocol/bundle.js';
-import { isInside } from '../core/paths.js';
+import { isInside, resolveInsideRoot } from '../core/paths.js';
 import { readAnnotations } from '../runs/annotations.js';
 import { withWeights } from '../runs/record-weights.js';
 import { readRunConfig } from '../runs/run-config.js';
@@ -188,7 +191,8 @@ export async function writeBundle(runs: readonly string[], out: string, assetsDi
     progress(`bundle: ${run.id}`);
     const refs = new Set<string>();
     const summary = run.summary();
-    data.runs.push(scrub({ ...summary, path: `runs/${run.id}`, report: false }) as RunSummary);
+    const hasReport = await copyReport(run, scrub, write);
+    data.runs.push(scrub({ ...summary, path: `runs/${run.id}`, report: hasReport }) as RunSummary);
     const { config, problem } = await readRunConfig(run.dir);
     data.configs[run.id] = { runId: run.id, config: config === null ? null : (scrub(config, true) as Record<string, unknown>), problem: problem === null ? null : (scrub(problem) as string) };
     data.tables[run.id] = run.metrics.slice(0);
@@ -231,6 +235,38 @@ export async function writeBundle(runs: readonly string[], out: string, assetsDi
   for (const panel of BUNDLE_PANELS) await write(`${panel}.html`, bundlePage(panel));
   await write('index.html', bundleIndexPage(data.runs));
   return report;
+}
+
+/** The policy a bundled report carries in its page (it has no server to send a header): no script, its own images, its inline style. */
+export const BUNDLE_REPORT_POLICY = "default-src 'none'; script-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+const REPORT_IMAGE = /\bsrc="([^"#?:]+\.(?:png|jpe?g))"/gi;
+
+/**
+ * Copies the report a run is read with (RunSummary.report: its own report.html, else its folder of
+ * runs') into `runs/<run>/report/`, with every image it links by a relative path inside the
+ * report's folder (nothing else of that folder), its absolute paths scrubbed and a policy that
+ * runs no script put in its head. False when the run has no report.
+ */
+async function copyReport(run: RunSource, scrub: (value: unknown) => unknown, write: (path: string, text: string | Buffer) => Promise<void>): Promise<boolean> {
+  const file = run.reportFile;
+  if (file === null) return false;
+  const html = await readFile(file, 'utf8').catch(() => null);
+  if (html === null) return false;
+  const folder = dirname(file);
+  const linked = new Set([...html.matchAll(REPORT_IMAGE)].map((m) => m[1] as string));
+  for (const relative of linked) {
+    let source: string;
+    try {
+      source = await resolveInsideRoot(folder, folder, relative);
+    } catch {
+      continue; // an image the report links but its folder lacks (or one outside it): left out, as the server refuses it
+    }
+    await write(`runs/${run.id}/report/${relative}`, await readFile(source));
+  }
+  const policy = `<meta http-equiv="Content-Security-Policy" content="${BUNDLE_REPORT_POLICY}">`;
+  const page = /<meta charset="utf-8">/i.test(html) ? html.replace(/<meta charset="utf-8">/i, (m) => `${m}${policy}`) : `${policy}${html}`;
+  await write(`runs/${run.id}/report/report.html`, scrub(page) as string);
+  return true;
 }
 
 /** Copies the named images of a run (through the run's own file rule: inside it, or a linked images folder), downsampling wide ones. */

@@ -21,6 +21,7 @@ import { findTaskRecord } from '../runs/run-task-record.js';
 import { readRunConfig } from '../runs/run-config.js';
 import { searchRollouts } from '../runs/rollout-search.js';
 import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
+import { runEvalSummary } from '../../protocol/eval-summary.js';
 import { withWeights } from '../runs/record-weights.js';
 import { deleteAnnotation, readAnnotations, saveAnnotation } from '../runs/annotations.js';
 
@@ -74,6 +75,16 @@ export function panelRequestHandlers(host: PanelRequestContext): RequestHandlers
       return { runId: run.id, sets: await run.evalSets() };
     },
     'evals/compare': ({ a, b }) => compare(host, a, b),
+    'evals/summary': async ({ runId }) => {
+      const run = host.run(runId);
+      const sets = await Promise.all(
+        (await run.evalSets()).map(async (info) => {
+          const { set, index } = await run.evalIndex(info.key);
+          return { key: set.key, label: set.label, step: set.step, rollouts: (await index.index(run.id)).rollouts };
+        }),
+      );
+      return runEvalSummary(run.id, sets);
+    },
     'evals/record': async ({ runId, key, line }) => {
       const run = host.run(runId);
       return { runId: run.id, key, line, ...(await withWeights(await (await run.evalIndex(key)).index.record(line), run.dir)) };

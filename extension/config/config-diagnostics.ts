@@ -1,13 +1,16 @@
 /**
- * Semantic diagnostics for run configs, refreshed as you type and cleared when a config
- * closes. The schema's own errors (unknown keys, wrong types) come from VS Code's JSON support
- * through `contributes.jsonValidation`; this adds what a schema cannot say (env/config's
- * semantic checks), so the two never report the same thing twice.
+ * Diagnostics for run configs, refreshed as you type and cleared when a config closes: every
+ * problem `vistool config validate` reports — the schema's (unknown keys, wrong types) and the
+ * semantic checks' — with the CLI's message, severity and code, so the editor and the CLI never
+ * disagree (issue 44, 2.9: an unknown key was a warning here and an error there). JSON syntax is
+ * left to VS Code's JSON support, which reports it anyway; the schema VS Code gets through
+ * `contributes.jsonValidation` has no validating keywords (env/config/editor-schema.ts), so it
+ * gives hovers and completion and reports nothing twice.
  */
 import * as vscode from 'vscode';
 import { type CudaFacts, localFacts } from '../../env/config/environment-facts.js';
 import type { ConfigProblem } from '../../env/config/problem.js';
-import { validateRunConfigText } from '../../env/config/validate-run-config.js';
+import { editorProblems, validateRunConfigText } from '../../env/config/validate-run-config.js';
 import { configBaseDir, isRunConfig, workspaceRoots } from './config-documents.js';
 
 const DEBOUNCE_MS = 150;
@@ -76,8 +79,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private update(document: vscode.TextDocument): void {
     if (!isRunConfig(document) || document.isClosed) return;
-    const semantic = this.problemsFor(document).filter((p) => p.source === 'semantic');
-    this.collection.set(document.uri, semantic.map(toDiagnostic));
+    this.collection.set(document.uri, editorProblems(this.problemsFor(document)).map(toDiagnostic));
   }
 
   private clear(uri: vscode.Uri): void {

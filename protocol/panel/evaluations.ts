@@ -116,3 +116,81 @@ export const PROMPT_ID_MAX = 300;
 export const TaskTimelineRequest = request<{ runId: string; promptId: string }, TaskTimeline>()('rollouts/timeline', (p): p is { runId: string; promptId: string } =>
   hasFields(p, { runId: isString, promptId: (v) => isString(v) && v.length > 0 && v.length <= PROMPT_ID_MAX }),
 );
+
+/** Gold answers × given answers of one evaluation in one arm, normalised as the scorer compares them (protocol/eval-summary.ts). */
+export interface AnswerGrid {
+  /** Row labels: the normalised gold answers. */
+  gold: string[];
+  /** Column labels: the gold answers, then other answers given, then NO_ANSWER when some episode gave none. */
+  answers: string[];
+  /** counts[row][column]: tasks with that gold answer that were answered so. */
+  counts: number[][];
+}
+
+/** An accuracy over n tasks with its 95 % Wilson interval. */
+export interface Proportion {
+  correct: number;
+  n: number;
+  acc: number;
+  ci95: [number, number];
+}
+
+/** One evaluation in one arm: accuracy, call rate and the answer grid. */
+export interface ArmEvalSummary extends Proportion {
+  /** Tasks whose episode made at least one tool call, and their share. */
+  called: number;
+  callRate: number;
+  /** Null when the gold answers are free-form (more distinct ones than a grid can show). */
+  grid: AnswerGrid | null;
+  /** Calls that named another label than the question's, and the accuracy on them and on the others (protocol/eval-summary.ts); null when no question quotes a label or no record says what its call named. */
+  offTarget?: OffTargetCalls | null;
+}
+
+/** The right tool on the wrong bar: episodes whose first call named another label than the question asks about. */
+export interface OffTargetCalls {
+  /** Episodes with a call whose question quotes a label. */
+  calls: number;
+  offTarget: number;
+  off: Proportion;
+  on: Proportion;
+}
+
+/** A difference of two accuracies with its 95 % interval and the method that gave it. */
+export interface AccuracyDifference {
+  diff: number;
+  ci95: [number, number];
+  /** 'newcombe-hybrid': independent samples (Newcombe 1998, method 10); 'newcombe-paired': the same tasks (Newcombe 1998, paired method 10). */
+  method: 'newcombe-hybrid' | 'newcombe-paired';
+}
+
+/** One kept evaluation of a run, summarised per arm. */
+export interface EvalSetSummary {
+  key: string;
+  label: string;
+  step: number | null;
+  arms: Partial<Record<EvalArm, ArmEvalSummary>>;
+}
+
+/** An arm's accuracy at the run's last evaluation minus an earlier one, on the tasks both have. */
+export interface PairedChange {
+  arm: EvalArm;
+  /** The earlier evaluation's key, and the later one's. */
+  from: string;
+  to: string;
+  /** Tasks in both, and how they moved (compareEvaluations' counts). */
+  shared: number;
+  bothRight: number;
+  fixed: number;
+  broken: number;
+  bothWrong: number;
+  difference: AccuracyDifference;
+}
+
+export interface RunEvalSummary {
+  runId: string;
+  sets: EvalSetSummary[];
+  changes: PairedChange[];
+}
+
+/** Every kept evaluation of a run, per arm: accuracy with its interval, call rate, the gold × answer grid, and each earlier evaluation against the last on the same tasks. */
+export const EvalSummaryRequest = request<{ runId: string }, RunEvalSummary>()('evals/summary', (p): p is { runId: string } => hasFields(p, { runId: isString }));

@@ -11,7 +11,7 @@
 import type { CommandMessage, CommandParams, RequestMessage, RequestParams, RequestResult } from './messages.js';
 import { AnnotationDeleteRequest, AnnotationSaveRequest, AnnotationsListRequest } from './annotations.js';
 import { FormatCallRequest } from './calls.js';
-import { EvalCompareRequest, EvalRecordRequest, EvalSetsRequest, TaskTimelineRequest } from './evaluations.js';
+import { EvalCompareRequest, EvalRecordRequest, EvalSetsRequest, EvalSummaryRequest, TaskTimelineRequest } from './evaluations.js';
 import { MetricRowsRequest, MetricSeriesRequest } from './metrics.js';
 import { CancelRequestCommand, ErrorCommand, ReadyCommand, SaveFileCommand } from './panels.js';
 import { PlaygroundApplyRequest, PlaygroundOpenRequest, PlaygroundSnapshotRequest, PlaygroundUndoRequest, ShowInPlaygroundCommand, ToolsListRequest } from './playground.js';
@@ -33,6 +33,7 @@ export const REQUESTS = [
   EvalSetsRequest,
   EvalCompareRequest,
   EvalRecordRequest,
+  EvalSummaryRequest,
   TaskTimelineRequest,
   AnnotationsListRequest,
   AnnotationSaveRequest,

@@ -5,7 +5,7 @@
  *
  * Types, method names and guards only: no behaviour, no DOM, no Node.
  */
-import { hasFields, isNonNegativeInteger, isString } from '../guards.js';
+import { hasFields, isNonNegativeInteger, isString, optional } from '../guards.js';
 import type { RolloutRecord } from '../rollout-record.js';
 import { command, notification, request } from './messages.js';
 
@@ -48,6 +48,8 @@ export interface RolloutSummary {
   endReason: string | null;
   /** An evaluation's record: the arm it ran in (the record's `arm`); absent for training rollouts. */
   arm?: EvalArm;
+  /** The labels the rollout's first tool call named (its first list argument, e.g. `x_values`); absent when it made no call. */
+  callTargets?: string[];
 }
 
 export interface StepIndex {
@@ -85,17 +87,31 @@ export interface ShowInViewerParams {
   path: string;
   /** A step that has a rollouts file (the dashboard picks the nearest to the clicked point). */
   step: number;
+  /** Instead of the step: one kept evaluation in one arm, optionally only the tasks of one cell of its gold × answer grid (the dashboard's evaluation summary). */
+  evals?: EvalCell;
 }
+
+/** One kept evaluation of a run in one arm, and optionally one cell of its answer grid (protocol/eval-summary.ts): the viewer's evaluations view of it. */
+export interface EvalCell {
+  key: string;
+  arm: EvalArm;
+  /** The grid's row and column (normalised gold answer, normalised answer given). */
+  gold?: string;
+  answer?: string;
+}
+
+export const isEvalCell = (v: unknown): v is EvalCell =>
+  hasFields(v, { key: isString, arm: (a) => EVAL_ARMS.includes(a as EvalArm), gold: optional(isString), answer: optional(isString) });
 
 /** Open the rollout viewer on a run at a step (a dashboard chart point): the VS Code host opens or reveals that panel; a browser opens the viewer page itself (`viewer?run=ID&step=N`). */
 export const ShowInViewerCommand = command<ShowInViewerParams>()('viewer/show', (p): p is ShowInViewerParams =>
-  hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger }),
+  hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger, evals: optional(isEvalCell) }),
 );
 
 /**
  * Show a run's step (VS Code: the extension's answer to a dashboard's viewer/show, sent once the
  * viewer is ready). In a browser the viewer page takes the same from its URL: `viewer?run=ID&step=N`.
  */
-export const ViewerShowStepNotification = notification<{ runId: string; step: number }>()('viewer/showStep', (p): p is { runId: string; step: number } =>
-  hasFields(p, { runId: isString, step: isNonNegativeInteger }),
+export const ViewerShowStepNotification = notification<{ runId: string; step: number; evals?: EvalCell }>()('viewer/showStep', (p): p is { runId: string; step: number; evals?: EvalCell } =>
+  hasFields(p, { runId: isString, step: isNonNegativeInteger, evals: optional(isEvalCell) }),
 );

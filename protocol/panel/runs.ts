@@ -50,6 +50,19 @@ export interface RunSummary {
   /** Whether the run is read with a report.html (its own, or its folder of runs': env/runs/run-groups.ts), which `report/show` opens. */
   report?: boolean;
   /**
+   * Runs of one group are seeds of one setting, shown as a mean with an interval (W&B's grouping):
+   * run.json's `group`, else, for a run in a demo folder (one with summary.json beside its runs),
+   * the run's folder name (`tools`, `text`), so `runs/demo-s1/tools` and `runs/demo-s2/tools` group.
+   */
+  group?: string;
+  /**
+   * The steps each stage ran, as run.json records them when the run ends (`state`: `sft_step`,
+   * `rl_step`, `perception_step`), and the stages a time cap stopped (`time_caps_reached`): what
+   * ran beside what the config asked (the dashboard's config diff). Absent while a run has not
+   * finished; the diff then reads the steps from the metrics.
+   */
+  ran?: { sft?: number; rl?: number; perception?: number; timeCapped?: string[] };
+  /**
    * Present while the host is still reading metrics.jsonl for the first time (a big file is read
    * in slices after the host starts answering): `metricRows` counts the rows read so far.
    */

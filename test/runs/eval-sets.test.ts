@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PanelBackend } from '../../env/view/panel-backend.js';
-import type { EvalComparison, EvalSetInfo, TaskTimeline } from '../../protocol/panel-protocol.js';
+import type { EvalComparison, EvalSetInfo, RunEvalSummary, TaskTimeline } from '../../protocol/panel-protocol.js';
 import { compareEvaluations, outcomeOf } from '../../protocol/eval-compare.js';
 import { EVALS, HELD_OUT, NO_TOOLS_RIGHT, OUTCOMES, ROLLOUT_STEPS, writeDemoFolder } from './demo-folder.js';
 
@@ -131,3 +131,21 @@ test("a checkpoint evaluated afterwards (not in the run's metrics) is listed at 
   assert.deepEqual(sets.map((s) => [s.label, s.step]), [['after_sft', 10], ['rl_step_2', 12], ['checkpoint_step_000013', 13], ['after_rl', 14]]);
 });
 
+
+test("evals/summary: each kept evaluation's accuracy per arm, its answer grid, and each earlier one against the last on the same tasks", async () => {
+  const summary = await ask<RunEvalSummary>('evals/summary', { runId: 'tools' });
+  // (An earlier test added a checkpoint evaluated afterwards; the trainer's evaluations are there in step order.)
+  assert.deepEqual(summary.sets.map((s) => s.key).filter((k) => EVALS.some((e) => `eval-${e.label}` === k)), EVALS.map((e) => `eval-${e.label}`));
+  const last = summary.sets[summary.sets.length - 1];
+  const tools = last?.arms.tools;
+  assert.ok(tools);
+  const right = OUTCOMES.after_rl.filter(Boolean).length;
+  assert.deepEqual([tools.n, tools.correct], [HELD_OUT.length, right]);
+  // Every task is in exactly one cell of the grid.
+  assert.equal(tools.grid?.counts.flat().reduce((s, c) => s + c, 0), HELD_OUT.length);
+  const change = summary.changes.find((c) => c.from === 'eval-after_sft' && c.arm === 'tools');
+  assert.ok(change);
+  assert.deepEqual([change.fixed, change.broken, change.bothRight, change.bothWrong], [1, 1, 2, 1]);
+  assert.equal(change.difference.method, 'newcombe-paired');
+  await assert.rejects(ask('evals/summary', { runId: 'nope' }), /nope/);
+});

@@ -47,6 +47,9 @@ before(async () => {
   await writeFile(join(tools, 'notes.txt'), 'private');
   await mkdir(join(root, 'demo', 'secrets'));
   await writeFile(join(root, 'demo', 'secrets', 'key.png'), wide);
+  // The folder's report links an image of the folder, one outside it and one it lacks: only the first is bundled (issue 44, 2.11).
+  await writeFile(join(root, 'outside.png'), wide);
+  await writeFile(join(root, 'demo', 'report.html'), `<!doctype html><meta charset="utf-8"><title>vistool demo — tools against text</title><h1>Demo report</h1><p>npx vistool view ${join(root, 'demo')}</p><img src="data/eval/table.png" alt="chart"><img src="../outside.png" alt="x"><img src="tools/images/missing.png" alt="y">`);
   runs = [text, tools, hostile];
   await ensureBundles();
   out = join(root, 'bundle');
@@ -70,6 +73,7 @@ test('nothing from outside the run directories: every file under runs/ is an ima
   const dirs = Object.fromEntries(runs.map((dir) => [dir.split('/').at(-1) as string, dir]));
   for (const file of files) {
     const [run, folder, name] = relative(join(out, 'runs'), file).split('/');
+    if (folder === 'report') continue; // the report and the images it links: the next test
     assert.equal(folder, 'images', file);
     assert.match(name ?? '', /^[0-9a-f]{64}\.png$/);
     const source = join(dirs[run as string] as string, 'images', name as string);
@@ -78,8 +82,24 @@ test('nothing from outside the run directories: every file under runs/ is an ima
   }
   const all = (await walk(out)).map((f) => relative(out, f));
   for (const left of ['notes.txt', 'report.html', 'summary.json', 'key.png', 'tasks.jsonl', 'config.json', 'run.json', 'metrics.jsonl']) {
-    assert.ok(!all.some((f) => f.endsWith(left) && !f.startsWith('static/')), `${left} is not copied`);
+    assert.ok(!all.some((f) => f.endsWith(left) && !f.startsWith('static/') && !/^runs\/[^/]+\/report\/report\.html$/.test(f)), `${left} is not copied`);
   }
+});
+
+test("a run's report is bundled beside it with the images it links inside its folder, under a policy that runs no script, and the Report button is offered", async () => {
+  for (const run of ['tools', 'text']) {
+    const files = (await walk(join(out, 'runs', run, 'report'))).map((f) => relative(join(out, 'runs', run, 'report'), f)).sort();
+    assert.deepEqual(files, ['data/eval/table.png', 'report.html']);
+    const page = await readFile(join(out, 'runs', run, 'report', 'report.html'), 'utf8');
+    assert.match(page, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'none'; img-src 'self'/);
+    assert.match(page, /<h1>Demo report<\/h1>/);
+    assert.ok(!page.includes(root), 'no absolute path of this machine');
+    assert.ok((await readFile(join(out, 'runs', run, 'report', 'data', 'eval', 'table.png'))).equals(await readFile(join(root, 'demo', 'data', 'eval', 'table.png'))));
+  }
+  assert.ok(!(await walk(out)).some((f) => f.endsWith('outside.png') || f.endsWith('missing.png')));
+  const data = await readFile(join(out, 'data', 'bundle.js'), 'utf8');
+  const bundle = JSON.parse(data.slice(data.indexOf('=') + 1).trim().replace(/;$/, '')) as { runs: { id: string; report?: boolean }[] };
+  assert.deepEqual(bundle.runs.map((r) => [r.id, r.report]), [['text', true], ['tools', true], ['hostile', false]]);
 });
 
 test('an image wider than the bundle keeps is downsampled to its width; the others are copied as they are', async () => {

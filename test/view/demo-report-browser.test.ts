@@ -97,3 +97,21 @@ for (const scheme of ['dark', 'light'] as const) {
     assert.deepEqual(violations, [], JSON.stringify(violations.slice(0, 5), null, 1));
   });
 }
+
+test('the report opens with the evaluation summary: accuracies, the differences with their methods, the off-target calls and each arm\'s answer grid', { skip }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(pathToFileURL(report).href);
+  assert.equal(await page.locator('h2').first().innerText(), 'Evaluation summary');
+  const text = await page.locator('section.eval-summary').innerText();
+  assert.match(text, /tools − text, after_rl: \+55\.3 points/);
+  assert.match(text, /Newcombe's hybrid score interval/);
+  // The fixture's tools arm: one of six calls masked "A" for a question about "D" (test/fixtures/demo_report_folder.py).
+  assert.match(text, /1 of 6 calls named another label than the question's/);
+  // The grids: the tools arm never answered "high", the text arm answered "low" six times of six.
+  const grids = page.locator('table.grid');
+  assert.equal(await grids.count(), 2);
+  assert.match(await grids.nth(0).innerText(), /answered\t2 \(33%\)\t4 \(67%\)\t0 \(0%\)\t6/);
+  assert.match(await grids.nth(1).innerText(), /answered\t6 \(100%\)\t0 \(0%\)\t0 \(0%\)\t6/);
+  await context.close();
+});

@@ -260,11 +260,13 @@ const PANELS: PanelCase[] = [
       await page.locator('[data-testid=chart-card][data-metric="reward/mean"]').waitFor();
       await page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"run-a":12'));
       await page.locator('.eval-panel table').first().waitFor();
+      // The evaluation summary above the charts (the demo runs kept their evaluations task by task).
+      await page.locator('[data-testid=eval-summary] [data-testid=answer-grid]').first().waitFor();
       // The metric picker open too: its groups, checkboxes and search field.
       await page.locator('[data-testid=metrics-button]').click();
       await page.locator('.metric-group legend').first().waitFor();
     },
-    named: ['.metric-group legend', '.eval-panel td.good', '.chart-stats', 'vscode-button[secondary] .base'],
+    named: ['.metric-group legend', '.eval-panel td.good', '.chart-stats', 'vscode-button[secondary] .base', '.eval-summary .muted', '.eval-summary .link-button', '.eval-summary .grid-cell.bad', '.eval-summary .grid-cell.good'],
   },
   {
     name: 'viewer',
@@ -320,8 +322,9 @@ const PANELS: PanelCase[] = [
     ready: async (page) => {
       await page.locator('[data-testid=eval-chart]').waitFor();
       await page.locator('.eval-panel table').first().waitFor();
+      await page.locator('[data-testid=eval-summary] [data-testid=answer-grid]').first().waitFor();
     },
-    named: ['.chart-stats', '.eval-panel th'],
+    named: ['.chart-stats', '.eval-panel th', '.eval-summary .muted', '.eval-summary .link-button', '.eval-summary .grid-cell.bad'],
   },
   {
     name: 'playground',

@@ -142,6 +142,8 @@ test('the config diff shows what ran beside what was asked: sft.steps 650 and 15
     await writeFile(join(dir, 'config.json'), JSON.stringify({ name, sft: { enabled: true, steps: asked }, rl: { steps: 30 } }));
     const rows = [...Array.from({ length: 650 }, (_, i) => ({ step: i + 1, stage: 'sft', 'sft/step': i + 1, 'sft/loss': 1 / (i + 1) })), ...Array.from({ length: 30 }, (_, i) => ({ ...metricRow(651 + i, 'healthy'), 'rl/step': i + 1 }))];
     await writeFile(join(dir, 'metrics.jsonl'), rows.map((row) => JSON.stringify(row) + '\n').join(''));
+    // The text arm finished and wrote its final state (trainer/.../train.py): its "ran" is run.json's; the other's, its metrics'.
+    if (name === 'b-text') await writeFile(join(dir, 'run.json'), JSON.stringify({ status: 'finished', state: { global_step: 680, sft_step: 650, rl_step: 30, stage: 'done' } }));
     return dir;
   }));
   const budgets = await startView(dirs);
@@ -150,6 +152,7 @@ test('the config diff shows what ran beside what was asked: sft.steps 650 and 15
     const row = page.locator('[data-testid=config-diff-table] tr[data-key="sft.steps"]');
     await row.waitFor();
     assert.deepEqual(await row.locator('td').allInnerTexts(), ['650 · ran 650', '1500 · ran 650']);
+    assert.deepEqual(await row.locator('[data-testid=config-ran]').evaluateAll((notes) => notes.map((n) => n.getAttribute('data-from'))), ['metrics', 'run.json']);
     assert.deepEqual(problems, []);
   } finally {
     await budgets.stop();

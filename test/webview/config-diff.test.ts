@@ -30,11 +30,18 @@ test('identical configs have no diff; keys with dots are bracketed; an empty obj
   assert.deepEqual([...flattenConfig({ 'x.y': 1, m: { 'k.z': 'v', e: {} } })], [['["x.y"]', '1'], ['m["k.z"]', '"v"'], ['m.e', '{}']]);
 });
 
-test('a step budget in the diff is read beside the steps the run ran: sft.steps 1500 that ran 650', () => {
-  const stats = { 'sft/step': { max: 650 }, 'rl/step': { max: 30 } };
-  assert.equal(stepsRan('sft.steps', stats), 650);
-  assert.equal(stepsRan('rl.steps', stats), 30);
-  assert.equal(stepsRan('curriculum.perception.steps', stats), null);
-  assert.equal(stepsRan('rl.lr', stats), null);
+test('a step budget in the diff is read beside the steps the run ran: sft.steps 1500 that ran 650 (its metrics, while it runs)', () => {
+  const run = { metricStats: { 'sft/step': { max: 650 }, 'rl/step': { max: 30 } } };
+  assert.deepEqual(stepsRan('sft.steps', run), { steps: 650, from: 'metrics', timeCap: false });
+  assert.deepEqual(stepsRan('rl.steps', run), { steps: 30, from: 'metrics', timeCap: false });
+  assert.equal(stepsRan('curriculum.perception.steps', run), null);
+  assert.equal(stepsRan('rl.lr', run), null);
   assert.equal(stepsRan('sft.steps', undefined), null);
+});
+
+test("a finished run's steps are run.json's record, not the metrics' counters, and a time-capped stage says so (issue 44, 2.7)", () => {
+  // The metrics' counter can disagree with what ran: a resumed run's discarded rows, a stage's counter that restarts per phase.
+  const run = { metricStats: { 'sft/step': { max: 200 }, 'rl/step': { max: 30 } }, ran: { sft: 650, rl: 12, timeCapped: ['rl'] } };
+  assert.deepEqual(stepsRan('sft.steps', run), { steps: 650, from: 'run.json', timeCap: false });
+  assert.deepEqual(stepsRan('rl.steps', run), { steps: 12, from: 'run.json', timeCap: true });
 });

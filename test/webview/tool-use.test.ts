@@ -35,3 +35,17 @@ test('error badges explain their class', () => {
   assert.equal(errorLegend(['E1', 'E4']), 'E1: malformed call or unknown tool; E4: unknown label or out-of-range value');
   assert.equal(errorLegend(['E9']), 'E9: unknown class');
 });
+
+test("a rollout's summary says what its first call named (its first list argument), for the off-target count; nothing when it made no call", () => {
+  const record = { prompt_id: 'p', task: { question: 'for "A"?', answer: 'low' }, turns, answer: 'low' };
+  const summary = summarizeRollout(record, 0);
+  assert.ok(typeof summary !== 'string');
+  // The first call (the unknown tool, with no list argument) decides, as run/eval_summary.py's first_call_targets does.
+  assert.deepEqual(summary.callTargets, []);
+  const masked = summarizeRollout({ ...record, turns: turns.slice(4) }, 0);
+  assert.ok(typeof masked !== 'string');
+  assert.deepEqual(masked.callTargets, ['A']);
+  const direct = summarizeRollout({ ...record, turns: [{ role: 'assistant', text: '<answer>low</answer>', calls: [], answer: 'low' }] }, 0);
+  assert.ok(typeof direct !== 'string');
+  assert.equal(direct.callTargets, undefined);
+});

@@ -16,7 +16,16 @@ test('a link carries run, step, rollout, its group and turn, keeps the token, an
 test('the evaluations view: both sides, the outcome shown and the task; odd characters survive', () => {
   const view = { ...base, mode: 'evals' as const, a: { runId: 'run~1', key: 'eval-after_sft', arm: 'tools' as const }, b: { runId: 'text', key: 'eval', arm: 'no_tools' as const }, outcome: 'fixed', task: 'test/ä 1' };
   const back = viewOf(new URLSearchParams(withView(new URLSearchParams(), view, null).toString()));
-  assert.deepEqual(back, { runId: 'tools', mode: 'evals', a: view.a, b: view.b, outcome: 'fixed', task: 'test/ä 1' });
+  assert.deepEqual(back, { runId: 'tools', mode: 'evals', a: view.a, b: view.b, outcome: 'fixed', task: 'test/ä 1', cell: null });
+});
+
+test("a grid cell of the evaluation summary: side A's gold and given answer, odd characters and the separator surviving", () => {
+  const side = { runId: 'tools', key: 'eval-after_rl', arm: 'tools' as const };
+  const view = { ...base, mode: 'evals' as const, a: side, b: side, outcome: 'all', task: null, cell: { gold: 'high|ä', answer: '(no answer)' } };
+  const query = withView(new URLSearchParams(), view, null);
+  assert.equal(viewOf(new URLSearchParams(query.toString()))?.cell?.gold, 'high|ä');
+  assert.deepEqual(viewOf(new URLSearchParams(query.toString()))?.cell, view.cell);
+  assert.equal(viewOf(new URLSearchParams('mode=evals&cell=onlyone'))?.cell, null);
 });
 
 test('what a link cannot mean is left out', () => {

@@ -377,7 +377,13 @@ test('the static bundle opens from file:// with no server: the dashboard, the vi
   const dashboard = await openPage(browser, `file://${out}/dashboard.html`);
   await dashboard.page.waitForFunction(() => document.querySelector('[data-metric="reward/mean"]')?.getAttribute('data-points')?.includes('"tools":4'));
   await dashboard.page.locator('[data-testid=eval-chart]').waitFor();
-  assert.equal(await dashboard.page.locator('[data-testid=open-report]').isVisible(), false, 'a report lies outside the runs: not in a bundle');
+  // The folder's report travels with the bundle (runs/<run>/report/report.html), and the Report button opens it.
+  const opened = dashboard.page.context().waitForEvent('page');
+  await dashboard.page.locator('[data-testid=open-report]').click();
+  const reportPage = await opened;
+  await reportPage.waitForLoadState();
+  assert.equal(await reportPage.locator('h1').innerText(), 'Demo report');
+  assert.match(reportPage.url(), /^file:.*\/runs\/(tools|text)\/report\/report\.html$/);
   const viewer = await openPage(browser, `file://${out}/viewer.html?run=hostile&step=1`);
   await viewer.page.locator('[data-testid=rollout-detail] [data-testid=rollout]').waitFor();
   await viewer.page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=rollout-detail] img')).every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0));

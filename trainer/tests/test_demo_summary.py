@@ -218,3 +218,50 @@ def test_a_warm_up_phase_that_lowered_an_earlier_skill_is_a_yellow_note_in_the_r
     page = (tmp_path / "report.html").read_text()
     note = page.index('class="erosion"')
     assert note < page.index("<h2>") and "from 0.95" in page[note:page.index("<h2>")]
+
+
+def _eval_record(prompt, label, gold, answer, masked, arm="tools"):
+    """One kept evaluation record (run/eval_records.py's shape): the question quotes `label`, the
+    first call masks `masked` (None: no call)."""
+    turns = []
+    if masked is not None:
+        turns.append({"role": "assistant", "calls": [{"name": "focus_on_x_values_with_mask", "arguments": {"x_values": [masked]}, "ok": True}]})
+    turns.append({"role": "assistant", "calls": [], "answer": answer})
+    return {"prompt_id": prompt, "task": {"question": f'Is the value low, medium or high for "{label}"?', "answer": gold}, "turns": turns,
+            "answer": answer, "correct": answer.strip(".").lower() == gold, "arm": arm, "group": 0 if arm == "tools" else 1}
+
+
+def test_summary_json_has_the_grid_the_off_target_calls_and_the_differences_with_their_intervals(tmp_path):
+    # Expected numbers worked by hand and, for the intervals, from Newcombe's formulas written out
+    # in a separate script (not this code): paired (1, 2, 1, 2) → [−0.31503, 0.55851]; hybrid
+    # 270/300 − 104/300 → [0.48542, 0.61256]; Wilson 1/2 → [0.09453, 0.90547], 2/4 → [0.15004, 0.84996].
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 120, calls=0.1), "after_rl": _eval("tools", 270, calls=0.97)}, [0.02, 0.05, 0.01])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 104)}, [0.0, 0.03, 0.02])
+    gold = ["low", "medium", "high", "low", "medium", "high"]
+    labels = list("ABCDEF")
+    after_rl = [("low", "A"), ("Medium.", "B"), ("medium", "C"), ("low", "A"), ("low", "E"), ("medium", "X")]
+    after_sft = ["low", "low", "high", "medium", "low", "low"]
+    rollouts = tmp_path / "tools" / "rollouts"
+    (rollouts / "eval-after_rl.jsonl").write_text("".join(
+        json.dumps(_eval_record(f"t{i}", labels[i], gold[i], answer, masked)) + "\n"
+        + json.dumps(_eval_record(f"t{i}", labels[i], gold[i], "low", None, arm="no_tools")) + "\n"
+        for i, (answer, masked) in enumerate(after_rl)))
+    (rollouts / "eval-after_sft.jsonl").write_text("".join(json.dumps(_eval_record(f"t{i}", labels[i], gold[i], a, None)) + "\n" for i, a in enumerate(after_sft)))
+    summary = demo_summary(tmp_path)
+    rl = summary["arms"]["tools"]["after_rl"]
+    # Normalised as the scorer compares ("Medium." is "medium"); never answered "high".
+    assert rl["grid"] == {"gold": ["low", "medium", "high"], "answers": ["low", "medium", "high"], "counts": [[2, 0, 0], [1, 1, 0], [0, 2, 0]]}
+    off = rl["off_target"]
+    assert (off["calls"], off["off_target"]) == (6, 2)
+    assert (off["off_target_accuracy"]["correct"], off["off_target_accuracy"]["n"]) == (1, 2)
+    assert (off["on_target_accuracy"]["correct"], off["on_target_accuracy"]["n"]) == (2, 4)
+    assert all(abs(a - b) < 1e-5 for a, b in zip(off["off_target_accuracy"]["acc_ci95"], (0.09453, 0.90547)))
+    change = summary["arms"]["tools"]["after_rl_minus_after_sft"]
+    assert (change["both_right"], change["fixed"], change["broken"], change["both_wrong"]) == (1, 2, 1, 2)
+    assert abs(change["diff"] - 1 / 6) < 1e-12 and change["method"] == "newcombe-paired"
+    assert abs(change["ci95"][0] + 0.31503) < 1e-5 and abs(change["ci95"][1] - 0.55851) < 1e-5
+    between = summary["differences"]["tools_minus_text"]["after_rl"]
+    assert between["method"] == "newcombe-hybrid" and abs(between["diff"] - 166 / 300) < 1e-12
+    assert abs(between["ci95"][0] - 0.48542) < 1e-5 and abs(between["ci95"][1] - 0.61256) < 1e-5
+    # The text arm kept no records here: no grid, no change, and nothing invented.
+    assert "grid" not in summary["arms"]["text"]["after_rl"] and "after_rl_minus_after_sft" not in summary["arms"]["text"]

@@ -50,3 +50,19 @@ def test_no_successes_or_all_successes_put_the_bound_exactly_at_0_or_1():
         assert low == 0.0 and 0 < high < 1
         low, high = wilson_interval(n, n)
         assert high == 1.0 and 0 < low < 1
+
+
+def test_newcombe_hybrid_reproduces_the_papers_examples():
+    # Newcombe (1998), independent proportions, method 10: 56/70 − 48/80 and 9/10 − 3/10.
+    from vistool_trainer.algorithms.intervals import newcombe_hybrid
+    diff, low, high = newcombe_hybrid(56, 70, 48, 80)
+    assert abs(diff - 0.2) < 1e-12 and abs(low - 0.0524) < 1e-4 and abs(high - 0.3339) < 1e-4
+    _, low, high = newcombe_hybrid(9, 10, 3, 10)
+    assert abs(low - 0.1705) < 1e-4 and abs(high - 0.8090) < 1e-4
+
+
+def test_newcombe_paired_reproduces_the_papers_example():
+    # Newcombe (1998), paired proportions, method 10: the table 36, 12, 2, 0 → [0.0569, 0.3404].
+    from vistool_trainer.algorithms.intervals import newcombe_paired
+    diff, low, high = newcombe_paired(36, 12, 2, 0)
+    assert abs(diff - 0.2) < 1e-12 and abs(low - 0.0569) < 1e-4 and abs(high - 0.3404) < 1e-4

@@ -58,15 +58,33 @@ export function configDiff(configs: Record<string, unknown>[]): ConfigDiffRow[] 
 }
 
 /**
- * The step budgets a run's config asks for and the metric that counts the steps it ran: a config
- * says what was asked (sft.steps 1500), the metrics what ran (an SFT phase or a time cap may end a
- * stage early), and the diff shows both.
+ * The step budgets a run's config asks for, the stage each belongs to, and the metric that counts
+ * its steps: a config says what was asked (sft.steps 1500), the run what ran (an SFT phase or a
+ * time cap may end a stage early), and the diff shows both.
  */
-const RAN_BY: Readonly<Record<string, string>> = { 'sft.steps': 'sft/step', 'rl.steps': 'rl/step', 'curriculum.perception.steps': 'perception/step' };
+const RAN_BY: Readonly<Record<string, { stage: 'sft' | 'rl' | 'perception'; metric: string }>> = {
+  'sft.steps': { stage: 'sft', metric: 'sft/step' },
+  'rl.steps': { stage: 'rl', metric: 'rl/step' },
+  'curriculum.perception.steps': { stage: 'perception', metric: 'perception/step' },
+};
 
-/** How many steps of a budget key a run ran (the largest step of its stage's counter), null when the key is no budget or the run logged none. */
-export function stepsRan(key: string, stats: Readonly<Record<string, { max: number }>> | undefined): number | null {
-  const metric = RAN_BY[key];
-  const ran = metric === undefined ? undefined : stats?.[metric]?.max;
-  return ran === undefined || !Number.isFinite(ran) ? null : ran;
+/** What a run says about the steps it ran: run.json's final state (RunSummary.ran) and its metrics' counters. */
+export interface RanFacts {
+  ran?: { sft?: number; rl?: number; perception?: number; timeCapped?: string[] };
+  metricStats?: Readonly<Record<string, { max: number }>>;
+}
+
+/**
+ * How many steps of a budget key a run ran: run.json's record when the run wrote one (its final
+ * `state`), else the largest step of the stage's counter in its metrics (a run still going); null
+ * when the key is no budget or the run says neither. `timeCap` when a time cap stopped the stage.
+ */
+export function stepsRan(key: string, run: RanFacts | undefined): { steps: number; from: 'run.json' | 'metrics'; timeCap: boolean } | null {
+  const budget = RAN_BY[key];
+  if (!budget || !run) return null;
+  const timeCap = run.ran?.timeCapped?.includes(budget.stage) ?? false;
+  const recorded = run.ran?.[budget.stage];
+  if (recorded !== undefined) return { steps: recorded, from: 'run.json', timeCap };
+  const counted = run.metricStats?.[budget.metric]?.max;
+  return counted === undefined || !Number.isFinite(counted) ? null : { steps: counted, from: 'metrics', timeCap };
 }

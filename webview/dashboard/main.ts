@@ -20,6 +20,7 @@
 import type { PanelHost } from '../shared/host.js';
 import {
   type EvalResult,
+  EvalSummaryRequest,
   type MetricSeries,
   type MetricSeriesResult,
   MetricRowsRequest,
@@ -47,6 +48,7 @@ import { configDiff, stepsRan } from './config-diff.js';
 import { defaultMetrics, groupByPrefix, type RunMetricFacts } from './default-metrics.js';
 import { DrawQueue } from './draw-queue.js';
 import { EvalChart } from './eval-chart.js';
+import { evalSummaryView, type SummaryRun } from './eval-summary-view.js';
 import { accuracyInterval, EVAL_ACCURACY_METRICS } from './eval-series.js';
 import { nearestStep } from './nearest-step.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
@@ -134,6 +136,9 @@ class Dashboard {
   private readonly chartGrid = h('section', { class: 'chart-grid', 'aria-label': 'Metric charts' });
   private readonly banners = h('div', { class: 'banners' });
   private readonly evalPanel = h('aside', { class: 'eval-panel', 'aria-label': 'Evaluations' });
+  /** The evaluation summary above the charts (eval-summary-view.ts); empty while no shown run kept an evaluation task by task. */
+  private readonly summaryPanel = h('div', { class: 'eval-summary-slot' });
+  private summaryFor = '';
   private readonly runToggles = h('div', { class: 'run-toggles', role: 'group', 'aria-label': 'Runs' });
   private togglesFor = '';
   private palette: string[] | null = null;
@@ -197,7 +202,7 @@ class Dashboard {
       button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
       this.reportButton,
     );
-    replaceChildren(this.root, header, this.picker, this.banners, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
+    replaceChildren(this.root, header, this.picker, this.banners, this.summaryPanel, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
     this.drawQueue.add(this.evalChart);
     this.evalChart.setLogY(this.state.logY?.includes(EVAL_CHART_KEY) ?? false);
     watchTheme(() => {
@@ -379,6 +384,7 @@ class Dashboard {
     this.renderEvalChart();
     this.renderCharts();
     this.renderEvaluations();
+    void this.renderSummary();
     void this.renderConfigDiff();
     if (!this.picker.hidden) this.renderPicker();
     this.fetchAll();
@@ -630,6 +636,29 @@ class Dashboard {
     replaceChildren(this.evalPanel, h('h2', null, 'Evaluations'), ...runs.map((run) => evaluationTable(run.summary.name, run.summary.evaluations)));
   }
 
+  /** The evaluation summary of the shown runs: asked again when their evaluations change. */
+  private async renderSummary(): Promise<void> {
+    const runs = this.visibleRuns().map((r) => r.summary).filter((s) => s.evaluations.length > 0);
+    const key = JSON.stringify(runs.map((r) => [r.id, r.name, r.group ?? null, r.evaluations, r.rolloutSteps]));
+    if (key === this.summaryFor) return;
+    this.summaryFor = key;
+    let summaries: SummaryRun[];
+    try {
+      summaries = await Promise.all(runs.map(async (r) => ({ id: r.id, name: r.name, group: r.group ?? null, summary: await this.host.request(EvalSummaryRequest, { runId: r.id }) })));
+    } catch (err) {
+      this.host.reportError(err);
+      return;
+    }
+    if (key !== this.summaryFor) return; // the shown runs changed while this was asked
+    const view = evalSummaryView(summaries, (target) => {
+      const run = this.runs.get(target.runId)?.summary;
+      if (!run) return;
+      const { runId, key: evalKey, arm, gold, answer } = target;
+      this.host.showInViewer({ runId, path: run.path, step: 0, evals: { key: evalKey, arm, ...(gold !== undefined && answer !== undefined ? { gold, answer } : {}) } });
+    });
+    replaceChildren(this.summaryPanel, view);
+  }
+
   /** When two or more runs are shown: the run-config keys whose values differ, a column per run. */
   private async renderConfigDiff(): Promise<void> {
     const runs = this.visibleRuns().map((r) => r.summary);
@@ -751,8 +780,9 @@ function configDiffView(runs: RunSummary[], configs: RunConfigEntry[]): HTMLElem
           h('th', { scope: 'row', class: 'config-key', title: row.key }, ...row.key.split(/(?<=\.)/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]))),
           ...row.values.map((v, i) => {
             // A step budget: what ran beside what was asked (a stage may end before its budget).
-            const ran = stepsRan(row.key, withConfig[i]?.metricStats);
-            const ranNote = ran === null ? null : h('span', { class: 'muted', 'data-testid': 'config-ran', title: 'steps this run ran (its metrics), beside what its config asked' }, ` · ran ${ran}`);
+            const ran = stepsRan(row.key, withConfig[i]);
+            const where = ran?.from === 'run.json' ? "run.json's final state" : 'its metrics, while it runs';
+            const ranNote = ran === null ? null : h('span', { class: 'muted', 'data-testid': 'config-ran', 'data-from': ran.from, title: `steps this run ran (${where}), beside what its config asked${ran.timeCap ? '; a time cap stopped this stage' : ''}` }, ` · ran ${ran.steps}${ran.timeCap ? ' (time cap)' : ''}`);
             return v === null ? h('td', { class: 'muted', title: 'not in this run\'s config' }, '—', ranNote) : h('td', { class: 'config-value', title: v }, v.length > CONFIG_VALUE_CHARS ? `${v.slice(0, CONFIG_VALUE_CHARS - 1)}…` : v, ranNote);
           }),
         ),

@@ -34,6 +34,7 @@ import {
   type ShowInViewerParams,
   ShowReportCommand,
 } from '../../protocol/panel-protocol.js';
+import { cellText, sideText } from './eval-link.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
 import { BundleTransport } from './bundle-transport.js';
 import type { Transport } from './transport.js';
@@ -305,7 +306,19 @@ export class PanelHost {
     const token = this.config?.token;
     // A bundle's pages are files: viewer.html beside this one.
     const page = this.transport.kind === 'bundle' ? 'viewer.html' : 'viewer';
-    window.location.assign(`${page}?${token ? `token=${encodeURIComponent(token)}&` : ''}run=${encodeURIComponent(params.runId)}&step=${params.step}`);
+    const query = new URLSearchParams(token ? { token } : {});
+    query.set('run', params.runId);
+    const evals = params.evals;
+    if (evals) {
+      // The viewer's evaluations view of one evaluation (both sides the same), optionally one cell of its answer grid (webview/shared/eval-link.ts).
+      const side = sideText({ runId: params.runId, key: evals.key, arm: evals.arm }) ?? '';
+      query.set('mode', 'evals');
+      query.set('a', side);
+      query.set('b', side);
+      const cell = evals.gold !== undefined && evals.answer !== undefined ? cellText({ gold: evals.gold, answer: evals.answer }) : null;
+      if (cell !== null) query.set('cell', cell);
+    } else query.set('step', String(params.step));
+    window.location.assign(`${page}?${query.toString()}`);
   }
 
   /**
@@ -315,6 +328,11 @@ export class PanelHost {
   showReport(runId: string): void {
     if (this.transport.kind === 'vscode') {
       this.command(ShowReportCommand, { runId });
+      return;
+    }
+    if (this.transport.kind === 'bundle') {
+      // A bundle keeps the report beside the run's files (env/view/bundle.ts): runs/<run>/report/report.html.
+      window.open(this.transport.resourceUrl(runId, 'report/report.html'), '_blank', 'noopener');
       return;
     }
     const token = this.config?.token;

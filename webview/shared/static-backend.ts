@@ -19,6 +19,7 @@
  */
 import type { BundleChunk, BundleData } from '../../protocol/bundle.js';
 import { armOf, compareEvaluations } from '../../protocol/eval-compare.js';
+import { runEvalSummary } from '../../protocol/eval-summary.js';
 import { wallClockSeconds } from '../../protocol/metric-math.js';
 import type { EvalComparison, EvalSetInfo, EvalSide, TaskTimeline, TimelineEntry } from '../../protocol/panel/evaluations.js';
 import { type CommandHandlers, dispatch, dispatchCommand, type RequestHandlers } from '../../protocol/panel/handlers.js';
@@ -81,6 +82,11 @@ export class StaticBackend {
     'rollouts/timeline': ({ runId, promptId }) => this.timeline(runId, promptId),
     'evals/list': ({ runId }) => ({ runId, sets: this.data.evalSets[this.run(runId).id] ?? [] }),
     'evals/compare': ({ a, b }) => this.compare(a, b),
+    'evals/summary': async ({ runId }) => {
+      const run = this.run(runId);
+      const sets = await Promise.all((this.data.evalSets[run.id] ?? []).map(async (set) => ({ ...set, rollouts: (await this.chunk(`${run.id}/eval/${set.key}`)).index.rollouts })));
+      return runEvalSummary(run.id, sets);
+    },
     'evals/record': async ({ runId, key, line }) => {
       this.evalSet(runId, key);
       const found = (await this.chunk(`${runId}/eval/${key}`)).records[line];

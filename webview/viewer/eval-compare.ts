@@ -25,6 +25,8 @@ import {
   type RunSummary,
 } from '../../protocol/panel-protocol.js';
 import { wilsonInterval } from '../../protocol/intervals.js';
+import { inGridCell } from '../../protocol/eval-summary.js';
+import type { GridCell } from '../shared/eval-link.js';
 import { button, h, replaceChildren } from '../shared/dom.js';
 import { runColourIndices } from '../shared/run-colours.js';
 import { themeColours } from '../shared/theme.js';
@@ -53,6 +55,8 @@ export interface CompareState {
   outcome: OutcomeFilter;
   /** The task shown. */
   promptId: string | null;
+  /** Only the tasks in this cell of side A's gold × answer grid (the dashboard's evaluation summary opens one); absent in states saved before. */
+  cell?: GridCell | null;
 }
 
 export interface CompareViewOptions {
@@ -130,11 +134,17 @@ export class EvalCompareView {
     await this.compare();
   }
 
+  /** One evaluation on both sides, only the tasks of one cell of its answer grid (or all of them). */
+  async openCell(side: EvalSide, cell: GridCell | null): Promise<void> {
+    this.state = { ...this.state, a: side, b: side, outcome: 'all', promptId: null, cell };
+    await this.compare();
+  }
+
   /** Shows side a as given (a timeline's evaluation), keeping b (or the run's last evaluation when b is unset). */
   async openSide(a: EvalSide, promptId: string): Promise<void> {
     const sets = this.sets.get(a.runId) ?? [];
     const b = this.state.b ?? (sets.length > 0 ? { runId: a.runId, key: (sets[sets.length - 1] as EvalSetInfo).key, arm: a.arm } : a);
-    this.state = { ...this.state, a, b, outcome: 'all', promptId };
+    this.state = { ...this.state, a, b, outcome: 'all', promptId, cell: null };
     await this.compare();
   }
 
@@ -229,17 +239,17 @@ export class EvalCompareView {
     runSelect.addEventListener('change', () => {
       const runSets = this.sets.get(runSelect.value) ?? [];
       const last = runSets[runSets.length - 1];
-      this.update({ [name]: last ? { runId: runSelect.value, key: last.key, arm: this.armOf(runSelect.value) } : null, promptId: null });
+      this.update({ cell: null, [name]: last ? { runId: runSelect.value, key: last.key, arm: this.armOf(runSelect.value) } : null, promptId: null });
       void this.compare();
     });
     setSelect.addEventListener('change', () => {
       if (!side) return;
-      this.update({ [name]: { ...side, key: setSelect.value } });
+      this.update({ cell: null, [name]: { ...side, key: setSelect.value } });
       void this.compare();
     });
     armSelect.addEventListener('change', () => {
       if (!side) return;
-      this.update({ [name]: { ...side, arm: armSelect.value === 'no_tools' ? 'no_tools' : 'tools' } });
+      this.update({ cell: null, [name]: { ...side, arm: armSelect.value === 'no_tools' ? 'no_tools' : 'tools' } });
       void this.compare();
     });
     return h('span', { class: 'compare-side', 'data-side': name }, h('strong', null, `${name.toUpperCase()} `), runSelect, setSelect, armSelect);
@@ -262,10 +272,20 @@ export class EvalCompareView {
       void this.showTask();
     });
     const swap = button('', () => {
-      this.update({ a: this.state.b, b: this.state.a });
+      this.update({ a: this.state.b, b: this.state.a, cell: null });
       void this.compare();
     }, { icon: 'arrow-swap', secondary: true, title: 'Swap A and B', testid: 'compare-swap' });
-    replaceChildren(this.controls, this.sideControls('a'), swap, this.sideControls('b'), h('label', { class: 'control' }, 'show ', outcome));
+    const cell = this.state.cell ?? null;
+    const cellChip = cell === null
+      ? null
+      : h('span', { class: 'cell-filter', 'data-testid': 'compare-cell' }, `A: gold "${cell.gold}", answered "${cell.answer}" `,
+        button('', () => {
+          this.update({ cell: null });
+          this.renderControls();
+          this.renderList();
+          void this.showTask();
+        }, { icon: 'close', secondary: true, title: 'Show every task again', testid: 'compare-cell-clear' }));
+    replaceChildren(this.controls, this.sideControls('a'), swap, this.sideControls('b'), h('label', { class: 'control' }, 'show ', outcome), cellChip);
   }
 
   private renderSummary(): void {
@@ -282,7 +302,9 @@ export class EvalCompareView {
 
   private filtered(): ComparedTask[] {
     const outcome = this.state.outcome;
-    const tasks = this.comparison?.tasks ?? [];
+    const cell = this.state.cell ?? null;
+    const all = this.comparison?.tasks ?? [];
+    const tasks = cell === null ? all : all.filter((t) => t.a !== null && inGridCell({ gold: t.gold, answer: t.a.answer }, cell.gold, cell.answer));
     if (outcome === 'all') return tasks;
     if (outcome === 'changed') return tasks.filter((t) => t.outcome === 'fixed' || t.outcome === 'broken');
     return tasks.filter((t) => t.outcome === outcome);

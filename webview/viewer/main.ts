@@ -22,6 +22,7 @@ import {
   type StepFileInfo,
   type StepIndex,
   ViewerShowStepNotification,
+  type EvalCell,
 } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../protocol/guards.js';
@@ -64,7 +65,7 @@ type ViewerMode = 'steps' | 'evals';
 
 const isSide = (v: unknown) => v === null || hasFields(v, { runId: isString, key: isString, arm: (a) => a === 'tools' || a === 'no_tools' });
 const isCompareState = (v: unknown): v is CompareState =>
-  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p) });
+  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p), cell: (c) => c === undefined || c === null || hasFields(c, { gold: isString, answer: isString }) });
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
 
@@ -149,7 +150,7 @@ class Viewer {
     const linked = viewOf(host.pageQuery() ?? new URLSearchParams());
     if (linked?.mode === 'evals') {
       this.state.mode = 'evals';
-      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null };
+      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null, cell: linked.cell ?? null };
       if (linked.runId) this.state.runId = linked.runId;
     } else if (linked) {
       const compareLine = linked.compareLine ?? null;
@@ -197,7 +198,7 @@ class Viewer {
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
-    this.host.onNotification(ViewerShowStepNotification, ({ runId, step }) => void this.showStep(runId, step));
+    this.host.onNotification(ViewerShowStepNotification, ({ runId, step, evals }) => void (evals ? this.showEvaluation(runId, evals) : this.showStep(runId, step)));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;
     await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : preferredRun(this.runs));
     await this.setMode(this.state.mode ?? 'steps');
@@ -256,6 +257,16 @@ class Viewer {
   }
 
   /** Opens a run at a step (a step without a rollouts file leaves the viewer where openRun put it). */
+  /** One evaluation in one arm, optionally one cell of its answer grid (the dashboard's evaluation summary, in VS Code). */
+  private async showEvaluation(runId: string, evals: EvalCell): Promise<void> {
+    if (!this.runs.some((r) => r.id === runId)) return;
+    const side = { runId, key: evals.key, arm: evals.arm };
+    const cell = evals.gold !== undefined && evals.answer !== undefined ? { gold: evals.gold, answer: evals.answer } : null;
+    this.compareOpened = true;
+    await this.setMode('evals');
+    await this.compareView.openCell(side, cell);
+  }
+
   private async showStep(runId: string, step: number): Promise<void> {
     if (!this.runs.some((r) => r.id === runId)) return;
     if (runId !== this.state.runId || this.steps.length === 0) await this.openRun(runId);
@@ -281,6 +292,7 @@ class Viewer {
         b: evals?.b ?? null,
         outcome: evals?.outcome ?? 'all',
         task: evals?.promptId ?? null,
+        cell: evals?.cell ?? null,
       }, group),
     );
   }

@@ -6,6 +6,7 @@
  * whose token the page URL holds, or in a bundle). Pure: URLSearchParams in, fields out.
  */
 import type { EvalSide } from '../../protocol/panel-protocol.js';
+import { cellText, type GridCell, parseCell, parseSide, sideText } from '../shared/eval-link.js';
 
 export interface LinkedView {
   runId: string | null;
@@ -18,19 +19,14 @@ export interface LinkedView {
   b: EvalSide | null;
   outcome: string;
   task: string | null;
+  /** Only side A's tasks in one cell of its gold × answer grid (the dashboard's evaluation summary). */
+  cell?: GridCell | null;
 }
 
 /** The query keys a link sets (others, such as the token and the theme, are left as they are). */
-export const LINK_KEYS = ['run', 'step', 'line', 'turn', 'cmp', 'group', 'mode', 'a', 'b', 'outcome', 'task'] as const;
+export const LINK_KEYS = ['run', 'step', 'line', 'turn', 'cmp', 'group', 'mode', 'a', 'b', 'outcome', 'task', 'cell'] as const;
 
-// Each part URI-encoded, so the separator (which encodeURIComponent always encodes) never occurs inside one.
-const side = (s: EvalSide | null) => (s === null ? null : [s.runId, s.key, s.arm].map(encodeURIComponent).join('|'));
-
-function parseSide(text: string | null): EvalSide | null {
-  if (text === null) return null;
-  const [runId, key, arm] = text.split('|').map((part) => decodeURIComponent(part));
-  return runId && key && (arm === 'tools' || arm === 'no_tools') ? { runId, key, arm } : null;
-}
+const side = sideText;
 
 const whole = (text: string | null) => (text !== null && /^\d{1,9}$/.test(text) ? Number(text) : null);
 
@@ -48,6 +44,7 @@ export function withView(query: URLSearchParams, view: LinkedView, group: string
     set('b', side(view.b));
     if (view.outcome !== 'all') set('outcome', view.outcome);
     set('task', view.task);
+    set('cell', cellText(view.cell ?? null));
     return next;
   }
   set('step', view.step);
@@ -64,7 +61,7 @@ export function viewOf(query: URLSearchParams): Partial<LinkedView> | null {
   const mode = query.get('mode') === 'evals' ? 'evals' : 'steps';
   if (runId === null && mode === 'steps') return null;
   if (mode === 'evals') {
-    return { runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task') };
+    return { runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task'), cell: parseCell(query.get('cell')) };
   }
   return { runId, mode, step: whole(query.get('step')), line: whole(query.get('line')), compareLine: whole(query.get('cmp')), turn: whole(query.get('turn')) ?? 0 };
 }

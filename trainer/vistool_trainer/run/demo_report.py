@@ -58,6 +58,8 @@ td.left,th.left{text-align:left} .met{color:var(--good);font-weight:bold} .misse
 .rollout{border:1px solid var(--line);padding:.5em;margin:.6em 0} .rollout img,.pair img{image-rendering:pixelated;border:1px solid var(--line);margin-right:.4em}
 pre.assistant{background:var(--assistant)} .error{color:var(--bad);font-size:90%} code{background:var(--code);color:var(--fg);padding:0 .2em}
 svg text{fill:var(--fg)} svg rect{fill:var(--plot);stroke:var(--line)}
+.muted{color:var(--muted)} .grid td.right{color:var(--good);font-weight:bold} .grid td.wrong{color:var(--bad)}
+.grids{display:flex;flex-wrap:wrap;gap:0 2em} caption{font-size:90%;color:var(--muted);text-align:left}
 .timecap{border:3px solid var(--cap-line);background:var(--cap-bg);color:var(--cap-fg);padding:.4em 1em;margin:1em 0;font-size:110%}
 .erosion{border:2px solid var(--warn-line);background:var(--warn-bg);color:var(--warn-fg);padding:.4em 1em;margin:1em 0}""")
 
@@ -273,6 +275,61 @@ def erosion_note_html(summary: dict[str, Any]) -> str:
         return ""
     items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in found)
     return f'<div class="erosion"><p><b>{EROSION_HEADLINE}.</b> {html.escape(EROSION_MEANING)}</p><ul>{items}</ul></div>'
+
+
+def _points(diff: dict[str, Any]) -> str:
+    low, high = diff["ci95"]
+    method = ("Newcombe's hybrid score interval, independent runs" if diff.get("method") == "newcombe-hybrid"
+              else "Newcombe's paired score interval, the same tasks")
+    return (f'<b>{100 * diff["diff"]:+.1f} points</b> [{100 * low:+.1f}, {100 * high:+.1f}] '
+            f'<span class="muted" title="{html.escape(method)}">(95%, {html.escape(method)})</span>')
+
+
+def _grid_html(arm: str, label: str, grid: dict[str, Any]) -> str:
+    head = "".join(f"<th>{html.escape(answer)}</th>" for answer in grid["answers"])
+    totals = [sum(row[j] for row in grid["counts"]) for j in range(len(grid["answers"]))]
+    n = sum(totals) or 1
+    rows = "".join(f'<tr><th class=left>{html.escape(gold)}</th>'
+                   + "".join(f'<td class="{("right" if answer == gold else "wrong") if count else ""}">{count}</td>'
+                             for answer, count in zip(grid["answers"], row)) + f"<td>{sum(row)}</td></tr>"
+                   for gold, row in zip(grid["gold"], grid["counts"]))
+    total_row = "<tr><th class=left>answered</th>" + "".join(f"<td>{t} ({100 * t / n:.0f}%)</td>" for t in totals) + f"<td>{sum(totals)}</td></tr>"
+    return (f'<table class="grid"><caption>{html.escape(arm)} arm, {html.escape(label)}: gold answer (rows) × answer given (columns)</caption>'
+            f"<tr><th class=left>gold ↓ answered →</th>{head}<th>tasks</th></tr>{rows}{total_row}</table>")
+
+
+def evaluation_summary_html(summary: dict[str, Any]) -> str:
+    """The report's opening summary (issue 44): each arm's held-out accuracy with its Wilson interval
+    and call rate, tools − text and after RL − after SFT with their 95% intervals, the tools arm's
+    off-target calls, and each arm's gold × answer grid after RL (summary.json's numbers)."""
+    arms = summary.get("arms", {})
+    rows = []
+    for arm, numbers in arms.items():
+        for label in ("after_sft", "after_rl"):
+            if label in numbers:
+                value = numbers[label]
+                rows.append(f"<tr><td class=left>{html.escape(arm)}</td><td class=left>{label}</td><td>{_ci(value)}</td><td>{value['n']}</td>"
+                            f"<td>{_pct(value['tool_call_rate'])}</td></tr>")
+    items = []
+    for label, diff in (summary.get("differences", {}).get("tools_minus_text") or {}).items():
+        items.append(f"<li>tools − text, {html.escape(label)}: {_points(diff)}</li>")
+    for arm, numbers in arms.items():
+        change = numbers.get("after_rl_minus_after_sft")
+        if change:
+            items.append(f"<li>{html.escape(arm)} arm, after RL − after SFT on the same {change['shared']} tasks: {_points(change)}; "
+                         f"{change['fixed']} fixed, {change['broken']} broken</li>")
+        off = (numbers.get("after_rl") or {}).get("off_target")
+        if off and off["calls"]:
+            wrong, right = off["off_target_accuracy"], off["on_target_accuracy"]
+            items.append(f"<li>{html.escape(arm)} arm after RL: {off['off_target']} of {off['calls']} calls named another label than the question's; "
+                         f"accuracy {_ci(wrong)} on those, {_ci(right)} on the others</li>")
+    grids = "".join(_grid_html(arm, "after RL", numbers["after_rl"]["grid"]) for arm, numbers in arms.items()
+                    if (numbers.get("after_rl") or {}).get("grid"))
+    if not rows:
+        return ""
+    return (f'<section class="eval-summary"><h2>Evaluation summary</h2>'
+            f"<table><tr><th class=left>arm</th><th class=left>checkpoint</th><th>accuracy [95% Wilson]</th><th>n</th><th>tool-call rate</th></tr>"
+            f"{''.join(rows)}</table><ul>{''.join(items)}</ul><div class=grids>{grids}</div></section>")
 
 
 def _demo_table_html(summary: dict[str, Any]) -> str:
@@ -527,6 +584,7 @@ training seeds.</li></ul>"""
 <h1>vistool demo: the image-tool arm against the text-only arm</h1>
 {time_cap_banner_html(summary)}
 {erosion_note_html(summary)}
+{evaluation_summary_html(summary)}
 <p>Policy <code>{html.escape(str(summary.get('model')))}</code> on <code>{html.escape(str(summary.get('device')))}</code>;
 {f'{minutes:.1f} minutes of wall time' if minutes is not None else 'wall time not recorded'}. Two runs from the same initial model
 (the weight checksums below are equal), the same training tasks, the same SFT and RL step budgets: the <b>tools</b> arm may call

@@ -2,7 +2,12 @@
 arms' run directories and nothing else.
 
 Shape: {"arms": {"tools"|"text": {"after_sft"|"after_rl": {"acc", "acc_ci95", "n",
-"tool_call_rate", "tool_error_rate", ...}}}, "eval_split": {...}, "targets": [...], "minutes": ...}.
+"tool_call_rate", "tool_error_rate", "grid", "off_target", ...}, "after_rl_minus_after_sft": {...}}},
+"differences": {"tools_minus_text": {"after_sft"|"after_rl": {"diff", "ci95", "method"}}},
+"eval_split": {...}, "targets": [...], "minutes": ...}. `grid` is the gold × answer grid and
+`off_target` the calls that named another label than the question's (run/eval_summary.py); the
+differences carry 95% intervals: Newcombe's hybrid for the two arms (independent runs), Newcombe's
+paired one for after RL − after SFT (the same held-out tasks).
 `eval_split` holds the generator options and seed of the held-out tasks, so anyone can make fresh
 held-out tasks (`command`, with another seed) and re-evaluate the checkpoints with `vistool eval`.
 """
@@ -14,7 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..algorithms.intervals import wilson_interval
+from ..algorithms.intervals import newcombe_hybrid, wilson_interval
+from .eval_summary import answer_grid, arm_records, off_target, paired_change
 from .run_directory import read_json_lines, run_status
 
 CHECKPOINTS = ("after_sft", "after_rl")
@@ -50,6 +56,13 @@ def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:
     evaluations = run.get("evaluations", {})
     setting = _arm_setting(arm)
     summary: dict[str, Any] = {label: checkpoint_numbers(evaluations[label], setting) for label in CHECKPOINTS if label in evaluations}
+    records = {label: arm_records(run_dir, label, setting) for label in summary}
+    for label, kept in records.items():
+        if kept:
+            summary[label]["grid"] = answer_grid(kept)
+            summary[label]["off_target"] = off_target(kept) if setting == "tools" else None
+    if records.get("after_sft") and records.get("after_rl"):
+        summary["after_rl_minus_after_sft"] = paired_change(records["after_sft"], records["after_rl"])
     sft = [m for m in metrics if m.get("stage") == "sft"]
     rl = [m for m in metrics if m.get("stage") == "rl"]
     summary["status"] = run_status(run)
@@ -160,10 +173,21 @@ def warmup_erosion(arms: dict[str, Any]) -> list[str]:
     return sentences
 
 
+def differences(arms: dict[str, Any]) -> dict[str, Any]:
+    """tools − text at each checkpoint both arms have: two runs, so independent samples (Newcombe's hybrid interval)."""
+    tools, text = arms.get("tools", {}), arms.get("text", {})
+    between = {}
+    for label in CHECKPOINTS:
+        if label in tools and label in text:
+            diff, low, high = newcombe_hybrid(tools[label]["correct"], tools[label]["n"], text[label]["correct"], text[label]["n"])
+            between[label] = {"diff": diff, "ci95": [low, high], "method": "newcombe-hybrid"}
+    return {"tools_minus_text": between}
+
+
 def demo_summary(root: Path, minutes: float | None = None) -> dict[str, Any]:
     arms = {arm: arm_summary(root / arm, arm) for arm in ("tools", "text") if (root / arm).is_dir()}
     demo = json.loads((root / "demo.json").read_text()) if (root / "demo.json").exists() else {}
-    return {"arms": arms, "eval_split": eval_split(root), "targets": targets(arms), "minutes": minutes,
+    return {"arms": arms, "differences": differences(arms), "eval_split": eval_split(root), "targets": targets(arms), "minutes": minutes,
             "minutes_cap": demo.get("minutes_cap"), "seed": demo.get("seed"), "time_caps_reached": time_caps_reached(arms),
             "warmup_erosion": warmup_erosion(arms),
             "model": demo.get("model"), "device": demo.get("device")}
