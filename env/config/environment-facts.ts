@@ -4,7 +4,7 @@
  * variables are set, and what exists on disk. Unknown facts are null and the checks that need
  * them stay quiet rather than guess.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 
 export interface EnvironmentFacts {
   /** CUDA devices the trainer's check-env found; null when no report is at hand. */
@@ -19,6 +19,8 @@ export interface EnvironmentFacts {
   huggingFaceCache: string | null;
   /** The first `count` lines of a file (from its first 64 KiB); null when unreadable. Absent: not checked. */
   firstLines?(path: string, count: number): string[] | null;
+  /** A path's real path (links followed), null when it does not exist. Absent: paths compared as written. */
+  realPath?(path: string): string | null;
   /** The folders a run's data is expected in (the workspace); null or absent: not checked. */
   workspaceRoots?: readonly string[] | null;
 }
@@ -83,6 +85,13 @@ export function localFacts(
   return {
     ...cuda,
     firstLines: diskFirstLines,
+    realPath: (path: string) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return null;
+      }
+    },
     workspaceRoots,
     envVars: new Set(Object.entries(env).filter(([, v]) => v !== undefined && v !== '').map(([k]) => k)),
     pathKind: diskPathKind,

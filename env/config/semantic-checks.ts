@@ -217,6 +217,52 @@ function dataFiles({ config, baseDir, facts, add, resolvePath }: CheckContext): 
   }
 }
 
+/**
+ * The held-out split must be held out: data.eval the same file as data.train, or sharing task ids
+ * with it (among each file's first records: a data file can be huge), scores tasks the policy
+ * trained on, and every accuracy it reports is optimistic.
+ */
+function evalHeldOut({ config, facts, add, resolvePath }: CheckContext): void {
+  const data = section(config, 'data');
+  const trainPath = str(data.train);
+  const evalPath = str(data.eval);
+  if (trainPath === null || evalPath === null) return;
+  const train = resolvePath(trainPath);
+  const held = resolvePath(evalPath);
+  if (facts.pathKind(train) !== 'file' || facts.pathKind(held) !== 'file') return;
+  const pointer = pointerOf('data', 'eval');
+  if (sameFile(facts, train, held)) {
+    add(problem({ code: 'data/eval-is-train', severity: 'warning', source: 'semantic', pointer, message: `data.eval is the same file as data.train (${held}): the evaluation would score tasks the policy trained on. Point data.eval at a held-out split (\`npx vistool data gen --split test\` writes one), or set it to null to generate one.` }));
+    return;
+  }
+  const trainIds = new Set(taskIds(facts, train));
+  const shared = taskIds(facts, held).filter((id) => trainIds.has(id));
+  if (shared.length > 0) {
+    const examples = shared.slice(0, 3).map((id) => `'${id}'`).join(', ');
+    add(problem({ code: 'data/eval-overlaps-train', severity: 'warning', source: 'semantic', pointer, message: `data.eval shares ${shared.length} task id${shared.length === 1 ? '' : 's'} with data.train among their first records (e.g. ${examples}): those tasks are not held out. Use a split written apart from the training one.` }));
+  }
+}
+
+function sameFile(facts: EnvironmentFacts, a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const real = facts.realPath;
+  return real !== undefined && real(a) !== null && real(a) === real(b);
+}
+
+/** The ids of a data file's first records (the lines `facts.firstLines` reads). */
+function taskIds(facts: EnvironmentFacts, path: string): string[] {
+  const ids: string[] = [];
+  for (const line of facts.firstLines?.(path, 2000) ?? []) {
+    try {
+      const id = (JSON.parse(line) as { id?: unknown }).id;
+      if (typeof id === 'string' || typeof id === 'number') ids.push(String(id));
+    } catch {
+      // a line cut at the read limit, or not JSON: data/not-task-file reports the file's problems
+    }
+  }
+  return ids;
+}
+
 function generateUnused({ raw, config, add }: CheckContext): void {
   const data = section(config, 'data');
   if (data.train !== null && data.eval !== null && typeof data.train === 'string' && typeof data.eval === 'string' && has(raw, 'data', 'generate')) {
@@ -432,6 +478,7 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   someStageOn,
   toolCallsLeaveATurn,
   dataFiles,
+  evalHeldOut,
   generateUnused,
   familiesOfKind,
   evalWithinGenerated,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,4 +258,35 @@ test('defaults are filled through the rewards $ref, as the trainer fills them', 
   assert.equal(rewards.weights.format, 0.2);
   assert.equal(rewards.judge.enabled, false);
   assert.equal((filled.rl as Record<string, unknown>).clip_ratio_high, 0.28);
+});
+
+test('the held-out split must be held out: data.eval the same file as data.train, or sharing task ids with it, is a warning on data.eval', async () => {
+  const { symlink } = await import('node:fs/promises');
+  const base = await mkdtemp(join(tmpdir(), 'vistool-config-heldout-'));
+  const gen = createDataGenCommand({ stdout: { write: () => true }, stderr: { write: () => true } });
+  await gen.run(['--kind', 'vbar', '--n', '4', '--seed', '5', '--out', join(base, 'train')]);
+  await gen.run(['--kind', 'vbar', '--n', '4', '--seed', '5', '--split', 'test', '--out', join(base, 'test')]);
+  const train = join(base, 'train', 'tasks.jsonl');
+  const heldOut = join(base, 'test', 'tasks.jsonl');
+  const reading = facts({ firstLines: diskFirstLines, realPath: (p) => realpathSync(p), workspaceRoots: [base] });
+  const warned = (evalPath: string) => check(config({ data: { train, eval: evalPath } }), { facts: reading }).filter((p) => p.code.startsWith('data/eval-'));
+  // A split written apart: nothing to say (its ids are its own: independent of the checker, read from the files here).
+  const idsOf = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+  const trainIds = await idsOf(train);
+  assert.equal((await idsOf(heldOut)).filter((id) => trainIds.includes(id)).length, 0);
+  assert.deepEqual(warned(heldOut), []);
+  // The same file, by its path and through a link.
+  const [same] = warned(train);
+  assert.equal(same?.code, 'data/eval-is-train');
+  assert.equal(same?.severity, 'warning');
+  assert.deepEqual(same?.pointer, '/data/eval');
+  await symlink(train, join(base, 'linked.jsonl'));
+  assert.equal(warned(join(base, 'linked.jsonl'))[0]?.code, 'data/eval-is-train');
+  // Another file that repeats two training tasks.
+  const lines = (await readFile(train, 'utf8')).split('\n').filter(Boolean);
+  const mixed = join(base, 'mixed.jsonl');
+  await writeFile(mixed, [...(await readFile(heldOut, 'utf8')).split('\n').filter(Boolean), lines[0], lines[2]].join('\n') + '\n');
+  const [overlap] = warned(mixed);
+  assert.equal(overlap?.code, 'data/eval-overlaps-train');
+  assert.match(overlap?.message ?? '', new RegExp(`shares 2 task ids with data.train .*'${trainIds[0]}'`));
 });
