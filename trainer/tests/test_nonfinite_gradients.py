@@ -112,16 +112,16 @@ def test_the_rl_update_counts_a_skipped_step_and_reports_the_norm_of_the_others(
     original = grpo._mini_batch_step
     calls = []
 
-    def poisoned(policy, engine, *args, **kwargs):
+    def poisoned(context, *args, **kwargs):
         calls.append(1)
         if len(calls) == 1:
-            parameter = next(p for name, p in engine.module.named_parameters() if "layers.0.mlp.down_proj" in name)
+            parameter = next(p for name, p in context.engine.module.named_parameters() if "layers.0.mlp.down_proj" in name)
             handle = parameter.register_hook(lambda grad: grad * float("nan"))
             try:
-                return original(policy, engine, *args, **kwargs)
+                return original(context, *args, **kwargs)
             finally:
                 handle.remove()
-        return original(policy, engine, *args, **kwargs)
+        return original(context, *args, **kwargs)
 
     monkeypatch.setattr(grpo, "_mini_batch_step", poisoned)
     metrics = grpo._update(policy, engine, optimizer, rollouts, advantages, _rl(ppo_mini_batch_size=1, max_grad_norm=1.0), None)
