@@ -9,7 +9,7 @@ import type { HostToPanelMessage, PanelToHostMessage } from '../../protocol/pane
 import type { PageConfig } from '../../protocol/panel/panels.js';
 import { StaticBackend } from './static-backend.js';
 import { isDarkTheme, toggleBrowserTheme } from './theme.js';
-import type { Transport } from './transport.js';
+import { readPageState, runFileUrl, type Transport, writePageState } from './transport.js';
 
 export class BundleTransport implements Transport {
   readonly kind = 'bundle';
@@ -47,23 +47,14 @@ export class BundleTransport implements Transport {
   }
 
   getState(): unknown {
-    try {
-      const text = sessionStorage.getItem(this.stateKey);
-      return text === null ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+    return readPageState(this.stateKey);
   }
 
   setState(state: unknown): void {
-    try {
-      sessionStorage.setItem(this.stateKey, JSON.stringify(state));
-    } catch {
-      // UI state is a convenience.
-    }
+    writePageState(this.stateKey, state);
   }
 
   resourceUrl(runId: string, relativePath: string): string {
-    return `runs/${encodeURIComponent(runId)}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+    return runFileUrl('runs', runId, relativePath);
   }
 }

@@ -37,7 +37,7 @@ import {
 import { cellText, sideText } from './eval-link.js';
 import { hasFields, isRecord, isString, optional } from '../../protocol/guards.js';
 import { BundleTransport } from './bundle-transport.js';
-import type { Transport } from './transport.js';
+import { readPageState, runFileUrl, type Transport, writePageState } from './transport.js';
 
 export type { Transport };
 
@@ -177,24 +177,15 @@ export class BrowserTransport implements Transport {
   }
 
   getState(): unknown {
-    try {
-      const text = sessionStorage.getItem(this.stateKey);
-      return text === null ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+    return readPageState(this.stateKey);
   }
 
   setState(state: unknown): void {
-    try {
-      sessionStorage.setItem(this.stateKey, JSON.stringify(state));
-    } catch {
-      // Storage full or disabled: UI state is a convenience, the panel works without it.
-    }
+    writePageState(this.stateKey, state);
   }
 
   resourceUrl(runId: string, relativePath: string): string {
-    return `files/${encodeURIComponent(runId)}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+    return runFileUrl('files', runId, relativePath);
   }
 }
 

@@ -19,3 +19,26 @@ export interface Transport {
   /** True when the panel itself can save a file (browser downloads); false: ask the host. */
   readonly savesLocally: boolean;
 }
+
+/** A browser page's panel state, kept in the tab's sessionStorage so a reload keeps the panel as it was. */
+export function readPageState(key: string): unknown {
+  try {
+    const text = sessionStorage.getItem(key);
+    return text === null ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function writePageState(key: string, state: unknown): void {
+  try {
+    sessionStorage.setItem(key, JSON.stringify(state));
+  } catch {
+    // Storage full or disabled: UI state is a convenience, the panel works without it.
+  }
+}
+
+/** A run file's URL below `prefix` (`files` served, `runs` in a bundle), each path part encoded. */
+export function runFileUrl(prefix: string, runId: string, relativePath: string): string {
+  return `${prefix}/${encodeURIComponent(runId)}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+}
