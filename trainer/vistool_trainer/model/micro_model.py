@@ -67,18 +67,23 @@ def micro_config(size: MicroSize, tokenizer_vocab: int, token_ids: dict[str, int
     )
 
 
+def seeded_model(config: Qwen2_5_VLConfig, seed: int) -> Qwen2_5_VLForConditionalGeneration:
+    """A freshly initialised model whose weights depend on `seed` alone; the global generator is left as it was."""
+    generator_state = torch.random.get_rng_state()
+    torch.manual_seed(seed)
+    try:
+        return Qwen2_5_VLForConditionalGeneration(config)
+    finally:
+        torch.random.set_rng_state(generator_state)
+
+
 def build_micro_policy(corpus: list[str], size: MicroSize, seed: int) -> tuple[Qwen2_5_VLForConditionalGeneration, PolicyProcessor]:
     """Same corpus, size and seed give the same tokenizer and bit-identical weights."""
     tokenizer = train_micro_tokenizer(corpus, size.vocab_size)
     token_ids = {token: int(tokenizer.convert_tokens_to_ids(token)) for token in
                  ["<|endoftext|>", "<|im_end|>", "<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>"]}
     config = micro_config(size, len(tokenizer), token_ids)
-    generator_state = torch.random.get_rng_state()
-    torch.manual_seed(seed)
-    try:
-        model = Qwen2_5_VLForConditionalGeneration(config)
-    finally:
-        torch.random.set_rng_state(generator_state)
+    model = seeded_model(config, seed)
     model.generation_config.eos_token_id = token_ids["<|im_end|>"]
     model.generation_config.pad_token_id = token_ids["<|endoftext|>"]
     image_processor = Qwen2VLImageProcessorPil(

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from .micro_model import MicroSize, micro_config
+from .micro_model import MicroSize, micro_config, seeded_model
 
 # Qwen2.5-VL's added tokens, in id order from QWEN_SPECIAL_START; the first 14 are special
 # (skipped when decoding with skip_special_tokens), the last 8 are added but not special, as in the
@@ -122,7 +122,6 @@ def build_qwen_tokenizer() -> Any:
 
 def build_qwen_fixture(seed: int = 0) -> tuple[torch.nn.Module, Any, Any]:
     """(model, tokenizer, image processor); the same seed gives bit-identical weights."""
-    from transformers import Qwen2_5_VLForConditionalGeneration
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     tokenizer = build_qwen_tokenizer()
@@ -131,12 +130,7 @@ def build_qwen_fixture(seed: int = 0) -> tuple[torch.nn.Module, Any, Any]:
     config.text_config.rope_parameters["rope_theta"] = 1000000.0  # Qwen2.5-VL's
     config.text_config.max_position_embeddings = 128000
     config.text_config.bos_token_id = token_ids["<|endoftext|>"]
-    generator_state = torch.random.get_rng_state()
-    torch.manual_seed(seed)
-    try:
-        model = Qwen2_5_VLForConditionalGeneration(config)
-    finally:
-        torch.random.set_rng_state(generator_state)
+    model = seeded_model(config, seed)
     from transformers import GenerationConfig
 
     model.generation_config = GenerationConfig(**QWEN_GENERATION_DEFAULTS)
