@@ -51,6 +51,31 @@ export interface RolloutRecord {
    * Filled in by scoring.
    */
   correct?: boolean;
+  /**
+   * The scanners that fired on this trajectory (env/episodes/scanners): how the episode used its tools, beyond whether it called one. Empty when none fired; 'answered_without_looking' only where a counterfactual replay exists.
+   */
+  findings?: (
+    | 'off_target_call'
+    | 'repeated_call'
+    | 'ignored_tool_error'
+    | 'degenerate_edit'
+    | 'format_collapse'
+    | 'answered_without_looking'
+  )[];
+  /**
+   * An evaluated episode replayed with its tool results withheld (the same calls; each observation carries the unedited image and the same text), the policy continuing greedily. Absent when the episode had no successful call or the evaluation ran without --counterfactual.
+   */
+  counterfactual?: {
+    /**
+     * The replay's final answer (null: it gave none).
+     */
+    answer: string | null;
+    correct: boolean;
+    /**
+     * The replay's normalised answer differs from the real run's.
+     */
+    changed: boolean;
+  };
   reward?: number;
   reward_breakdown?: {
     [k: string]: number;
@@ -170,6 +195,10 @@ export interface CallRecord {
   image_out?: string;
   summary?: string;
   error?: ActionError;
+  /**
+   * Whether the call acted on the task's target (the gold call's arguments, geometry's named points, a grounding box): on, partly, off, or unknown where the task carries no target. Set on calls that ran (ok).
+   */
+  target?: 'on' | 'partly' | 'off' | 'unknown';
 }
 /**
  * This interface was referenced by `RolloutRecord`'s JSON-Schema
