@@ -1,4 +1,4 @@
-"""Command line: `python -m vistool_trainer {check-env,train,eval,demo,serve-policy}`.
+"""Command line: `python -m vistool_trainer {check-env,train,eval,demo,demo-range,serve-policy,fixture}`.
 
 Commands print JSON events on stdout (one object per line) and human logs on stderr, so the
 VS Code extension and scripts can follow a run without parsing prose.
@@ -48,6 +48,20 @@ def _eval(args: argparse.Namespace) -> int:
     from .run.evaluate_command import evaluate_checkpoint
 
     return evaluate_checkpoint(args.config, args.checkpoint, args.n)
+
+
+def _demo_range(args: argparse.Namespace) -> int:
+    from .run.demo_range import DEMO_RANGE, range_table, record_runs
+
+    try:
+        ranges = record_runs([Path(run) for run in args.runs], cpu=args.cpu, date=args.date)
+    except (FileNotFoundError, ValueError, KeyError) as error:
+        print(f"demo-range: {error}", file=sys.stderr)
+        return 2
+    if args.runs:
+        print(f"demo-range: stored {len(args.runs)} run(s) in {DEMO_RANGE}", file=sys.stderr)
+    print(range_table((ranges.get(args.task) or {}).get("runs") or []))
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -122,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", default=None, help="the run config it was trained with (default: <checkpoint>/../../config.json, when present)")
     serve.add_argument("--token-env", default="VISTOOL_POLICY_API_KEY", help="environment variable holding the bearer token; unset or empty: no auth")
     serve.set_defaults(handler=_serve_policy)
+    demo_range = commands.add_parser("demo-range", help="store finished demo runs in examples/demo-range.json (the range make demo "
+                                                        "compares itself with) and print docs/DEMO.md's table of it")
+    demo_range.add_argument("runs", nargs="*", help="finished demo run folders (each with demo.json and summary.json)")
+    demo_range.add_argument("--cpu", default=None, help="the CPU model the runs were measured on (lscpu's model name)")
+    demo_range.add_argument("--date", default=None, help="the date of the measurement")
+    demo_range.add_argument("--task", default="bars", choices=["bars", "geometry"], help="the task whose table to print")
+    demo_range.set_defaults(handler=_demo_range)
     fixture = commands.add_parser("fixture", help="write a test fixture: qwen-micro, a tiny Qwen2.5-VL with Qwen2.5's real tokenizer "
                                                   "and padded vocabulary (docs/QWEN_FIXTURE.md)")
     fixture.add_argument("name", choices=["qwen-micro"])

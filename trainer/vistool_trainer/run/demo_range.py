@@ -79,3 +79,71 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
         lines.append(f"  seed {seed} at {threads} threads gave tools after RL {100 * measured:.1f} % where the range was measured; "
                      f"here {100 * here:.1f} %, {verdict}")
     return lines
+
+
+def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
+    """(task, the stored form of one finished demo run) from its demo.json and summary.json."""
+    demo_file, summary_file = root / "demo.json", root / "summary.json"
+    for needed in (demo_file, summary_file):
+        if not needed.exists():
+            raise FileNotFoundError(f"{needed} is missing: {root} is not a finished demo run (make demo writes both at its end)")
+    demo, summary = json.loads(demo_file.read_text()), json.loads(summary_file.read_text())
+    arms = summary.get("arms") or {}
+
+    def accuracy(arm: str, label: str) -> float | None:
+        result = (arms.get(arm) or {}).get(label)
+        return None if result is None else round(float(result["acc"]), 4)
+
+    tools = arms.get("tools") or {}
+    after_rl = tools.get("after_rl") or {}
+    entry = {"seed": int(demo["seed"]), "threads": int(demo["threads"]),
+             "tools_after_sft": accuracy("tools", "after_sft"), "tools_after_rl": accuracy("tools", "after_rl"),
+             "tools_after_rl_ci95": [round(float(x), 4) for x in after_rl["acc_ci95"]] if after_rl.get("acc_ci95") else None,
+             "tool_call_rate_after_rl": round(float(after_rl["tool_call_rate"]), 4) if "tool_call_rate" in after_rl else None,
+             "text_after_rl": accuracy("text", "after_rl"),
+             "sft_steps": int((tools.get("budget") or {}).get("sft_steps", 0)),
+             "claims_met": sum(1 for claim in summary.get("targets") or [] if claim.get("met")),
+             "claims": len(summary.get("targets") or []),
+             "time_caps_reached": bool(summary.get("time_caps_reached")),
+             "minutes": round(float(summary["minutes"]), 1) if summary.get("minutes") is not None else None}
+    if entry["tools_after_rl"] is None:
+        raise ValueError(f"{summary_file} has no tools-arm evaluation after RL: the run did not finish its RL stage")
+    return str(demo.get("task") or "bars"), entry
+
+
+def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = None, date: str | None = None) -> dict[str, Any]:
+    """Store each finished run in `path`, replacing the entry of the same task, seed and threads."""
+    ranges = load_ranges(path)
+    for root in roots:
+        task, entry = run_entry(root)
+        stored = ranges.setdefault(task, {})
+        stored["runs"] = sorted([run for run in stored.get("runs", []) if (run["seed"], run["threads"]) != (entry["seed"], entry["threads"])]
+                                + [entry], key=lambda run: (run["threads"], run["seed"]))
+        if cpu:
+            stored["cpu"] = cpu
+        if date:
+            stored["date"] = date
+    path.write_text(json.dumps(ranges, indent=2) + "\n")
+    return ranges
+
+
+def range_table(runs: list[dict[str, Any]]) -> str:
+    """The markdown table docs/DEMO.md shows: one row per run, then min / median / max of each number."""
+    def pct(value: float | None) -> str:
+        return "not run" if value is None else f"{100 * value:.1f} %"
+
+    rows = ["| seed | threads | SFT steps | tools after SFT | tools after RL [95 % CI] (calls) | text after RL | claims met |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for run in runs:
+        interval = f" [{100 * run['tools_after_rl_ci95'][0]:.1f}, {100 * run['tools_after_rl_ci95'][1]:.1f}]" if run.get("tools_after_rl_ci95") else ""
+        calls = f" ({run['tool_call_rate_after_rl']:.2f})" if run.get("tool_call_rate_after_rl") is not None else ""
+        claims = f"{run['claims_met']} of {run['claims']}" if run.get("claims") else "not recorded"
+        rows.append(f"| {run['seed']} | {run['threads']} | {run['sft_steps']:,} | {pct(run['tools_after_sft'])} | "
+                    f"{pct(run['tools_after_rl'])}{interval}{calls} | {pct(run['text_after_rl'])} | {claims} |")
+    for key, _, _, name in MEASURES:
+        values = [float(run[key]) for run in runs if run.get(key) is not None]
+        if values:
+            low, median, high = spread(values)
+            rows.append(f"| {name}: min / median / max | | | | {100 * low:.1f} / {100 * median:.1f} / {100 * high:.1f} % "
+                        f"over {len(values)} runs | | |")
+    return "\n".join(rows)
