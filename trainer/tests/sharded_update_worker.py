@@ -1,8 +1,9 @@
 """One GRPO update under a sharded strategy, checked against the same update made by one process.
 
 Launched by test_sharded_training.py as `torchrun --nproc_per_node 2 sharded_update_worker.py
-STRATEGY TASKS.jsonl OUT.json [lora|bf16|sliced]` (lora: the micro policy with LoRA adapters, which alone
-train; bf16: the policy in bfloat16 at an RL learning rate, reporting how many weights moved;
+STRATEGY TASKS.jsonl OUT.json [lora|bf16|sliced|poison]` (lora: the micro policy with LoRA adapters, which alone
+train; poison: rank 1's advantages are NaN, so its gradients and the global norm are, and the step must
+be skipped on every rank with nothing moved; bf16: the policy in bfloat16 at an RL learning rate, reporting how many weights moved;
 sliced: the LM head and softmax scored over slices of 3 positions, each recomputed in backward,
 as a real vocabulary makes them). Each rank starts its own real env server and replays gold
 trajectories through it (real edited images), so every rank holds the same 7 conversations with
@@ -113,7 +114,10 @@ def main() -> None:
         optimizer = engine.make_optimizer(lr, 0.0, RL.max_grad_norm)
         before = whole_weights(policy.model)
         master_before = full_weights(engine.module)
-        metrics = _update(policy, engine, optimizer, rollouts[share], advantages[share], RL, None, dist, filler=rollouts[share][0])
+        own_advantages = advantages[share].clone()
+        if mode == "poison" and dist.rank == 1:
+            own_advantages.fill_(float("nan"))  # as an overflow in one rank's backward would leave its gradients
+        metrics = _update(policy, engine, optimizer, rollouts[share], own_advantages, RL, None, dist, filler=rollouts[share][0])
         after = whole_weights(policy.model)
         master_after = full_weights(engine.module)
         engine.close()

@@ -96,6 +96,27 @@ def test_a_sharded_update_equals_the_update_one_process_makes_on_all_rollouts(tm
 
 
 @pytest.mark.parametrize("strategy", ["fsdp", "zero3"])
+def test_a_nonfinite_gradient_on_one_rank_skips_the_step_on_every_rank_and_is_counted(tmp_path, vbar_data, strategy):
+    """Issue 39, defect 3, under sharding: one rank's NaN gradients make the global norm NaN; every
+    rank must skip (FSDP: the engine's own check; ZeRO-3: DeepSpeed discards the step, and the engine
+    must say so rather than report the previous step's norm), leaving masters and the sampling copy
+    bit for bit, and the RL metrics count the skipped step."""
+    if strategy == "zero3":
+        _require_deepspeed()
+    out = tmp_path / "update.json"
+    result = _torchrun(str(TESTS / "sharded_update_worker.py"), strategy, str(vbar_data[0]), str(out), "poison")
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["strategy"] == strategy and report["world"] == 2
+    assert report["metrics"]["actor/grad_norm_nonfinite"] == 1.0
+    assert report["metrics"]["actor/optimizer_steps"] == 0.0
+    assert report["moved_fraction"]["master"] == 0.0 and report["moved_fraction"]["rollout_copy"] == 0.0
+    assert report["max_weight_change"] == 0.0
+    first, second = report["checksums"]
+    assert first == second and first == first  # not NaN: nothing reached the weights
+
+
+@pytest.mark.parametrize("strategy", ["fsdp", "zero3"])
 def test_a_bfloat16_policy_trains_fp32_master_weights_so_small_steps_are_not_rounded_away(tmp_path, vbar_data, strategy):
     if strategy == "zero3":
         _require_deepspeed()

@@ -107,7 +107,10 @@ class DeepSpeedZero3Training(TrainingEngine):
 
     def step(self, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> float:
         assert self.engine is not None
-        self.engine.step()  # clips to the config's gradient_clipping (the stage's max_grad_norm)
+        # Clips to the config's gradient_clipping (the stage's max_grad_norm). On an inf/NaN global norm
+        # DeepSpeed 0.19.8 discards the step for every dtype and reports the norm as inf, so the trainer
+        # counts it as skipped like the other engines (test_sharded_training.py's non-finite test).
+        self.engine.step()
         self.sync_rollout_weights()
         norm = self.engine.get_global_grad_norm()
         return float(norm) if norm is not None else 0.0
