@@ -95,6 +95,10 @@ export interface RewardConfig {
      */
     no_tool_factor: number;
     /**
+     * What the conditional tool bonus (weights.tool_bonus) asks of a correct answer's calls: 'success', a call that ran; 'on_target', a call that ran on the task's target (target "on": the gold call's labels, geometry's named points, env/episodes/call-target.ts). With 'on_target', a call only partly on target, off target or with no known target (a task without gold calls) earns no bonus, and a note says why. The no-tool factor keeps asking for a call that ran (set no_tool_factor to 1 to switch it off).
+     */
+    tool_bonus_requires: 'success' | 'on_target';
+    /**
      * Chain-of-Focus group ranking: accuracy becomes the rank within the group (direct-correct 1 > tool-correct 0.8 > tool-wrong 0.5 > direct-wrong 0); the tool bonus and no-tool factor are then off.
      */
     group_ranking: boolean;

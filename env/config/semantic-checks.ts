@@ -470,6 +470,20 @@ function judgeKey({ raw, config, facts, add }: CheckContext): void {
   }
 }
 
+// --- Rewards: what the tool bonus asks for ---------------------------------------------------
+
+/** tool_bonus_requires 'on_target' changes nothing when no tool bonus is paid: say so rather than let it look active. */
+function toolBonusRequires({ raw, config, add }: CheckContext): void {
+  const rewards = section(config, 'rewards');
+  if (section(rewards, 'tool').tool_bonus_requires !== 'on_target') return;
+  const pointer = firstWritten(raw, ['rewards', 'tool', 'tool_bonus_requires']);
+  if (section(rewards, 'tool').group_ranking === true) {
+    add(problem({ code: 'rewards/tool-bonus-requires-unused', severity: 'warning', source: 'semantic', pointer, message: "rewards.tool.tool_bonus_requires is 'on_target' but rewards.tool.group_ranking is on, which switches the tool bonus off: the on-target rule pays nothing. Turn group_ranking off, or drop tool_bonus_requires." }));
+  } else if (num(section(rewards, 'weights').tool_bonus) === 0) {
+    add(problem({ code: 'rewards/tool-bonus-requires-unused', severity: 'warning', source: 'semantic', pointer, message: "rewards.tool.tool_bonus_requires is 'on_target' but rewards.weights.tool_bonus is 0: no tool bonus is paid, on target or not. Give weights.tool_bonus a weight (0.2 by default), or drop tool_bonus_requires.", fixes: [{ kind: 'set', title: 'Set rewards.weights.tool_bonus to 0.2', pointer: '/rewards/weights/tool_bonus', value: 0.2 }] }));
+  }
+}
+
 /** Every check, in the order their problems are listed. */
 const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   clipHigherRange,
@@ -489,6 +503,7 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   distributedOptions,
   envServer,
   judgeKey,
+  toolBonusRequires,
 ];
 
 /** How many leading records `config validate` reads of each data file. */

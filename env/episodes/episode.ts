@@ -42,6 +42,8 @@ import {
   toolObservationText,
 } from './prompt.js';
 import type { AssistantTurn, CallRecord, Trajectory } from './trajectory.js';
+import { callTarget, type CallScene } from './call-target.js';
+import { scanTrajectory, type Finding } from './scanners/index.js';
 
 export interface EpisodeLimits {
   /** Assistant messages before the episode ends without an answer. */
@@ -112,6 +114,8 @@ export class Episode {
   /** Every message so far, whole: the opening messages, the policy's turns and the observations. */
   private readonly conversation: ChatMessage[] = [];
   private readonly presentation: Presentation;
+  /** The task image's size and metadata, as the scanners read them (a zoom changes `meta`, never this). */
+  private readonly taskImage: CallScene;
   lastActive = Date.now();
 
   private constructor(
@@ -127,6 +131,7 @@ export class Episode {
     this.toolNames = offeredToolNames(task, meta, options.tools !== false);
     this.examples = examplesFor(meta, task.answer, this.toolNames);
     this.current = first;
+    this.taskImage = { meta, width: currentPixels.width, height: currentPixels.height };
     this.record = {
       prompt_id: task.id,
       task: { question: task.question, answer: task.answer, kind: task.kind, difficulty: task.difficulty, image: first.ref },
@@ -206,6 +211,16 @@ export class Episode {
 
   trajectory(): Trajectory {
     return structuredClone(this.record);
+  }
+
+  /**
+   * Runs the scanners (scanners/index.ts) over the trajectory as it stands and keeps their
+   * findings in it: the env server does so when it scores the episode.
+   */
+  scan(): Finding[] {
+    const findings = scanTrajectory(this.record, { taskImage: this.taskImage });
+    this.record.findings = findings;
+    return [...findings];
   }
 
   /** Ends the episode early (client closed it or it expired). */
@@ -310,6 +325,8 @@ export class Episode {
         assistant.errors.push(error);
         break;
       }
+      // Judged against the image the call read, before a zoom moves the boxes (call-target.ts).
+      const target = callTarget(this.task, call, { meta: this.meta, width: image.width, height: image.height });
       this.record.tool_calls += 1;
       produced = await this.store.put(outcome.image);
       if (outcome.image !== image) {
@@ -320,7 +337,7 @@ export class Episode {
       image = outcome.image;
       // A tool that moves pixels (zoom_in) hands back the boxes moved with them.
       if (outcome.meta) this.meta = outcome.meta;
-      assistant.calls.push({ name: call.name, arguments: call.arguments, ok: true, image_in: imageIn, image_out: produced.ref, summary: outcome.summary });
+      assistant.calls.push({ name: call.name, arguments: call.arguments, ok: true, image_in: imageIn, image_out: produced.ref, summary: outcome.summary, target });
       summaries.push(outcome.summary);
       imageIn = produced.ref;
     }

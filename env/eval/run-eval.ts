@@ -368,7 +368,8 @@ class EvalRun {
         signal: this.signal,
       });
       const measured = { seconds: (performance.now() - started) / 1000, requests: usage.requests, retries: usage.retries, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
-      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measured);
+      const taskImage = { meta: loaded.meta, width: loaded.image.width, height: loaded.image.height };
+      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measured, { taskImage });
       return { result, trajectory };
     } catch (err) {
       if (this.signal.aborted) return null;

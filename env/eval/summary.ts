@@ -8,10 +8,14 @@
  * - tool-call rate: share of completed tasks with at least one successful tool call;
  * - error classes: `count` of errors of the class, `share` of all errors, `rate` = share of
  *   completed tasks with at least one error of the class;
- * - judge agreement: share of judged tasks where the judge and the relaxed rule agree.
+ * - judge agreement: share of judged tasks where the judge and the relaxed rule agree;
+ * - calls on target: counts of the calls that ran by target, and call_on_target_rate =
+ *   on / (on + partly + off), null when no call had a known target;
+ * - findings: per scanner, the completed tasks it fired on (every scanner listed, 0 included).
  * Pure.
  */
 import type { ErrorClass } from '../core/errors.js';
+import { FINDING_NAMES, type Finding } from '../episodes/scanners/index.js';
 import { ARMS, ERROR_CLASSES, type Arm, type CompletedResult, type TaskResult } from './task-result.js';
 
 export interface ErrorClassSummary {
@@ -41,6 +45,15 @@ export interface ArmSummary {
   tool_error_rate: number | null;
   turns_mean: number | null;
   errors: Record<ErrorClass, ErrorClassSummary>;
+  /** Calls that ran, by target (env/episodes/call-target.ts); results written before issue 43 add nothing. */
+  calls_on_target: number;
+  calls_partly_on_target: number;
+  calls_off_target: number;
+  calls_target_unknown: number;
+  /** on / (on + partly + off); null when no call had a known target. */
+  call_on_target_rate: number | null;
+  /** Per scanner, the completed tasks it fired on. */
+  findings: Record<Finding, number>;
   prompt_tokens: number;
   completion_tokens: number;
   retries: number;
@@ -65,6 +78,8 @@ export function summarizeArm(results: readonly TaskResult[]): ArmSummary {
       return [c, { count, share: totalErrors === 0 ? null : count / totalErrors, rate: share(done.map((r) => (r.errors[c] ?? 0) > 0)) }];
     }),
   ) as Record<ErrorClass, ErrorClassSummary>;
+  const targets = (key: 'on' | 'partly' | 'off' | 'unknown'): number => done.reduce((sum, r) => sum + (r.targets?.[key] ?? 0), 0);
+  const [on, partly, off] = [targets('on'), targets('partly'), targets('off')];
   const calls = done.reduce((sum, r) => sum + r.tool_calls, 0);
   const callErrors = done.reduce((sum, r) => sum + r.tool_errors, 0);
   return {
@@ -85,6 +100,12 @@ export function summarizeArm(results: readonly TaskResult[]): ArmSummary {
     tool_error_rate: calls + callErrors === 0 ? null : callErrors / (calls + callErrors),
     turns_mean: mean(done.map((r) => r.turns)),
     errors,
+    calls_on_target: on,
+    calls_partly_on_target: partly,
+    calls_off_target: off,
+    calls_target_unknown: targets('unknown'),
+    call_on_target_rate: on + partly + off === 0 ? null : on / (on + partly + off),
+    findings: Object.fromEntries(FINDING_NAMES.map((name) => [name, done.filter((r) => r.findings?.includes(name) === true).length])) as Record<Finding, number>,
     prompt_tokens: done.reduce((sum, r) => sum + r.prompt_tokens, 0),
     completion_tokens: done.reduce((sum, r) => sum + r.completion_tokens, 0),
     retries: results.reduce((sum, r) => sum + r.retries, 0),
@@ -116,7 +137,8 @@ export function summarize(results: readonly TaskResult[]): Partial<Record<Arm, A
 
 /**
  * The flat metrics the dashboard's evaluation table reads (env/runs/evaluations.ts), named as
- * the trainer names them: eval/acc_tools, eval/acc_no_tools, eval/tool_call_rate, eval/n, ...
+ * the trainer names them: eval/acc_tools, eval/acc_no_tools, eval/tool_call_rate, eval/n, ...;
+ * for the tools arm also eval/call_on_target_rate and eval/scan/<name> (tasks each scanner fired on).
  * Only finite numbers: a metric with no data is left out rather than written as null.
  */
 export function dashboardMetrics(arms: Partial<Record<Arm, ArmBreakdown>>, tasks: number): Record<string, number> {
@@ -137,6 +159,8 @@ export function dashboardMetrics(arms: Partial<Record<Arm, ArmBreakdown>>, tasks
     if (arm === 'tools') {
       put('eval/tool_call_rate', s.tool_call_rate);
       put('eval/tool_error_rate', s.tool_error_rate);
+      put('eval/call_on_target_rate', s.call_on_target_rate);
+      for (const name of FINDING_NAMES) put(`eval/scan/${name}`, s.findings[name]);
     }
   }
   return metrics;

@@ -12,6 +12,8 @@ import type { Trajectory } from '../episodes/trajectory.js';
 import { assistantTurns } from '../rewards/format.js';
 import { answerRuleFor, scoreAnswer, scoreTrajectory, type RewardConfig, type TrajectoryScorer } from '../rewards/index.js';
 import type { TaskRecord } from '../tasks/record.js';
+import { scanTrajectory, type Finding, type ScanContext } from '../episodes/scanners/index.js';
+import type { CallTarget } from '../episodes/call-target.js';
 
 export type Arm = 'tools' | 'no_tools';
 export const ARMS: readonly Arm[] = ['tools', 'no_tools'];
@@ -52,6 +54,13 @@ export interface CompletedResult extends ResultBase {
   end_reason: string | null;
   /** Errors recorded in assistant turns, by class; classes that did not occur are left out. */
   errors: Partial<Record<ErrorClass, number>>;
+  /**
+   * The calls that ran, by their target (env/episodes/call-target.ts): on, partly, off, unknown.
+   * Absent in results written before issue 43.
+   */
+  targets?: Record<CallTarget, number>;
+  /** The scanners that fired on the episode (env/episodes/scanners). Absent in results written before issue 43. */
+  findings?: Finding[];
   prompt_tokens: number;
   completion_tokens: number;
 }
@@ -103,11 +112,26 @@ export interface Measured {
   completionTokens: number;
 }
 
+/** The calls that ran in a trajectory, counted by target; a call without one (an older record) counts as unknown. */
+export function countTargets(trajectory: Pick<Trajectory, 'turns'>): Record<CallTarget, number> {
+  const counts: Record<CallTarget, number> = { on: 0, partly: 0, off: 0, unknown: 0 };
+  for (const turn of assistantTurns(trajectory)) for (const call of turn.calls) if (call.ok) counts[call.target ?? 'unknown'] += 1;
+  return counts;
+}
+
 /**
- * Scores a finished trajectory and fills in its reward fields (the rollout record carries them),
- * then returns the result line.
+ * Scores a finished trajectory and fills in its reward fields and findings (the rollout record
+ * carries them), then returns the result line. `context`: the task image's size and metadata,
+ * which one scanner (degenerate_edit's zoom rule) needs.
  */
-export async function scoreCompleted(trajectory: Trajectory, task: TaskRecord, arm: Arm, scorer: TrajectoryScorer, measured: Measured): Promise<CompletedResult> {
+export async function scoreCompleted(
+  trajectory: Trajectory,
+  task: TaskRecord,
+  arm: Arm,
+  scorer: TrajectoryScorer,
+  measured: Measured,
+  context: ScanContext = {},
+): Promise<CompletedResult> {
   const config = scorer.config;
   const rule = answerRuleFor(task);
   const verdict = await scorer.verdict(trajectory, task.answer, rule);
@@ -116,6 +140,7 @@ export async function scoreCompleted(trajectory: Trajectory, task: TaskRecord, a
   trajectory.reward_breakdown = scored.components;
   trajectory.reward_weights = scored.weights;
   trajectory.correct = scored.correct;
+  trajectory.findings = scanTrajectory(trajectory, context);
   const turns = assistantTurns(trajectory);
   const errors: Partial<Record<ErrorClass, number>> = {};
   for (const turn of turns) for (const e of turn.errors) errors[e.class] = (errors[e.class] ?? 0) + 1;
@@ -135,6 +160,8 @@ export async function scoreCompleted(trajectory: Trajectory, task: TaskRecord, a
     turns: turns.length,
     end_reason: trajectory.end_reason,
     errors,
+    targets: countTargets(trajectory),
+    findings: [...trajectory.findings],
     seconds: measured.seconds,
     requests: measured.requests,
     retries: measured.retries,

@@ -40,7 +40,7 @@ export const DEFAULT_REWARD_CONFIG: RewardConfig = {
     require_well_formed: false,
   },
   format: { mode: 'fraction', require_think: false, require_answer_tags: false },
-  tool: { no_tool_factor: 0.8, group_ranking: false },
+  tool: { no_tool_factor: 0.8, tool_bonus_requires: 'success', group_ranking: false },
   repetition: { enabled: true, ngram_size: 8, max_ngram_occurrences: 2, max_identical_calls: 1, penalty: -1 },
   efficiency: { free_turns: 2, max_turns: 6 },
   judge: {

@@ -2,6 +2,7 @@
  * The reward of one trajectory, with its breakdown. The total is
  *
  *   base   = Σ_k weights[k] · components[k]         k ∈ accuracy, format, tool_bonus, tool_use, efficiency
+ *            (tool_bonus: 1 when correct and a call ran — on target, with tool.tool_bonus_requires 'on_target')
  *   base  := base · no_tool_factor   when base > 0   (no successful tool call; positive part only)
  *   reward = min(base, repetition.penalty)            when the repetition check fired
  *
@@ -20,7 +21,7 @@ import { scoreFormat } from './format.js';
 import { combineWithJudge } from './judge-combine.js';
 import type { JudgeVerdict } from './judge-verdict.js';
 import { detectRepetition } from './repetition.js';
-import { rankGroup, usedToolSuccessfully } from './tool-use.js';
+import { rankGroup, toolBonusEarned, usedToolSuccessfully } from './tool-use.js';
 
 export interface ScoredTrajectory {
   reward: number;
@@ -88,6 +89,8 @@ export function scoreTrajectory(
   }
 
   const tool = usedToolSuccessfully(trajectory);
+  const bonus = toolBonusEarned(trajectory, config.tool.tool_bonus_requires);
+  if (bonus.why !== null && correct) notes.push(bonus.why);
   const repetition = detectRepetition(trajectory, config.repetition);
   if (repetition.reason !== null) notes.push(`repetition: ${repetition.reason}`);
   if (!tool && config.tool.no_tool_factor !== 1) notes.push(`no successful tool call: positive reward × ${config.tool.no_tool_factor}`);
@@ -95,7 +98,7 @@ export function scoreTrajectory(
   const components: Record<string, number> = {
     accuracy: accuracyScore,
     format: format.score,
-    tool_bonus: tool && correct ? 1 : 0,
+    tool_bonus: bonus.earned && correct ? 1 : 0,
     tool_use: tool ? 1 : 0,
     efficiency: scoreEfficiency(trajectory, config.efficiency),
     no_tool_factor: tool ? 1 : config.tool.no_tool_factor,

@@ -10,6 +10,25 @@ export function usedToolSuccessfully(trajectory: Pick<Trajectory, 'turns'>): boo
   return assistantTurns(trajectory).some((turn) => turn.calls.some((call) => call.ok));
 }
 
+/**
+ * Whether the trajectory earns the conditional tool bonus's tool half under
+ * `tool.tool_bonus_requires`: 'success', a call that ran; 'on_target', a call that ran with target
+ * "on" (env/episodes/call-target.ts). Partly, off and unknown targets do not count: a task
+ * without a known target never pays an on-target bonus. `why` says what was missing, for the notes.
+ */
+export function toolBonusEarned(
+  trajectory: Pick<Trajectory, 'turns'>,
+  requires: 'success' | 'on_target',
+): { earned: boolean; why: string | null } {
+  const ran = assistantTurns(trajectory).flatMap((turn) => turn.calls.filter((call) => call.ok));
+  if (ran.length === 0) return { earned: false, why: null };
+  if (requires === 'success' || ran.some((call) => call.target === 'on')) return { earned: true, why: null };
+  const counts = new Map<string, number>();
+  for (const call of ran) counts.set(call.target ?? 'unknown', (counts.get(call.target ?? 'unknown') ?? 0) + 1);
+  const listed = [...counts].map(([target, n]) => `${n} ${target}`).join(', ');
+  return { earned: false, why: `tool bonus withheld: tool.tool_bonus_requires is 'on_target' and no call was on target (calls that ran: ${listed})` };
+}
+
 /** Chain-of-Focus's AGAR ranks: a direct right answer beats a tool-assisted one, a tool attempt beats a direct miss. */
 export const GROUP_RANK = { directCorrect: 1, toolCorrect: 0.8, toolWrong: 0.5, directWrong: 0 } as const;
 

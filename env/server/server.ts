@@ -350,7 +350,8 @@ export class EnvServer {
   private async scoreEpisode(id: string): Promise<ScoreResult> {
     const live = this.live(id);
     return this.serially(live, async () => {
-      live.score ??= await this.opts.scorer(live.episode.trajectory(), live.episode.task);
+      // The findings go into the trajectory (GET /v1/episodes/:id) and into the score's answer.
+      live.score ??= { ...(await this.opts.scorer(live.episode.trajectory(), live.episode.task)), findings: live.episode.scan() };
       return live.score;
     });
   }

@@ -290,3 +290,14 @@ test('the held-out split must be held out: data.eval the same file as data.train
   assert.equal(overlap?.code, 'data/eval-overlaps-train');
   assert.match(overlap?.message ?? '', new RegExp(`shares 2 task ids with data.train .*'${trainIds[0]}'`));
 });
+
+test("rewards.tool.tool_bonus_requires 'on_target' is flagged where no tool bonus is paid", () => {
+  assert.deepEqual(check(config({ rewards: { tool: { tool_bonus_requires: 'on_target' } } })), [], 'the default weight 0.2 pays it');
+  const unpaid = config({ rewards: { weights: { tool_bonus: 0 }, tool: { tool_bonus_requires: 'on_target' } } });
+  const [found] = check(unpaid);
+  assert.equal(found?.code, 'rewards/tool-bonus-requires-unused');
+  assert.equal(found?.pointer, '/rewards/tool/tool_bonus_requires');
+  assert.deepEqual(check(applyFirstFix(unpaid, found!)), [], 'the fix gives the bonus its default weight');
+  assert.deepEqual(codes(check(config({ rewards: { tool: { tool_bonus_requires: 'on_target', group_ranking: true } } }))), ['rewards/tool-bonus-requires-unused']);
+  assert.deepEqual(check(config({ rewards: { weights: { tool_bonus: 0 }, tool: { tool_bonus_requires: 'success' } } })), []);
+});

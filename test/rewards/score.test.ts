@@ -229,3 +229,33 @@ test('a judge cannot rescue a missing or an overlong answer', () => {
   assert.equal(scoreTrajectory(cut, '7', config({ judge: { mode: 'replace' } }), yes).correct, false);
   assert.equal(scoreTrajectory(withTool('7'.repeat(1000)), '7', config({ judge: { mode: 'replace' } }), yes).correct, false);
 });
+
+test("tool_bonus_requires 'on_target': the bonus needs a call that ran on target; partly, off and unknown earn none and say why", () => {
+  const cfg = config({ tool: { tool_bonus_requires: 'on_target' } });
+  const targeted = (target: 'on' | 'partly' | 'off' | 'unknown' | undefined) =>
+    trajectory([callTurn([{ ...maskCall, ...(target ? { target } : {}) }]), observation(), answerTurn('7')]);
+  // On target: 0.8 accuracy + 0.2 format + 0.2 bonus.
+  close(consistent(scoreTrajectory(targeted('on'), '7', cfg), cfg).reward, 1.2);
+  for (const target of ['partly', 'off', 'unknown', undefined] as const) {
+    const r = consistent(scoreTrajectory(targeted(target), '7', cfg), cfg);
+    // No bonus; a call ran, so the no-tool factor stays 1: 0.8 + 0.2 = 1.0.
+    close(r.reward, 1.0, `reward with target ${target}`);
+    assert.equal(r.components.tool_bonus, 0);
+    assert.equal(r.components.no_tool_factor, 1);
+    assert.ok(r.notes.some((n) => n.includes("tool_bonus_requires is 'on_target'") && n.includes(`1 ${target ?? 'unknown'}`)), r.notes.join('; '));
+  }
+  // 'success' (the default) pays for the partly call as before: 1.2.
+  close(scoreTrajectory(targeted('partly'), '7').reward, 1.2);
+  // A wrong answer earns no bonus either way, and no note about it: 0.2 format only.
+  const wrong = scoreTrajectory(targeted('off'), '8', cfg);
+  close(wrong.reward, 0.2);
+  assert.ok(!wrong.notes.some((n) => n.includes('tool_bonus_requires')));
+  // One call on target among others is enough.
+  const mixed = trajectory([callTurn([{ ...maskCall, target: 'off' }]), observation(), callTurn([{ ...maskCall, arguments: { columns: ['Wins'] }, target: 'on' }]), observation(), answerTurn('7')]);
+  close(scoreTrajectory(mixed, '7', cfg).reward, 1.2);
+});
+
+test('tool_bonus_requires takes only success or on_target', () => {
+  assert.throws(() => resolveRewardConfig({ tool: { tool_bonus_requires: 'partly' } }), /rewards\.tool\.tool_bonus_requires: must be one of "success", "on_target"/u);
+  assert.equal(resolveRewardConfig({}).tool.tool_bonus_requires, 'success');
+});

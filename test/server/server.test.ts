@@ -375,3 +375,20 @@ test('POST /v1/presentation answers the texts a policy may read under a block: t
   assert.equal(bad.status, 400);
   assert.match(bad.json.error.message, /presentation\.view\.latest_images/);
 });
+
+test("scoring sets the trajectory's findings and each call's target, as GET /v1/episodes/:id returns them", async () => {
+  const gold = [{ name: 'focus_on_columns_with_mask', arguments: { columns: ['Rider', 'Wins'] } }, { name: 'focus_on_rows_with_draw', arguments: { rows: ['Merckx'] } }];
+  const created = await call('POST', '/v1/episodes', { task: { ...task, gold }, task_dir: root });
+  const id: string = created.json.episode_id;
+  const draw = '<tool_call>{"name": "focus_on_rows_with_draw", "arguments": {"rows": ["Hinault"]}}</tool_call>';
+  await call('POST', `/v1/episodes/${id}/step`, { text: draw });
+  await call('POST', `/v1/episodes/${id}/step`, { text: draw });
+  await call('POST', `/v1/episodes/${id}/step`, { text: '<answer>5</answer>' });
+  const scored = await call('POST', `/v1/episodes/${id}/score`, {});
+  // The second box is drawn over the first, pixel for pixel: it changed nothing (degenerate_edit).
+  const expected = ['off_target_call', 'repeated_call', 'degenerate_edit'];
+  assert.deepEqual(scored.json.findings, expected);
+  const record = (await call('GET', `/v1/episodes/${id}`)).json;
+  assert.deepEqual(record.findings, expected);
+  assert.deepEqual(record.turns.flatMap((t: any) => (t.role === 'assistant' ? t.calls.map((c: any) => c.target) : [])), ['off', 'off']);
+});

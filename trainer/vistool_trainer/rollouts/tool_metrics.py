@@ -11,7 +11,9 @@ Names (stable, one series each):
 A call the env refused as an unknown tool (E1) is counted under `errors/E1` only: its name is model
 text, and a series per invented name would flood the dashboard.
 
-They are counts, not means: ranks' counts add up (`COUNT_PREFIXES`)."""
+They are counts, not means: ranks' counts add up (`COUNT_PREFIXES`, which also holds target_metrics'
+`scan/` counts; its `tools/call_on_target_rate` is the one rate under `tools/`, recomputed after the
+merge)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Any
 
 ERROR_CLASSES = ("E1", "E2", "E3", "E4", "E5", "E6")
 NAMED_TOOL_ERRORS = frozenset({"E2", "E3", "E4", "E5"})
-COUNT_PREFIXES = ("tools/", "errors/")
+COUNT_PREFIXES = ("tools/", "errors/", "scan/")
 
 
 def tool_use_counts(trajectories: Iterable[dict[str, Any]]) -> dict[str, float]:

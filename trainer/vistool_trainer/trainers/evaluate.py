@@ -1,7 +1,8 @@
 """Held-out evaluation: greedy episodes with tools and without, through the env server.
 
 Reports accuracy with tools, accuracy without tools, tool-call rate and format validity
-(an answer was given and no turn was malformed), as arXiv 2602.01334 asks for every checkpoint.
+(an answer was given and no turn was malformed), as arXiv 2602.01334 asks for every checkpoint;
+and, for the tools arm, how often a call was on target and which scanners fired (target_metrics).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Callable
 from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, run_rollouts
+from ..rollouts.target_metrics import call_on_target_rate, call_target_counts, scan_counts
 
 
 def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
@@ -23,6 +25,16 @@ def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str,
     if own_setting_only:
         arms = arms[:1]
     return {name: run_rollouts(policy, client, tasks, 1, arm, max_new_tokens, 1.0, greedy=True) for name, arm in arms}
+
+
+def tools_arm_target_metrics(trajectories: list[dict[str, Any]]) -> dict[str, float]:
+    """The tools arm's `eval/call_on_target_rate` (left out when no call had a known target) and
+    `eval/scan/<name>` (tasks each scanner fired on), named as `vistool eval` names them."""
+    rate = call_on_target_rate(call_target_counts(trajectories))
+    out = {f"eval/{key}": value for key, value in scan_counts(trajectories).items()}
+    if rate is not None:
+        out["eval/call_on_target_rate"] = rate
+    return out
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
@@ -39,6 +51,7 @@ def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], opt
         if name == "tools":
             results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
             results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
+            results.update(tools_arm_target_metrics([r.trajectory for r in rollouts]))
     if keep is not None:
         keep(by_arm)
     return results

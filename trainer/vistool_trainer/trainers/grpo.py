@@ -32,6 +32,7 @@ from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
 from ..rollouts.sampler_agreement import sampler_agreement
 from ..rollouts.token_view import ScoredPositions, token_view
+from ..rollouts.target_metrics import CALL_ON_TARGET_RATE, call_target_counts, scan_counts, with_call_on_target_rate
 from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
 from ..rollouts.turn_sampler import TurnSampler
 
@@ -131,7 +132,7 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
         return merged
     for key in sorted(keys):
         pairs = [(part[2][key], weight) for part, weight in zip(parts, weights) if key in part[2] and weight > 0]
-        if not pairs:
+        if not pairs or key == CALL_ON_TARGET_RATE:  # a rate of counts: recomputed from the sums below
             continue
         if key.startswith(COUNT_PREFIXES):  # this step's counts on each rank add up
             merged[key] = sum(value for value, _ in pairs)
@@ -139,7 +140,7 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
             merged[key] = sum(value for value, _ in pairs) if key != "judge/latency_ms" else max(value for value, _ in pairs)
         else:
             merged[key] = sum(value * weight for value, weight in pairs) / sum(weight for _, weight in pairs)
-    return merged
+    return with_call_on_target_rate(merged)
 
 
 def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
@@ -362,4 +363,6 @@ def rollout_metrics(rollouts: list[Rollout]) -> dict[str, float]:
     for rollout in rollouts:
         metrics.update(rollout.score_metrics)
     metrics.update(tool_use_counts(r.trajectory for r in rollouts))
+    metrics.update(call_target_counts(r.trajectory for r in rollouts))
+    metrics.update(scan_counts(r.trajectory for r in rollouts))
     return metrics
