@@ -8,10 +8,14 @@
  * - tool-call rate: share of completed tasks with at least one successful tool call;
  * - error classes: `count` of errors of the class, `share` of all errors, `rate` = share of
  *   completed tasks with at least one error of the class;
- * - judge agreement: share of judged tasks where the judge and the relaxed rule agree.
+ * - judge agreement: share of judged tasks where the judge and the relaxed rule agree;
+ * - tool effect (--counterfactual, tools arm): relaxed accuracy as run − with the tool results
+ *   withheld over the completed tasks, an episode not replayed counting as unchanged
+ *   (tool-effect.ts: Newcombe's paired interval).
  * Pure.
  */
 import type { ErrorClass } from '../core/errors.js';
+import { toolEffect, type ToolEffect } from './tool-effect.js';
 import { ARMS, ERROR_CLASSES, type Arm, type CompletedResult, type TaskResult } from './task-result.js';
 
 export interface ErrorClassSummary {
@@ -44,6 +48,8 @@ export interface ArmSummary {
   prompt_tokens: number;
   completion_tokens: number;
   retries: number;
+  /** The counterfactual replay's tool effect; null where no result carries one (no --counterfactual, the no-tools arm). */
+  tool_effect: ToolEffect | null;
 }
 
 export interface ArmBreakdown {
@@ -88,7 +94,22 @@ export function summarizeArm(results: readonly TaskResult[]): ArmSummary {
     prompt_tokens: done.reduce((sum, r) => sum + r.prompt_tokens, 0),
     completion_tokens: done.reduce((sum, r) => sum + r.completion_tokens, 0),
     retries: results.reduce((sum, r) => sum + r.retries, 0),
+    tool_effect: armToolEffect(done),
   };
+}
+
+/** The tool effect over the completed results written with --counterfactual (they carry `counterfactual`, null when not replayed). */
+function armToolEffect(done: readonly CompletedResult[]): ToolEffect | null {
+  const paired = done.filter((r) => r.counterfactual !== undefined);
+  if (paired.length === 0) return null;
+  return toolEffect(
+    paired.map((r) => {
+      const replay = r.counterfactual ?? null;
+      return replay === null
+        ? { real: r.correct_relaxed, withheld: r.correct_relaxed, replayed: false, changed: false }
+        : { real: r.correct_relaxed, withheld: replay.correct, replayed: true, changed: replay.changed };
+    }),
+  );
 }
 
 function groupBy(results: readonly TaskResult[], key: (r: TaskResult) => string): Record<string, ArmSummary> {
@@ -137,6 +158,13 @@ export function dashboardMetrics(arms: Partial<Record<Arm, ArmBreakdown>>, tasks
     if (arm === 'tools') {
       put('eval/tool_call_rate', s.tool_call_rate);
       put('eval/tool_error_rate', s.tool_error_rate);
+      if (s.tool_effect) {
+        put('eval/tool_effect', s.tool_effect.effect);
+        put('eval/tool_effect_lo', s.tool_effect.ci95[0]);
+        put('eval/tool_effect_hi', s.tool_effect.ci95[1]);
+        put('eval/answer_changed_rate', s.tool_effect.answer_changed_rate);
+        put('eval/counterfactual_n', s.tool_effect.replayed);
+      }
     }
   }
   return metrics;

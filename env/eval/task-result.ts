@@ -12,6 +12,7 @@ import type { Trajectory } from '../episodes/trajectory.js';
 import { assistantTurns } from '../rewards/format.js';
 import { answerRuleFor, scoreAnswer, scoreTrajectory, type RewardConfig, type TrajectoryScorer } from '../rewards/index.js';
 import type { TaskRecord } from '../tasks/record.js';
+import type { Counterfactual } from './counterfactual.js';
 
 export type Arm = 'tools' | 'no_tools';
 export const ARMS: readonly Arm[] = ['tools', 'no_tools'];
@@ -54,6 +55,12 @@ export interface CompletedResult extends ResultBase {
   errors: Partial<Record<ErrorClass, number>>;
   prompt_tokens: number;
   completion_tokens: number;
+  /**
+   * The tools arm of an eval with --counterfactual: the replay with the tool results withheld
+   * (counterfactual.ts), or null when the episode had no successful call and was not replayed
+   * (its counterfactual is itself). Absent without --counterfactual and in the no-tools arm.
+   */
+  counterfactual?: Counterfactual | null;
 }
 
 export interface FailedResult extends ResultBase {
