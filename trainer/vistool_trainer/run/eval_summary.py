@@ -8,34 +8,15 @@ same tasks. The dashboard computes the same grid and changes from the same recor
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 from ..algorithms.intervals import newcombe_paired, wilson_interval
+from ..rollouts.answer_text import NO_ANSWER, grid_answer
 from .run_directory import read_json_lines
 
-NO_ANSWER = "(no answer)"
 GRID_MAX_GOLD = 12
 LEVELS = ("low", "medium", "high")
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
-
-
-def normalize_answer(text: str) -> str:
-    """The scorer's exact-match normalisation (env/rewards/normalize.ts, protocol/answer-text.ts):
-    NFKC, lower case, punctuation and symbols to spaces, articles dropped unless nothing is left."""
-    lowered = unicodedata.normalize("NFKC", text).lower()
-    spaced = "".join(" " if unicodedata.category(ch)[0] in "PS" else ch for ch in lowered)
-    base = " ".join(spaced.split())
-    without = " ".join(_ARTICLES.sub(" ", base).split())
-    return without or base
-
-
-def grid_answer(answer: Any) -> str:
-    if answer is None:
-        return NO_ANSWER
-    text = ", ".join(normalize_answer(str(a)) for a in answer) if isinstance(answer, list) else normalize_answer(str(answer))
-    return text or NO_ANSWER
 
 
 def _ordered(values: set[str]) -> list[str]:

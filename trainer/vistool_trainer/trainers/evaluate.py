@@ -1,7 +1,9 @@
 """Held-out evaluation: greedy episodes with tools and without, through the env server.
 
 Reports accuracy with tools, accuracy without tools, tool-call rate and format validity
-(an answer was given and no turn was malformed), as arXiv 2602.01334 asks for every checkpoint.
+(an answer was given and no turn was malformed), as arXiv 2602.01334 asks for every checkpoint;
+with `counterfactual`, also the tool effect: the tools arm replayed with its tool results withheld
+(rollouts/counterfactual.py), each replayed record gaining `counterfactual`.
 """
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import statistics
 from dataclasses import replace
 from typing import Any, Callable
 
+from ..algorithms.tool_effect import ToolEffectPair, tool_effect, tool_effect_metrics
 from ..model.policy import Policy
+from ..rollouts.counterfactual import replay_withheld
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, run_rollouts
 
@@ -26,9 +30,11 @@ def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str,
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
-             own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None) -> dict[str, float]:
+             own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None,
+             counterfactual: bool = False) -> dict[str, float]:
     """The evaluation's metrics (evaluation_rollouts' episodes). `keep` receives each arm's
-    rollouts, task by task, when every arm has run (the per-task records)."""
+    rollouts, task by task, when every arm has run (the per-task records), the tools arm's with
+    their counterfactual replay when `counterfactual`."""
     results: dict[str, float] = {"eval/n": float(len(tasks))}
     by_arm = evaluation_rollouts(policy, client, tasks, options, max_new_tokens, own_setting_only)
     for name, rollouts in by_arm.items():
@@ -39,6 +45,23 @@ def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], opt
         if name == "tools":
             results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
             results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
+    if counterfactual and "tools" in by_arm:
+        results.update(counterfactual_metrics(policy, client, tasks, by_arm["tools"], options, max_new_tokens))
     if keep is not None:
         keep(by_arm)
     return results
+
+
+def counterfactual_metrics(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], rollouts: list[Rollout], options: EpisodeOptions,
+                           max_new_tokens: int) -> dict[str, float]:
+    """Replays the tools arm with its results withheld, records each replay on its rollout's
+    trajectory, and returns the tool effect's metrics. `correct` is the server's verdict both ways,
+    as eval/acc_tools counts it; a rollout not replayed counts as unchanged."""
+    pairs = []
+    for rollout, replay in zip(rollouts, replay_withheld(policy, client, tasks, rollouts, options, max_new_tokens)):
+        if replay is None:
+            pairs.append(ToolEffectPair(real=bool(rollout.correct), withheld=bool(rollout.correct), replayed=False, changed=False))
+            continue
+        rollout.trajectory["counterfactual"] = replay
+        pairs.append(ToolEffectPair(real=bool(rollout.correct), withheld=replay["correct"], replayed=True, changed=replay["changed"]))
+    return tool_effect_metrics(tool_effect(pairs))
