@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ..algorithms.tool_effect import ToolEffectPair, tool_effect, tool_effect_metrics
+from ..config import EvalConfig
 from ..model.policy import Policy
 from ..rollouts.counterfactual import replay_withheld
 from ..rollouts.env_client import EnvClient
@@ -31,7 +32,7 @@ def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str,
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
              own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None,
-             counterfactual: bool = False) -> dict[str, float]:
+             counterfactual: bool = EvalConfig.counterfactual) -> dict[str, float]:
     """The evaluation's metrics (evaluation_rollouts' episodes). `keep` receives each arm's
     rollouts, task by task, when every arm has run (the per-task records), the tools arm's with
     their counterfactual replay when `counterfactual`."""
