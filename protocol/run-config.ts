@@ -598,6 +598,10 @@ export interface RunConfig {
      * Tokens per assistant turn.
      */
     max_new_tokens: number;
+    /**
+     * Did the tool matter? Replay every tools-arm evaluation episode that had a successful call with the tool results withheld (the same turns up to that call, the unedited image shown, then greedy), and log the tool effect (accuracy as run − withheld, Newcombe's paired 95% interval: eval/tool_effect, eval/tool_effect_lo, eval/tool_effect_hi) and eval/answer_changed_rate (docs/CONTRACTS.md, Counterfactual replay). Up to one more episode per task.
+     */
+    counterfactual: boolean;
   };
   /**
    * Checkpoints under output_dir/checkpoints.

@@ -23,7 +23,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
              [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
              [--stop-after-failures N] [--max-failed-share F] [--max-tool-calls N]
              [--run-config FILE] [--system-prompt TEXT] [--latest-images N] [--images-first]
-             [--observation-role user|tool]
+             [--observation-role user|tool] [--counterfactual]
              [--trainer-config FILE] [--python PATH]
 
   --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
@@ -47,6 +47,11 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
   --observation-role  openai: the role tool observations are sent in: user (default; many servers
                     refuse images in tool messages) or tool (a vistool checkpoint served elsewhere,
                     trained on tool turns); checkpoint: policies always use tool
+  --counterfactual  did the tool matter? replay every tools-arm episode with a successful call with
+                    the tool results withheld (the same turns up to the first successful call, the
+                    unedited image shown), the policy continuing greedily; reports the tool effect
+                    (accuracy as run − accuracy withheld, Newcombe's paired 95 % interval) and the
+                    share of answers that changed. Needs --temperature 0; part of the eval's identity
   --label           name in tables and on the dashboard (default: the model or checkpoint)
   --reward-config   reward config JSON (env/rewards/config.schema.json, or a run config's "rewards");
                     a judge enabled there is asked, and its agreement with the rule is reported
@@ -140,6 +145,7 @@ const EVAL_OPTIONS = {
   'images-first': { type: 'boolean' },
   'max-tool-calls': { type: 'string' },
   'observation-role': { type: 'string' },
+  counterfactual: { type: 'boolean', default: false },
   python: { type: 'string' },
 } as const;
 
@@ -176,6 +182,7 @@ interface EvalRequest {
   maxFailedShare: number;
   rewardConfig: unknown;
   label: string;
+  counterfactual: boolean;
 }
 
 export function createEvalCommand(io: EvalCliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
@@ -211,7 +218,12 @@ async function evalRequestOf(argv: string[]): Promise<EvalRequest> {
   const stopAfterFailures = number(values['stop-after-failures'], 'stop-after-failures', 10, (n) => Number.isInteger(n) && n >= 0, 'a whole number (0: never stop)');
   const rewardConfig = await readRewardConfig(values['reward-config']);
   const maxFailedShare = number(values['max-failed-share'], 'max-failed-share', 0.1, (n) => n >= 0 && n <= 1, 'a share from 0 to 1 (1: never fail on failures)');
-  return { values, spec, tasksFile, arms, limit, concurrency, settings, observationRole, client, stopAfterFailures, maxFailedShare, rewardConfig, label: values.label ?? policyLabel(spec) };
+  const counterfactual = values.counterfactual === true;
+  if (counterfactual && !arms.includes('tools')) throw new UsageError('--counterfactual replays the tools arm; it needs --tools on or both');
+  if (counterfactual && client.temperature !== 0) {
+    throw new UsageError(`--counterfactual continues the replays greedily and compares them with the run, which must be greedy too: drop --temperature ${client.temperature} (default 0)`);
+  }
+  return { values, spec, tasksFile, arms, limit, concurrency, settings, observationRole, client, stopAfterFailures, maxFailedShare, rewardConfig, label: values.label ?? policyLabel(spec), counterfactual };
 }
 
 function episodeFlagsOf(values: EvalValues): EvalEpisodeFlags {
@@ -348,6 +360,7 @@ async function evaluate(
     out: values.out as string,
     rewardConfig: request.rewardConfig,
     retryFailed: values['retry-failed'] === true,
+    counterfactual: request.counterfactual,
     stopAfterFailures: request.stopAfterFailures,
     progress,
     signal,

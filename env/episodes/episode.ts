@@ -66,6 +66,13 @@ export interface EpisodeOptions {
   inlineImages?: boolean;
   /** The system turn and the image view (presentation/presentation.ts); the env's own words and every image by default. */
   presentation?: Presentation;
+  /**
+   * Withhold tool results (the counterfactual replay, env/eval/counterfactual.ts): calls are parsed,
+   * validated and run exactly as usual — the same observation text, the same errors, the same
+   * counts — but the observation carries the image the message's calls read, unedited, and the
+   * episode goes on from that image (a later call reads it too; a zoom's moved boxes are dropped).
+   */
+  withholdResults?: boolean;
   /** How a model message is parsed; the env server passes its worker pool (parseAction by default). */
   parse?: (text: string, options: ParseOptions) => Promise<ParsedAction> | ParsedAction;
 }
@@ -308,6 +315,7 @@ export class Episode {
     let image = this.currentPixels;
     let imageIn = this.current.ref;
     let produced: StoredImage | null = null;
+    const metaIn = this.meta;
     for (const call of calls) {
       const refusal = this.refuse(call);
       const outcome = refusal ? { ok: false as const, error: refusal } : await runToolCall(image, call, this.meta);
@@ -346,7 +354,14 @@ export class Episode {
     if (summaries.length > 0) content.push({ type: 'text', text: toolObservationText(summaries) });
     const failed = assistant.calls.find((c) => !c.ok);
     if (failed?.error) content.push({ type: 'text', text: errorObservationText(failed.error.class, failed.error.message) });
-    if (produced) {
+    if (produced && this.options.withholdResults) {
+      // The policy is shown the image its calls read, as if the tool had done nothing; the state
+      // stays with that image so later calls act on what the policy sees.
+      if (image !== this.currentPixels) this.release(image);
+      this.meta = metaIn;
+      this.imagesShown += 1;
+      content.push(this.imagePart(this.current));
+    } else if (produced) {
       if (image !== this.currentPixels) this.release(this.currentPixels);
       this.current = produced;
       this.currentPixels = image;

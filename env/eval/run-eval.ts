@@ -22,7 +22,7 @@ import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { DEFAULT_PRESENTATION, type Presentation } from '../presentation/presentation.js';
 import { ImageStore } from '../episodes/image-store.js';
 import type { Trajectory } from '../episodes/trajectory.js';
-import { TrajectoryScorer } from '../rewards/index.js';
+import { answerRuleFor, scoreAnswer, TrajectoryScorer } from '../rewards/index.js';
 import { parseTasks } from '../tasks/load.js';
 import { isProcessAlive } from '../core/process-liveness.js';
 import type { TaskRecord } from '../tasks/record.js';
@@ -32,6 +32,7 @@ import type { ChatPolicy } from './chat-policy.js';
 import { JsonlAppender, readJsonl, repairTornTail, rewriteJsonl } from './jsonl-log.js';
 import { RESULTS_FORMAT, RESULTS_VERSION, writeResultsDocument, type ResultsDocument } from './results-document.js';
 import { identityDifferences, presentationHash, readRunRecord, sha256, writeRunRecord, type EvalIdentity, type EvalRunRecord } from './run-record.js';
+import { replayWithheld } from './counterfactual.js';
 import { EpisodeRunError, runEpisode } from './run-episode.js';
 import { dashboardMetrics, summarize } from './summary.js';
 import { ARMS, latestResults, resultKey, scoreCompleted, taskFields, type Arm, type FailedResult, type TaskResult } from './task-result.js';
@@ -74,6 +75,12 @@ export interface ChatEvalOptions {
   stopAfterFailures?: number;
   /** The training step of the policy evaluated (a checkpoint's), shown on the dashboard; default null. */
   step?: number | null;
+  /**
+   * Replay each tools-arm episode that had a successful call with the results withheld
+   * (counterfactual.ts) and report the tool effect. Needs temperature 0: the replay continues
+   * greedily and is compared with a greedy run.
+   */
+  counterfactual?: boolean;
 }
 
 export interface ChatEvalOutcome {
@@ -149,6 +156,9 @@ type ArmOutcome = { result: TaskResult; trajectory?: Trajectory };
 type EvalUnit = { task: TaskRecord; arms: Arm[] };
 
 export async function runChatEval(options: ChatEvalOptions): Promise<ChatEvalOutcome> {
+  if (options.counterfactual && options.temperature !== 0) {
+    throw new Error(`counterfactual replays continue greedily and are compared with the run as it went, so the run must be greedy too: use temperature 0 (got ${options.temperature})`);
+  }
   const plan = await planEval(options);
   const { out, identity } = plan;
   await mkdir(join(out, 'rollouts'), { recursive: true });
@@ -214,6 +224,7 @@ async function planEval(options: ChatEvalOptions): Promise<EvalPlan> {
     temperature: options.temperature,
     max_tokens: options.maxTokens,
     reward_config_sha256: sha256(JSON.stringify(scorer.config)),
+    counterfactual: options.counterfactual === true,
   };
   return { out, tasksFile, taskDir: dirname(tasksFile), selected, scorer, presentation, maxToolCalls, tasksSha256, identity };
 }
@@ -360,6 +371,8 @@ class EvalRun {
   private async runArm(task: TaskRecord, arm: Arm, loaded: LoadedImage): Promise<ArmOutcome | null> {
     const usage = emptyUsage();
     const started = performance.now();
+    // The replay's requests and time count with the episode's: the line says what the task cost.
+    const measure = () => ({ seconds: (performance.now() - started) / 1000, requests: usage.requests, retries: usage.retries, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
     try {
       const trajectory = await runEpisode(task, loaded.image, loaded.meta, this.store, this.options.policy, usage, {
         tools: arm === 'tools',
@@ -367,9 +380,23 @@ class EvalRun {
         presentation: this.plan.presentation,
         signal: this.signal,
       });
-      const measured = { seconds: (performance.now() - started) / 1000, requests: usage.requests, retries: usage.retries, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
+      // The task image's metadata lets the scanners judge a zoom on empty space (env/episodes/scanners).
       const taskImage = { meta: loaded.meta, width: loaded.image.width, height: loaded.image.height };
-      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measured, { taskImage });
+      if (arm === 'tools' && this.options.counterfactual) {
+        const config = this.plan.scorer.config.answer;
+        const rule = answerRuleFor(task);
+        const replay = await replayWithheld(task, loaded.image, loaded.meta, this.store, this.options.policy, usage, trajectory, {
+          limits: { maxTurns: this.options.maxTurns, maxToolCalls: this.plan.maxToolCalls },
+          presentation: this.plan.presentation,
+          signal: this.signal,
+          isCorrect: (answer) => scoreAnswer(answer, task.answer, config, rule).correct,
+        });
+        // Attached before scoring, so the scanners see it (answered_without_looking).
+        if (replay !== null) trajectory.counterfactual = replay;
+        const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measure(), { taskImage });
+        return { result: { ...result, counterfactual: replay }, trajectory };
+      }
+      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measure(), { taskImage });
       return { result, trajectory };
     } catch (err) {
       if (this.signal.aborted) return null;
@@ -415,7 +442,8 @@ class EvalRun {
 function progressLine(done: number, total: number, results: TaskResult[]): string {
   const parts = results.map((r) => {
     if (r.status === 'failed') return `${r.arm} FAILED (${r.reason.length > 120 ? `${r.reason.slice(0, 117)}...` : r.reason})`;
-    return `${r.arm} ${r.correct_relaxed ? 'correct' : 'wrong'} (${r.turns} turn${r.turns === 1 ? '' : 's'}, ${r.tool_calls} call${r.tool_calls === 1 ? '' : 's'}${r.retries ? `, ${r.retries} retr${r.retries === 1 ? 'y' : 'ies'}` : ''})`;
+    const replay = r.counterfactual ? `, withheld: ${r.counterfactual.correct ? 'correct' : 'wrong'}${r.counterfactual.changed ? ', answer changed' : ''}` : '';
+    return `${r.arm} ${r.correct_relaxed ? 'correct' : 'wrong'} (${r.turns} turn${r.turns === 1 ? '' : 's'}, ${r.tool_calls} call${r.tool_calls === 1 ? '' : 's'}${r.retries ? `, ${r.retries} retr${r.retries === 1 ? 'y' : 'ies'}` : ''}${replay})`;
   });
   return `eval: ${done}/${total} ${results[0]?.task_id ?? ''}: ${parts.join('; ')}`;
 }

@@ -3,7 +3,7 @@
  * pid, started_at, updated_at), plus what was evaluated. The `identity` part decides whether a
  * rerun into the same folder may resume: the results already there are only comparable with
  * new ones when the policy, the tasks file's bytes, the turn and call limits, the presentation,
- * the sampling settings and the reward config are the same. Concurrency, --limit and --tools may
+ * the sampling settings, the reward config and whether replays run (--counterfactual) are the same. Concurrency, --limit and --tools may
  * change between runs.
  */
 import { createHash } from 'node:crypto';
@@ -22,6 +22,8 @@ export interface EvalIdentity {
   temperature: number;
   max_tokens: number;
   reward_config_sha256: string;
+  /** Tools-arm episodes are replayed with their results withheld (--counterfactual). */
+  counterfactual: boolean;
 }
 
 export interface EvalRunRecord {
@@ -73,10 +75,11 @@ export function presentationHash(presentation: Presentation): string {
 
 /**
  * Differences that forbid resuming, as "field: was X, now Y"; empty when compatible. A folder
- * written before the call limit and the presentation were recorded ran with the env's defaults.
+ * written before the call limit, the presentation and --counterfactual were recorded ran with the
+ * env's defaults and without replays.
  */
 export function identityDifferences(before: EvalIdentity, now: EvalIdentity): string[] {
-  const was: EvalIdentity = Object.assign({ max_tool_calls: DEFAULT_LIMITS.maxToolCalls, presentation_sha256: presentationHash(DEFAULT_PRESENTATION) }, before);
+  const was: EvalIdentity = Object.assign({ max_tool_calls: DEFAULT_LIMITS.maxToolCalls, presentation_sha256: presentationHash(DEFAULT_PRESENTATION), counterfactual: false }, before);
   return (Object.keys(now) as (keyof EvalIdentity)[])
     .filter((key) => was[key] !== now[key])
     .map((key) => `${key}: was ${JSON.stringify(was[key])}, now ${JSON.stringify(now[key])}`);

@@ -11,11 +11,15 @@
  * - judge agreement: share of judged tasks where the judge and the relaxed rule agree;
  * - calls on target: counts of the calls that ran by target, and call_on_target_rate =
  *   on / (on + partly + off), null when no call had a known target;
- * - findings: per scanner, the completed tasks it fired on (every scanner listed, 0 included).
+ * - findings: per scanner, the completed tasks it fired on (every scanner listed, 0 included);
+ * - tool effect (--counterfactual, tools arm): relaxed accuracy as run − with the tool results
+ *   withheld over the completed tasks, an episode not replayed counting as unchanged
+ *   (tool-effect.ts: Newcombe's paired interval).
  * Pure.
  */
 import type { ErrorClass } from '../core/errors.js';
 import { FINDING_NAMES, type Finding } from '../episodes/scanners/index.js';
+import { toolEffect, type ToolEffect } from './tool-effect.js';
 import { ARMS, ERROR_CLASSES, type Arm, type CompletedResult, type TaskResult } from './task-result.js';
 
 export interface ErrorClassSummary {
@@ -57,6 +61,8 @@ export interface ArmSummary {
   prompt_tokens: number;
   completion_tokens: number;
   retries: number;
+  /** The counterfactual replay's tool effect; null where no result carries one (no --counterfactual, the no-tools arm). */
+  tool_effect: ToolEffect | null;
 }
 
 export interface ArmBreakdown {
@@ -109,7 +115,22 @@ export function summarizeArm(results: readonly TaskResult[]): ArmSummary {
     prompt_tokens: done.reduce((sum, r) => sum + r.prompt_tokens, 0),
     completion_tokens: done.reduce((sum, r) => sum + r.completion_tokens, 0),
     retries: results.reduce((sum, r) => sum + r.retries, 0),
+    tool_effect: armToolEffect(done),
   };
+}
+
+/** The tool effect over the completed results written with --counterfactual (they carry `counterfactual`, null when not replayed). */
+function armToolEffect(done: readonly CompletedResult[]): ToolEffect | null {
+  const paired = done.filter((r) => r.counterfactual !== undefined);
+  if (paired.length === 0) return null;
+  return toolEffect(
+    paired.map((r) => {
+      const replay = r.counterfactual ?? null;
+      return replay === null
+        ? { real: r.correct_relaxed, withheld: r.correct_relaxed, replayed: false, changed: false }
+        : { real: r.correct_relaxed, withheld: replay.correct, replayed: true, changed: replay.changed };
+    }),
+  );
 }
 
 function groupBy(results: readonly TaskResult[], key: (r: TaskResult) => string): Record<string, ArmSummary> {
@@ -161,6 +182,13 @@ export function dashboardMetrics(arms: Partial<Record<Arm, ArmBreakdown>>, tasks
       put('eval/tool_error_rate', s.tool_error_rate);
       put('eval/call_on_target_rate', s.call_on_target_rate);
       for (const name of FINDING_NAMES) put(`eval/scan/${name}`, s.findings[name]);
+      if (s.tool_effect) {
+        put('eval/tool_effect', s.tool_effect.effect);
+        put('eval/tool_effect_lo', s.tool_effect.ci95[0]);
+        put('eval/tool_effect_hi', s.tool_effect.ci95[1]);
+        put('eval/answer_changed_rate', s.tool_effect.answer_changed_rate);
+        put('eval/counterfactual_n', s.tool_effect.replayed);
+      }
     }
   }
   return metrics;

@@ -6,6 +6,7 @@ import type { ErrorClass } from '../core/errors.js';
 import type { Comparison } from './compare.js';
 import type { ResultsDocument } from './results-document.js';
 import type { ArmSummary } from './summary.js';
+import type { ToolEffect } from './tool-effect.js';
 import { ARMS } from './task-result.js';
 
 export const TABLE_ERROR_CLASSES: readonly ErrorClass[] = ['E1', 'E2', 'E3', 'E4', 'E5'];
@@ -64,7 +65,20 @@ export function formatSummaryTable(document: ResultsDocument): string {
   const legend =
     'acc: relaxed accuracy (numbers within the tolerance); exact: no tolerance; judge≈: judge agrees with the rule; ' +
     'calls: tasks with a successful tool call; E1–E5: share of all errors; rates over completed tasks.';
-  return `${document.label} — ${document.tasks} task(s)${document.complete ? '' : ' (INCOMPLETE: rerun the same command to finish)'}\n${renderTable(SUMMARY_HEADERS, rows, 2)}\n${legend}`;
+  const effect = document.arms.tools?.all.tool_effect;
+  const effectLine = effect ? `\n${toolEffectLine(effect)}` : '';
+  return `${document.label} — ${document.tasks} task(s)${document.complete ? '' : ' (INCOMPLETE: rerun the same command to finish)'}\n${renderTable(SUMMARY_HEADERS, rows, 2)}\n${legend}${effectLine}`;
+}
+
+const points = (value: number) => `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
+
+/** The counterfactual replay's headline: the tool effect with its interval and what it rests on. */
+export function toolEffectLine(effect: ToolEffect): string {
+  return (
+    `tool effect (acc as run − acc with tool results withheld, same ${effect.n} task(s)): ${points(effect.effect)} points, ` +
+    `95 % CI [${points(effect.ci95[0])}, ${points(effect.ci95[1])}] (Newcombe paired); ` +
+    `${effect.replayed} replayed, answer changed in ${percent(effect.answer_changed_rate)} %`
+  );
 }
 
 /** The comparison of several evals: one row per eval and arm, then the tool gain per eval. */

@@ -14,6 +14,7 @@ import { answerRuleFor, scoreAnswer, scoreTrajectory, type RewardConfig, type Tr
 import type { TaskRecord } from '../tasks/record.js';
 import { scanTrajectory, type Finding, type ScanContext } from '../episodes/scanners/index.js';
 import type { CallTarget } from '../episodes/call-target.js';
+import type { Counterfactual } from './counterfactual.js';
 
 export type Arm = 'tools' | 'no_tools';
 export const ARMS: readonly Arm[] = ['tools', 'no_tools'];
@@ -63,6 +64,12 @@ export interface CompletedResult extends ResultBase {
   findings?: Finding[];
   prompt_tokens: number;
   completion_tokens: number;
+  /**
+   * The tools arm of an eval with --counterfactual: the replay with the tool results withheld
+   * (counterfactual.ts), or null when the episode had no successful call and was not replayed
+   * (its counterfactual is itself). Absent without --counterfactual and in the no-tools arm.
+   */
+  counterfactual?: Counterfactual | null;
 }
 
 export interface FailedResult extends ResultBase {

@@ -274,6 +274,7 @@ export class EnvServer {
         limits,
         tools: options.tools === undefined ? true : booleanOption(options.tools, 'options.tools'),
         inlineImages: (options.images === undefined ? 'path' : enumOption(options.images, IMAGE_MODES, 'options.images')) === 'inline',
+        withholdResults: options.withhold_results === undefined ? false : booleanOption(options.withhold_results, 'options.withhold_results'),
         presentation,
         parse: (text, parseOptions) => this.parser.parse(text, parseOptions),
       });

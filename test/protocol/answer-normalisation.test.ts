@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { normalizeAnswerText } from '../../protocol/answer-text.js';
 
@@ -10,7 +11,7 @@ interface Case {
 }
 
 // The same hand-worked cases hold the trainer's Python copy (trainer/tests/test_answer_normalisation.py).
-const { cases } = JSON.parse(readFileSync(new URL('../fixtures/answer-normalisation.json', import.meta.url), 'utf8')) as { cases: Case[] };
+const { cases } = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'answer-normalisation.json'), 'utf8')) as { cases: Case[] };
 
 test('the scorer normalises every shared case as worked out by hand', () => {
   assert.ok(cases.length >= 10);

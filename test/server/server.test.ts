@@ -182,6 +182,7 @@ test('every option is checked against the API: an enum outside openapi.json, a n
     [{ images: 'INLINE' }, /options.images must be one of/],
     [{ images: 1 }, /options.images must be one of/],
     [{ tools: 'no' }, /options.tools must be true or false, got "no"/],
+    [{ withhold_results: 'yes' }, /options.withhold_results must be true or false, got "yes"/],
     ['tools', /options must be a JSON object/],
     [[1], /options must be a JSON object/],
   ];
@@ -391,4 +392,24 @@ test("scoring sets the trajectory's findings and each call's target, as GET /v1/
   const record = (await call('GET', `/v1/episodes/${id}`)).json;
   assert.deepEqual(record.findings, expected);
   assert.deepEqual(record.turns.flatMap((t: any) => (t.role === 'assistant' ? t.calls.map((c: any) => c.target) : [])), ['off', 'off']);
+});
+
+test('withhold_results: the step shows the task image the call read, with the normal run\'s text', async () => {
+  const call1 = '<tool_call>{"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Rider", "Wins"]}}</tool_call>';
+  const observed = async (withhold: boolean) => {
+    const started = await call('POST', '/v1/episodes', { task, task_dir: root, options: { withhold_results: withhold } });
+    assert.equal(started.status, 200);
+    const taskRef = started.json.observation.prompt.flatMap((m: any) => m.content).find((p: any) => p.type === 'image').ref;
+    const step = await call('POST', `/v1/episodes/${started.json.episode_id}/step`, { text: call1 });
+    assert.equal(step.status, 200);
+    const [reply] = step.json.observation.messages;
+    await call('DELETE', `/v1/episodes/${started.json.episode_id}`);
+    return { taskRef, text: reply.content.filter((p: any) => p.type === 'text'), image: reply.content.find((p: any) => p.type === 'image') };
+  };
+  const normal = await observed(false);
+  const withheld = await observed(true);
+  assert.deepEqual(withheld.text, normal.text);
+  assert.equal(withheld.image.ref, withheld.taskRef);
+  assert.equal(contentHash(await readFile(withheld.image.path)), withheld.taskRef);
+  assert.notEqual(normal.image.ref, normal.taskRef);
 });

@@ -1,11 +1,11 @@
-"""The trainer's answer normalisation equals the scorer's on the shared hand-worked cases
+"""The trainer's answer normalisation (rollouts/answer_text.py) equals the scorer's on the shared hand-worked cases
 (test/fixtures/answer-normalisation.json; test/protocol/answer-normalisation.test.ts holds the TypeScript)."""
 import json
 
 import pytest
 
 from vistool_trainer.checkout import repo_root
-from vistool_trainer.run.eval_summary import normalize_answer
+from vistool_trainer.rollouts.answer_text import normalize_answer
 
 CASES = json.loads((repo_root() / "test" / "fixtures" / "answer-normalisation.json").read_text())["cases"]
 

@@ -265,3 +265,33 @@ def test_summary_json_has_the_grid_the_off_target_calls_and_the_differences_with
     assert abs(between["ci95"][0] - 0.48542) < 1e-5 and abs(between["ci95"][1] - 0.61256) < 1e-5
     # The text arm kept no records here: no grid, no change, and nothing invented.
     assert "grid" not in summary["arms"]["text"]["after_rl"] and "after_rl_minus_after_sft" not in summary["arms"]["text"]
+
+
+def test_summary_json_carries_the_tool_effect_per_checkpoint_and_the_report_states_it_with_its_limits(tmp_path):
+    from vistool_trainer.algorithms.intervals import newcombe_paired
+    # The paper's paired table (Newcombe 1998): 36 right both ways, 12 only as run, 2 only withheld → 0.2 [0.0569, 0.3404].
+    diff, low, high = newcombe_paired(36, 12, 2, 0)
+    after_rl = {**_eval("tools", 48, n=50, calls=0.4), "eval/tool_effect": diff, "eval/tool_effect_lo": low, "eval/tool_effect_hi": high,
+                "eval/answer_changed_rate": 0.7, "eval/counterfactual_n": 20.0, "eval/call_on_target_rate": 0.75}
+    _arm(tmp_path, "tools", {"after_sft": _eval("tools", 20, n=50, calls=0.1), "after_rl": after_rl}, [0.02])
+    _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 20, n=50), "after_rl": _eval("no_tools", 21, n=50)}, [0.0])
+    _heldout(tmp_path)
+    summary = demo_summary(tmp_path, minutes=1)
+    effect = summary["arms"]["tools"]["after_rl"]["tool_effect"]
+    assert effect == {"effect": diff, "ci95": [low, high], "n": 50, "answer_changed_rate": 0.7, "method": "newcombe-paired"}
+    assert abs(effect["ci95"][0] - 0.0569) < 1e-4 and abs(effect["ci95"][1] - 0.3404) < 1e-4
+    assert summary["arms"]["tools"]["after_rl"]["call_on_target_rate"] == 0.75
+    # Not measured: null, never a guess.
+    assert summary["arms"]["tools"]["after_sft"]["tool_effect"] is None
+    assert summary["arms"]["tools"]["after_sft"]["call_on_target_rate"] is None
+    assert summary["arms"]["text"]["after_rl"]["tool_effect"] is None
+    json.dumps(summary, allow_nan=False)
+
+    text = demo_table(summary)
+    assert "tool effect" in text and "+20.0 points [+5.7, +34.0]" in text
+    write_demo_report(tmp_path, summary)
+    page = (tmp_path / "report.html").read_text()
+    assert "tool effect" in page and "+20.0 points</b> [+5.7, +34.0]" in page
+    assert "answer changed in 70.0%" in page and "calls on target: 75.0%" in page
+    assert "tool effect not measured" in page and "calls on target: not measured" in page
+    assert "not that the policy read the right thing" in page

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from model_under_test import on_qwen_fixture
-from trained_policy import TASKS, replies, train
+from trained_policy import TASKS, counterfactual_replies, replies, train
 
 from vistool_trainer.checkout import repo_root
 
@@ -62,3 +62,16 @@ def test_vistool_eval_of_a_trained_checkpoint_writes_the_trainers_turns_task_by_
     for arm in ("tools", "no_tools"):
         expected = sum(trainer[task_id][arm]["answer"] == gold[task_id] for task_id in trainer) / len(trainer)
         assert metrics[f"eval/acc_{arm}"] == pytest.approx(expected), arm
+
+
+def test_vistool_eval_counterfactual_replays_agree_with_the_trainers_task_by_task(trained_micro, tmp_path):
+    """The counterfactual replay (tool results withheld, the original turns forced up to the first
+    successful call, greedy after) gives the same answers in `vistool eval --counterfactual` as in the
+    trainer's evaluation with eval.counterfactual."""
+    trainer = counterfactual_replies(trained_micro["checkpoint"], trained_micro["config"], trained_micro["tasks"])
+    if not on_qwen_fixture():
+        assert sum(replay is not None for replay in trainer.values()) >= TASKS // 2, "the trained policy calls the tool: there is something to replay"
+    vistool_eval(trained_micro, tmp_path / "eval", "--counterfactual", "--tools", "on")
+    lines = [json.loads(line) for line in (tmp_path / "eval" / "results.jsonl").read_text().splitlines()]
+    evaluated = {line["task_id"]: line["counterfactual"] for line in lines if line["arm"] == "tools"}
+    assert evaluated == trainer

@@ -89,6 +89,30 @@ def replies(checkpoint: Path, config_path: Path, tasks_path: Path) -> dict[str, 
             for index, task in enumerate(tasks)}
 
 
+def counterfactual_replies(checkpoint: Path, config_path: Path, tasks_path: Path) -> dict[str, dict[str, Any] | None]:
+    """task id → the trainer's counterfactual replay of its tools-arm episode (trainers/evaluate.py
+    with eval.counterfactual: the original replies forced up to the first successful call, results
+    withheld, greedy after), or None when the episode had no successful call."""
+    from vistool_trainer.model.policy import Policy
+    from vistool_trainer.rollouts.counterfactual import replay_withheld
+    from vistool_trainer.rollouts.env_client import LocalEnvServer
+    from vistool_trainer.rollouts.presentation import episode_options
+    from vistool_trainer.rollouts.rollout import load_tasks
+    from vistool_trainer.run.run_config import load_config
+    from vistool_trainer.trainers.evaluate import evaluation_rollouts
+
+    config = load_config(config_path)
+    tasks = load_tasks(tasks_path)
+    policy = Policy.load(checkpoint / "policy", "cpu", config.policy.dtype)
+    scratch = checkpoint / "counterfactual"
+    scratch.mkdir(exist_ok=True)
+    options = episode_options(config)
+    with LocalEnvServer(tasks_path.parent, scratch / "images", scratch / "token", scratch / "server.log") as client:
+        tools = evaluation_rollouts(policy, client, tasks, options, config.eval.max_new_tokens, own_setting_only=True)["tools"]
+        replays = replay_withheld(policy, client, tasks, tools, options, config.eval.max_new_tokens)
+    return {task["id"]: replay for task, replay in zip(tasks, replays)}
+
+
 def first_prompts(model: Path, config_path: Path, tasks_path: Path) -> dict[str, dict[str, list[int]]]:
     """task id → arm → the ids of the first prompt the trainer's rollout loop gives `model` (a saved
     policy folder) in that arm of the run config."""

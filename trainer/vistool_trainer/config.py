@@ -267,6 +267,7 @@ class EvalConfig:
     before: bool
     every_steps: int
     max_new_tokens: int
+    counterfactual: bool
 
 
 @dataclass

@@ -31,6 +31,9 @@ class EpisodeOptions:
     images: str = EnvConfig.images
     # The episode-start `presentation` block ({"system_prompt", "view"}); None: the env's own.
     presentation: dict[str, Any] | None = None
+    # The counterfactual replay (rollouts/counterfactual.py): the server runs calls as usual but
+    # shows the unedited image (`withhold_results`, docs/CONTRACTS.md).
+    withhold_results: bool = False
 
     def request(self, tools: bool | None = None, extra_turns: int = 0) -> dict[str, Any]:
         """The episode-start `options` (`tools` overrides the switch: one arm of a run with the
@@ -40,6 +43,8 @@ class EpisodeOptions:
                                    "max_tool_calls": max(self.max_tool_calls, 1) + extra_turns, "images": self.images}
         if self.presentation is not None:
             options["presentation"] = self.presentation
+        if self.withhold_results:
+            options["withhold_results"] = True
         return options
 
 

@@ -98,9 +98,13 @@ def run_rollouts(
     generation_batch: int = 64,
     timing: RolloutTiming | None = None,
     sampler: TurnSampler | None = None,
+    forced: list[list[dict[str, Any]]] | None = None,
 ) -> list[Rollout]:
     """`group_size` episodes per task; returns rollouts ordered task by task, group by group.
-    `sampler` writes the turns (turn_sampler.py); None: the policy's own transformers sampler."""
+    `sampler` writes the turns (turn_sampler.py); None: the policy's own transformers sampler.
+    `forced[k]`: assistant replies episode k takes as its first turns instead of sampling them,
+    exactly as given (their text and the token ids they were sampled as): the counterfactual
+    replay's prefix (counterfactual.py)."""
     sampler = sampler or policy
     timing = timing or RolloutTiming()
     started = time.perf_counter()
@@ -137,20 +141,15 @@ def run_rollouts(
                 if not active:
                     break
             started = time.perf_counter()
-            sampled = []
-            for offset in range(0, len(active), generation_batch):
-                chunk = active[offset:offset + generation_batch]
-                sampled.extend(sampler.sample_turns([rollouts[i].conversation.prompt for i in chunk], max_new_tokens, temperature, greedy))
+            replies = _next_replies(sampler, [rollouts[i] for i in active],
+                                    [forced[i] if forced is not None else [] for i in active], max_new_tokens, temperature, greedy, generation_batch)
             timing.gen_s += time.perf_counter() - started
             started = time.perf_counter()
-            steps = client.step_episodes([{"episode_id": episode_ids[i], "text": turn.text} for i, turn in zip(active, sampled)], soft=True)
+            steps = client.step_episodes([{"episode_id": episode_ids[i], "text": _reply_text(reply)} for i, reply in zip(active, replies)], soft=True)
             still_active = []
-            for i, turn, step in zip(active, sampled, steps):
+            for i, reply, step in zip(active, replies, steps):
                 rollout = rollouts[i]
-                reply = {"role": "assistant", "content": [{"type": "text", "text": turn.text}],
-                         "token_ids": turn.token_ids, "truncated": turn.truncated,
-                         **({"sampler_log_probs": turn.log_probs} if turn.log_probs is not None else {})}
-                rollout.response_tokens += len(turn.token_ids)
+                rollout.response_tokens += len(reply.get("token_ids") or [])
                 rollout.turns += 1
                 if "error" in step:
                     rollout.conversation.replies.append(reply)
@@ -190,6 +189,28 @@ def run_rollouts(
             except Exception:
                 pass  # an expired episode is already gone
     return rollouts
+
+
+def _next_replies(sampler: TurnSampler, rollouts: list[Rollout], forced: list[list[dict[str, Any]]], max_new_tokens: int,
+                  temperature: float, greedy: bool, generation_batch: int) -> list[dict[str, Any]]:
+    """Each episode's next assistant reply: its forced reply for this turn when it has one (a copy,
+    as given), else a turn the sampler writes now."""
+    replies: list[dict[str, Any] | None] = [dict(f[r.turns]) if r.turns < len(f) else None for r, f in zip(rollouts, forced)]
+    wanted = [k for k, reply in enumerate(replies) if reply is None]
+    for offset in range(0, len(wanted), generation_batch):
+        chunk = wanted[offset:offset + generation_batch]
+        for k, turn in zip(chunk, sampler.sample_turns([rollouts[k].conversation.prompt for k in chunk], max_new_tokens, temperature, greedy)):
+            replies[k] = {"role": "assistant", "content": [{"type": "text", "text": turn.text}],
+                          "token_ids": turn.token_ids, "truncated": turn.truncated,
+                          **({"sampler_log_probs": turn.log_probs} if turn.log_probs is not None else {})}
+    return [reply for reply in replies if reply is not None]
+
+
+def _reply_text(reply: dict[str, Any]) -> str:
+    content = reply.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict) and part.get("type") == "text")
 
 
 def rollout_record(rollout: Rollout, step: int, decode: Callable[[int], str] | None = None) -> dict[str, Any]:

@@ -237,6 +237,14 @@ def demo_table(summary: dict[str, Any]) -> str:
             if label in numbers:
                 value = numbers[label]
                 rows.append(f"{arm:6} {label:10} {_ci(value):>28} {value['n']:>5} {value['tool_call_rate']:>11.3f} {value['tool_error_rate']:>12.3f}")
+    for arm, numbers in summary["arms"].items():
+        for label in ("after_sft", "after_rl"):
+            effect = (numbers.get(label) or {}).get("tool_effect")
+            if effect:
+                low, high = effect["ci95"]
+                changed = "–" if effect["answer_changed_rate"] is None else _pct(effect["answer_changed_rate"])
+                rows.append(f"{arm:6} {label:10} tool effect (acc as run − tool results withheld) {100 * effect['effect']:+.1f} points "
+                            f"[{100 * low:+.1f}, {100 * high:+.1f}] (95%, Newcombe paired, n={effect['n']}); answers changed {changed} of replays")
     for target in summary.get("targets", []):
         rows.append(f"{'MET' if target['met'] else 'NOT MET':8} {target['claim']}: {target['measured']}")
     erosion = summary.get("warmup_erosion") or []
@@ -298,6 +306,34 @@ def _grid_html(arm: str, label: str, grid: dict[str, Any]) -> str:
             f"<tr><th class=left>gold ↓ answered →</th>{head}<th>tasks</th></tr>{rows}{total_row}</table>")
 
 
+TOOL_EFFECT_LIMITS = ("It shows whether the edited image changed the answers, not that the policy read the right thing from it "
+                      "(whether a call was on target is another number), and nothing about episodes that never called a tool, "
+                      "which count as unchanged; a narrow interval around 0 says the tool's results were not used.")
+
+
+def tool_effect_items(arms: dict[str, Any]) -> list[str]:
+    """One line per checkpoint of the tools arm: the tool effect with its paired interval (or that it was
+    not measured), the share of replayed answers that changed, the on-target rate, and what it does not show."""
+    items = []
+    for arm, numbers in arms.items():
+        for label in ("after_sft", "after_rl"):
+            value = numbers.get(label)
+            if not value or (value.get("tool_effect") is None and arm != "tools"):
+                continue
+            effect, rate = value.get("tool_effect"), value.get("call_on_target_rate")
+            on_target = "calls on target: not measured" if rate is None else f"calls on target: {_pct(rate)}"
+            if effect is None:
+                if arm == "tools":
+                    items.append(f"<li>{html.escape(arm)} arm, {label}: tool effect not measured (eval.counterfactual off); {on_target}</li>")
+                continue
+            changed = "–" if effect["answer_changed_rate"] is None else _pct(effect["answer_changed_rate"])
+            diff = {"diff": effect["effect"], "ci95": effect["ci95"], "method": "newcombe-paired"}
+            items.append(f"<li>{html.escape(arm)} arm, {label}: tool effect (accuracy as run − with the tool results withheld, "
+                         f"the same {effect['n']} tasks) {_points(diff)}; answer changed in {changed} of the replayed episodes; "
+                         f"{on_target}. <span class=muted>{html.escape(TOOL_EFFECT_LIMITS)}</span></li>")
+    return items
+
+
 def evaluation_summary_html(summary: dict[str, Any]) -> str:
     """The report's opening summary (issue 44): each arm's held-out accuracy with its Wilson interval
     and call rate, tools − text and after RL − after SFT with their 95% intervals, the tools arm's
@@ -323,6 +359,7 @@ def evaluation_summary_html(summary: dict[str, Any]) -> str:
             wrong, right = off["off_target_accuracy"], off["on_target_accuracy"]
             items.append(f"<li>{html.escape(arm)} arm after RL: {off['off_target']} of {off['calls']} calls named another label than the question's; "
                          f"accuracy {_ci(wrong)} on those, {_ci(right)} on the others</li>")
+    items.extend(tool_effect_items(arms))
     grids = "".join(_grid_html(arm, "after RL", numbers["after_rl"]["grid"]) for arm, numbers in arms.items()
                     if (numbers.get("after_rl") or {}).get("grid"))
     if not rows:

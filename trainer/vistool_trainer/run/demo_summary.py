@@ -2,12 +2,18 @@
 arms' run directories and nothing else.
 
 Shape: {"arms": {"tools"|"text": {"after_sft"|"after_rl": {"acc", "acc_ci95", "n",
-"tool_call_rate", "tool_error_rate", "grid", "off_target", ...}, "after_rl_minus_after_sft": {...}}},
+"tool_call_rate", "tool_error_rate", "tool_effect", "call_on_target_rate", "grid", "off_target", ...},
+"after_rl_minus_after_sft": {...}}},
 "differences": {"tools_minus_text": {"after_sft"|"after_rl": {"diff", "ci95", "method"}}},
 "eval_split": {...}, "targets": [...], "minutes": ...}. `grid` is the gold × answer grid and
 `off_target` the calls that named another label than the question's (run/eval_summary.py); the
 differences carry 95% intervals: Newcombe's hybrid for the two arms (independent runs), Newcombe's
 paired one for after RL − after SFT (the same held-out tasks).
+`tool_effect` is the counterfactual replay's (eval.counterfactual; trainers/evaluate.py):
+{"effect", "ci95": [lo, hi], "n", "answer_changed_rate", "method": "newcombe-paired"}, accuracy as run
+− accuracy with the tool results withheld on the same tasks; null where it was not measured (the
+text arm, eval.counterfactual off). `call_on_target_rate` is the evaluation's
+`eval/call_on_target_rate`; null where the evaluation did not measure it.
 `eval_split` holds the generator options and seed of the held-out tasks, so anyone can make fresh
 held-out tasks (`command`, with another seed) and re-evaluate the checkpoints with `vistool eval`.
 """
@@ -20,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..algorithms.intervals import newcombe_hybrid, wilson_interval
+from ..algorithms.tool_effect import METHOD
 from .eval_summary import answer_grid, arm_records, off_target, paired_change
 from .run_directory import read_json_lines, run_status
 
@@ -47,7 +54,20 @@ def checkpoint_numbers(evaluation: dict[str, float], setting: str) -> dict[str, 
                                "format_valid": float(evaluation.get(f"eval/format_valid_{setting}", 0.0))}
     if setting == "tools" and "eval/acc_no_tools" in evaluation:
         numbers["acc_without_tools"] = float(evaluation["eval/acc_no_tools"])
+    numbers["tool_effect"] = tool_effect_numbers(evaluation) if setting == "tools" else None
+    rate = evaluation.get("eval/call_on_target_rate")
+    numbers["call_on_target_rate"] = float(rate) if setting == "tools" and rate is not None else None
     return numbers
+
+
+def tool_effect_numbers(evaluation: dict[str, float]) -> dict[str, Any] | None:
+    """The counterfactual replay's tool effect from an evaluation's metrics; None when it did not run."""
+    if "eval/tool_effect" not in evaluation:
+        return None
+    changed = evaluation.get("eval/answer_changed_rate")
+    return {"effect": float(evaluation["eval/tool_effect"]),
+            "ci95": [float(evaluation["eval/tool_effect_lo"]), float(evaluation["eval/tool_effect_hi"])],
+            "n": int(evaluation.get("eval/n", 0)), "answer_changed_rate": None if changed is None else float(changed), "method": METHOD}
 
 
 def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:

@@ -8,38 +8,15 @@ same tasks. The dashboard computes the same grid and changes from the same recor
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 from ..algorithms.intervals import newcombe_paired, wilson_interval
+from ..rollouts.answer_text import NO_ANSWER, grid_answer
 from .run_directory import read_json_lines
 
-NO_ANSWER = "(no answer)"
 GRID_MAX_GOLD = 12
 LEVELS = ("low", "medium", "high")
-# JavaScript's semantics, which the scorer runs: `\b` between ASCII word characters only, and `\s`'s
-# whitespace (U+FEFF included, U+001C-U+001F not), where Python's defaults differ on both.
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b", re.ASCII)
-_JS_SPACE_CHARS = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
-_SPACES = re.compile(f"[{re.escape(_JS_SPACE_CHARS)}]+")
-
-
-def normalize_answer(text: str) -> str:
-    """The scorer's exact-match normalisation (env/rewards/normalize.ts, protocol/answer-text.ts):
-    NFKC, lower case, punctuation and symbols to spaces, articles dropped unless nothing is left."""
-    lowered = unicodedata.normalize("NFKC", text).lower()
-    spaced = "".join(" " if unicodedata.category(ch)[0] in "PS" else ch for ch in lowered)
-    base = _SPACES.sub(" ", spaced).strip(_JS_SPACE_CHARS)
-    without = _SPACES.sub(" ", _ARTICLES.sub(" ", base)).strip(_JS_SPACE_CHARS)
-    return without or base
-
-
-def grid_answer(answer: Any) -> str:
-    if answer is None:
-        return NO_ANSWER
-    text = ", ".join(normalize_answer(str(a)) for a in answer) if isinstance(answer, list) else normalize_answer(str(answer))
-    return text or NO_ANSWER
 
 
 def _ordered(values: set[str]) -> list[str]:

@@ -2,7 +2,9 @@
 
 Reports accuracy with tools, accuracy without tools, tool-call rate and format validity
 (an answer was given and no turn was malformed), as arXiv 2602.01334 asks for every checkpoint;
-and, for the tools arm, how often a call was on target and which scanners fired (target_metrics).
+for the tools arm, how often a call was on target and which scanners fired (target_metrics); and
+with `counterfactual`, the tool effect: the tools arm replayed with its tool results withheld
+(rollouts/counterfactual.py), each replayed record gaining `counterfactual`.
 """
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ import statistics
 from dataclasses import replace
 from typing import Any, Callable
 
+from ..algorithms.tool_effect import ToolEffectPair, tool_effect, tool_effect_metrics
+from ..config import EvalConfig
 from ..model.policy import Policy
+from ..rollouts.counterfactual import replay_withheld
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, run_rollouts
 from ..rollouts.target_metrics import call_on_target_rate, call_target_counts, scan_counts
@@ -38,9 +43,11 @@ def tools_arm_target_metrics(trajectories: list[dict[str, Any]]) -> dict[str, fl
 
 
 def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
-             own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None) -> dict[str, float]:
+             own_setting_only: bool = False, keep: Callable[[dict[str, list[Rollout]]], None] | None = None,
+             counterfactual: bool = EvalConfig.counterfactual) -> dict[str, float]:
     """The evaluation's metrics (evaluation_rollouts' episodes). `keep` receives each arm's
-    rollouts, task by task, when every arm has run (the per-task records)."""
+    rollouts, task by task, when every arm has run (the per-task records), the tools arm's with
+    their counterfactual replay when `counterfactual`."""
     results: dict[str, float] = {"eval/n": float(len(tasks))}
     by_arm = evaluation_rollouts(policy, client, tasks, options, max_new_tokens, own_setting_only)
     for name, rollouts in by_arm.items():
@@ -51,7 +58,28 @@ def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], opt
         if name == "tools":
             results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
             results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
-            results.update(tools_arm_target_metrics([r.trajectory for r in rollouts]))
+    if counterfactual and "tools" in by_arm:
+        results.update(counterfactual_metrics(policy, client, tasks, by_arm["tools"], options, max_new_tokens))
+    if "tools" in by_arm:
+        # After the replay: `answered_without_looking` reads the counterfactual the env never sees.
+        results.update(tools_arm_target_metrics([r.trajectory for r in by_arm["tools"]]))
     if keep is not None:
         keep(by_arm)
     return results
+
+
+def counterfactual_metrics(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], rollouts: list[Rollout], options: EpisodeOptions,
+                           max_new_tokens: int) -> dict[str, float]:
+    """Replays the tools arm with its results withheld, records each replay on its rollout's
+    trajectory, and returns the tool effect's metrics. `correct` is the server's verdict both ways,
+    as eval/acc_tools counts it; a rollout not replayed counts as unchanged."""
+    pairs = []
+    for rollout, replay in zip(rollouts, replay_withheld(policy, client, tasks, rollouts, options, max_new_tokens)):
+        if replay is None:
+            pairs.append(ToolEffectPair(real=bool(rollout.correct), withheld=bool(rollout.correct), replayed=False, changed=False))
+            continue
+        rollout.trajectory["counterfactual"] = replay
+        if not replay["changed"]:  # the env's scanner of that name (env/episodes/scanners), which scored the record before the replay
+            rollout.trajectory["findings"] = [*(rollout.trajectory.get("findings") or []), "answered_without_looking"]
+        pairs.append(ToolEffectPair(real=bool(rollout.correct), withheld=replay["correct"], replayed=True, changed=replay["changed"]))
+    return tool_effect_metrics(tool_effect(pairs))
