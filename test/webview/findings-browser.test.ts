@@ -59,7 +59,7 @@ for (const [where, url] of WHERE) {
       await page.locator('[data-testid=rollout]').waitFor();
       // Badges in the list: per row, the known findings of its record.
       const known = (r: Rec) => (r.findings ?? []).filter((f) => f !== HOSTILE_FINDING).sort();
-      const badges = await page.locator('[data-testid=rollout-row]').evaluateAll((rows) => rows.map((r) => [Number(r.getAttribute('data-line')), [...r.querySelectorAll('[data-testid=finding-badge]')].map((b) => b.getAttribute('data-finding')).sort()] as const));
+      const badges = await page.locator('[data-testid=rollout-row]').evaluateAll((rows) => rows.map((r) => [Number(r.getAttribute('data-line')), Array.from(r.querySelectorAll('[data-testid=finding-badge]')).map((b) => b.getAttribute('data-finding')).sort()] as const));
       for (const [line, names] of badges) assert.deepEqual(names, known(records[line] as Rec), `line ${line}`);
       // Line 1: its off-target badge with the scanner's meaning as tooltip, and its calls' targets.
       const badge = page.locator('[data-testid=rollout] [data-testid=finding-badge][data-finding=off_target_call]');

@@ -878,9 +878,13 @@ const EVAL_COLUMNS: { key: string; title: string }[] = [
 /** Training rows the findings table reads back from a run's end to find its latest step with the scanners' counts. */
 const FINDINGS_ROWS = 20;
 
+/** Columns shown only for a run that has them in some evaluation (a counterfactual replay's, issue 43): other runs' tables stay as they were. */
+const IF_LOGGED = new Set(['eval/call_on_target_rate', TOOL_EFFECT]);
+
 function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElement {
   const known = new Set(EVAL_COLUMNS.map((c) => c.key));
-  const head = h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...EVAL_COLUMNS.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools')));
+  const columns = EVAL_COLUMNS.filter((c) => !IF_LOGGED.has(c.key) || evaluations.some((e) => e.metrics[c.key] !== undefined));
+  const head = h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...columns.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools')));
   const rows = evaluations.map((e) => {
     const withTools = e.metrics['eval/acc_tools'];
     const without = e.metrics['eval/acc_no_tools'];
@@ -891,7 +895,7 @@ function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElemen
       { title: `${e.source}${others.length ? '\n' + others.map(([k, v]) => `${k} = ${formatNumber(v)}`).join('\n') : ''}` },
       h('td', null, e.label),
       h('td', null, e.step ?? '–'),
-      ...EVAL_COLUMNS.map((c) => h('td', { class: 'num', ...intervalTitle(e, c.key) }, formatNumber(e.metrics[c.key] ?? null))),
+      ...columns.map((c) => h('td', { class: 'num', ...intervalTitle(e, c.key) }, formatNumber(e.metrics[c.key] ?? null))),
       h('td', { class: `num ${delta === null ? '' : delta >= 0 ? 'good' : 'bad'}` }, delta === null ? '–' : `${delta >= 0 ? '+' : ''}${formatNumber(delta)}`),
     );
   });
