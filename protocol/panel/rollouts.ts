@@ -103,10 +103,12 @@ export interface EvalCell {
   /** The grid's row and column (normalised gold answer, normalised answer given). */
   gold?: string;
   answer?: string;
+  /** Only the tasks on which this scanner fired (the dashboard's findings table). */
+  finding?: FindingName;
 }
 
 export const isEvalCell = (v: unknown): v is EvalCell =>
-  hasFields(v, { key: isString, arm: (a) => EVAL_ARMS.includes(a as EvalArm), gold: optional(isString), answer: optional(isString) });
+  hasFields(v, { key: isString, arm: (a) => EVAL_ARMS.includes(a as EvalArm), gold: optional(isString), answer: optional(isString), finding: optional(isFindingName) });
 
 /** Open the rollout viewer on a run at a step (a dashboard chart point): the VS Code host opens or reveals that panel; a browser opens the viewer page itself (`viewer?run=ID&step=N`). */
 export const ShowInViewerCommand = command<ShowInViewerParams>()('viewer/show', (p): p is ShowInViewerParams =>

@@ -100,6 +100,24 @@ for (const [where, url] of WHERE) {
     assert.deepEqual(problems, []);
   });
 
+  test(`dashboard (${where}): an evaluation's count opens its episodes on which the scanner fired, in the evaluations view`, async () => {
+    const evalRecords = (await readFile(join(runDir, 'rollouts', 'eval-after_rl.jsonl'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Rec & { prompt_id: string });
+    const { page, problems } = await openPage(browser, url('dashboard', ''));
+    const link = page.locator('[data-testid=findings-table] [data-testid=findings-eval-count][data-finding=answered_without_looking] [data-testid=findings-eval-link]');
+    await link.click();
+    await page.waitForURL(/viewer(\.html)?\?/);
+    assert.match(page.url(), /mode=evals/);
+    assert.match(page.url(), /finding=answered_without_looking/);
+    const expected = evalRecords.filter((r) => (r.findings ?? []).includes('answered_without_looking')).map((r) => r.prompt_id);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=compare-row]').length === n, expected.length);
+    assert.deepEqual(await page.locator('[data-testid=compare-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-prompt'))), expected);
+    assert.match(await page.locator('[data-testid=compare-finding]').innerText(), /answered without looking/);
+    // Cleared, every task is back.
+    await page.locator('[data-testid=compare-finding-clear]').click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=compare-row]').length === n, evalRecords.length);
+    assert.deepEqual(problems, []);
+  });
+
   for (const theme of THEMES) {
     test(`viewer (${where}, ${theme}): an evaluated episode shows its answer with the tool's result withheld beside its own, changed or not, right or wrong`, async () => {
       const evalRecords = (await readFile(join(runDir, 'rollouts', 'eval-after_rl.jsonl'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Rec & { prompt_id: string; answer: string });

@@ -43,3 +43,10 @@ test("the list's finding filter travels in a link (the dashboard's findings tabl
   // No filter, no key.
   assert.equal(withView(new URLSearchParams('finding=repeated_call'), { ...base, finding: null }, null).get('finding'), null);
 });
+
+test("the evaluations view's finding filter travels too", () => {
+  const side = { runId: 'tools', key: 'eval-after_rl', arm: 'tools' as const };
+  const query = withView(new URLSearchParams(), { ...base, mode: 'evals' as const, a: side, b: side, outcome: 'all', task: null, finding: 'repeated_call' }, null);
+  assert.equal(viewOf(new URLSearchParams(query.toString()))?.finding, 'repeated_call');
+  assert.equal(viewOf(new URLSearchParams('mode=evals&finding=nonsense'))?.finding, undefined);
+});

@@ -20,6 +20,7 @@
 import type { PanelHost } from '../shared/host.js';
 import {
   type EvalResult,
+  EvalSetsRequest,
   EvalSummaryRequest,
   type MetricSeries,
   type MetricSeriesResult,
@@ -55,9 +56,8 @@ import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
 import { type Point, toCsv, type XAxis } from './series.js';
 import { ToolEffectChart } from './tool-effect-chart.js';
 import { effectInterval, TOOL_EFFECT } from './tool-effect-series.js';
-import { findingsTable, type FindingsRun } from './findings-table.js';
+import { findingsTable, type FindingsRun, type FindingTarget } from './findings-table.js';
 import { latestEvalCounts, latestStepCounts, logsScans, SCAN_METRICS } from './scan-counts.js';
-import type { FindingName } from '../../protocol/findings.js';
 
 interface DashboardState {
   /** null: the defaults for whatever the runs log. */
@@ -692,23 +692,32 @@ class Dashboard {
         // The last rows are enough: every RL step logs every scanner (0 when none fired).
         const from = Math.max(0, r.metricRows - FINDINGS_ROWS);
         const table = r.metricNames.some((n) => SCAN_METRICS.includes(n)) ? (await this.host.request(MetricRowsRequest, { runId: r.id, from, columns: [...SCAN_METRICS] })).table : null;
-        return { id: r.id, name: r.name, step: table ? latestStepCounts(table) : null, evaluation: latestEvalCounts(r.evaluations) };
+        const evaluation = latestEvalCounts(r.evaluations);
+        // The evaluation's episodes, when it kept them task by task (its set has its label).
+        const sets = evaluation ? (await this.host.request(EvalSetsRequest, { runId: r.id })).sets : [];
+        const key = sets.find((s) => s.label === evaluation?.label)?.key ?? null;
+        return { id: r.id, name: r.name, step: table ? latestStepCounts(table) : null, evaluation: evaluation ? { ...evaluation, key } : null };
       }));
     } catch (err) {
       this.host.reportError(err);
       return;
     }
     if (key !== this.findingsFor) return; // the shown runs changed while this was asked
-    replaceChildren(this.findingsPanel, findingsTable(rows, (runId, step, finding) => void this.openFinding(runId, step, finding)));
+    replaceChildren(this.findingsPanel, findingsTable(rows, (target) => void this.openFinding(target)));
   }
 
-  /** Opens the viewer at a step (the nearest with a rollouts file) filtered to one finding. */
-  private async openFinding(runId: string, step: number, finding: FindingName): Promise<void> {
+  /** Opens the viewer on one finding's rollouts: a step's (the nearest with a rollouts file), or a kept evaluation's episodes in the tools arm (the arm that calls). */
+  private async openFinding(target: FindingTarget): Promise<void> {
+    const { runId, finding } = target;
     const run = this.runs.get(runId)?.summary;
     if (!run) return;
+    if ('evalKey' in target) {
+      this.host.showInViewer({ runId, path: run.path, step: 0, evals: { key: target.evalKey, arm: 'tools', finding } });
+      return;
+    }
     try {
       const steps = (await this.host.request(RolloutStepsRequest, { runId })).steps.map((s) => s.step);
-      const at = nearestStep(steps, step);
+      const at = nearestStep(steps, target.step);
       if (at !== null) this.host.showInViewer({ runId, path: run.path, step: at, finding });
     } catch (err) {
       this.host.reportError(err);

@@ -308,6 +308,7 @@ export class PanelHost {
       query.set('b', side);
       const cell = evals.gold !== undefined && evals.answer !== undefined ? cellText({ gold: evals.gold, answer: evals.answer }) : null;
       if (cell !== null) query.set('cell', cell);
+      if (evals.finding !== undefined) query.set('finding', evals.finding);
     } else {
       query.set('step', String(params.step));
       if (params.finding !== undefined) query.set('finding', params.finding);

@@ -67,7 +67,7 @@ type ViewerMode = 'steps' | 'evals';
 
 const isSide = (v: unknown) => v === null || hasFields(v, { runId: isString, key: isString, arm: (a) => a === 'tools' || a === 'no_tools' });
 const isCompareState = (v: unknown): v is CompareState =>
-  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p), cell: (c) => c === undefined || c === null || hasFields(c, { gold: isString, answer: isString }) });
+  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p), cell: (c) => c === undefined || c === null || hasFields(c, { gold: isString, answer: isString }), finding: optional((f) => f === null || isFindingName(f)) });
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
 
@@ -152,7 +152,7 @@ class Viewer {
     const linked = viewOf(host.pageQuery() ?? new URLSearchParams());
     if (linked?.mode === 'evals') {
       this.state.mode = 'evals';
-      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null, cell: linked.cell ?? null };
+      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null, cell: linked.cell ?? null, finding: linked.finding === 'none' ? null : (linked.finding ?? null) };
       if (linked.runId) this.state.runId = linked.runId;
     } else if (linked) {
       const compareLine = linked.compareLine ?? null;
@@ -268,7 +268,7 @@ class Viewer {
     const cell = evals.gold !== undefined && evals.answer !== undefined ? { gold: evals.gold, answer: evals.answer } : null;
     this.compareOpened = true;
     await this.setMode('evals');
-    await this.compareView.openCell(side, cell);
+    await this.compareView.openCell(side, cell, evals.finding ?? null);
   }
 
   private async showStep(runId: string, step: number, finding?: FindingName): Promise<void> {
@@ -302,7 +302,7 @@ class Viewer {
         outcome: evals?.outcome ?? 'all',
         task: evals?.promptId ?? null,
         cell: evals?.cell ?? null,
-        finding: this.state.filter.finding ?? null,
+        finding: (this.state.mode ?? 'steps') === 'evals' ? (evals?.finding ?? null) : (this.state.filter.finding ?? null),
       }, group),
     );
   }

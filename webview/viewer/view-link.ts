@@ -48,6 +48,7 @@ export function withView(query: URLSearchParams, view: LinkedView, group: string
     if (view.outcome !== 'all') set('outcome', view.outcome);
     set('task', view.task);
     set('cell', cellText(view.cell ?? null));
+    set('finding', view.finding ?? null);
     return next;
   }
   set('step', view.step);
@@ -64,10 +65,13 @@ export function viewOf(query: URLSearchParams): Partial<LinkedView> | null {
   const runId = query.get('run');
   const mode = query.get('mode') === 'evals' ? 'evals' : 'steps';
   if (runId === null && mode === 'steps') return null;
-  if (mode === 'evals') {
-    return { runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task'), cell: parseCell(query.get('cell')) };
-  }
   const finding = query.get('finding');
+  if (mode === 'evals') {
+    return {
+      runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task'), cell: parseCell(query.get('cell')),
+      ...(isFindingName(finding) ? { finding } : {}),
+    };
+  }
   return {
     runId, mode, step: whole(query.get('step')), line: whole(query.get('line')), compareLine: whole(query.get('cmp')), turn: whole(query.get('turn')) ?? 0,
     // A name the viewer does not know is left out (no filter), never passed on.
