@@ -156,6 +156,10 @@ for (const [where, url] of WHERE) {
       // Beside the accuracy: the next card in the grid after the evaluation chart.
       assert.equal(await page.locator('[data-testid=eval-chart]:not(.tool-effect-chart) + [data-testid=tool-effect-chart]').count(), 1);
       assert.equal(await page.locator('[data-testid=chart-card][data-metric="tools/call_on_target_rate"]').count(), 1);
+      // The evaluation summary's headline (after_rl) with its tool effect: 0.5 [0.05, 0.8] in points.
+      const after = EVAL_LINES[2];
+      assert.deepEqual([after?.['eval/tool_effect'], after?.['eval/tool_effect_lo'], after?.['eval/tool_effect_hi']], [0.5, 0.05, 0.8]);
+      assert.equal(await page.locator('[data-testid=summary-row] [data-testid=summary-tool-effect]').innerText(), '+50.0 points [5.0, 80.0]');
       // The findings table: step 4's counts, as the step file's records have them.
       const records = await stepRecords(4);
       const table = page.locator('[data-testid=findings-table]');

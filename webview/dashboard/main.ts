@@ -665,7 +665,7 @@ class Dashboard {
     this.summaryFor = key;
     let summaries: SummaryRun[];
     try {
-      summaries = await Promise.all(runs.map(async (r) => ({ id: r.id, name: r.name, group: r.group ?? null, summary: await this.host.request(EvalSummaryRequest, { runId: r.id }) })));
+      summaries = await Promise.all(runs.map(async (r) => ({ id: r.id, name: r.name, group: r.group ?? null, evaluations: r.evaluations, summary: await this.host.request(EvalSummaryRequest, { runId: r.id }) })));
     } catch (err) {
       this.host.reportError(err);
       return;

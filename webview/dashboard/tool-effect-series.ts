@@ -14,6 +14,7 @@ import { type EvalLine, evalLine } from './eval-series.js';
 export const TOOL_EFFECT = 'eval/tool_effect';
 export const TOOL_EFFECT_LOW = 'eval/tool_effect_lo';
 export const TOOL_EFFECT_HIGH = 'eval/tool_effect_hi';
+/** The share of replayed episodes whose answer changed when the results were withheld. */
 export const ANSWER_CHANGED_RATE = 'eval/answer_changed_rate';
 export const EVAL_CALL_RATE = 'eval/tool_call_rate';
 export const EVAL_CALL_ON_TARGET_RATE = 'eval/call_on_target_rate';
