@@ -14,8 +14,8 @@ export function armOf(summary: RolloutSummary): EvalArm | null {
 }
 
 function compared(summary: RolloutSummary): ComparedRollout {
-  const { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses } = summary;
-  return { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses };
+  const { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses, findings } = summary;
+  return { line, correct, answer, reward, toolCalls, toolErrors, formatErrors, errorClasses, ...(findings ? { findings } : {}) };
 }
 
 export function outcomeOf(a: ComparedRollout | null, b: ComparedRollout | null): CompareOutcome {

@@ -11,6 +11,7 @@ import type { RolloutSummary } from './panel/rollouts.js';
 import { SEARCH_LIMIT, type RolloutSearchMatch, type RolloutSearchParams, type RolloutSearchResult } from './panel/search.js';
 import { matchesFacets } from './rollout-filter.js';
 import { findInRecord } from './rollout-text.js';
+import { FINDING_NAMES } from './findings.js';
 
 /** One rollout of a step file: its line, its record (undefined when the source does not hold it) and its summary. */
 export interface SearchedRollout {
@@ -45,6 +46,7 @@ export async function searchSteps(steps: readonly number[], read: StepReader, pa
   const scanned: SearchCounts = { steps: 0, rollouts: 0, skipped: 0 };
   const errorClasses = new Set<string>();
   const toolNames = new Set<string>();
+  const findings = new Set<string>();
   let total = 0;
   for (const step of [...steps].sort((a, b) => a - b)) {
     let count = 0;
@@ -53,6 +55,7 @@ export async function searchSteps(steps: readonly number[], read: StepReader, pa
       scanned.rollouts += 1;
       summary.errorClasses.forEach((c) => errorClasses.add(c));
       summary.toolNames.forEach((t) => toolNames.add(t));
+      summary.findings?.forEach((f) => findings.add(f));
       if (!matchesFacets(summary, params.filter)) continue;
       const found = record ? findInRecord(record, params.query) : null;
       if (!found) continue;
@@ -64,6 +67,6 @@ export async function searchSteps(steps: readonly number[], read: StepReader, pa
     if (count > 0) counts.push({ step, matches: count });
     total += count;
   }
-  const seen = { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort() };
+  const seen = { errorClasses: [...errorClasses].sort(), toolNames: [...toolNames].sort(), findings: FINDING_NAMES.filter((f) => findings.has(f)) };
   return { query: params.query, filter: params.filter, steps: counts, total, matches, from, capped: after > matches.length, scanned, seen };
 }

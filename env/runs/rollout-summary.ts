@@ -7,6 +7,7 @@
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 import { isRecord } from '../../protocol/guards.js';
 import { countToolUse } from '../../protocol/tool-use.js';
+import { findingsOf } from '../../protocol/findings.js';
 
 function answerOf(value: unknown): string | string[] | null {
   if (typeof value === 'string') return value;
@@ -38,6 +39,7 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
   }
   const counts = countToolUse(record.turns);
   const targets = firstCallTargets(record.turns);
+  const findings = findingsOf(record);
   return {
     line,
     promptId: typeof record.prompt_id === 'string' ? record.prompt_id : `line-${line + 1}`,
@@ -58,6 +60,7 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     endReason: typeof record.end_reason === 'string' ? record.end_reason : null,
     ...(record.arm === 'tools' || record.arm === 'no_tools' ? { arm: record.arm } : {}),
     ...(targets ? { callTargets: targets } : {}),
+    ...(findings ? { findings } : {}),
   };
 }
 

@@ -24,6 +24,7 @@ import { isPanelToHostMessage, type NotificationMessage } from '../../protocol/p
 import { PANEL_TITLES, type PanelKind } from '../../protocol/panel/panels.js';
 import type { PlaygroundCall, PlaygroundMetadata, ShowInPlaygroundParams } from '../../protocol/panel/playground.js';
 import { type EvalCell, type ShowInViewerParams, ViewerShowStepNotification } from '../../protocol/panel/rollouts.js';
+import type { FindingName } from '../../protocol/findings.js';
 import { RunsChangedNotification } from '../../protocol/panel/runs.js';
 import { vistoolLog } from '../output.js';
 import type { ReportPanels } from './report-panel.js';
@@ -149,14 +150,14 @@ export class PanelHosts implements vscode.Disposable {
    * viewer that shows the run keeps its runs; otherwise it shows that run alone. The step goes to
    * the page as a notification, held until the page is ready.
    */
-  async showViewerAt(runDir: string, step: number, evals?: EvalCell): Promise<void> {
+  async showViewerAt(runDir: string, step: number, evals?: EvalCell, finding?: FindingName): Promise<void> {
     const dir = resolve(runDir);
     const current = this.open.get('viewer');
     await this.show('viewer', current?.runDirs.some((d) => resolve(d) === dir) ? current.runDirs : [dir]);
     const entry = this.open.get('viewer');
     const run = entry?.backend.runs.find((r) => r.dir === dir);
     if (!entry || !run) return;
-    entry.held.push({ kind: 'notification', method: ViewerShowStepNotification.method, params: { runId: run.id, step, ...(evals ? { evals } : {}) } });
+    entry.held.push({ kind: 'notification', method: ViewerShowStepNotification.method, params: { runId: run.id, step, ...(evals ? { evals } : {}), ...(finding ? { finding } : {}) } });
     this.flush(entry);
   }
 
@@ -289,7 +290,7 @@ export class PanelHosts implements vscode.Disposable {
   /** Only a run the sending panel shows: a panel's message never names a folder to read. */
   private async viewerFor(entry: OpenPanel, params: ShowInViewerParams): Promise<void> {
     const dir = resolve(params.path);
-    if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, params.step, params.evals);
+    if (entry.backend.runs.some((run) => run.dir === dir)) await this.showViewerAt(dir, params.step, params.evals, params.finding);
     else vistoolLog(this.context).warn(`panel ${entry.kind} asked for the rollouts of ${dir}, which it does not show; ignored`);
   }
 

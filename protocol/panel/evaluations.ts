@@ -7,6 +7,7 @@
 import { hasFields, isNonNegativeInteger, isString } from '../guards.js';
 import { request } from './messages.js';
 import { EVAL_ARMS, type EvalArm, type InferredWeights, type RolloutRecord } from './rollouts.js';
+import type { FindingName } from '../findings.js';
 
 /** One evaluation of a run whose every task's rollout was kept: the trainer's rollouts/eval-<label>.jsonl, or a `vistool eval` folder's rollouts. */
 export interface EvalSetInfo {
@@ -41,6 +42,8 @@ export interface ComparedRollout {
   toolErrors: number;
   formatErrors: number;
   errorClasses: string[];
+  /** The scanners that fired on it (RolloutSummary.findings); absent when its record was not scanned. */
+  findings?: FindingName[];
 }
 
 export interface ComparedTask {

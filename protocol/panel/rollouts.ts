@@ -7,6 +7,7 @@
  */
 import { hasFields, isNonNegativeInteger, isString, optional } from '../guards.js';
 import type { RolloutRecord } from '../rollout-record.js';
+import { type FindingName, isFindingName } from '../findings.js';
 import { command, notification, request } from './messages.js';
 
 /** A rollout record as in docs/CONTRACTS.md. */
@@ -50,6 +51,8 @@ export interface RolloutSummary {
   arm?: EvalArm;
   /** The labels the rollout's first tool call named (its first list argument, e.g. `x_values`); absent when it made no call. */
   callTargets?: string[];
+  /** The scanners that fired on it (protocol/findings.ts, the record's `findings`); absent when the record has no findings list. */
+  findings?: FindingName[];
 }
 
 export interface StepIndex {
@@ -87,6 +90,8 @@ export interface ShowInViewerParams {
   path: string;
   /** A step that has a rollouts file (the dashboard picks the nearest to the clicked point). */
   step: number;
+  /** Only the step's rollouts on which this scanner fired (the dashboard's findings table). */
+  finding?: FindingName;
   /** Instead of the step: one kept evaluation in one arm, optionally only the tasks of one cell of its gold × answer grid (the dashboard's evaluation summary). */
   evals?: EvalCell;
 }
@@ -98,20 +103,23 @@ export interface EvalCell {
   /** The grid's row and column (normalised gold answer, normalised answer given). */
   gold?: string;
   answer?: string;
+  /** Only the tasks on which this scanner fired (the dashboard's findings table). */
+  finding?: FindingName;
 }
 
 export const isEvalCell = (v: unknown): v is EvalCell =>
-  hasFields(v, { key: isString, arm: (a) => EVAL_ARMS.includes(a as EvalArm), gold: optional(isString), answer: optional(isString) });
+  hasFields(v, { key: isString, arm: (a) => EVAL_ARMS.includes(a as EvalArm), gold: optional(isString), answer: optional(isString), finding: optional(isFindingName) });
 
 /** Open the rollout viewer on a run at a step (a dashboard chart point): the VS Code host opens or reveals that panel; a browser opens the viewer page itself (`viewer?run=ID&step=N`). */
 export const ShowInViewerCommand = command<ShowInViewerParams>()('viewer/show', (p): p is ShowInViewerParams =>
-  hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger, evals: optional(isEvalCell) }),
+  hasFields(p, { runId: isString, path: isString, step: isNonNegativeInteger, evals: optional(isEvalCell), finding: optional(isFindingName) }),
 );
 
 /**
  * Show a run's step (VS Code: the extension's answer to a dashboard's viewer/show, sent once the
- * viewer is ready). In a browser the viewer page takes the same from its URL: `viewer?run=ID&step=N`.
+ * viewer is ready), with the finding to filter on when one is named. In a browser the viewer page
+ * takes the same from its URL: `viewer?run=ID&step=N&finding=NAME`.
  */
-export const ViewerShowStepNotification = notification<{ runId: string; step: number; evals?: EvalCell }>()('viewer/showStep', (p): p is { runId: string; step: number; evals?: EvalCell } =>
-  hasFields(p, { runId: isString, step: isNonNegativeInteger, evals: optional(isEvalCell) }),
+export const ViewerShowStepNotification = notification<{ runId: string; step: number; evals?: EvalCell; finding?: FindingName }>()('viewer/showStep', (p): p is { runId: string; step: number; evals?: EvalCell; finding?: FindingName } =>
+  hasFields(p, { runId: isString, step: isNonNegativeInteger, evals: optional(isEvalCell), finding: optional(isFindingName) }),
 );

@@ -9,6 +9,7 @@
 import { hasFields, isNonNegativeInteger, isString, optional } from '../guards.js';
 import { isRolloutFacets, type RolloutFacets } from '../rollout-filter.js';
 import { request } from './messages.js';
+import type { FindingName } from '../findings.js';
 
 /** Where a search found its text in a rollout record. */
 export type SearchField = 'question' | 'prompt id' | 'answer' | 'gold' | 'turn';
@@ -58,8 +59,8 @@ export interface RolloutSearchResult {
   capped: boolean;
   /** What was read: step files, rollout records, and lines that are not rollout records. */
   scanned: { steps: number; rollouts: number; skipped: number };
-  /** The error classes and tool names of every rollout read (matching or not), so the facets can offer what other steps hold. */
-  seen: { errorClasses: string[]; toolNames: string[] };
+  /** The error classes, tool names and findings of every rollout read (matching or not), so the facets can offer what other steps hold. */
+  seen: { errorClasses: string[]; toolNames: string[]; findings: FindingName[] };
 }
 
 /** Most characters a search query may have, and the default and largest number of matches a search returns. */

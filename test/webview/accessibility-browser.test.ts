@@ -20,12 +20,15 @@ import { FLAT_GROUP, TABLE_GROUP, writeRunDirectory } from '../runs/run-director
 import { ARTEFACTS, ASSETS, ensureBundles, launchBrowser, openPage, screenshot, startView, type ViewSession, type WatchedPage } from './browser-harness.js';
 import { writeDemoFolder } from '../runs/demo-folder.js';
 import { writeBundle } from '../../env/view/bundle.js';
+import { writeFindingsRun } from '../runs/findings-run.js';
 
 type Theme = 'light' | 'dark';
 const THEMES: Theme[] = ['light', 'dark'];
 
 let browser: Browser;
 let view: ViewSession;
+/** A run whose records carry issue 43's targets, findings and counterfactuals (test/runs/findings-run.ts), served on its own. */
+let findingsView: ViewSession;
 let imageDir: string;
 let bundle: string;
 let axeSource: string;
@@ -47,11 +50,13 @@ before(async () => {
   axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   browser = await launchBrowser();
   view = await startView([run, demo.tools, demo.text], [imageDir]);
+  findingsView = await startView([await writeFindingsRun(join(root, 'findings'))]);
 });
 
 after(async () => {
   await browser?.close();
   await view?.stop();
+  await findingsView?.stop();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -325,6 +330,32 @@ const PANELS: PanelCase[] = [
       await page.locator('[data-testid=eval-summary] [data-testid=answer-grid]').first().waitFor();
     },
     named: ['.chart-stats', '.eval-panel th', '.eval-summary .muted', '.eval-summary .link-button', '.eval-summary .grid-cell.bad'],
+  },
+  {
+    // Issue 43: a rollout's finding badges (the list's and its own) and its calls' targets.
+    name: 'viewer-findings',
+    url: (theme) => findingsView.url('viewer', `${query(theme)}&run=findings&step=4&line=1`),
+    viewport: { width: 1400, height: 2000 },
+    ready: async (page) => void (await page.locator('[data-testid=rollout] [data-testid=call-target]').first().waitFor()),
+    named: ['.rollout-summary .finding-badge', '.rollout-row .finding-badge', '.call-target', '.findings-line .muted'],
+  },
+  {
+    // An evaluated episode's answer with the tool's result withheld.
+    name: 'viewer-counterfactual',
+    url: (theme) => findingsView.url('viewer', `${query(theme)}&run=findings&mode=evals&a=findings|eval-after_rl|tools&b=findings|eval-after_rl|tools&task=held-1`),
+    viewport: { width: 1400, height: 2000 },
+    ready: async (page) => void (await page.locator('[data-testid=counterfactual]').first().waitFor()),
+    named: ['.counterfactual .muted', '.counterfactual strong', '.cf-change', '.counterfactual .bad'],
+  },
+  {
+    // The tool-effect chart and the findings table.
+    name: 'dashboard-findings',
+    url: (theme) => findingsView.url('dashboard', query(theme)),
+    ready: async (page) => {
+      await page.locator('[data-testid=tool-effect-chart]').waitFor();
+      await page.locator('[data-testid=findings-table] [data-testid=findings-link]').first().waitFor();
+    },
+    named: ['.findings-table th', '.findings-table td', '.findings-table .link-button', '.tool-effect-chart .chart-stats'],
   },
   {
     name: 'playground',

@@ -33,3 +33,20 @@ test('what a link cannot mean is left out', () => {
   assert.deepEqual(viewOf(new URLSearchParams('run=x&step=-1&line=1e3&turn=abc')), { runId: 'x', mode: 'steps', step: null, line: null, compareLine: null, turn: 0 });
   assert.deepEqual(viewOf(new URLSearchParams('mode=evals&a=x|k|neither'))?.a, null);
 });
+
+test("the list's finding filter travels in a link (the dashboard's findings table opens one); a name the viewer does not know is left out", () => {
+  const query = withView(new URLSearchParams(), { ...base, finding: 'off_target_call' }, null);
+  assert.equal(query.get('finding'), 'off_target_call');
+  assert.equal(viewOf(query)?.finding, 'off_target_call');
+  assert.equal(viewOf(new URLSearchParams('run=x&finding=none'))?.finding, 'none');
+  assert.equal(viewOf(new URLSearchParams('run=x&finding=%3Cscript%3E'))?.finding, undefined);
+  // No filter, no key.
+  assert.equal(withView(new URLSearchParams('finding=repeated_call'), { ...base, finding: null }, null).get('finding'), null);
+});
+
+test("the evaluations view's finding filter travels too", () => {
+  const side = { runId: 'tools', key: 'eval-after_rl', arm: 'tools' as const };
+  const query = withView(new URLSearchParams(), { ...base, mode: 'evals' as const, a: side, b: side, outcome: 'all', task: null, finding: 'repeated_call' }, null);
+  assert.equal(viewOf(new URLSearchParams(query.toString()))?.finding, 'repeated_call');
+  assert.equal(viewOf(new URLSearchParams('mode=evals&finding=nonsense'))?.finding, undefined);
+});

@@ -10,6 +10,8 @@
  *   reward/<component> (not reward/mean) → "reward components" (a line per component)
  *   sampling/kept_groups, dropped_groups → "sampling/*_groups"
  *   sft/probe_<skill>_acc                → "sft/probe_*"
+ *   tools/calls_on_target, _partly_on_target, _off_target, _target_unknown → "tools/calls_*_target"
+ *   scan/<scanner>                       → "scan/*" (a line per scanner)
  * A group's chart stands where its first chosen member would. Every line of a group is drawn in
  * its run's colour (one colour per run on every chart); members differ by dash and point style.
  * Pure, for a unit test.
@@ -31,6 +33,9 @@ const GROUPS: { key: string; pattern: RegExp }[] = [
   { key: 'reward components', pattern: /^reward\/((?!mean$)[^/]+)$/ },
   { key: 'sampling/*_groups', pattern: /^sampling\/(kept|dropped)_groups$/ },
   { key: 'sft/probe_*', pattern: /^sft\/probe_(.+)_acc$/ },
+  // Issue 43: the calls by target (on, partly, off, unknown) and the scanners' counts.
+  { key: 'tools/calls_*_target', pattern: /^tools\/calls_((?:partly_)?on_target|off_target|target_unknown)$/ },
+  { key: 'scan/*', pattern: /^scan\/([a-z_]+)$/ },
 ];
 
 export function chartSpecs(metrics: readonly string[]): ChartSpec[] {

@@ -1,7 +1,7 @@
 /**
  * Which metrics the dashboard shows before the user picks, in an order that reads top to bottom
  * as the training story: the reward, what it is made of, and the accuracy; whether the model calls
- * tools and how often the calls fail (the per-tool and per-error-class counts the trainer logs,
+ * tools, whether the calls hit the task's target (`tools/call_on_target_rate`), and how often the calls fail (the per-tool and per-error-class counts the trainer logs,
  * `tools/<tool>/calls`, `tools/<tool>/failed`, `errors/E1` … `errors/E6`:
  * trainer/vistool_trainer/rollouts/tool_metrics.py); how many groups DAPO's dynamic sampling kept
  * and dropped; how long it writes and how many turns it takes; then the optimiser's side (SFT loss
@@ -22,7 +22,8 @@ const REWARD = ['reward/mean', 'critic/score/mean'];
 /** Always shown when logged: the story's headline. */
 const HEADLINE = new Set([...REWARD, 'acc/mean']);
 const REWARD_COMPONENT = /^reward\/(?!mean$)[^/]+$/;
-const BEFORE_COUNTS = ['acc/mean', 'tool/call_rate', 'tool/error_rate'];
+// Beside the call rate, the share of calls that acted on the task's target (issue 43): a call rate alone is not evidence of use.
+const BEFORE_COUNTS = ['acc/mean', 'tool/call_rate', 'tools/call_on_target_rate', 'tool/error_rate'];
 const SAMPLING = ['sampling/kept_groups', 'sampling/dropped_groups'];
 const AFTER_COUNTS = ['response_length/mean', 'num_turns/mean', 'turns/mean', 'perception/loss', 'sft/loss'];
 const SFT_PROBE = /^sft\/probe_.+_acc$/;

@@ -40,10 +40,10 @@ export function evalRange(steps: readonly number[]): { min: number; max: number 
 }
 
 /** Overflow allowed past the plot's frame, in pixels: a point (radius 5) or a bar's cap at 0 or 1 is drawn whole. */
-const OVERFLOW_PX = 8;
+export const OVERFLOW_PX = 8;
 
 /** Each point's Wilson interval as a vertical bar with caps, in its dataset's colour, under the points. */
-const errorBars: Plugin<'line'> = {
+export const errorBars: Plugin<'line'> = {
   id: 'vistoolErrorBars',
   beforeDatasetsDraw(chart) {
     const { ctx, scales } = chart;
@@ -75,7 +75,7 @@ const errorBars: Plugin<'line'> = {
   },
 };
 
-interface EvalDataset extends ChartDataset<'line', EvalMark[]> {
+export interface EvalDataset extends ChartDataset<'line', EvalMark[]> {
   /** The run × metric it belongs to: the legend names each once, though a curve and its marks are two datasets. */
   series: string;
 }

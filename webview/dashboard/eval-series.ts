@@ -60,19 +60,23 @@ export function isPhaseEdge(label: string): boolean {
 
 const byStep = (a: EvalMark, b: EvalMark) => a.x - b.x;
 
+/**
+ * One metric's line over a run's evaluations, by the honesty rule above, each point with the
+ * interval `intervalOf` gives it; null when no evaluation with a step has the metric.
+ */
+export function evalLine(evaluations: readonly EvalResult[], metric: string, intervalOf: (metrics: Readonly<Record<string, number>>, y: number) => { n: number | null; low: number | null; high: number | null }): EvalLine | null {
+  const placed = evaluations.flatMap((e) => {
+    const y = e.metrics[metric];
+    return e.step !== null && y !== undefined ? [{ x: e.step, y, label: e.label, edge: isPhaseEdge(e.label), ...intervalOf(e.metrics, y) }] : [];
+  });
+  if (placed.length === 0) return null;
+  const during = placed.filter((p) => !p.edge).map(({ edge: _edge, ...mark }) => mark);
+  const edges = placed.filter((p) => p.edge).map(({ edge: _edge, ...mark }) => mark);
+  const joined = new Set(during.map((p) => p.x)).size >= 2;
+  return { metric, curve: joined ? during.sort(byStep) : [], marks: (joined ? edges : [...edges, ...during]).sort(byStep) };
+}
+
 /** One entry per accuracy metric that has at least one placed evaluation, in EVAL_ACCURACY_METRICS order. */
 export function evalLines(evaluations: readonly EvalResult[]): EvalLine[] {
-  const lines: EvalLine[] = [];
-  for (const { metric, correct, count } of EVAL_ACCURACY_METRICS) {
-    const placed = evaluations.flatMap((e) => {
-      const y = e.metrics[metric];
-      return e.step !== null && y !== undefined ? [{ x: e.step, y, label: e.label, edge: isPhaseEdge(e.label), ...accuracyInterval(e.metrics, y, correct, count) }] : [];
-    });
-    if (placed.length === 0) continue;
-    const during = placed.filter((p) => !p.edge).map(({ edge: _edge, ...mark }) => mark);
-    const edges = placed.filter((p) => p.edge).map(({ edge: _edge, ...mark }) => mark);
-    const joined = new Set(during.map((p) => p.x)).size >= 2;
-    lines.push({ metric, curve: joined ? during.sort(byStep) : [], marks: (joined ? edges : [...edges, ...during]).sort(byStep) });
-  }
-  return lines;
+  return EVAL_ACCURACY_METRICS.flatMap(({ metric, correct, count }) => evalLine(evaluations, metric, (metrics, y) => accuracyInterval(metrics, y, correct, count)) ?? []);
 }

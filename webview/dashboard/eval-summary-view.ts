@@ -1,7 +1,8 @@
 /**
  * The evaluation summary at the top of the dashboard (issue 44): for each shown run, its own
  * arm's last held-out evaluation (accuracy with its 95 % Wilson interval, n, call rate), its
- * change from each earlier evaluation on the same tasks, the tools − text difference between
+ * change from each earlier evaluation on the same tasks, its tool effect when a counterfactual
+ * replay measured one (issue 43), the tools − text difference between
  * runs, and the gold × answer grid whose every non-empty cell opens the viewer on those episodes.
  * The numbers come from the host (evals/summary) and protocol/eval-summary.ts: this module only
  * lays them out. Every value goes in as text.
@@ -9,6 +10,8 @@
 import type { AccuracyDifference, AnswerGrid, EvalArm, OffTargetCalls, RunEvalSummary } from '../../protocol/panel-protocol.js';
 import { armDifferences, OTHER_ANSWERS, runHeadline, type RunHeadline, seedBand } from '../../protocol/eval-summary.js';
 import { h } from '../shared/dom.js';
+import type { EvalResult } from '../../protocol/panel-protocol.js';
+import { ANSWER_CHANGED_RATE, effectInterval, TOOL_EFFECT } from './tool-effect-series.js';
 
 export const INDEPENDENT_METHOD = "95 % interval: Newcombe's hybrid score interval for a difference of independent proportions (1998, method 10), from each side's Wilson interval";
 export const PAIRED_METHOD = "95 % interval: Newcombe's score interval for a difference of paired proportions (1998, method 10): the same tasks evaluated twice";
@@ -19,6 +22,8 @@ export interface SummaryRun {
   /** Runs with the same group (run.json's `group`, else the run's folder name inside a folder of runs) are seeds of one setting. */
   group: string | null;
   summary: RunEvalSummary;
+  /** The run's evaluation metrics (RunSummary.evaluations): the tool effect of a headline evaluation is read from the one with its label. */
+  evaluations?: readonly EvalResult[];
 }
 
 /** What a grid cell (or an accuracy) opens: one evaluation in one arm, optionally one cell. */
@@ -42,7 +47,27 @@ function difference(d: AccuracyDifference, testid: string): HTMLElement {
     `${points(d.diff)} points ${interval(d.ci95)}`);
 }
 
-function headlineRow(run: SummaryRun, headline: RunHeadline, open: (target: CellTarget) => void): HTMLElement {
+/** The headline evaluation's tool effect (issue 43) as its evaluation reports it; null when it has none. */
+function toolEffectOf(run: SummaryRun, headline: RunHeadline): { effect: number; low: number | null; high: number | null; changed: number | null } | null {
+  if (headline.arm !== 'tools') return null;
+  const metrics = run.evaluations?.find((e) => e.label === headline.set.label)?.metrics;
+  const effect = metrics?.[TOOL_EFFECT];
+  if (!metrics || effect === undefined) return null;
+  const { low, high } = effectInterval(metrics, effect);
+  return { effect, low, high, changed: metrics[ANSWER_CHANGED_RATE] ?? null };
+}
+
+function toolEffectCell(run: SummaryRun, headline: RunHeadline): HTMLElement {
+  const found = toolEffectOf(run, headline);
+  if (found === null) return h('td', { class: 'muted', title: 'this evaluation ran without a counterfactual replay (vistool eval --counterfactual, eval.counterfactual)' }, '–');
+  const { effect, low, high, changed } = found;
+  const apart = low !== null && high !== null && (low > 0 || high < 0);
+  return h('td', { class: `num ${apart ? (effect > 0 ? 'good' : 'bad') : ''}`, 'data-testid': 'summary-tool-effect',
+    title: `accuracy as run − accuracy with the tools' results withheld, on the same tasks; 95 % paired interval as the evaluation reports it${changed !== null ? `; answers changed by withholding: ${pct(changed)}` : ''}` },
+    `${points(effect)} points${low !== null && high !== null ? ` ${interval([low, high])}` : ''}`);
+}
+
+function headlineRow(run: SummaryRun, headline: RunHeadline, open: (target: CellTarget) => void, withEffect: boolean): HTMLElement {
   const { set, result, arm } = headline;
   // The change that matters: from after SFT when the run has it, else from its first evaluation (the others are in the viewer's comparison).
   const labelOf = (key: string) => run.summary.sets.find((s) => s.key === key)?.label;
@@ -61,6 +86,7 @@ function headlineRow(run: SummaryRun, headline: RunHeadline, open: (target: Cell
       ` ${interval(result.ci95)}`),
     h('td', { class: 'num' }, result.n),
     h('td', { class: 'num', 'data-testid': 'summary-call-rate', title: `${result.called} of ${result.n} episodes made a tool call` }, pct(result.callRate)),
+    withEffect ? toolEffectCell(run, headline) : null,
     offTargetCell(result.offTarget ?? null),
     h('td', null, ...(changes.length > 0 ? changes : [h('span', { class: 'muted' }, '–')])),
   );
@@ -134,6 +160,8 @@ export function evalSummaryView(runs: readonly SummaryRun[], open: (target: Cell
   const between = armDifferences([...headlines.values()]).map(({ tools, text, difference: d }) =>
     h('li', { 'data-testid': 'summary-tools-minus-text' }, `tools − text (${nameOf(tools.runId)} ${tools.set.label} − ${nameOf(text.runId)} ${text.set.label}): `, difference(d, 'summary-difference-value')));
   const grouped = groupRows(shown, headlines);
+  // The tool-effect column only when some shown run's headline evaluation has one (issue 43).
+  const withEffect = shown.some((run) => toolEffectOf(run, headlines.get(run.id) as RunHeadline) !== null);
   const grids = shown.flatMap((run) => {
     const headline = headlines.get(run.id) as RunHeadline;
     const grid = headline.result.grid;
@@ -144,8 +172,8 @@ export function evalSummaryView(runs: readonly SummaryRun[], open: (target: Cell
     h('p', { class: 'muted' }, 'Each run in the arm it was trained for, at its last held-out evaluation (kept task by task). Intervals are 95 %: Wilson for an accuracy, Newcombe for a difference (hover for the method). An off-target call names another label than the question quotes (the right tool on the wrong bar).'),
     h('div', { class: 'table-scroll' },
       h('table', { 'data-testid': 'summary-table' },
-        h('thead', null, h('tr', null, ...['run', 'evaluation', 'accuracy [95 %]', 'n', 'call rate', 'off-target calls', 'change on the same tasks'].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', null, ...shown.map((run) => headlineRow(run, headlines.get(run.id) as RunHeadline, open))),
+        h('thead', null, h('tr', null, ...['run', 'evaluation', 'accuracy [95 %]', 'n', 'call rate', ...(withEffect ? ['tool effect [95 %]'] : []), 'off-target calls', 'change on the same tasks'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', null, ...shown.map((run) => headlineRow(run, headlines.get(run.id) as RunHeadline, open, withEffect))),
       ),
     ),
     between.length > 0 || grouped.length > 0 ? h('ul', { class: 'summary-differences' }, ...between, ...grouped) : null,

@@ -20,6 +20,7 @@
 import type { PanelHost } from '../shared/host.js';
 import {
   type EvalResult,
+  EvalSetsRequest,
   EvalSummaryRequest,
   type MetricSeries,
   type MetricSeriesResult,
@@ -53,6 +54,10 @@ import { accuracyInterval, EVAL_ACCURACY_METRICS } from './eval-series.js';
 import { nearestStep } from './nearest-step.js';
 import { MetricChart, type RunSeries, type XRange } from './metric-chart.js';
 import { type Point, toCsv, type XAxis } from './series.js';
+import { ToolEffectChart } from './tool-effect-chart.js';
+import { effectInterval, TOOL_EFFECT } from './tool-effect-series.js';
+import { findingsTable, type FindingsRun, type FindingTarget } from './findings-table.js';
+import { latestEvalCounts, latestStepCounts, logsScans, SCAN_METRICS } from './scan-counts.js';
 
 interface DashboardState {
   /** null: the defaults for whatever the runs log. */
@@ -132,6 +137,12 @@ class Dashboard {
   /** Accuracy with and without tools against the step, beside the train reward and accuracy; in the grid only while some shown run has an evaluation with a step. */
   private readonly evalChart = new EvalChart((on) => this.setLogY(EVAL_CHART_KEY, on));
   private evalChartShown = false;
+  /** The tool effect with its interval beside the call rate (issue 43), right after the evaluation chart; in the grid only while some shown run has an evaluation with a tool effect. */
+  private readonly toolEffectChart = new ToolEffectChart();
+  private toolEffectShown = false;
+  /** The findings table (findings-table.ts): the scanners' counts at each shown run's latest step and evaluation. */
+  private readonly findingsPanel = h('div', { class: 'findings-slot' });
+  private findingsFor = '';
   private evalChartFor = '';
   private readonly chartGrid = h('section', { class: 'chart-grid', 'aria-label': 'Metric charts' });
   private readonly banners = h('div', { class: 'banners' });
@@ -202,12 +213,14 @@ class Dashboard {
       button('CSV', () => void this.exportCsv(), { icon: 'export', secondary: true, title: 'Export the shown metrics of the shown runs as CSV', testid: 'export-csv' }),
       this.reportButton,
     );
-    replaceChildren(this.root, header, this.picker, this.banners, this.summaryPanel, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.configPanel)));
+    replaceChildren(this.root, header, this.picker, this.banners, this.summaryPanel, h('main', { class: 'dashboard-body' }, this.chartGrid, h('div', { class: 'side-column' }, this.evalPanel, this.findingsPanel, this.configPanel)));
     this.drawQueue.add(this.evalChart);
+    this.drawQueue.add(this.toolEffectChart);
     this.evalChart.setLogY(this.state.logY?.includes(EVAL_CHART_KEY) ?? false);
     watchTheme(() => {
       for (const chart of this.charts.values()) chart.retheme();
       this.evalChart.retheme();
+      this.toolEffectChart.retheme();
       this.evalChartFor = '';
       this.palette = null;
       this.togglesFor = '';
@@ -385,6 +398,7 @@ class Dashboard {
     this.renderCharts();
     this.renderEvaluations();
     void this.renderSummary();
+    void this.renderFindings();
     void this.renderConfigDiff();
     if (!this.picker.hidden) this.renderPicker();
     this.fetchAll();
@@ -526,6 +540,8 @@ class Dashboard {
     this.evalChartFor = key;
     this.evalChartShown = this.evalChart.update(runs);
     if (this.evalChartShown) this.drawQueue.markDirty(this.evalChart);
+    this.toolEffectShown = this.toolEffectChart.update(runs);
+    if (this.toolEffectShown) this.drawQueue.markDirty(this.toolEffectChart);
   }
 
   private renderCharts(): void {
@@ -543,10 +559,15 @@ class Dashboard {
     // The held-out accuracy is the run's result: the evaluation chart comes right after the train
     // reward, on the first row beside it (first, when the reward is not shown). It was after the
     // reward's components and acc/mean too, the fourth card, on the second row of a wide panel.
+    // The tool effect follows it: beside the accuracy, what the tools did to it (issue 43).
     const rewardAt = metrics.findIndex((m) => EVAL_BESIDE.includes(m));
-    const evalAt = this.evalChartShown ? rewardAt + 1 : -1;
-    if (evalAt < 0) this.evalChart.element.remove();
-    else if (this.chartGrid.children[evalAt] !== this.evalChart.element) this.chartGrid.insertBefore(this.evalChart.element, this.chartGrid.children[evalAt] ?? null);
+    const evalCards = [...(this.evalChartShown ? [this.evalChart.element] : []), ...(this.toolEffectShown ? [this.toolEffectChart.element] : [])];
+    if (!this.evalChartShown) this.evalChart.element.remove();
+    if (!this.toolEffectShown) this.toolEffectChart.element.remove();
+    const evalAt = evalCards.length > 0 ? rewardAt + 1 : -1;
+    evalCards.forEach((card, i) => {
+      if (this.chartGrid.children[evalAt + i] !== card) this.chartGrid.insertBefore(card, this.chartGrid.children[evalAt + i] ?? null);
+    });
     const runs = this.visibleRuns();
     this.chartGrid.classList.toggle('empty', metrics.length === 0);
     // A chart waits while a shown run still owes it an answer for its axis and range: the first
@@ -576,7 +597,7 @@ class Dashboard {
       // The metrics the card draws (a group's members), for the bench and the tests.
       chart.element.dataset.members = JSON.stringify(spec.members);
       // In the chosen order; a card already in place is not moved (moving one reconnects its buttons).
-      const at = evalAt >= 0 && position >= evalAt ? position + 1 : position;
+      const at = evalAt >= 0 && position >= evalAt ? position + evalCards.length : position;
       if (this.chartGrid.children[at] !== chart.element) this.chartGrid.insertBefore(chart.element, this.chartGrid.children[at] ?? null);
       chart.describe(xAxis);
       const zoom = this.zooms.get(metric) ?? null;
@@ -644,7 +665,7 @@ class Dashboard {
     this.summaryFor = key;
     let summaries: SummaryRun[];
     try {
-      summaries = await Promise.all(runs.map(async (r) => ({ id: r.id, name: r.name, group: r.group ?? null, summary: await this.host.request(EvalSummaryRequest, { runId: r.id }) })));
+      summaries = await Promise.all(runs.map(async (r) => ({ id: r.id, name: r.name, group: r.group ?? null, evaluations: r.evaluations, summary: await this.host.request(EvalSummaryRequest, { runId: r.id }) })));
     } catch (err) {
       this.host.reportError(err);
       return;
@@ -657,6 +678,50 @@ class Dashboard {
       this.host.showInViewer({ runId, path: run.path, step: 0, evals: { key: evalKey, arm, ...(gold !== undefined && answer !== undefined ? { gold, answer } : {}) } });
     });
     replaceChildren(this.summaryPanel, view);
+  }
+
+  /** The findings table of the shown runs that log the scanners: their latest step's counts (the last rows read again when rows are added) and latest evaluation's. */
+  private async renderFindings(): Promise<void> {
+    const runs = this.visibleRuns().map((r) => r.summary).filter((s) => logsScans(s.metricNames, s.evaluations));
+    const key = JSON.stringify(runs.map((r) => [r.id, r.name, r.metricRows, r.evaluations]));
+    if (key === this.findingsFor) return;
+    this.findingsFor = key;
+    let rows: FindingsRun[];
+    try {
+      rows = await Promise.all(runs.map(async (r) => {
+        // The last rows are enough: every RL step logs every scanner (0 when none fired).
+        const from = Math.max(0, r.metricRows - FINDINGS_ROWS);
+        const table = r.metricNames.some((n) => SCAN_METRICS.includes(n)) ? (await this.host.request(MetricRowsRequest, { runId: r.id, from, columns: [...SCAN_METRICS] })).table : null;
+        const evaluation = latestEvalCounts(r.evaluations);
+        // The evaluation's episodes, when it kept them task by task (its set has its label).
+        const sets = evaluation ? (await this.host.request(EvalSetsRequest, { runId: r.id })).sets : [];
+        const key = sets.find((s) => s.label === evaluation?.label)?.key ?? null;
+        return { id: r.id, name: r.name, step: table ? latestStepCounts(table) : null, evaluation: evaluation ? { ...evaluation, key } : null };
+      }));
+    } catch (err) {
+      this.host.reportError(err);
+      return;
+    }
+    if (key !== this.findingsFor) return; // the shown runs changed while this was asked
+    replaceChildren(this.findingsPanel, findingsTable(rows, (target) => void this.openFinding(target)));
+  }
+
+  /** Opens the viewer on one finding's rollouts: a step's (the nearest with a rollouts file), or a kept evaluation's episodes in the tools arm (the arm that calls). */
+  private async openFinding(target: FindingTarget): Promise<void> {
+    const { runId, finding } = target;
+    const run = this.runs.get(runId)?.summary;
+    if (!run) return;
+    if ('evalKey' in target) {
+      this.host.showInViewer({ runId, path: run.path, step: 0, evals: { key: target.evalKey, arm: 'tools', finding } });
+      return;
+    }
+    try {
+      const steps = (await this.host.request(RolloutStepsRequest, { runId })).steps.map((s) => s.step);
+      const at = nearestStep(steps, target.step);
+      if (at !== null) this.host.showInViewer({ runId, path: run.path, step: at, finding });
+    } catch (err) {
+      this.host.reportError(err);
+    }
   }
 
   /** When two or more runs are shown: the run-config keys whose values differ, a column per run. */
@@ -814,12 +879,21 @@ const EVAL_COLUMNS: { key: string; title: string }[] = [
   { key: 'eval/acc_tools', title: 'acc (tools)' },
   { key: 'eval/acc_no_tools', title: 'acc (no tools)' },
   { key: 'eval/tool_call_rate', title: 'call rate' },
+  { key: 'eval/call_on_target_rate', title: 'on target' },
+  { key: TOOL_EFFECT, title: 'tool effect' },
   { key: 'eval/n', title: 'n' },
 ];
 
+/** Training rows the findings table reads back from a run's end to find its latest step with the scanners' counts. */
+const FINDINGS_ROWS = 20;
+
+/** Columns shown only for a run that has them in some evaluation (a counterfactual replay's, issue 43): other runs' tables stay as they were. */
+const IF_LOGGED = new Set(['eval/call_on_target_rate', TOOL_EFFECT]);
+
 function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElement {
   const known = new Set(EVAL_COLUMNS.map((c) => c.key));
-  const head = h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...EVAL_COLUMNS.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools')));
+  const columns = EVAL_COLUMNS.filter((c) => !IF_LOGGED.has(c.key) || evaluations.some((e) => e.metrics[c.key] !== undefined));
+  const head = h('thead', null, h('tr', null, h('th', null, 'label'), h('th', null, 'step'), ...columns.map((c) => h('th', null, c.title)), h('th', { title: 'accuracy with tools minus without' }, 'Δ tools')));
   const rows = evaluations.map((e) => {
     const withTools = e.metrics['eval/acc_tools'];
     const without = e.metrics['eval/acc_no_tools'];
@@ -830,7 +904,7 @@ function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElemen
       { title: `${e.source}${others.length ? '\n' + others.map(([k, v]) => `${k} = ${formatNumber(v)}`).join('\n') : ''}` },
       h('td', null, e.label),
       h('td', null, e.step ?? '–'),
-      ...EVAL_COLUMNS.map((c) => h('td', { class: 'num', ...intervalTitle(e, c.key) }, formatNumber(e.metrics[c.key] ?? null))),
+      ...columns.map((c) => h('td', { class: 'num', ...intervalTitle(e, c.key) }, formatNumber(e.metrics[c.key] ?? null))),
       h('td', { class: `num ${delta === null ? '' : delta >= 0 ? 'good' : 'bad'}` }, delta === null ? '–' : `${delta >= 0 ? '+' : ''}${formatNumber(delta)}`),
     );
   });
@@ -838,8 +912,14 @@ function evaluationTable(runName: string, evaluations: EvalResult[]): HTMLElemen
   return h('section', { class: 'eval-run', 'data-testid': 'eval-table' }, h('h3', null, runName), h('div', { class: 'table-scroll' }, h('table', null, head, h('tbody', null, ...rows))));
 }
 
-/** An accuracy cell's tooltip: its 95 % Wilson interval over the evaluation's tasks (eval-series.ts). */
+/** An accuracy cell's tooltip: its 95 % Wilson interval over the evaluation's tasks (eval-series.ts); the tool effect's, the interval the evaluation reports. */
 function intervalTitle(e: EvalResult, key: string): { title?: string } {
+  if (key === TOOL_EFFECT && e.metrics[key] !== undefined) {
+    const { low, high } = effectInterval(e.metrics, e.metrics[key]);
+    const changed = e.metrics['eval/answer_changed_rate'];
+    const words = low === null || high === null ? 'no interval reported' : `95 % paired interval [${formatNumber(low)}, ${formatNumber(high)}]`;
+    return { title: `accuracy as run − with the tools' results withheld: ${words}${changed !== undefined ? `; answers changed by withholding: ${formatNumber(changed)}` : ''}` };
+  }
   const accuracy = EVAL_ACCURACY_METRICS.find((m) => m.metric === key);
   const value = e.metrics[key];
   if (!accuracy || value === undefined) return {};

@@ -308,7 +308,11 @@ export class PanelHost {
       query.set('b', side);
       const cell = evals.gold !== undefined && evals.answer !== undefined ? cellText({ gold: evals.gold, answer: evals.answer }) : null;
       if (cell !== null) query.set('cell', cell);
-    } else query.set('step', String(params.step));
+      if (evals.finding !== undefined) query.set('finding', evals.finding);
+    } else {
+      query.set('step', String(params.step));
+      if (params.finding !== undefined) query.set('finding', params.finding);
+    }
     window.location.assign(`${page}?${query.toString()}`);
   }
 

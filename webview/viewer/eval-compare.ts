@@ -31,6 +31,8 @@ import { button, h, replaceChildren } from '../shared/dom.js';
 import { runColourIndices } from '../shared/run-colours.js';
 import { themeColours } from '../shared/theme.js';
 import { type RenderedRollout, renderRollout } from './rollout-view.js';
+import { FINDING_LEGEND, type FindingName } from '../../protocol/findings.js';
+import { findingBadge } from './findings-view.js';
 import { callsTools } from './preferred-run.js';
 import type { Annotations } from './annotations-view.js';
 
@@ -57,6 +59,8 @@ export interface CompareState {
   promptId: string | null;
   /** Only the tasks in this cell of side A's gold × answer grid (the dashboard's evaluation summary opens one); absent in states saved before. */
   cell?: GridCell | null;
+  /** Only the tasks on which this scanner fired in side A (the dashboard's findings table opens one); absent in states saved before. */
+  finding?: FindingName | null;
 }
 
 export interface CompareViewOptions {
@@ -135,8 +139,8 @@ export class EvalCompareView {
   }
 
   /** One evaluation on both sides, only the tasks of one cell of its answer grid (or all of them). */
-  async openCell(side: EvalSide, cell: GridCell | null): Promise<void> {
-    this.state = { ...this.state, a: side, b: side, outcome: 'all', promptId: null, cell };
+  async openCell(side: EvalSide, cell: GridCell | null, finding: FindingName | null = null): Promise<void> {
+    this.state = { ...this.state, a: side, b: side, outcome: 'all', promptId: null, cell, finding };
     await this.compare();
   }
 
@@ -144,7 +148,7 @@ export class EvalCompareView {
   async openSide(a: EvalSide, promptId: string): Promise<void> {
     const sets = this.sets.get(a.runId) ?? [];
     const b = this.state.b ?? (sets.length > 0 ? { runId: a.runId, key: (sets[sets.length - 1] as EvalSetInfo).key, arm: a.arm } : a);
-    this.state = { ...this.state, a, b, outcome: 'all', promptId, cell: null };
+    this.state = { ...this.state, a, b, outcome: 'all', promptId, cell: null, finding: null };
     await this.compare();
   }
 
@@ -239,17 +243,17 @@ export class EvalCompareView {
     runSelect.addEventListener('change', () => {
       const runSets = this.sets.get(runSelect.value) ?? [];
       const last = runSets[runSets.length - 1];
-      this.update({ cell: null, [name]: last ? { runId: runSelect.value, key: last.key, arm: this.armOf(runSelect.value) } : null, promptId: null });
+      this.update({ cell: null, finding: null, [name]: last ? { runId: runSelect.value, key: last.key, arm: this.armOf(runSelect.value) } : null, promptId: null });
       void this.compare();
     });
     setSelect.addEventListener('change', () => {
       if (!side) return;
-      this.update({ cell: null, [name]: { ...side, key: setSelect.value } });
+      this.update({ cell: null, finding: null, [name]: { ...side, key: setSelect.value } });
       void this.compare();
     });
     armSelect.addEventListener('change', () => {
       if (!side) return;
-      this.update({ cell: null, [name]: { ...side, arm: armSelect.value === 'no_tools' ? 'no_tools' : 'tools' } });
+      this.update({ cell: null, finding: null, [name]: { ...side, arm: armSelect.value === 'no_tools' ? 'no_tools' : 'tools' } });
       void this.compare();
     });
     return h('span', { class: 'compare-side', 'data-side': name }, h('strong', null, `${name.toUpperCase()} `), runSelect, setSelect, armSelect);
@@ -272,7 +276,7 @@ export class EvalCompareView {
       void this.showTask();
     });
     const swap = button('', () => {
-      this.update({ a: this.state.b, b: this.state.a, cell: null });
+      this.update({ a: this.state.b, b: this.state.a, cell: null, finding: null });
       void this.compare();
     }, { icon: 'arrow-swap', secondary: true, title: 'Swap A and B', testid: 'compare-swap' });
     const cell = this.state.cell ?? null;
@@ -285,7 +289,17 @@ export class EvalCompareView {
           this.renderList();
           void this.showTask();
         }, { icon: 'close', secondary: true, title: 'Show every task again', testid: 'compare-cell-clear' }));
-    replaceChildren(this.controls, this.sideControls('a'), swap, this.sideControls('b'), h('label', { class: 'control' }, 'show ', outcome), cellChip);
+    const finding = this.state.finding ?? null;
+    const findingChip = finding === null
+      ? null
+      : h('span', { class: 'cell-filter', 'data-testid': 'compare-finding', title: FINDING_LEGEND[finding].meaning }, `A: ${FINDING_LEGEND[finding].label} `,
+        button('', () => {
+          this.update({ finding: null });
+          this.renderControls();
+          this.renderList();
+          void this.showTask();
+        }, { icon: 'close', secondary: true, title: 'Show every task again', testid: 'compare-finding-clear' }));
+    replaceChildren(this.controls, this.sideControls('a'), swap, this.sideControls('b'), h('label', { class: 'control' }, 'show ', outcome), cellChip, findingChip);
   }
 
   private renderSummary(): void {
@@ -304,7 +318,9 @@ export class EvalCompareView {
     const outcome = this.state.outcome;
     const cell = this.state.cell ?? null;
     const all = this.comparison?.tasks ?? [];
-    const tasks = cell === null ? all : all.filter((t) => t.a !== null && inGridCell({ gold: t.gold, answer: t.a.answer }, cell.gold, cell.answer));
+    const finding = this.state.finding ?? null;
+    const inCell = cell === null ? all : all.filter((t) => t.a !== null && inGridCell({ gold: t.gold, answer: t.a.answer }, cell.gold, cell.answer));
+    const tasks = finding === null ? inCell : inCell.filter((t) => (t.a?.findings ?? []).includes(finding));
     if (outcome === 'all') return tasks;
     if (outcome === 'changed') return tasks.filter((t) => t.outcome === 'fixed' || t.outcome === 'broken');
     return tasks.filter((t) => t.outcome === outcome);
@@ -331,7 +347,7 @@ export class EvalCompareView {
           'div',
           { class: `compare-row ${task.promptId === this.state.promptId ? 'selected' : ''}`, role: 'option', 'aria-selected': task.promptId === this.state.promptId ? 'true' : 'false', 'data-testid': 'compare-row', 'data-prompt': task.promptId, 'data-outcome': task.outcome },
           h('div', { class: 'compare-question', title: task.question }, h('span', { class: `task-outcome outcome-${task.outcome} ${task.outcome === 'fixed' ? 'good' : task.outcome === 'broken' ? 'bad' : 'muted'}` }, OUTCOME_WORDS[task.outcome]), ' ', task.question || task.promptId),
-          h('div', { class: 'compare-answers' }, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(task.gold)), h('span', { class: 'muted' }, ' · A '), mark(task.a), h('span', { class: 'muted' }, ' · B '), mark(task.b),
+          h('div', { class: 'compare-answers' }, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(task.gold)), h('span', { class: 'muted' }, ' · A '), mark(task.a), ...(task.a?.findings ?? []).map((f) => findingBadge(f, true)), h('span', { class: 'muted' }, ' · B '), mark(task.b),
             c && task.a ? this.options.annotations.mark(c.a.runId, { kind: 'eval', step: c.a.step, key: c.a.key, line: task.a.line }) : null,
             c && task.b ? this.options.annotations.mark(c.b.runId, { kind: 'eval', step: c.b.step, key: c.b.key, line: task.b.line }) : null),
         );

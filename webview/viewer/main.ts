@@ -39,6 +39,8 @@ import { TaskTimelineView } from './task-timeline.js';
 import { viewOf, withView } from './view-link.js';
 import { type AnnotationFilter, Annotations, isAnnotationFilter, passes } from './annotations-view.js';
 import type { PlaygroundCall, TimelineEntry } from '../../protocol/panel-protocol.js';
+import { FINDING_LEGEND, FINDING_NAMES, type FindingName, isFindingName } from '../../protocol/findings.js';
+import { findingBadge } from './findings-view.js';
 
 interface ViewerState {
   runId: string | null;
@@ -65,7 +67,7 @@ type ViewerMode = 'steps' | 'evals';
 
 const isSide = (v: unknown) => v === null || hasFields(v, { runId: isString, key: isString, arm: (a) => a === 'tools' || a === 'no_tools' });
 const isCompareState = (v: unknown): v is CompareState =>
-  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p), cell: (c) => c === undefined || c === null || hasFields(c, { gold: isString, answer: isString }) });
+  hasFields(v, { a: isSide, b: isSide, outcome: isOutcomeFilter, promptId: (p) => p === null || isString(p), cell: (c) => c === undefined || c === null || hasFields(c, { gold: isString, answer: isString }), finding: optional((f) => f === null || isFindingName(f)) });
 
 const nullableNumber = (v: unknown) => v === null || typeof v === 'number';
 
@@ -77,7 +79,7 @@ function isViewerState(value: unknown): value is ViewerState {
     compareLine: nullableNumber,
     compare: (v) => typeof v === 'boolean',
     turn: (v) => typeof v === 'number',
-    filter: (v) => hasFields(v, { outcome: isString, tools: isString, search: isString }) && isRecord(v),
+    filter: (v) => hasFields(v, { outcome: isString, tools: isString, search: isString, finding: optional((f) => f === null || f === 'none' || isFindingName(f)) }) && isRecord(v),
     zoom: (v) => isNumberInRange(v, 0.25, 4),
     order: optional(isGroupOrder),
     runSearch: optional(isString),
@@ -150,11 +152,13 @@ class Viewer {
     const linked = viewOf(host.pageQuery() ?? new URLSearchParams());
     if (linked?.mode === 'evals') {
       this.state.mode = 'evals';
-      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null, cell: linked.cell ?? null };
+      this.state.evals = { a: linked.a ?? null, b: linked.b ?? null, outcome: isOutcomeFilter(linked.outcome) ? linked.outcome : 'all', promptId: linked.task ?? null, cell: linked.cell ?? null, finding: linked.finding === 'none' ? null : (linked.finding ?? null) };
       if (linked.runId) this.state.runId = linked.runId;
     } else if (linked) {
       const compareLine = linked.compareLine ?? null;
       Object.assign(this.state, { mode: 'steps', runId: linked.runId ?? null, step: linked.step ?? null, line: linked.line ?? null, compareLine, compare: compareLine !== null || this.state.compare, turn: linked.turn ?? 0 });
+      // A link names the finding filter it wants, or none: a saved one would hide what the link points at.
+      this.state.filter = { ...this.state.filter, finding: linked.finding ?? null };
     }
     this.annotations = new Annotations(host, host.isStatic);
     this.compareView = new EvalCompareView(this.state.evals ?? { a: null, b: null, outcome: 'all', promptId: null }, {
@@ -180,8 +184,8 @@ class Viewer {
       },
       runId: () => this.state.runId,
       facets: () => {
-        const { outcome, tools, errorClass, toolName } = this.state.filter;
-        return { outcome, tools, errorClass, toolName };
+        const { outcome, tools, errorClass, toolName, finding } = this.state.filter;
+        return { outcome, tools, errorClass, toolName, finding: finding ?? null };
       },
       jump: (step, line, turn, facets) => void this.jumpTo(step, line, turn, facets),
       answered: (result) => {
@@ -198,7 +202,7 @@ class Viewer {
     document.addEventListener('keydown', (event) => this.onKey(event));
     this.host.onNotification(RunsChangedNotification, ({ runs }) => void this.onRunsChanged(runs));
     // A step asked for from outside (a dashboard's chart point): in VS Code as a notification, in a browser in the page's URL.
-    this.host.onNotification(ViewerShowStepNotification, ({ runId, step, evals }) => void (evals ? this.showEvaluation(runId, evals) : this.showStep(runId, step)));
+    this.host.onNotification(ViewerShowStepNotification, ({ runId, step, evals, finding }) => void (evals ? this.showEvaluation(runId, evals) : this.showStep(runId, step, finding)));
     this.runs = (await this.host.request(RunsListRequest, {})).runs;
     await this.openRun(this.runs.some((r) => r.id === this.state.runId) ? this.state.runId : preferredRun(this.runs));
     await this.setMode(this.state.mode ?? 'steps');
@@ -264,11 +268,16 @@ class Viewer {
     const cell = evals.gold !== undefined && evals.answer !== undefined ? { gold: evals.gold, answer: evals.answer } : null;
     this.compareOpened = true;
     await this.setMode('evals');
-    await this.compareView.openCell(side, cell);
+    await this.compareView.openCell(side, cell, evals.finding ?? null);
   }
 
-  private async showStep(runId: string, step: number): Promise<void> {
+  private async showStep(runId: string, step: number, finding?: FindingName): Promise<void> {
     if (!this.runs.some((r) => r.id === runId)) return;
+    if (finding !== undefined) {
+      this.state.filter = { ...this.state.filter, finding };
+      this.renderControls();
+      this.renderList();
+    }
     if (runId !== this.state.runId || this.steps.length === 0) await this.openRun(runId);
     if (step !== this.state.step && this.steps.some((s) => s.step === step)) await this.openStep(step);
   }
@@ -293,6 +302,7 @@ class Viewer {
         outcome: evals?.outcome ?? 'all',
         task: evals?.promptId ?? null,
         cell: evals?.cell ?? null,
+        finding: (this.state.mode ?? 'steps') === 'evals' ? (evals?.finding ?? null) : (this.state.filter.finding ?? null),
       }, group),
     );
   }
@@ -435,6 +445,7 @@ class Viewer {
       select('tools', 'filter-tools', [['all', 'all'], ['tools', 'used tools'], ['none', 'no tools']], filter.tools, (v) => setFilter({ tools: v as RolloutFilter['tools'] })),
       select('error', 'filter-error', [['', 'any'], ['none', 'no errors'], ...choices.errorClasses.map((c): [string, string] => [c, c])], filter.errorClass ?? '', (v) => setFilter({ errorClass: v === '' ? null : v })),
       select('tool', 'filter-tool', [['', 'any'], ...choices.toolNames.map((t): [string, string] => [t, t])], filter.toolName ?? '', (v) => setFilter({ toolName: v === '' ? null : v })),
+      select('finding', 'filter-finding', [['', 'any'], ['none', 'no findings'], ...FINDING_NAMES.map((f): [string, string] => [f, FINDING_LEGEND[f].label])], filter.finding ?? '', (v) => setFilter({ finding: v === 'none' || isFindingName(v) ? v : null })),
       select('notes', 'filter-annotation', [['any', 'any'], ['annotated', 'annotated'], ['none', 'not annotated'], ...this.annotations.tags(this.state.runId ?? '').map((tag): [string, string] => [`tag:${tag}`, `tag ${tag}`])], this.state.annotation ?? 'any', (v) => {
         this.state.annotation = isAnnotationFilter(v) ? v : 'any';
         this.listLimit = LIST_PAGE;
@@ -515,6 +526,7 @@ class Viewer {
               h('span', { class: 'num advantage', title: 'advantage' }, `adv ${formatNumber(r.advantage, 2)}`),
               h('span', { class: 'tools', title: r.toolNames.join(', ') }, toolUseWords({ ran: r.toolCalls, failed: r.toolErrors, formatErrors: r.formatErrors })),
               r.errorClasses.length ? h('span', { class: 'errors', title: errorLegend(r.errorClasses) }, r.errorClasses.join(' ')) : null,
+              ...(r.findings ?? []).map((f) => findingBadge(f, true)),
               h('span', { class: 'answer muted' }, answerText(r.answer)),
               this.annotations.mark(this.state.runId ?? '', { kind: 'step', step: this.state.step, line: r.line }),
             );

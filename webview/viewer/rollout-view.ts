@@ -1,7 +1,8 @@
 /**
- * One rollout, rendered: the outcome (answer against gold, reward, advantage, why it ended), the
+ * One rollout, rendered: the outcome (answer against gold, reward, advantage, why it ended; an
+ * evaluated episode's answer with the tool's result withheld; the scanners' findings), the
  * prompt the policy read (opening-prompt.ts), the reward breakdown, then every turn — the model's text with think/answer/tool_call spans styled,
- * each parsed call as pretty JSON with its result or its error class and message, and the image
+ * each parsed call as pretty JSON with its target, its result or its error class and message, and the image
  * before and after the call side by side.
  *
  * Every string from the record (model text, questions, answers, arguments, error messages) goes
@@ -16,6 +17,7 @@ import { ImageCompare, ZOOM_BASE_WIDTH } from '../shared/image-compare.js';
 import { segmentModelText } from './model-text.js';
 import { openingPrompt } from './opening-prompt.js';
 import { tokenView } from './token-view.js';
+import { counterfactualView, findingsLine, targetBadge } from './findings-view.js';
 
 export interface RolloutViewContext {
   imageUrl(ref: string): string;
@@ -83,7 +85,7 @@ function errorLine(error: ActionError): HTMLElement {
 function callView(call: CallRecord, index: number, context: RolloutViewContext, compares: ImageCompare[], replay: { taskImage: string; calls: PlaygroundCall[] }): HTMLElement {
   const status = call.ok ? h('span', { class: 'call-ok' }, h('span', { class: 'codicon codicon-check', 'aria-hidden': 'true' }), ' ok') : h('span', { class: 'call-failed' }, h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ' failed');
   const parts: (HTMLElement | null)[] = [
-    h('div', { class: 'call-head' }, h('span', { class: 'muted' }, `call ${index + 1} `), h('code', { class: 'call-name' }, call.name), ' ', status),
+    h('div', { class: 'call-head' }, h('span', { class: 'muted' }, `call ${index + 1} `), h('code', { class: 'call-name' }, call.name), ' ', status, targetBadge(call.target)),
     h('pre', { class: 'call-args', 'data-testid': 'call-args' }, JSON.stringify(call.arguments, null, 2)),
     call.summary ? h('div', { class: 'call-summary' }, call.summary) : null,
     call.error ? errorLine(call.error) : null,
@@ -205,6 +207,8 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       h('span', null, h('span', { class: 'muted' }, 'ended by '), record.end_reason ?? '–'),
       h('span', { 'data-testid': 'rollout-tool-use' }, h('span', { class: 'muted' }, 'tools '), toolUseWords(countToolUse(record.turns))),
     ),
+    counterfactualView(record),
+    findingsLine(record.findings),
   );
   const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }), playgroundButton(record.task.image, true, 'Open in playground', context));
   const soFar: CallsSoFar = { taskImage: record.task.image, ran: [] };

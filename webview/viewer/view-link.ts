@@ -1,11 +1,12 @@
 /**
  * The rollout viewer's selection as a link: run, step, rollout (its line in the step file, which
  * names its prompt group too), the rollout compared beside it, the turn, and in the evaluations
- * view the two sides, the outcome shown and the task. A browser page keeps its URL's query in step
+ * view the two sides, the outcome shown and the task; and the list's finding filter. A browser page keeps its URL's query in step
  * with what it shows, so a copied link opens the same view (on the same `vistool view` server,
  * whose token the page URL holds, or in a bundle). Pure: URLSearchParams in, fields out.
  */
 import type { EvalSide } from '../../protocol/panel-protocol.js';
+import { type FindingName, isFindingName } from '../../protocol/findings.js';
 import { cellText, type GridCell, parseCell, parseSide, sideText } from '../shared/eval-link.js';
 
 export interface LinkedView {
@@ -21,10 +22,12 @@ export interface LinkedView {
   task: string | null;
   /** Only side A's tasks in one cell of its gold × answer grid (the dashboard's evaluation summary). */
   cell?: GridCell | null;
+  /** The list's finding filter (a scanner's name, or 'none'): the dashboard's findings table links to a step's rollouts on which one fired. */
+  finding?: FindingName | 'none' | null;
 }
 
 /** The query keys a link sets (others, such as the token and the theme, are left as they are). */
-export const LINK_KEYS = ['run', 'step', 'line', 'turn', 'cmp', 'group', 'mode', 'a', 'b', 'outcome', 'task', 'cell'] as const;
+export const LINK_KEYS = ['run', 'step', 'line', 'turn', 'cmp', 'group', 'mode', 'a', 'b', 'outcome', 'task', 'cell', 'finding'] as const;
 
 const side = sideText;
 
@@ -45,6 +48,7 @@ export function withView(query: URLSearchParams, view: LinkedView, group: string
     if (view.outcome !== 'all') set('outcome', view.outcome);
     set('task', view.task);
     set('cell', cellText(view.cell ?? null));
+    set('finding', view.finding ?? null);
     return next;
   }
   set('step', view.step);
@@ -52,6 +56,7 @@ export function withView(query: URLSearchParams, view: LinkedView, group: string
   set('group', group);
   set('cmp', view.compareLine);
   if (view.turn > 0) set('turn', view.turn);
+  set('finding', view.finding ?? null);
   return next;
 }
 
@@ -60,8 +65,16 @@ export function viewOf(query: URLSearchParams): Partial<LinkedView> | null {
   const runId = query.get('run');
   const mode = query.get('mode') === 'evals' ? 'evals' : 'steps';
   if (runId === null && mode === 'steps') return null;
+  const finding = query.get('finding');
   if (mode === 'evals') {
-    return { runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task'), cell: parseCell(query.get('cell')) };
+    return {
+      runId, mode, a: parseSide(query.get('a')), b: parseSide(query.get('b')), outcome: query.get('outcome') ?? 'all', task: query.get('task'), cell: parseCell(query.get('cell')),
+      ...(isFindingName(finding) ? { finding } : {}),
+    };
   }
-  return { runId, mode, step: whole(query.get('step')), line: whole(query.get('line')), compareLine: whole(query.get('cmp')), turn: whole(query.get('turn')) ?? 0 };
+  return {
+    runId, mode, step: whole(query.get('step')), line: whole(query.get('line')), compareLine: whole(query.get('cmp')), turn: whole(query.get('turn')) ?? 0,
+    // A name the viewer does not know is left out (no filter), never passed on.
+    ...(finding === 'none' || isFindingName(finding) ? { finding } : {}),
+  };
 }
