@@ -15,6 +15,8 @@ import { validateTaskRecord } from '../tasks/load.js';
 import type { EnvironmentFacts } from './environment-facts.js';
 import { type ConfigProblem, dottedPath, pointerOf, problem } from './problem.js';
 import { schemaAt } from './run-config-schema.js';
+import type { RunConfig } from '../../protocol/run-config.js';
+import { tokenBudgetProblems } from './token-budget-check.js';
 
 export interface CheckInput {
   /** The config as written. */
@@ -370,6 +372,15 @@ function pixelRanges({ raw, config, add }: CheckContext): void {
   }
 }
 
+/** The opening prompt and the episode at the pixel bounds against the bundled vLLM engine's length (token-budget-check.ts). */
+function tokenBudget({ raw, config, add }: CheckContext): void {
+  const policy = section(config, 'policy');
+  const min = num(policy.min_pixels);
+  const max = num(policy.max_pixels);
+  if (min !== null && max !== null && min > max) return; // pixelRanges reports it
+  for (const found of tokenBudgetProblems(config as unknown as RunConfig, raw)) add(found);
+}
+
 // --- Device and precision ----------------------------------------------------------------------
 
 /** Whether the policy runs on the CPU: device 'cpu', or no CUDA device found and none required. */
@@ -485,6 +496,7 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   policyModel,
   microShapes,
   pixelRanges,
+  tokenBudget,
   deviceAndPrecision,
   distributedOptions,
   envServer,

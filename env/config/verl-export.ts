@@ -19,6 +19,8 @@ import type { RunConfig } from '../../protocol/run-config.js';
 import { DEFAULT_PRESENTATION } from '../presentation/presentation.js';
 import { episodeSettingsOf } from '../presentation/run-config.js';
 import { float, VerlYaml } from './verl-yaml.js';
+import { episodeBudget, OBSERVATION_TEXT_TOKENS, type PromptBudget, promptBudget } from './prompt-token-budget.js';
+import { pixelBoundsProblem } from './qwen-image-tokens.js';
 
 export interface VerlExportOptions {
   /** Folder the run config's relative paths are resolved against (the trainer's working folder). */
@@ -34,6 +36,8 @@ export interface VerlExportOptions {
   /** trainer.n_gpus_per_node; null: 1 when device is 'cpu', else DEFAULT_GPUS_PER_NODE. */
   nGpusPerNode: number | null;
   nnodes: number;
+  /** data.max_prompt_length chosen by hand (--max-prompt-length); null: the computed budget. Refused when an image at the bounds would overflow it. */
+  maxPromptLength?: number | null;
 }
 
 export interface VerlFiles {
@@ -54,13 +58,6 @@ export interface VerlExport {
 
 /** GPUs per node when the config does not say cpu: the repository's GPU recipe (trainer/README.md, "A 4-GPU recipe"). */
 export const DEFAULT_GPUS_PER_NODE = 4;
-/** Qwen2.5-VL's image processor: 28×28 pixels per visual token; its default max_pixels is 1280 tokens. */
-const PIXELS_PER_IMAGE_TOKEN = 28 * 28;
-const QWEN_DEFAULT_MAX_PIXELS = 1280 * PIXELS_PER_IMAGE_TOKEN;
-/** Text budget of the opening prompt: the system prompt with the tool list, and the question. */
-const PROMPT_TEXT_TOKENS = 2048;
-/** Text budget of one observation turn (what the tool did, or an error). */
-const OBSERVATION_TEXT_TOKENS = 128;
 
 // --- Shell words ---------------------------------------------------------------------------------
 
@@ -89,9 +86,11 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   refuseWhatVerlCannotRun(config, report);
   const batches = batchShape(config, options, report);
   warnWhatVerlDoesDifferently(config, raw, options, report);
+  const budget = promptBudget(config);
+  const promptLength = checkPromptLength(budget, options.maxPromptLength ?? null, config, report);
   if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
 
-  const plan: ExportPlan = { config, raw, options, micro: config.policy.model === 'micro', ...batches, paths: exportPaths(config, options), numbers: derivedNumbers(config, batches.gpus) };
+  const plan: ExportPlan = { config, raw, options, micro: config.policy.model === 'micro', ...batches, paths: exportPaths(config, options), numbers: derivedNumbers(config, batches.gpus, budget, promptLength) };
   const nextSteps = nextStepsOf(plan);
   return { files: { 'verl.yaml': verlYaml(plan), 'agent_loop.yaml': agentLoopYaml(plan), 'run.sh': runScript(plan, nextSteps) }, problems, nextSteps };
 }
@@ -180,6 +179,22 @@ function warnWhatVerlDoesDifferently(config: RunConfig, raw: Record<string, unkn
   if (env.url !== null && raw.rewards !== undefined) warn('/rewards', 'rewards-remote', 'rewards are not sent anywhere: env.url points at a server someone else started, and that server scores with its own --reward-config.');
 }
 
+/**
+ * data.max_prompt_length: the computed budget, or the one given by hand when an image at the
+ * bounds still fits it. veRL raises on an opening prompt past it ("Multimodal prompt produced N
+ * tokens"), so a budget that a large chart overflows is refused here, not found mid-run.
+ */
+function checkPromptLength(budget: PromptBudget, chosen: number | null, config: RunConfig, report: Report): number {
+  const pixelsPointer = config.policy.model === 'micro' ? '/policy/micro/max_pixels' : '/policy/max_pixels';
+  const boundsProblem = pixelBoundsProblem(budget.bounds);
+  if (boundsProblem !== null) report('error', pixelsPointer, 'pixel-bounds', `${boundsProblem} (${budget.boundsFrom}); data.mm_processor_kwargs must hold bounds Qwen2.5-VL's processor accepts.`);
+  if (chosen === null) return budget.promptTokens;
+  if (chosen < budget.promptTokens) {
+    report('error', pixelsPointer, 'prompt-overflow', `data.max_prompt_length ${chosen} (--max-prompt-length) is too small: the opening prompt can take ${budget.promptTokens} tokens, ${budget.textTokens} of text (${budget.textFrom}) and ${budget.imageTokens} for an image at max_pixels ${budget.bounds.maxPixels} (${budget.boundsFrom}). veRL stops on such a prompt. Give --max-prompt-length ${budget.promptTokens} or more, or lower policy.max_pixels to about ${Math.max(784, (chosen - budget.textTokens) * 784)} pixels.`);
+  }
+  return chosen;
+}
+
 // --- Paths and derived numbers -------------------------------------------------------------------
 
 interface SplitRoot {
@@ -229,6 +244,7 @@ function exportPaths(config: RunConfig, options: VerlExportOptions): ExportPaths
 }
 
 interface DerivedNumbers {
+  budget: PromptBudget;
   imageTokens: number;
   promptLength: number;
   /** Observation turns: every turn but the last. */
@@ -243,18 +259,17 @@ interface DerivedNumbers {
   rolloutTp: number;
 }
 
-function derivedNumbers(config: RunConfig, gpus: number): DerivedNumbers {
-  const { rl, env, policy } = config;
-  const maxPixels = policy.model === 'micro' ? policy.micro.max_pixels : (policy.max_pixels ?? QWEN_DEFAULT_MAX_PIXELS);
-  const imageTokens = Math.ceil(maxPixels / PIXELS_PER_IMAGE_TOKEN);
-  const observations = env.max_turns - 1;
-  const imageObservations = Math.min(env.tools ? env.max_tool_calls : 0, observations);
+function derivedNumbers(config: RunConfig, gpus: number, budget: PromptBudget, promptLength: number): DerivedNumbers {
+  const { rl, policy } = config;
+  const imageTokens = budget.imageTokens;
+  const { observations, imageObservations, responseTokens } = episodeBudget(config, budget);
   return {
+    budget,
     imageTokens,
-    promptLength: PROMPT_TEXT_TOKENS + imageTokens,
+    promptLength,
     observations,
     imageObservations,
-    responseLength: env.max_turns * rl.max_new_tokens + observations * OBSERVATION_TEXT_TOKENS + imageObservations * imageTokens,
+    responseLength: responseTokens,
     dtype: policy.dtype === 'auto' ? (config.device === 'cpu' ? 'float32' : 'bfloat16') : policy.dtype,
     saveFreq: config.checkpoint.every_steps > 0 ? config.checkpoint.every_steps : rl.steps,
     testFreq: config.eval.every_steps > 0 ? config.eval.every_steps : config.eval.before_and_after ? rl.steps : -1,
@@ -286,14 +301,20 @@ function verlYaml(plan: ExportPlan): string {
   return y.toString();
 }
 
-function dataSection(y: VerlYaml, { config, micro, numbers }: ExportPlan): void {
+function dataSection(y: VerlYaml, { config, micro, numbers, options }: ExportPlan): void {
   const { rl, env, policy, data } = config;
-  const { imageTokens, observations, imageObservations } = numbers;
+  const { imageTokens, observations, imageObservations, budget } = numbers;
   y.note('data', ['train.parquet and val.parquet are not written by this export: a separate converter makes them from each', 'tasks.jsonl (`python3 -m vistool_verl data convert --to verl`, verl_bridge/); the commands are at the top of run.sh.']);
   y.set('data.train_files', '${oc.env:VISTOOL_VERL_DIR}/train.parquet', `data.train (${data.train ?? 'generated: RUN_DIR/data/train'}), converted`);
   y.set('data.val_files', '${oc.env:VISTOOL_VERL_DIR}/val.parquet', `data.eval (${data.eval ?? 'generated: RUN_DIR/data/eval'}), converted`);
   y.set('data.train_batch_size', rl.prompts_per_step, 'rl.prompts_per_step');
-  y.set('data.max_prompt_length', numbers.promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${PROMPT_TEXT_TOKENS} text tokens + ${imageTokens} image tokens)`);
+  if (options.maxPromptLength != null) {
+    y.set('data.max_prompt_length', numbers.promptLength, `--max-prompt-length (the opening prompt needs at most ${budget.promptTokens}: ${budget.textTokens} text + ${imageTokens} image tokens)`);
+  } else {
+    y.set('data.max_prompt_length', numbers.promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${budget.textTokens} text tokens + ${imageTokens} image tokens)`, [
+      `The opening prompt's text: ${budget.textFrom}; its image: at most ${imageTokens} tokens at max_pixels ${budget.bounds.maxPixels} (⌊max_pixels / 784⌋).`,
+    ]);
+  }
   y.set('data.max_response_length', numbers.responseLength, 'env.max_turns × rl.max_new_tokens + observations', [
     `veRL budgets a whole multi-turn response: ${env.max_turns} turns × ${rl.max_new_tokens} tokens, ${observations} observation(s) × ${OBSERVATION_TEXT_TOKENS} text tokens,`,
     `and ${imageObservations} edited image(s) × ${imageTokens} tokens (env.max_tool_calls, policy.${micro ? 'micro.' : ''}max_pixels).`,
@@ -302,12 +323,11 @@ function dataSection(y: VerlYaml, { config, micro, numbers }: ExportPlan): void 
   y.set('data.seed', config.seed, 'seed');
   y.fixed('data.image_key', 'images', 'the converter writes the PNG bytes under images');
   y.fixed('data.return_raw_chat', true, 'the agent loop renders the chat itself');
-  if (!micro && policy.min_pixels !== null) y.set('data.mm_processor_kwargs.min_pixels', policy.min_pixels, 'policy.min_pixels');
-  if (!micro && policy.max_pixels !== null) y.set('data.mm_processor_kwargs.max_pixels', policy.max_pixels, 'policy.max_pixels');
-  if (micro) {
-    y.set('data.mm_processor_kwargs.min_pixels', policy.micro.min_pixels, 'policy.micro.min_pixels');
-    y.set('data.mm_processor_kwargs.max_pixels', policy.micro.max_pixels, 'policy.micro.max_pixels');
-  }
+  // Both bounds, always: transformers 5 ignores one without the other, and without them the
+  // processor's own (up to 16,384 tokens an image) would meet a budget computed for these.
+  const boundsNote = (key: 'min_pixels' | 'max_pixels') => (micro ? `policy.micro.${key}` : policy[key] === null ? `policy.${key} (null: Qwen2.5-VL's processor default)` : `policy.${key}`);
+  y.set('data.mm_processor_kwargs.min_pixels', budget.bounds.minPixels, boundsNote('min_pixels'));
+  y.set('data.mm_processor_kwargs.max_pixels', budget.bounds.maxPixels, boundsNote('max_pixels'));
 }
 
 function modelSection(y: VerlYaml, { config: { policy }, micro }: ExportPlan): void {

@@ -386,3 +386,26 @@ except Exception as error:
 print("\n".join(problems) if problems else f"OK {len(written)} keys")
 sys.exit(1 if problems else 0)
 `;
+
+const VTOOL = join(root, 'examples', 'vtool-r1-v2-qwen2.5-vl-3b-chart.vistool.json');
+
+test('the export writes both image bounds and a prompt budget an image at the bounds fits', async () => {
+  // DAPO sets max_pixels 1,003,520 and leaves min_pixels null (Qwen2.5-VL's 3,136): the table's
+  // measured 1,626 text tokens + 256 headroom + ⌊1,003,520 / 784⌋ = 1,280 image tokens = 3,162.
+  const dapo = jsYaml.load((await exportTo(DAPO)).verlYaml);
+  assert.deepEqual(at(dapo, 'data.mm_processor_kwargs'), { min_pixels: 3136, max_pixels: 1003520 });
+  assert.equal(at(dapo, 'data.max_prompt_length'), 3162);
+  // VTool-R1 v2 leaves both null: the processor's own bounds are written (transformers 5 ignores one
+  // without the other), and the prompt holds an image of 16,384 tokens: 1,882 + 16,384 = 18,266.
+  const vtool = jsYaml.load((await exportTo(VTOOL)).verlYaml);
+  assert.deepEqual(at(vtool, 'data.mm_processor_kwargs'), { min_pixels: 3136, max_pixels: 12845056 });
+  assert.equal(at(vtool, 'data.max_prompt_length'), 18266);
+  // A budget chosen by hand is kept when it fits, refused with the key and the number when it does not.
+  assert.equal(at(jsYaml.load((await exportTo(DAPO, ['--max-prompt-length', '4096'])).verlYaml), 'data.max_prompt_length'), 4096);
+  const stderr = capture();
+  const out = await mkdtemp(join(tmpdir(), 'vistool-export-'));
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', VTOOL, '--out', out, '--max-prompt-length', '8192']), /cannot run on veRL as it is/);
+  assert.match(stderr.text(), /error: data\.max_prompt_length 8192 \(--max-prompt-length\) is too small: the opening prompt can take 18266 tokens, 1882 of text .* and 16384 for an image at max_pixels 12845056 .*Give --max-prompt-length 18266 or more.*\[verl\/prompt-overflow\]/);
+  assert.equal(existsSync(join(out, 'verl.yaml')), false);
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr: capture() }).run(['--to', 'verl', DAPO, '--out', out, '--max-prompt-length', 'lots']), UsageError);
+});
