@@ -381,6 +381,13 @@ function tokenBudget({ raw, config, add }: CheckContext): void {
   for (const found of tokenBudgetProblems(config as unknown as RunConfig, raw)) add(found);
 }
 
+/** rl.train_turns 'final' is the veRL bridge's (its agent loop masks the turns); the bundled trainer trains every turn. */
+function trainTurnsOnVerl({ raw, config, add }: CheckContext): void {
+  const turns = str(section(config, 'rl').train_turns);
+  if (!rlOn(config) || turns !== 'final' || str(config.engine) === 'verl') return;
+  add(problem({ code: 'rl/train-turns-verl-only', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['rl', 'train_turns']), message: "rl.train_turns 'final' (only the turn that ends the episode is trained, VTool-R1 v2's mask) is carried out by the veRL bridge, and engine is not 'verl': vistool's own trainer trains every turn and would refuse to start. Set engine to 'verl' (`vistool config export --to verl`), or rl.train_turns to 'all'.", fixes: [{ kind: 'set', title: "Set rl.train_turns to 'all'", pointer: '/rl/train_turns', value: 'all' }] }));
+}
+
 // --- Device and precision ----------------------------------------------------------------------
 
 /** Whether the policy runs on the CPU: device 'cpu', or no CUDA device found and none required. */
@@ -497,6 +504,7 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   microShapes,
   pixelRanges,
   tokenBudget,
+  trainTurnsOnVerl,
   deviceAndPrecision,
   distributedOptions,
   envServer,

@@ -468,6 +468,7 @@ function agentLoopYaml({ config, options }: ExportPlan): string {
     `  max_tool_calls: ${env.max_tool_calls}  # vistool: env.max_tool_calls`,
     `  use_tools: ${env.tools}  # vistool: env.tools`,
     `  max_new_tokens: ${rl.max_new_tokens}  # vistool: rl.max_new_tokens (each turn's cap; data.max_response_length caps the episode)`,
+    `  train_turns: ${rl.train_turns}  # vistool: rl.train_turns (final: only the turn that ends the episode is trained)`,
     '  # What the policy reads; the env server applies it (the system turn for use_tools, the image view).',
     '  presentation:',
     `    system_prompt: ${JSON.stringify(presentation.system_prompt)}  # vistool: policy.system_prompt`,

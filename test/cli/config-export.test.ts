@@ -128,6 +128,7 @@ test('agent_loop.yaml is one vistool_agent entry with the episode limits', async
       max_tool_calls: 4,
       use_tools: true,
       max_new_tokens: 1024,
+      train_turns: 'all',
       presentation: { system_prompt: null, view: { latest_images: null, images_first: false } },
     },
   ]);

@@ -14,6 +14,9 @@ observation's tokens join the sequence with response_mask 0 and its images join
 multi_modal_data. When the view hides earlier images, each turn is generated from the presented
 prompt rebuilt with the turns as sampled; veRL 0.9.1 trains one sequence per episode, so the
 sequence handed back is the last turn's (docs/VERL.md says what that means for earlier turns).
+With `train_turns: final` (rl.train_turns) only the turn that ends the episode keeps mask 1: the
+turns the env went on after (tool calls) are masked like observations, VTool-R1 v2's rule
+(turn_masks.py).
 
 Tokens come from veRL's own continuous-token builder (ct_* helpers), so prompt and response ids
 are exactly what veRL's trainer would build for these messages.
@@ -36,6 +39,7 @@ from verl.utils.profiler import simple_timer
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, EnvServerError, off_loop
 from .live_records import EpisodePlace, live_record
+from .turn_masks import check_train_turns, masked_turns
 
 AGENT_NAME = "vistool_agent"
 log = logging.getLogger(__name__)
@@ -59,7 +63,7 @@ def register_keeping_the_recipe(agent_name: str) -> Any:
 class VistoolAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, max_turns: int | None = None, max_tool_calls: int = 3, use_tools: bool = True,
                  presentation: dict[str, Any] | None = None, env_url: str | None = None, env_token_file: str | None = None,
-                 run_dir: str | None = None, max_new_tokens: int | None = None, **kwargs: Any):
+                 run_dir: str | None = None, max_new_tokens: int | None = None, train_turns: str = "all", **kwargs: Any):
         if "system_prompt" in kwargs:
             raise ValueError("the vistool agent loop takes `presentation: {system_prompt, view}` (the run config's policy.system_prompt "
                              "and policy.view, which the env server applies), not `system_prompt`: export the recipe again "
@@ -78,6 +82,8 @@ class VistoolAgentLoop(AgentLoopBase):
         self.env.refuse_loopback_across_nodes(int(self.config.get("trainer", {}).get("nnodes", 1) or 1))
         # The per-turn token cap (rl.max_new_tokens); None leaves each turn the rest of the response budget.
         self.max_new_tokens = int(max_new_tokens) if max_new_tokens else None
+        # rl.train_turns: 'all' trains every turn, 'final' only the one that ends the episode (turn_masks.py).
+        self.train_turns = check_train_turns(train_turns)
         # Where live rollout records go; None writes none.
         self.run_dir = run_dir or os.environ.get("VISTOOL_RUN_DIR") or None
 
@@ -96,6 +102,9 @@ class VistoolAgentLoop(AgentLoopBase):
         prompts_grow = bool((opened.get("presentation") or {}).get("prompts_only_grow", True))
         # Each turn as sampled (ids, log-probs), to rebuild a presented prompt that hides earlier images.
         sampled: list[tuple[list[int], list[float] | None]] = []
+        # Where each turn's tokens lie in the response, and whether the env went on after it.
+        turn_spans: list[tuple[int, int]] = []
+        continued: list[bool] = []
         try:
             messages, images = to_verl_messages(opened["observation"]["prompt"])
             self._assert_mm_supported(bool(images))
@@ -114,6 +123,7 @@ class VistoolAgentLoop(AgentLoopBase):
                 # response never runs past response_length: the env scores exactly the text the trainer keeps.
                 budget = self.response_length - len(response_mask)
                 turn_params = {**sampling_params, "max_tokens": min(self.max_new_tokens or budget, budget)}
+                turn_start = len(response_mask)
                 with simple_timer("generate_sequences", metrics):
                     generated = await self.server_manager.generate(request_id=request_id, prompt_ids=token_ids,
                                                                    sampling_params=turn_params, image_data=images or None,
@@ -126,6 +136,7 @@ class VistoolAgentLoop(AgentLoopBase):
                 token_ids = merged.token_ids
                 response_logprobs = logprobs or []
                 assistant_turns += 1
+                turn_spans.append((turn_start, len(response_mask)))
                 sampled.append((list(generated.token_ids), list(generated.log_probs) if generated.log_probs else None))
                 text = self._text_of(generated.token_ids)
                 messages.append({"role": "assistant", "content": text})
@@ -135,6 +146,7 @@ class VistoolAgentLoop(AgentLoopBase):
                     raise EnvServerError(f"the env server could not take turn {assistant_turns} of episode {episode_id} (task "
                                          f"{task.get('id')}): HTTP {step['error'].get('status')}: {step['error'].get('message')}. "
                                          "The rollout fails (veRL drops its group) rather than train on a reward the env never gave")
+                continued.append(not step["done"])
                 if step["done"] or assistant_turns >= self.max_assistant_turns or len(response_mask) >= self.response_length:
                     break
                 if prompts_grow:
@@ -143,16 +155,17 @@ class VistoolAgentLoop(AgentLoopBase):
                     messages.extend(observation)
                     merged, extended_mask, logprobs = await self.ct_merge_context_msg(
                         previous, messages, token_ids, response_mask, response_logprobs or None)
-                    extended_ids, extended_images = merged.token_ids, images + new_images
+                    extended_ids, extended_images, extended_spans = merged.token_ids, images + new_images, turn_spans
                 else:
-                    messages, extended_images, extended_ids, prompt_length, extended_mask, logprobs = await self._presented(
+                    messages, extended_images, extended_ids, prompt_length, extended_mask, logprobs, extended_spans = await self._presented(
                         step["observation"]["prompt"], sampled)
                 if len(extended_mask) >= self.response_length:
                     notes.append("the response budget ran out before the observation fitted; the episode ends here")
                     break
-                token_ids, response_mask, images = extended_ids, extended_mask, extended_images
+                token_ids, response_mask, images, turn_spans = extended_ids, extended_mask, extended_images, extended_spans
                 response_logprobs = logprobs or []
                 user_turns += 1
+            trained_mask = masked_turns(response_mask, turn_spans, continued, self.train_turns)
             score = (await off_loop(client.score_episodes, [episode_id], soft=True))[0]
             trajectory = await off_loop(client.trajectory, episode_id)
         finally:
@@ -170,7 +183,7 @@ class VistoolAgentLoop(AgentLoopBase):
         return AgentLoopOutput(
             prompt_ids=token_ids[:prompt_length],
             response_ids=token_ids[prompt_length:][: self.response_length],
-            response_mask=response_mask[: self.response_length],
+            response_mask=trained_mask[: self.response_length],
             response_logprobs=response_logprobs[: self.response_length] or None,
             multi_modal_data={"images": images} if images else {},
             mm_processor_kwargs=mm_processor_kwargs,
@@ -186,9 +199,10 @@ class VistoolAgentLoop(AgentLoopBase):
         )
 
     async def _presented(self, prompt: list[dict[str, Any]], sampled: list[tuple[list[int], list[float] | None]]
-                         ) -> tuple[list[dict[str, Any]], list[Any], list[int], int, list[int], list[float] | None]:
+                         ) -> tuple[list[dict[str, Any]], list[Any], list[int], int, list[int], list[float] | None, list[tuple[int, int]]]:
         """The env's presented prompt as continuous tokens, each earlier turn as it was sampled:
-        (messages, images, token ids, prompt length, response mask, response log-probs). The
+        (messages, images, token ids, prompt length, response mask, response log-probs, each turn's
+        span in the response). The
         messages before the first turn are the prompt; every turn (mask 1) and every observation
         after it (mask 0) is merged as veRL's builder merges them while an episode runs."""
         messages, images = to_verl_messages(prompt)
@@ -200,16 +214,19 @@ class VistoolAgentLoop(AgentLoopBase):
         prompt_length = len(token_ids)
         mask: list[int] = []
         logprobs: list[float] | None = [] if all(lp is not None for _, lp in sampled) else None
+        spans: list[tuple[int, int]] = []
         for number, index in enumerate(turns):
             ids, turn_logprobs = sampled[number]
+            start = len(mask)
             merged, mask, merged_logprobs = await self.ct_merge_assistant_token(token_ids, ids, mask, logprobs, assistant_logprobs=turn_logprobs)
+            spans.append((start, len(mask)))
             token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
             following = turns[number + 1] if number + 1 < len(turns) else len(messages)
             if following > index + 1:
                 merged, mask, merged_logprobs = await self.ct_merge_context_msg(
                     messages[: index + 1], messages[:following], token_ids, mask, logprobs)
                 token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
-        return messages, images, token_ids, prompt_length, mask, logprobs
+        return messages, images, token_ids, prompt_length, mask, logprobs, spans
 
     def _record(self, kwargs: dict[str, Any], task: dict[str, Any], trajectory: dict[str, Any], score: dict[str, Any],
                 response_tokens: int) -> None:
