@@ -208,3 +208,24 @@ def test_the_recipe_s_keys_survive_the_import_that_makes_the_first_loop():
     assert "Answer briefly." in kept and "max_turns: 3" in kept, kept
     # Without a recipe the import registers the loop by its class, as veRL's own decorator does.
     assert registry_after("import-only").strip() == "{'_target_': 'vistool_verl.agent_loop.VistoolAgentLoop'}"
+
+
+def test_a_loopback_env_server_is_refused_when_veRL_spreads_the_workers_over_several_ray_nodes(micro_dir, env_server):
+    """M3 of issue 41: veRL 0.9.1 places agent-loop workers round-robin on every live Ray node with
+    CPUs (AgentLoopManager._init_agent_loop_workers), whatever trainer.nnodes says. Ray's cluster
+    state is the external boundary here: `ray.nodes()` is given as the list it returns."""
+    from vistool_verl.env_session import EnvAddress, agent_loop_worker_nodes
+
+    head_without_gpus = {"NodeID": "head", "Alive": True, "Resources": {"CPU": 8.0}}
+    gpu_node = {"NodeID": "gpu", "Alive": True, "Resources": {"CPU": 64.0, "GPU": 8.0}}
+    dead = {"NodeID": "gone", "Alive": False, "Resources": {"CPU": 8.0}}
+    no_cpu = {"NodeID": "acc", "Alive": True, "Resources": {"GPU": 1.0}}
+    assert agent_loop_worker_nodes(8, [head_without_gpus, gpu_node, dead, no_cpu]) == 2
+    assert agent_loop_worker_nodes(1, [head_without_gpus, gpu_node]) == 1  # one worker sits on one node
+    assert agent_loop_worker_nodes(8, [gpu_node, dead]) == 1
+    assert agent_loop_worker_nodes(8) == 1  # no Ray in this process: the loop runs where it is made
+    client, token_file, _ = env_server
+    address = EnvAddress.resolve(client.url, str(token_file))
+    address.refuse_loopback_across_nodes(1, 1)
+    with pytest.raises(ValueError, match=r"trainer.nnodes=1 and its agent-loop workers go to 2 Ray node\(s\).*every node reaches"):
+        address.refuse_loopback_across_nodes(1, agent_loop_worker_nodes(8, [head_without_gpus, gpu_node]))

@@ -32,14 +32,18 @@ import os
 from typing import Any
 from uuid import uuid4
 
-from verl.experimental.agent_loop import agent_loop as verl_agent_loop
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
 from .env_messages import to_verl_messages
-from .env_session import EnvAddress, EnvServerError, off_loop
+from .env_session import EnvAddress, EnvServerError, agent_loop_worker_nodes, off_loop
 from .live_records import EpisodePlace, live_record
 from .turn_masks import check_train_turns, masked_turns
+from .verl_internals import agent_loop_registry, check as check_verl_internals
+
+# veRL's private names this loop uses (its registry, AgentLoopBase's token helpers) exist, or the
+# import stops here naming them (verl_internals.py).
+check_verl_internals("agent_loop")
 
 AGENT_NAME = "vistool_agent"
 log = logging.getLogger(__name__)
@@ -53,7 +57,7 @@ def register_keeping_the_recipe(agent_name: str) -> Any:
     loop; veRL's own `register` would then overwrite that entry with a bare `_target_`, and every
     later loop of the run would start without the recipe's keys (the env's default presentation, a
     prompt longer than data.max_prompt_length). Seen in `make verl-e2e`: one trajectory of 32 ran."""
-    existing = verl_agent_loop._agent_loop_registry.get(agent_name)
+    existing = agent_loop_registry().get(agent_name)
     if existing is not None and set(existing) - {"_target_", "name"}:
         return lambda subclass: subclass
     return register(agent_name)
@@ -79,7 +83,9 @@ class VistoolAgentLoop(AgentLoopBase):
         self.end_of_turn = int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
         self.response_length = int(self.rollout_config.response_length)
         self.env = EnvAddress.resolve(env_url, env_token_file)
-        self.env.refuse_loopback_across_nodes(int(self.config.get("trainer", {}).get("nnodes", 1) or 1))
+        agent = getattr(self.rollout_config, "agent", None)
+        workers = int(getattr(agent, "num_workers", None) or 1)
+        self.env.refuse_loopback_across_nodes(int(self.config.get("trainer", {}).get("nnodes", 1) or 1), agent_loop_worker_nodes(workers))
         # The per-turn token cap (rl.max_new_tokens); None leaves each turn the rest of the response budget.
         self.max_new_tokens = int(max_new_tokens) if max_new_tokens else None
         # rl.train_turns: 'all' trains every turn, 'final' only the one that ends the episode (turn_masks.py).
@@ -153,8 +159,11 @@ class VistoolAgentLoop(AgentLoopBase):
                     observation, new_images = to_verl_messages(step["observation"]["messages"])
                     previous = list(messages)
                     messages.extend(observation)
+                    # A turn cut at its token cap has no <|im_end|>: close it as the env's presented prompt does.
+                    closed_ids, closed_mask, closed_logprobs = close_cut_turn(token_ids, response_mask, response_logprobs or None,
+                                                                              self.end_of_turn)
                     merged, extended_mask, logprobs = await self.ct_merge_context_msg(
-                        previous, messages, token_ids, response_mask, response_logprobs or None)
+                        previous, messages, closed_ids, closed_mask, closed_logprobs)
                     extended_ids, extended_images, extended_spans = merged.token_ids, images + new_images, turn_spans
                 else:
                     messages, extended_images, extended_ids, prompt_length, extended_mask, logprobs, extended_spans = await self._presented(
@@ -223,6 +232,7 @@ class VistoolAgentLoop(AgentLoopBase):
             token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
             following = turns[number + 1] if number + 1 < len(turns) else len(messages)
             if following > index + 1:
+                token_ids, mask, logprobs = close_cut_turn(token_ids, mask, logprobs, self.end_of_turn)
                 merged, mask, merged_logprobs = await self.ct_merge_context_msg(
                     messages[: index + 1], messages[:following], token_ids, mask, logprobs)
                 token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
@@ -245,6 +255,20 @@ class VistoolAgentLoop(AgentLoopBase):
         if token_ids and token_ids[-1] == self.end_of_turn:
             token_ids = token_ids[:-1]
         return self.tokenizer.decode(token_ids, skip_special_tokens=False)
+
+
+def close_cut_turn(token_ids: list[int], mask: list[int], logprobs: list[float] | None, end_of_turn: int
+                   ) -> tuple[list[int], list[int], list[float] | None]:
+    """A turn that stopped without <|im_end|> (cut at its max_tokens) closed before the next message
+    is merged: the env server renders every earlier assistant turn with the chat template, which
+    ends it with <|im_end|>\\n, so the next prompt holds that token whatever the sampler did. It is
+    context, not policy output (mask 0, log-prob 0): the sampler never chose it. veRL 0.9.1's own
+    ToolAgentLoop does not close such a turn (its Qwen token builder adds the newline only after an
+    <|im_end|> the model wrote), so there the cut text runs into the next <|im_start|>; veRL's
+    builder then adds the newline here as it does after a turn the model closed."""
+    if not token_ids or token_ids[-1] == end_of_turn:
+        return token_ids, mask, logprobs
+    return token_ids + [end_of_turn], mask + [0], (logprobs + [0.0]) if logprobs is not None else None
 
 
 def merge_generation_fields(kept: dict[str, Any], turn: dict[str, Any] | None) -> dict[str, Any]:
