@@ -105,6 +105,25 @@ def test_merging_keeps_the_first_turn_s_fields_and_the_last_turn_s_max_version()
     assert merged == {"global_steps": 3, "min_global_steps": 3, "max_global_steps": 5, "num_cached_tokens": 10}
 
 
+def test_speculative_decoding_counters_and_preemptions_add_up_over_the_turns_as_in_veRLs_tool_agent_loop():
+    """veRL 0.9.1's ToolAgentLoop sums spec_num_draft_tokens, spec_num_accepted_tokens and
+    spec_num_verify_steps over an episode's turns and counts num_preempted from the first turn on."""
+    from vistool_verl.agent_loop import add_preemptions
+
+    turns = [{"global_steps": 1, "max_global_steps": 1, "spec_num_draft_tokens": 10, "spec_num_accepted_tokens": 7, "spec_num_verify_steps": 3},
+             {"global_steps": 2, "max_global_steps": 2, "spec_num_draft_tokens": 4, "spec_num_accepted_tokens": 1, "spec_num_verify_steps": 2}]
+    merged: dict = {}
+    for turn in turns:
+        merged = merge_generation_fields(merged, turn)
+    assert merged == {"global_steps": 1, "max_global_steps": 2, "spec_num_draft_tokens": 14, "spec_num_accepted_tokens": 8,
+                      "spec_num_verify_steps": 5}
+    count = None
+    for preempted in (None, 2, None, 1):
+        count = add_preemptions(count, preempted)
+    assert count == -1 + 2 + 0 + 1  # the first turn said nothing (-1), as veRL records it
+    assert add_preemptions(add_preemptions(None, 0), 3) == 3
+
+
 def test_no_turn_runs_past_the_response_budget_so_the_env_scores_what_the_trainer_keeps(tasks_path, micro_dir, env_server):
     client, token_file, _ = env_server
     # A server whose own default would let a turn take far more than the budget left, as vLLM's does

@@ -12,8 +12,8 @@ system turn, the image view; docs/CONTRACTS.md) when it opens the episode and ge
 prompt the server presents each turn, never from text of its own. While prompts only grow, the
 observation's tokens join the sequence with response_mask 0 and its images join
 multi_modal_data. When the view hides earlier images, each turn is generated from the presented
-prompt rebuilt with the turns as sampled; veRL 0.9.1 trains one sequence per episode, so the
-sequence handed back is the last turn's (docs/VERL.md says what that means for earlier turns).
+prompt rebuilt with the turns as sampled; the loop hands veRL one sequence per episode (veRL
+0.9.1's v1 trainer would take one per turn; not used yet), the last turn's (docs/VERL.md says what that means for earlier turns).
 With `train_turns: final` (rl.train_turns) only the turn that ends the episode keeps mask 1: the
 turns the env went on after (tool calls) are masked like observations, VTool-R1 v2's rule
 (turn_masks.py).
@@ -39,7 +39,7 @@ from .env_messages import to_verl_messages
 from .env_session import EnvAddress, EnvServerError, agent_loop_worker_nodes, off_loop
 from .live_records import EpisodePlace, live_record
 from .turn_masks import check_train_turns, masked_turns
-from .verl_internals import agent_loop_registry, check as check_verl_internals
+from .verl_internals import agent_loop_registry, check as check_verl_internals, spec_decode_extra_keys
 
 # veRL's private names this loop uses (its registry, AgentLoopBase's token helpers) exist, or the
 # import stops here naming them (verl_internals.py).
@@ -135,6 +135,7 @@ class VistoolAgentLoop(AgentLoopBase):
                                                                    sampling_params=turn_params, image_data=images or None,
                                                                    mm_processor_kwargs=mm_processor_kwargs)
                 generation_fields = merge_generation_fields(generation_fields, generated.extra_fields)
+                metrics["num_preempted"] = add_preemptions(metrics.get("num_preempted"), getattr(generated, "num_preempted", None))
                 merged, response_mask, logprobs = await self.ct_merge_assistant_token(
                     token_ids, generated.token_ids, response_mask,
                     response_logprobs if (response_logprobs or generated.log_probs) else None,
@@ -272,17 +273,29 @@ def close_cut_turn(token_ids: list[int], mask: list[int], logprobs: list[float] 
 
 
 def merge_generation_fields(kept: dict[str, Any], turn: dict[str, Any] | None) -> dict[str, Any]:
-    """The rollout server's extra fields over an episode, as veRL's own ToolAgentLoop keeps them: the
-    first turn's (`global_steps`, `min_global_steps`: the weights the episode started with), with
-    `max_global_steps` from the latest turn (the weights it ended with). veRL's v1 trainer reads
-    min/max_global_steps from every trajectory for its off-policy bookkeeping."""
+    """The rollout server's extra fields over an episode, as veRL 0.9.1's own ToolAgentLoop keeps them
+    (`_handle_generating_state`): the first turn's (`global_steps`, `min_global_steps`: the weights the
+    episode started with), `max_global_steps` from the latest turn that has one (the weights it ended
+    with), and the speculative-decoding counters (SPEC_DECODE_EXTRA_KEYS) summed over the turns that
+    report them. veRL's v1 trainer reads min/max_global_steps from every trajectory."""
     turn = dict(turn or {})
     if not kept:
         return turn
     merged = dict(kept)
-    if turn.get("max_global_steps") is not None:
+    if turn.get("max_global_steps"):
         merged["max_global_steps"] = turn["max_global_steps"]
+    for key in spec_decode_extra_keys():
+        if key in turn and key in merged:
+            merged[key] = int(merged[key]) + int(turn[key])
     return merged
+
+
+def add_preemptions(kept: int | None, turn: int | None) -> int:
+    """The episode's `num_preempted` metric as ToolAgentLoop counts it: the first turn's (-1 when the
+    server does not say), then each later turn's added (a turn that does not say adds 0)."""
+    if kept is None:
+        return int(turn) if turn is not None else -1
+    return kept + (int(turn) if turn is not None else 0)
 
 
 def _task_of(extra_info: Any) -> tuple[dict[str, Any], str]:

@@ -20,7 +20,7 @@ PINNED_VERL = "0.9.1"
 class Internal:
     module: str
     name: str
-    #: "dict", "callable" (a function or class), or "method:CLASS" (a method of that class in module).
+    #: "dict", "tuple", "callable" (a function or class), or "method:CLASS" (a method of that class in module).
     kind: str
     used_by: str
     #: Who checks it at start-up: "agent_loop" or "cpu_stand_in".
@@ -37,6 +37,8 @@ INTERNALS: tuple[Internal, ...] = (
              "agent_loop (the image size limits sent to the rollout server)"),
     Internal("verl.experimental.agent_loop.agent_loop", "_assert_mm_supported", "method:AgentLoopBase",
              "agent_loop (refuses images without a multimodal token builder)"),
+    Internal("verl.experimental.agent_loop.tool_agent_loop", "SPEC_DECODE_EXTRA_KEYS", "tuple",
+             "agent_loop.merge_generation_fields (speculative-decoding counters summed over turns, as ToolAgentLoop sums them)"),
     Internal("verl.workers.rollout.base", "_ROLLOUT_REGISTRY", "dict", "cpu_stand_in (the transformers rollout adapter)", "cpu_stand_in"),
     Internal("verl.workers.config.model", "hf_processor", "callable", "cpu_stand_in.processor_without_torchvision", "cpu_stand_in"),
     Internal("verl.workers.engine_workers", "initialize_global_process_group_ray", "callable", "cpu_stand_in.process_group", "cpu_stand_in"),
@@ -59,8 +61,9 @@ def _missing(internal: Internal) -> str | None:
             return f"{internal.module}.{owner_name} is gone"
         return None if callable(getattr(owner, internal.name, None)) else f"{internal.module}.{owner_name}.{internal.name} is gone"
     value = getattr(module, internal.name, None)
-    if internal.kind == "dict":
-        return None if isinstance(value, dict) else f"{internal.module}.{internal.name} is {'gone' if value is None else 'not a dict'}"
+    if internal.kind in ("dict", "tuple"):
+        wanted = dict if internal.kind == "dict" else tuple
+        return None if isinstance(value, wanted) else f"{internal.module}.{internal.name} is {'gone' if value is None else 'not a ' + internal.kind}"
     return None if callable(value) else f"{internal.module}.{internal.name} is gone"
 
 
@@ -94,6 +97,11 @@ def _module(name: str) -> Any:
 def agent_loop_registry() -> dict[str, Any]:
     """veRL's agent-loop registry (name → the loop's config)."""
     return _module("verl.experimental.agent_loop.agent_loop")._agent_loop_registry
+
+
+def spec_decode_extra_keys() -> tuple[str, ...]:
+    """The rollout server's speculative-decoding counters, which veRL's ToolAgentLoop sums over an episode's turns."""
+    return tuple(_module("verl.experimental.agent_loop.tool_agent_loop").SPEC_DECODE_EXTRA_KEYS)
 
 
 def rollout_registry() -> dict[tuple[str, str], str]:
