@@ -88,6 +88,7 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   warnWhatVerlDoesDifferently(config, raw, options, report);
   const budget = promptBudget(config);
   const promptLength = checkPromptLength(budget, options.maxPromptLength ?? null, config, report);
+  checkTokensPerGpu(config, promptLength, episodeBudget(config, budget).responseTokens, report);
   if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
 
   const plan: ExportPlan = { config, raw, options, micro: config.policy.model === 'micro', ...batches, paths: exportPaths(config, options), numbers: derivedNumbers(config, batches.gpus, budget, promptLength) };
@@ -193,6 +194,18 @@ function checkPromptLength(budget: PromptBudget, chosen: number | null, config: 
     report('error', pixelsPointer, 'prompt-overflow', `data.max_prompt_length ${chosen} (--max-prompt-length) is too small: the opening prompt can take ${budget.promptTokens} tokens, ${budget.textTokens} of text (${budget.textFrom}) and ${budget.imageTokens} for an image at max_pixels ${budget.bounds.maxPixels} (${budget.boundsFrom}). veRL stops on such a prompt. Give --max-prompt-length ${budget.promptTokens} or more, or lower policy.max_pixels to about ${Math.max(784, (chosen - budget.textTokens) * 784)} pixels.`);
   }
   return chosen;
+}
+
+/**
+ * With rl.use_dynamic_bsz, veRL packs micro-batches up to ppo_max_token_len_per_gpu tokens and
+ * asserts that one sequence fits (verl/utils/seqlen_balancing.py: "max_token_len must be greater
+ * than the sequence length"); a padded sequence is data.max_prompt_length + data.max_response_length.
+ */
+function checkTokensPerGpu(config: RunConfig, promptLength: number, responseLength: number, report: Report): void {
+  const { rl } = config;
+  const sequence = promptLength + responseLength;
+  if (!rl.use_dynamic_bsz || rl.ppo_max_token_len_per_gpu >= sequence) return;
+  report('error', '/rl/ppo_max_token_len_per_gpu', 'tokens-per-gpu', `rl.ppo_max_token_len_per_gpu (${rl.ppo_max_token_len_per_gpu}) is less than one sequence at the image bounds: data.max_prompt_length ${promptLength} + data.max_response_length ${responseLength} = ${sequence} tokens, and veRL's dynamic batching stops on a sequence longer than its token limit (seqlen_balancing.py). Set rl.ppo_max_token_len_per_gpu to ${sequence} or more, or lower policy.max_pixels (each 784 pixels is one image token), rl.max_new_tokens or env.max_turns.`);
 }
 
 // --- Paths and derived numbers -------------------------------------------------------------------

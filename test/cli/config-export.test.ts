@@ -410,3 +410,14 @@ test('the export writes both image bounds and a prompt budget an image at the bo
   assert.equal(existsSync(join(out, 'verl.yaml')), false);
   await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr: capture() }).run(['--to', 'verl', DAPO, '--out', out, '--max-prompt-length', 'lots']), UsageError);
 });
+
+test("dynamic batching whose token limit one sequence at the image bounds passes is refused with the number", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-tokens-'));
+  const file = join(dir, 'big.vistool.json');
+  const vtool = JSON.parse(await readFile(VTOOL, 'utf8')) as Tree;
+  // VTool's budgets at Qwen2.5-VL's own max_pixels: 18,266 prompt + (2 × 2,048 + 1 × 128 + 1 × 16,384 = 20,608) response = 38,874.
+  await writeFile(file, JSON.stringify({ ...vtool, data: { train: null, eval: null }, rl: { ...(vtool.rl as Tree), use_dynamic_bsz: true } }));
+  const stderr = capture();
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out'), '--base-dir', root]), /cannot run on veRL/);
+  assert.match(stderr.text(), /error: rl\.ppo_max_token_len_per_gpu \(16384\) is less than one sequence at the image bounds: data\.max_prompt_length 18266 \+ data\.max_response_length 20608 = 38874 tokens.*Set rl\.ppo_max_token_len_per_gpu to 38874 or more.*\[verl\/tokens-per-gpu\]/);
+});
