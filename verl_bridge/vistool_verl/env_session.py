@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
@@ -64,18 +64,25 @@ class EnvAddress:
         return EnvClient(self.url, self.token)
 
 
+@lru_cache(maxsize=1)
+def _ray_nodes_once() -> list[dict[str, Any]] | None:
+    """`ray.nodes()` once per process (veRL makes a loop per episode; the workers were placed at start),
+    or None outside Ray."""
+    try:
+        import ray
+    except ImportError:
+        return None
+    return ray.nodes() if ray.is_initialized() else None
+
+
 def agent_loop_worker_nodes(num_workers: int, nodes: list[dict[str, Any]] | None = None) -> int:
     """How many Ray nodes veRL 0.9.1 puts `num_workers` agent-loop workers on: round-robin over the live
     nodes that have CPUs, as its AgentLoopManager does. `nodes` is `ray.nodes()`; without it, Ray's own
     when Ray is running in this process, else 1 (a loop made outside Ray, as in the tests)."""
     if nodes is None:
-        try:
-            import ray
-        except ImportError:
+        nodes = _ray_nodes_once()
+        if nodes is None:
             return 1
-        if not ray.is_initialized():
-            return 1
-        nodes = ray.nodes()
     usable = [node for node in nodes if node.get("Alive") and (node.get("Resources") or {}).get("CPU", 0) > 0]
     return max(1, min(int(num_workers), len(usable)))
 
