@@ -526,6 +526,10 @@ export interface RunConfig {
      */
     loss_agg_scope: 'mini_batch' | 'micro_batch';
     /**
+     * Which of an episode's turns the RL update trains. 'all': every assistant turn (observations never). 'final': only the turn that ends the episode; a turn after which the env server went on (a tool call, accepted or refused, answered with an observation) is masked like an observation — VTool-R1 v2's rule (its recipe/vtool/vtool.py masks the tool-call turn and trains the final answer). The veRL bridge carries out 'final' (docs/VERL.md); the bundled trainer trains every turn and refuses 'final'.
+     */
+    train_turns: 'all' | 'final';
+    /**
      * The constant seq-mean-token-sum-norm (Dr. GRPO) divides the summed loss by (veRL's actor.loss_scale_factor). null: the response budget, rl.max_new_tokens × env.max_turns (the most policy tokens a rollout can hold), as veRL's default divides by the padded response length. Constant, so the loss scale never changes from one mini-batch to the next.
      */
     loss_scale_factor: number | null;

@@ -23,7 +23,7 @@ import type { CliStreams } from './data-gen.js';
 export const EXPORT_TARGETS = ['verl'] as const;
 
 const usage = `vistool config export --to verl CONFIG.vistool.json --out DIR [--base-dir DIR]
-                      [--n-gpus-per-node N] [--nnodes N]
+                      [--n-gpus-per-node N] [--nnodes N] [--max-prompt-length N]
 
   --to verl           veRL 0.9.1: DIR/verl.yaml, DIR/agent_loop.yaml and DIR/run.sh (mode 0755);
                       then convert the tasks to DIR/train.parquet and DIR/val.parquet (the command
@@ -33,7 +33,11 @@ const usage = `vistool config export --to verl CONFIG.vistool.json --out DIR [--
                       current folder, as the trainer does)
   --n-gpus-per-node N trainer.n_gpus_per_node (default: 1 when the config's device is cpu, else ${DEFAULT_GPUS_PER_NODE});
                       the run config does not say how many GPUs a run gets
-  --nnodes N          trainer.nnodes (default 1)`;
+  --nnodes N          trainer.nnodes (default 1)
+  --max-prompt-length N
+                      data.max_prompt_length (default: measured prompt text + the most image
+                      tokens at the pixel bounds); refused when an image at the bounds would
+                      overflow it`;
 
 /**
  * Problems that only say this machine lacks something (a data file, a model folder, a token)
@@ -41,10 +45,10 @@ const usage = `vistool config export --to verl CONFIG.vistool.json --out DIR [--
  */
 const MACHINE_ONLY = new Set(['data/missing', 'policy/model-missing', 'env/token-file-missing', 'env/token-missing']);
 
-function positiveInt(value: string | undefined, name: string, fallback: number | null): number | null {
+function positiveInt(value: string | undefined, name: string, fallback: number | null, most = 4096): number | null {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 4096) throw new UsageError(`${name} must be a whole number from 1 to 4096, got '${value}'`);
+  if (!Number.isInteger(n) || n < 1 || n > most) throw new UsageError(`${name} must be a whole number from 1 to ${most}, got '${value}'`);
   return n;
 }
 
@@ -60,6 +64,7 @@ export interface VerlExportRequest {
   baseDir?: string;
   nGpusPerNode: number | null;
   nnodes: number;
+  maxPromptLength?: number | null;
 }
 
 /**
@@ -96,7 +101,9 @@ export async function prepareVerlExport(request: VerlExportRequest): Promise<{ o
   if (request.baseDir !== undefined) words.push('--base-dir', shownPath(repoRoot, request.baseDir));
   if (request.nGpusPerNode !== null) words.push('--n-gpus-per-node', String(request.nGpusPerNode));
   if (request.nnodes !== 1) words.push('--nnodes', String(request.nnodes));
-  const result = exportVerl(config, raw as Record<string, unknown>, { baseDir, outDir, repoRoot, configLabel, commandLine: words.join(' '), nGpusPerNode: request.nGpusPerNode, nnodes: request.nnodes });
+  const maxPromptLength = request.maxPromptLength ?? null;
+  if (maxPromptLength !== null) words.push('--max-prompt-length', String(maxPromptLength));
+  const result = exportVerl(config, raw as Record<string, unknown>, { baseDir, outDir, repoRoot, configLabel, commandLine: words.join(' '), nGpusPerNode: request.nGpusPerNode, nnodes: request.nnodes, maxPromptLength });
   for (const found of result.problems) report(found);
   if (result.files === null) {
     const count = result.problems.filter((p) => p.severity === 'error').length;
@@ -137,7 +144,7 @@ export function createConfigExportCommand(io: CliStreams = { stdout: process.std
     async run(argv) {
       const { values, positionals } = parseCommandArgs({
         args: argv,
-        options: { to: { type: 'string' }, out: { type: 'string' }, 'base-dir': { type: 'string' }, 'n-gpus-per-node': { type: 'string' }, nnodes: { type: 'string' } },
+        options: { to: { type: 'string' }, out: { type: 'string' }, 'base-dir': { type: 'string' }, 'n-gpus-per-node': { type: 'string' }, nnodes: { type: 'string' }, 'max-prompt-length': { type: 'string' } },
         strict: true,
         allowPositionals: true,
       });
@@ -147,10 +154,11 @@ export function createConfigExportCommand(io: CliStreams = { stdout: process.std
       if (!values.out) throw new UsageError('--out DIR is required: the folder verl.yaml, agent_loop.yaml and run.sh go into');
       const nGpusPerNode = positiveInt(values['n-gpus-per-node'], '--n-gpus-per-node', null);
       const nnodes = positiveInt(values.nnodes, '--nnodes', 1) ?? 1;
+      const maxPromptLength = positiveInt(values['max-prompt-length'], '--max-prompt-length', null, 1_048_576);
 
       let prepared;
       try {
-        prepared = await prepareVerlExport({ file, out: values.out, baseDir: values['base-dir'], nGpusPerNode, nnodes });
+        prepared = await prepareVerlExport({ file, out: values.out, baseDir: values['base-dir'], nGpusPerNode, nnodes, maxPromptLength });
       } catch (err) {
         if (err instanceof ExportRefused) for (const line of err.lines) io.stderr.write(line + '\n');
         throw err;

@@ -15,6 +15,8 @@ import { validateTaskRecord } from '../tasks/load.js';
 import type { EnvironmentFacts } from './environment-facts.js';
 import { type ConfigProblem, dottedPath, pointerOf, problem } from './problem.js';
 import { schemaAt } from './run-config-schema.js';
+import type { RunConfig } from '../../protocol/run-config.js';
+import { tokenBudgetProblems } from './token-budget-check.js';
 
 export interface CheckInput {
   /** The config as written. */
@@ -370,6 +372,22 @@ function pixelRanges({ raw, config, add }: CheckContext): void {
   }
 }
 
+/** The opening prompt and the episode at the pixel bounds against the bundled vLLM engine's length (token-budget-check.ts). */
+function tokenBudget({ raw, config, add }: CheckContext): void {
+  const policy = section(config, 'policy');
+  const min = num(policy.min_pixels);
+  const max = num(policy.max_pixels);
+  if (min !== null && max !== null && min > max) return; // pixelRanges reports it
+  for (const found of tokenBudgetProblems(config as unknown as RunConfig, raw)) add(found);
+}
+
+/** rl.train_turns 'final' is the veRL bridge's (its agent loop masks the turns); the bundled trainer trains every turn. */
+function trainTurnsOnVerl({ raw, config, add }: CheckContext): void {
+  const turns = str(section(config, 'rl').train_turns);
+  if (!rlOn(config) || turns !== 'final' || str(config.engine) === 'verl') return;
+  add(problem({ code: 'rl/train-turns-verl-only', severity: 'error', source: 'semantic', pointer: firstWritten(raw, ['rl', 'train_turns']), message: "rl.train_turns 'final' (only the turn that ends the episode is trained, VTool-R1 v2's mask) is carried out by the veRL bridge, and engine is not 'verl': vistool's own trainer trains every turn and would refuse to start. Set engine to 'verl' (`vistool config export --to verl`), or rl.train_turns to 'all'.", fixes: [{ kind: 'set', title: "Set rl.train_turns to 'all'", pointer: '/rl/train_turns', value: 'all' }] }));
+}
+
 // --- Device and precision ----------------------------------------------------------------------
 
 /** Whether the policy runs on the CPU: device 'cpu', or no CUDA device found and none required. */
@@ -499,6 +517,8 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   policyModel,
   microShapes,
   pixelRanges,
+  tokenBudget,
+  trainTurnsOnVerl,
   deviceAndPrecision,
   distributedOptions,
   envServer,

@@ -19,6 +19,8 @@ import type { RunConfig } from '../../protocol/run-config.js';
 import { DEFAULT_PRESENTATION } from '../presentation/presentation.js';
 import { episodeSettingsOf } from '../presentation/run-config.js';
 import { float, VerlYaml } from './verl-yaml.js';
+import { episodeBudget, OBSERVATION_TEXT_TOKENS, type PromptBudget, promptBudget } from './prompt-token-budget.js';
+import { pixelBoundsProblem } from './qwen-image-tokens.js';
 
 export interface VerlExportOptions {
   /** Folder the run config's relative paths are resolved against (the trainer's working folder). */
@@ -34,6 +36,8 @@ export interface VerlExportOptions {
   /** trainer.n_gpus_per_node; null: 1 when device is 'cpu', else DEFAULT_GPUS_PER_NODE. */
   nGpusPerNode: number | null;
   nnodes: number;
+  /** data.max_prompt_length chosen by hand (--max-prompt-length); null: the computed budget. Refused when an image at the bounds would overflow it. */
+  maxPromptLength?: number | null;
 }
 
 export interface VerlFiles {
@@ -54,13 +58,6 @@ export interface VerlExport {
 
 /** GPUs per node when the config does not say cpu: the repository's GPU recipe (trainer/README.md, "A 4-GPU recipe"). */
 export const DEFAULT_GPUS_PER_NODE = 4;
-/** Qwen2.5-VL's image processor: 28×28 pixels per visual token; its default max_pixels is 1280 tokens. */
-const PIXELS_PER_IMAGE_TOKEN = 28 * 28;
-const QWEN_DEFAULT_MAX_PIXELS = 1280 * PIXELS_PER_IMAGE_TOKEN;
-/** Text budget of the opening prompt: the system prompt with the tool list, and the question. */
-const PROMPT_TEXT_TOKENS = 2048;
-/** Text budget of one observation turn (what the tool did, or an error). */
-const OBSERVATION_TEXT_TOKENS = 128;
 
 // --- Shell words ---------------------------------------------------------------------------------
 
@@ -89,9 +86,12 @@ export function exportVerl(configObject: Record<string, unknown>, raw: Record<st
   refuseWhatVerlCannotRun(config, report);
   const batches = batchShape(config, options, report);
   warnWhatVerlDoesDifferently(config, raw, options, report);
+  const budget = promptBudget(config);
+  const promptLength = checkPromptLength(budget, options.maxPromptLength ?? null, config, report);
+  checkTokensPerGpu(config, promptLength, episodeBudget(config, budget).responseTokens, report);
   if (problems.some((p) => p.severity === 'error')) return { files: null, problems, nextSteps: [] };
 
-  const plan: ExportPlan = { config, raw, options, micro: config.policy.model === 'micro', ...batches, paths: exportPaths(config, options), numbers: derivedNumbers(config, batches.gpus) };
+  const plan: ExportPlan = { config, raw, options, micro: config.policy.model === 'micro', ...batches, paths: exportPaths(config, options), numbers: derivedNumbers(config, batches.gpus, budget, promptLength) };
   const nextSteps = nextStepsOf(plan);
   return { files: { 'verl.yaml': verlYaml(plan), 'agent_loop.yaml': agentLoopYaml(plan), 'run.sh': runScript(plan, nextSteps) }, problems, nextSteps };
 }
@@ -167,7 +167,7 @@ function warnWhatVerlDoesDifferently(config: RunConfig, raw: Record<string, unkn
   if (config.sft.enabled && config.sft.steps > 0) warn('/sft/enabled', 'no-sft', 'sft.enabled is true, but veRL\'s PPO trainer has no SFT warm-up: the exported run starts RL from policy.model. Run the warm-up with `python -m vistool_trainer train` (rl.enabled false) first and point policy.model at its checkpoints/step-N/policy folder.');
   if (config.device === 'cpu') warn('/device', 'cpu', "device is 'cpu': veRL's vLLM rollouts need a GPU, so this export is for reading and checking; `python -m vistool_verl smoke` runs the vistool agent loop on CPU.");
   if (policy.view.latest_images !== null) {
-    warn('/policy/view/latest_images', 'view-one-sequence', "policy.view.latest_images hides earlier images: the veRL agent loop generates every turn from the prompt the env server presents, but veRL trains one sequence per episode, so each earlier turn is trained in the last turn's prompt (the embedded trainer trains each turn in its own; docs/VERL.md).");
+    warn('/policy/view/latest_images', 'view-one-sequence', "policy.view.latest_images hides earlier images: the veRL agent loop generates every turn from the prompt the env server presents, but the loop hands veRL one sequence per episode, so each earlier turn is trained in the last turn's prompt (the embedded trainer trains each turn in its own; docs/VERL.md).");
   }
   if (env.images === 'inline') warn('/env/images', 'images-path', "env.images is 'inline', but the veRL agent loop always asks the env server for image paths (the run directory is shared).");
   if (rl.dynamic_sampling) warn('/rl/max_num_gen_batches', 'no-gen-batch-cap', `rl.max_num_gen_batches (${rl.max_num_gen_batches}) has no counterpart: veRL 0.9.1's trainer ignores algorithm.filter_groups.max_num_gen_batches and keeps generating until a step's batch holds rl.prompts_per_step groups with a reward spread, with no cap. The export leaves the key out.`);
@@ -178,6 +178,34 @@ function warnWhatVerlDoesDifferently(config: RunConfig, raw: Record<string, unkn
     report('error', '/env/url', 'multi-node-loopback', `--nnodes ${options.nnodes}: veRL runs agent-loop workers on every node, but run.sh starts the env server on loopback on one node, which the others cannot reach. Start one server every node reaches (\`vistool serve --host ADDRESS --allow-remote --token-file FILE --images-dir DIR\`, FILE and DIR on storage all nodes share) and set env.url and env.token_file; docs/VERL.md, "More than one node".`);
   }
   if (env.url !== null && raw.rewards !== undefined) warn('/rewards', 'rewards-remote', 'rewards are not sent anywhere: env.url points at a server someone else started, and that server scores with its own --reward-config.');
+}
+
+/**
+ * data.max_prompt_length: the computed budget, or the one given by hand when an image at the
+ * bounds still fits it. veRL raises on an opening prompt past it ("Multimodal prompt produced N
+ * tokens"), so a budget that a large chart overflows is refused here, not found mid-run.
+ */
+function checkPromptLength(budget: PromptBudget, chosen: number | null, config: RunConfig, report: Report): number {
+  const pixelsPointer = config.policy.model === 'micro' ? '/policy/micro/max_pixels' : '/policy/max_pixels';
+  const boundsProblem = pixelBoundsProblem(budget.bounds);
+  if (boundsProblem !== null) report('error', pixelsPointer, 'pixel-bounds', `${boundsProblem} (${budget.boundsFrom}); data.mm_processor_kwargs must hold bounds Qwen2.5-VL's processor accepts.`);
+  if (chosen === null) return budget.promptTokens;
+  if (chosen < budget.promptTokens) {
+    report('error', pixelsPointer, 'prompt-overflow', `data.max_prompt_length ${chosen} (--max-prompt-length) is too small: the opening prompt can take ${budget.promptTokens} tokens, ${budget.textTokens} of text (${budget.textFrom}) and ${budget.imageTokens} for an image at max_pixels ${budget.bounds.maxPixels} (${budget.boundsFrom}). veRL stops on such a prompt. Give --max-prompt-length ${budget.promptTokens} or more, or lower policy.max_pixels to about ${Math.max(784, (chosen - budget.textTokens) * 784)} pixels.`);
+  }
+  return chosen;
+}
+
+/**
+ * With rl.use_dynamic_bsz, veRL packs micro-batches up to ppo_max_token_len_per_gpu tokens and
+ * asserts that one sequence fits (verl/utils/seqlen_balancing.py: "max_token_len must be greater
+ * than the sequence length"); a padded sequence is data.max_prompt_length + data.max_response_length.
+ */
+function checkTokensPerGpu(config: RunConfig, promptLength: number, responseLength: number, report: Report): void {
+  const { rl } = config;
+  const sequence = promptLength + responseLength;
+  if (!rl.use_dynamic_bsz || rl.ppo_max_token_len_per_gpu >= sequence) return;
+  report('error', '/rl/ppo_max_token_len_per_gpu', 'tokens-per-gpu', `rl.ppo_max_token_len_per_gpu (${rl.ppo_max_token_len_per_gpu}) is less than one sequence at the image bounds: data.max_prompt_length ${promptLength} + data.max_response_length ${responseLength} = ${sequence} tokens, and veRL's dynamic batching stops on a sequence longer than its token limit (seqlen_balancing.py). Set rl.ppo_max_token_len_per_gpu to ${sequence} or more, or lower policy.max_pixels (each 784 pixels is one image token), rl.max_new_tokens or env.max_turns.`);
 }
 
 // --- Paths and derived numbers -------------------------------------------------------------------
@@ -229,6 +257,7 @@ function exportPaths(config: RunConfig, options: VerlExportOptions): ExportPaths
 }
 
 interface DerivedNumbers {
+  budget: PromptBudget;
   imageTokens: number;
   promptLength: number;
   /** Observation turns: every turn but the last. */
@@ -243,18 +272,17 @@ interface DerivedNumbers {
   rolloutTp: number;
 }
 
-function derivedNumbers(config: RunConfig, gpus: number): DerivedNumbers {
-  const { rl, env, policy } = config;
-  const maxPixels = policy.model === 'micro' ? policy.micro.max_pixels : (policy.max_pixels ?? QWEN_DEFAULT_MAX_PIXELS);
-  const imageTokens = Math.ceil(maxPixels / PIXELS_PER_IMAGE_TOKEN);
-  const observations = env.max_turns - 1;
-  const imageObservations = Math.min(env.tools ? env.max_tool_calls : 0, observations);
+function derivedNumbers(config: RunConfig, gpus: number, budget: PromptBudget, promptLength: number): DerivedNumbers {
+  const { rl, policy } = config;
+  const imageTokens = budget.imageTokens;
+  const { observations, imageObservations, responseTokens } = episodeBudget(config, budget);
   return {
+    budget,
     imageTokens,
-    promptLength: PROMPT_TEXT_TOKENS + imageTokens,
+    promptLength,
     observations,
     imageObservations,
-    responseLength: env.max_turns * rl.max_new_tokens + observations * OBSERVATION_TEXT_TOKENS + imageObservations * imageTokens,
+    responseLength: responseTokens,
     dtype: policy.dtype === 'auto' ? (config.device === 'cpu' ? 'float32' : 'bfloat16') : policy.dtype,
     saveFreq: config.checkpoint.every_steps > 0 ? config.checkpoint.every_steps : rl.steps,
     testFreq: config.eval.every_steps > 0 ? config.eval.every_steps : config.eval.before_and_after ? rl.steps : -1,
@@ -286,14 +314,20 @@ function verlYaml(plan: ExportPlan): string {
   return y.toString();
 }
 
-function dataSection(y: VerlYaml, { config, micro, numbers }: ExportPlan): void {
+function dataSection(y: VerlYaml, { config, micro, numbers, options }: ExportPlan): void {
   const { rl, env, policy, data } = config;
-  const { imageTokens, observations, imageObservations } = numbers;
+  const { imageTokens, observations, imageObservations, budget } = numbers;
   y.note('data', ['train.parquet and val.parquet are not written by this export: a separate converter makes them from each', 'tasks.jsonl (`python3 -m vistool_verl data convert --to verl`, verl_bridge/); the commands are at the top of run.sh.']);
   y.set('data.train_files', '${oc.env:VISTOOL_VERL_DIR}/train.parquet', `data.train (${data.train ?? 'generated: RUN_DIR/data/train'}), converted`);
   y.set('data.val_files', '${oc.env:VISTOOL_VERL_DIR}/val.parquet', `data.eval (${data.eval ?? 'generated: RUN_DIR/data/eval'}), converted`);
   y.set('data.train_batch_size', rl.prompts_per_step, 'rl.prompts_per_step');
-  y.set('data.max_prompt_length', numbers.promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${PROMPT_TEXT_TOKENS} text tokens + ${imageTokens} image tokens)`);
+  if (options.maxPromptLength != null) {
+    y.set('data.max_prompt_length', numbers.promptLength, `--max-prompt-length (the opening prompt needs at most ${budget.promptTokens}: ${budget.textTokens} text + ${imageTokens} image tokens)`);
+  } else {
+    y.set('data.max_prompt_length', numbers.promptLength, `policy.${micro ? 'micro.' : ''}max_pixels (${budget.textTokens} text tokens + ${imageTokens} image tokens)`, [
+      `The opening prompt's text: ${budget.textFrom}; its image: at most ${imageTokens} tokens at max_pixels ${budget.bounds.maxPixels} (⌊max_pixels / 784⌋).`,
+    ]);
+  }
   y.set('data.max_response_length', numbers.responseLength, 'env.max_turns × rl.max_new_tokens + observations', [
     `veRL budgets a whole multi-turn response: ${env.max_turns} turns × ${rl.max_new_tokens} tokens, ${observations} observation(s) × ${OBSERVATION_TEXT_TOKENS} text tokens,`,
     `and ${imageObservations} edited image(s) × ${imageTokens} tokens (env.max_tool_calls, policy.${micro ? 'micro.' : ''}max_pixels).`,
@@ -302,12 +336,11 @@ function dataSection(y: VerlYaml, { config, micro, numbers }: ExportPlan): void 
   y.set('data.seed', config.seed, 'seed');
   y.fixed('data.image_key', 'images', 'the converter writes the PNG bytes under images');
   y.fixed('data.return_raw_chat', true, 'the agent loop renders the chat itself');
-  if (!micro && policy.min_pixels !== null) y.set('data.mm_processor_kwargs.min_pixels', policy.min_pixels, 'policy.min_pixels');
-  if (!micro && policy.max_pixels !== null) y.set('data.mm_processor_kwargs.max_pixels', policy.max_pixels, 'policy.max_pixels');
-  if (micro) {
-    y.set('data.mm_processor_kwargs.min_pixels', policy.micro.min_pixels, 'policy.micro.min_pixels');
-    y.set('data.mm_processor_kwargs.max_pixels', policy.micro.max_pixels, 'policy.micro.max_pixels');
-  }
+  // Both bounds, always: transformers 5 ignores one without the other, and without them the
+  // processor's own (up to 16,384 tokens an image) would meet a budget computed for these.
+  const boundsNote = (key: 'min_pixels' | 'max_pixels') => (micro ? `policy.micro.${key}` : policy[key] === null ? `policy.${key} (null: Qwen2.5-VL's processor default)` : `policy.${key}`);
+  y.set('data.mm_processor_kwargs.min_pixels', budget.bounds.minPixels, boundsNote('min_pixels'));
+  y.set('data.mm_processor_kwargs.max_pixels', budget.bounds.maxPixels, boundsNote('max_pixels'));
 }
 
 function modelSection(y: VerlYaml, { config: { policy }, micro }: ExportPlan): void {
@@ -448,6 +481,7 @@ function agentLoopYaml({ config, options }: ExportPlan): string {
     `  max_tool_calls: ${env.max_tool_calls}  # vistool: env.max_tool_calls`,
     `  use_tools: ${env.tools}  # vistool: env.tools`,
     `  max_new_tokens: ${rl.max_new_tokens}  # vistool: rl.max_new_tokens (each turn's cap; data.max_response_length caps the episode)`,
+    `  train_turns: ${rl.train_turns}  # vistool: rl.train_turns (final: only the turn that ends the episode is trained)`,
     '  # What the policy reads; the env server applies it (the system turn for use_tools, the image view).',
     '  presentation:',
     `    system_prompt: ${JSON.stringify(presentation.system_prompt)}  # vistool: policy.system_prompt`,

@@ -128,6 +128,7 @@ test('agent_loop.yaml is one vistool_agent entry with the episode limits', async
       max_tool_calls: 4,
       use_tools: true,
       max_new_tokens: 1024,
+      train_turns: 'all',
       presentation: { system_prompt: null, view: { latest_images: null, images_first: false } },
     },
   ]);
@@ -386,3 +387,37 @@ except Exception as error:
 print("\n".join(problems) if problems else f"OK {len(written)} keys")
 sys.exit(1 if problems else 0)
 `;
+
+const VTOOL = join(root, 'examples', 'vtool-r1-v2-qwen2.5-vl-3b-chart.vistool.json');
+
+test('the export writes both image bounds and a prompt budget an image at the bounds fits', async () => {
+  // DAPO sets max_pixels 1,003,520 and leaves min_pixels null (Qwen2.5-VL's 3,136): the table's
+  // measured 1,626 text tokens + 256 headroom + ⌊1,003,520 / 784⌋ = 1,280 image tokens = 3,162.
+  const dapo = jsYaml.load((await exportTo(DAPO)).verlYaml);
+  assert.deepEqual(at(dapo, 'data.mm_processor_kwargs'), { min_pixels: 3136, max_pixels: 1003520 });
+  assert.equal(at(dapo, 'data.max_prompt_length'), 3162);
+  // VTool-R1 v2 leaves both null: the processor's own bounds are written (transformers 5 ignores one
+  // without the other), and the prompt holds an image of 16,384 tokens: 1,882 + 16,384 = 18,266.
+  const vtool = jsYaml.load((await exportTo(VTOOL)).verlYaml);
+  assert.deepEqual(at(vtool, 'data.mm_processor_kwargs'), { min_pixels: 3136, max_pixels: 12845056 });
+  assert.equal(at(vtool, 'data.max_prompt_length'), 18266);
+  // A budget chosen by hand is kept when it fits, refused with the key and the number when it does not.
+  assert.equal(at(jsYaml.load((await exportTo(DAPO, ['--max-prompt-length', '4096'])).verlYaml), 'data.max_prompt_length'), 4096);
+  const stderr = capture();
+  const out = await mkdtemp(join(tmpdir(), 'vistool-export-'));
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', VTOOL, '--out', out, '--max-prompt-length', '8192']), /cannot run on veRL as it is/);
+  assert.match(stderr.text(), /error: data\.max_prompt_length 8192 \(--max-prompt-length\) is too small: the opening prompt can take 18266 tokens, 1882 of text .* and 16384 for an image at max_pixels 12845056 .*Give --max-prompt-length 18266 or more.*\[verl\/prompt-overflow\]/);
+  assert.equal(existsSync(join(out, 'verl.yaml')), false);
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr: capture() }).run(['--to', 'verl', DAPO, '--out', out, '--max-prompt-length', 'lots']), UsageError);
+});
+
+test("dynamic batching whose token limit one sequence at the image bounds passes is refused with the number", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-tokens-'));
+  const file = join(dir, 'big.vistool.json');
+  const vtool = JSON.parse(await readFile(VTOOL, 'utf8')) as Tree;
+  // VTool's budgets at Qwen2.5-VL's own max_pixels: 18,266 prompt + (2 × 2,048 + 1 × 128 + 1 × 16,384 = 20,608) response = 38,874.
+  await writeFile(file, JSON.stringify({ ...vtool, data: { train: null, eval: null }, rl: { ...(vtool.rl as Tree), use_dynamic_bsz: true } }));
+  const stderr = capture();
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out'), '--base-dir', root]), /cannot run on veRL/);
+  assert.match(stderr.text(), /error: rl\.ppo_max_token_len_per_gpu \(16384\) is less than one sequence at the image bounds: data\.max_prompt_length 18266 \+ data\.max_response_length 20608 = 38874 tokens.*Set rl\.ppo_max_token_len_per_gpu to 38874 or more.*\[verl\/tokens-per-gpu\]/);
+});

@@ -78,6 +78,17 @@ test('ε_high below ε_low is an error on rl.clip_ratio_high, and its fix makes 
   assert.deepEqual(codes(check(applyFirstFix(text, found))), []);
 });
 
+test("rl.train_turns 'final' is the veRL bridge's: an error unless engine is 'verl', and its fix makes the config clean", () => {
+  const text = config({ name: 'x', rl: { train_turns: 'final' } });
+  const [found] = check(text).filter((p) => p.code === 'rl/train-turns-verl-only');
+  assert.ok(found);
+  assert.equal(found.severity, 'error');
+  assert.equal(text.slice(found.start?.offset, found.end?.offset), '"final"');
+  assert.match(found.message, /carried out by the veRL bridge.*Set engine to 'verl'.*or rl\.train_turns to 'all'/);
+  assert.deepEqual(codes(check(applyFirstFix(text, found))), []);
+  assert.deepEqual(codes(check(config({ name: 'x', engine: 'verl', rl: { train_turns: 'final' } }))), []);
+});
+
 test('a problem about a defaulted key lands on the key the text has', () => {
   // clip_ratio_high is absent (default 0.28), clip_ratio_low is written as 0.5.
   const text = config({ rl: { clip_ratio_low: 0.5 } });

@@ -201,3 +201,11 @@ def test_micro_model_shapes_the_architecture_rejects_are_refused_before_the_mode
     assert any(f"'{code}'" in path.read_text() for path in (repo_root() / "env" / "config").rglob("*.ts"))
     if code != "policy/pixels-range":  # the micro section sizes nothing when the policy is another model
         resolve_config({"policy": {"model": "Qwen/Qwen2.5-VL-3B-Instruct", "micro": micro}})
+
+
+def test_the_trainer_refuses_rl_train_turns_final_which_only_the_verl_bridge_carries_out():
+    from vistool_trainer.run.train import refuse_bridge_only_settings
+
+    refuse_bridge_only_settings(resolve_config({}))  # 'all', the default: trained here
+    with pytest.raises(ValueError, match=r"rl.train_turns is 'final', which only the veRL bridge carries out .*Set rl.train_turns to 'all'"):
+        refuse_bridge_only_settings(resolve_config({"rl": {"train_turns": "final"}}))

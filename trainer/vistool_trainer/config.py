@@ -242,6 +242,7 @@ class RlConfig:
     clip_ratio_c: float
     loss_agg_mode: Literal['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']
     loss_agg_scope: Literal['mini_batch', 'micro_batch']
+    train_turns: Literal['all', 'final']
     loss_scale_factor: float | None
     kl_coef: float
     kl_estimator: Literal['k1', 'abs', 'k2', 'k3']

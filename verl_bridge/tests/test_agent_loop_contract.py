@@ -105,6 +105,25 @@ def test_merging_keeps_the_first_turn_s_fields_and_the_last_turn_s_max_version()
     assert merged == {"global_steps": 3, "min_global_steps": 3, "max_global_steps": 5, "num_cached_tokens": 10}
 
 
+def test_speculative_decoding_counters_and_preemptions_add_up_over_the_turns_as_in_veRLs_tool_agent_loop():
+    """veRL 0.9.1's ToolAgentLoop sums spec_num_draft_tokens, spec_num_accepted_tokens and
+    spec_num_verify_steps over an episode's turns and counts num_preempted from the first turn on."""
+    from vistool_verl.agent_loop import add_preemptions
+
+    turns = [{"global_steps": 1, "max_global_steps": 1, "spec_num_draft_tokens": 10, "spec_num_accepted_tokens": 7, "spec_num_verify_steps": 3},
+             {"global_steps": 2, "max_global_steps": 2, "spec_num_draft_tokens": 4, "spec_num_accepted_tokens": 1, "spec_num_verify_steps": 2}]
+    merged: dict = {}
+    for turn in turns:
+        merged = merge_generation_fields(merged, turn)
+    assert merged == {"global_steps": 1, "max_global_steps": 2, "spec_num_draft_tokens": 14, "spec_num_accepted_tokens": 8,
+                      "spec_num_verify_steps": 5}
+    count = None
+    for preempted in (None, 2, None, 1):
+        count = add_preemptions(count, preempted)
+    assert count == -1 + 2 + 0 + 1  # the first turn said nothing (-1), as veRL records it
+    assert add_preemptions(add_preemptions(None, 0), 3) == 3
+
+
 def test_no_turn_runs_past_the_response_budget_so_the_env_scores_what_the_trainer_keeps(tasks_path, micro_dir, env_server):
     client, token_file, _ = env_server
     # A server whose own default would let a turn take far more than the budget left, as vLLM's does
@@ -208,3 +227,24 @@ def test_the_recipe_s_keys_survive_the_import_that_makes_the_first_loop():
     assert "Answer briefly." in kept and "max_turns: 3" in kept, kept
     # Without a recipe the import registers the loop by its class, as veRL's own decorator does.
     assert registry_after("import-only").strip() == "{'_target_': 'vistool_verl.agent_loop.VistoolAgentLoop'}"
+
+
+def test_a_loopback_env_server_is_refused_when_veRL_spreads_the_workers_over_several_ray_nodes(micro_dir, env_server):
+    """M3 of issue 41: veRL 0.9.1 places agent-loop workers round-robin on every live Ray node with
+    CPUs (AgentLoopManager._init_agent_loop_workers), whatever trainer.nnodes says. Ray's cluster
+    state is the external boundary here: `ray.nodes()` is given as the list it returns."""
+    from vistool_verl.env_session import EnvAddress, agent_loop_worker_nodes
+
+    head_without_gpus = {"NodeID": "head", "Alive": True, "Resources": {"CPU": 8.0}}
+    gpu_node = {"NodeID": "gpu", "Alive": True, "Resources": {"CPU": 64.0, "GPU": 8.0}}
+    dead = {"NodeID": "gone", "Alive": False, "Resources": {"CPU": 8.0}}
+    no_cpu = {"NodeID": "acc", "Alive": True, "Resources": {"GPU": 1.0}}
+    assert agent_loop_worker_nodes(8, [head_without_gpus, gpu_node, dead, no_cpu]) == 2
+    assert agent_loop_worker_nodes(1, [head_without_gpus, gpu_node]) == 1  # one worker sits on one node
+    assert agent_loop_worker_nodes(8, [gpu_node, dead]) == 1
+    assert agent_loop_worker_nodes(8) == 1  # no Ray in this process: the loop runs where it is made
+    client, token_file, _ = env_server
+    address = EnvAddress.resolve(client.url, str(token_file))
+    address.refuse_loopback_across_nodes(1, 1)
+    with pytest.raises(ValueError, match=r"trainer.nnodes=1 and its agent-loop workers go to 2 Ray node\(s\).*every node reaches"):
+        address.refuse_loopback_across_nodes(1, agent_loop_worker_nodes(8, [head_without_gpus, gpu_node]))

@@ -175,6 +175,20 @@ def test_a_groups_records_are_written_together_when_its_last_rollout_ends_so_int
     assert buffer.pending == {}
 
 
+def test_a_group_that_can_no_longer_complete_is_forgotten_two_steps_later(tmp_path):
+    """A group with a failed rollout never reaches rollout.n records; its partial records are dropped
+    (not kept for the life of the run) once the loop sees a step STALE_AFTER_STEPS past it."""
+    buffer = GroupBuffer()
+    config = OmegaConf.create({"n": 2, "val_kwargs": {"n": 1}})
+    place = lambda step, uid, session: EpisodePlace.of(str(tmp_path), {"global_steps": step, "uid": uid, "session_id": session}, config)  # noqa: E731
+    assert place(1, "failed-group", 0).record({"turns": []}, buffer) == 0  # its other rollout raised
+    assert place(2, "next", 0).record({"turns": []}, buffer) == 0  # one step on: the step-1 group may still finish
+    assert len(buffer.pending) == 2 and buffer.dropped == 0
+    assert place(3, "later", 0).record({"turns": []}, buffer) == 0
+    assert {uid for _, uid in buffer.pending} == {"next", "later"} and buffer.dropped == 1
+    assert not (tmp_path / "rollouts" / "step-000001.jsonl").exists()
+
+
 @pytest.mark.parametrize("kwargs", [{"uid": "u", "session_id": 0}, {"global_steps": 1, "session_id": 0}])
 def test_without_veRLs_step_or_group_nothing_is_recorded(tmp_path, kwargs):
     # veRL's legacy trainer (trainer.use_v1=false) passes no global_steps to the loop.

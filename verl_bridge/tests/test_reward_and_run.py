@@ -135,3 +135,35 @@ def test_a_foreign_veRL_parquet_goes_through_the_engines_loader(tmp_path, tasks_
     converted = load_tasks(tmp_path / "out" / "tasks.jsonl")[0]
     assert converted["question"] == "How many bars are there?" and converted["answer"] == "6"
     assert (tmp_path / "out" / converted["image"]).read_bytes() == image
+
+
+def test_under_veRLs_dapo_manager_the_score_cannot_arrive_and_the_reward_function_says_why(micro_dir):
+    """veRL 0.9.1's naive manager merges the agent loop's fields (tool_extra_fields) into extra_info;
+    its dapo manager does not, so the env server's score never reaches compute_score (issue 41,
+    "reward.py breaks under the dapo/gdpo reward managers": it holds). The function refuses, naming the fix."""
+    import pytest
+    from verl.experimental.reward_loop.reward_manager.dapo import DAPORewardManager
+
+    from vistool_verl.processor import load_processor
+
+    tokenizer = load_processor(micro_dir).tokenizer
+    config = OmegaConf.create({"reward": {"custom_reward_function": {"path": str(REWARD_FILE), "name": "compute_score"}}})
+    compute_score = get_custom_reward_fn(config)
+    fields = {"vistool_score": {"reward": 0.75, "correct": True, "components": {"accuracy": 1.0}, "notes": []},
+              "vistool_trajectory": {"tool_calls": 1, "tool_errors": 0}}
+
+    def data() -> DataProto:  # a fresh batch each time: the naive manager updates the row's extra_info in place
+        return DataProto(
+            batch=TensorDict({"prompts": torch.tensor([[1, 2]]), "responses": torch.tensor([[3, 4]]),
+                              "attention_mask": torch.ones(1, 4, dtype=torch.long)}, batch_size=1),
+            non_tensor_batch={"data_source": np.array(["vistool/vbar"], dtype=object),
+                              "reward_model": np.array([{"ground_truth": "low"}], dtype=object),
+                              "extra_info": np.array([{"index": 0}], dtype=object),
+                              "tool_extra_fields": np.array([dict(fields)], dtype=object)})
+
+    async def with_manager(manager_class) -> dict:
+        return await manager_class(config, tokenizer, compute_score).run_single(data())
+
+    assert asyncio.run(with_manager(NaiveRewardManager))["reward_score"] == 0.75
+    with pytest.raises(ValueError, match=r"'dapo' and 'gdpo' managers leave them out; use reward.reward_manager.name=naive"):
+        asyncio.run(with_manager(DAPORewardManager))

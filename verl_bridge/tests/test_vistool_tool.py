@@ -80,3 +80,24 @@ def test_a_row_without_its_task_is_refused_with_what_to_write(registry_tools):
     tool = next(iter(registry_tools.values()))
     with pytest.raises(ValueError, match="--tools-kwargs"):
         asyncio.run(tool.create(create_kwargs={"task_dir": "/nowhere"}))
+
+
+def test_a_call_the_env_refuses_returns_the_env_s_error_text_not_a_validation_error(registry_tools, tasks_path, env_server):
+    """veRL 0.9.1's ToolResponse refuses image=None (M5 of issue 41, checked here: the call used to
+    raise pydantic's 'Image must be a list'); a call that makes no image gives the env's text alone."""
+    from verl.tools.schemas import ToolResponse
+
+    with pytest.raises(ValueError, match="Image must be a list"):
+        ToolResponse(text="x", image=None)
+    task = load_tasks(tasks_path)[0]
+    tool = registry_tools["focus_on_x_values_with_mask"]
+
+    async def call_it():
+        instance_id, _ = await tool.create(create_kwargs={"task_id": task["id"], "task_dir": task["_task_dir"]})
+        try:
+            return await tool.execute(instance_id, {"x_values": ["no such bar at all"]})
+        finally:
+            await tool.release(instance_id)
+    response, reward, metrics = asyncio.run(call_it())
+    assert response.image is None and response.text, response
+    assert metrics["ok"] is False and metrics["errors"], metrics

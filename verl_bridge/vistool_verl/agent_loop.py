@@ -12,8 +12,11 @@ system turn, the image view; docs/CONTRACTS.md) when it opens the episode and ge
 prompt the server presents each turn, never from text of its own. While prompts only grow, the
 observation's tokens join the sequence with response_mask 0 and its images join
 multi_modal_data. When the view hides earlier images, each turn is generated from the presented
-prompt rebuilt with the turns as sampled; veRL 0.9.1 trains one sequence per episode, so the
-sequence handed back is the last turn's (docs/VERL.md says what that means for earlier turns).
+prompt rebuilt with the turns as sampled; the loop hands veRL one sequence per episode (veRL
+0.9.1's v1 trainer would take one per turn; not used yet), the last turn's (docs/VERL.md says what that means for earlier turns).
+With `train_turns: final` (rl.train_turns) only the turn that ends the episode keeps mask 1: the
+turns the env went on after (tool calls) are masked like observations, VTool-R1 v2's rule
+(turn_masks.py).
 
 Tokens come from veRL's own continuous-token builder (ct_* helpers), so prompt and response ids
 are exactly what veRL's trainer would build for these messages.
@@ -29,13 +32,18 @@ import os
 from typing import Any
 from uuid import uuid4
 
-from verl.experimental.agent_loop import agent_loop as verl_agent_loop
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
 from .env_messages import to_verl_messages
-from .env_session import EnvAddress, EnvServerError, off_loop
+from .env_session import EnvAddress, EnvServerError, agent_loop_worker_nodes, off_loop
 from .live_records import EpisodePlace, live_record
+from .turn_masks import check_train_turns, masked_turns
+from .verl_internals import agent_loop_registry, check as check_verl_internals, spec_decode_extra_keys
+
+# veRL's private names this loop uses (its registry, AgentLoopBase's token helpers) exist, or the
+# import stops here naming them (verl_internals.py).
+check_verl_internals("agent_loop")
 
 AGENT_NAME = "vistool_agent"
 log = logging.getLogger(__name__)
@@ -49,7 +57,7 @@ def register_keeping_the_recipe(agent_name: str) -> Any:
     loop; veRL's own `register` would then overwrite that entry with a bare `_target_`, and every
     later loop of the run would start without the recipe's keys (the env's default presentation, a
     prompt longer than data.max_prompt_length). Seen in `make verl-e2e`: one trajectory of 32 ran."""
-    existing = verl_agent_loop._agent_loop_registry.get(agent_name)
+    existing = agent_loop_registry().get(agent_name)
     if existing is not None and set(existing) - {"_target_", "name"}:
         return lambda subclass: subclass
     return register(agent_name)
@@ -59,7 +67,7 @@ def register_keeping_the_recipe(agent_name: str) -> Any:
 class VistoolAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, max_turns: int | None = None, max_tool_calls: int = 3, use_tools: bool = True,
                  presentation: dict[str, Any] | None = None, env_url: str | None = None, env_token_file: str | None = None,
-                 run_dir: str | None = None, max_new_tokens: int | None = None, **kwargs: Any):
+                 run_dir: str | None = None, max_new_tokens: int | None = None, train_turns: str = "all", **kwargs: Any):
         if "system_prompt" in kwargs:
             raise ValueError("the vistool agent loop takes `presentation: {system_prompt, view}` (the run config's policy.system_prompt "
                              "and policy.view, which the env server applies), not `system_prompt`: export the recipe again "
@@ -75,9 +83,13 @@ class VistoolAgentLoop(AgentLoopBase):
         self.end_of_turn = int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
         self.response_length = int(self.rollout_config.response_length)
         self.env = EnvAddress.resolve(env_url, env_token_file)
-        self.env.refuse_loopback_across_nodes(int(self.config.get("trainer", {}).get("nnodes", 1) or 1))
+        agent = getattr(self.rollout_config, "agent", None)
+        workers = int(getattr(agent, "num_workers", None) or 1)
+        self.env.refuse_loopback_across_nodes(int(self.config.get("trainer", {}).get("nnodes", 1) or 1), agent_loop_worker_nodes(workers))
         # The per-turn token cap (rl.max_new_tokens); None leaves each turn the rest of the response budget.
         self.max_new_tokens = int(max_new_tokens) if max_new_tokens else None
+        # rl.train_turns: 'all' trains every turn, 'final' only the one that ends the episode (turn_masks.py).
+        self.train_turns = check_train_turns(train_turns)
         # Where live rollout records go; None writes none.
         self.run_dir = run_dir or os.environ.get("VISTOOL_RUN_DIR") or None
 
@@ -96,6 +108,9 @@ class VistoolAgentLoop(AgentLoopBase):
         prompts_grow = bool((opened.get("presentation") or {}).get("prompts_only_grow", True))
         # Each turn as sampled (ids, log-probs), to rebuild a presented prompt that hides earlier images.
         sampled: list[tuple[list[int], list[float] | None]] = []
+        # Where each turn's tokens lie in the response, and whether the env went on after it.
+        turn_spans: list[tuple[int, int]] = []
+        continued: list[bool] = []
         try:
             messages, images = to_verl_messages(opened["observation"]["prompt"])
             self._assert_mm_supported(bool(images))
@@ -114,11 +129,13 @@ class VistoolAgentLoop(AgentLoopBase):
                 # response never runs past response_length: the env scores exactly the text the trainer keeps.
                 budget = self.response_length - len(response_mask)
                 turn_params = {**sampling_params, "max_tokens": min(self.max_new_tokens or budget, budget)}
+                turn_start = len(response_mask)
                 with simple_timer("generate_sequences", metrics):
                     generated = await self.server_manager.generate(request_id=request_id, prompt_ids=token_ids,
                                                                    sampling_params=turn_params, image_data=images or None,
                                                                    mm_processor_kwargs=mm_processor_kwargs)
                 generation_fields = merge_generation_fields(generation_fields, generated.extra_fields)
+                metrics["num_preempted"] = add_preemptions(metrics.get("num_preempted"), getattr(generated, "num_preempted", None))
                 merged, response_mask, logprobs = await self.ct_merge_assistant_token(
                     token_ids, generated.token_ids, response_mask,
                     response_logprobs if (response_logprobs or generated.log_probs) else None,
@@ -126,6 +143,7 @@ class VistoolAgentLoop(AgentLoopBase):
                 token_ids = merged.token_ids
                 response_logprobs = logprobs or []
                 assistant_turns += 1
+                turn_spans.append((turn_start, len(response_mask)))
                 sampled.append((list(generated.token_ids), list(generated.log_probs) if generated.log_probs else None))
                 text = self._text_of(generated.token_ids)
                 messages.append({"role": "assistant", "content": text})
@@ -135,24 +153,29 @@ class VistoolAgentLoop(AgentLoopBase):
                     raise EnvServerError(f"the env server could not take turn {assistant_turns} of episode {episode_id} (task "
                                          f"{task.get('id')}): HTTP {step['error'].get('status')}: {step['error'].get('message')}. "
                                          "The rollout fails (veRL drops its group) rather than train on a reward the env never gave")
+                continued.append(not step["done"])
                 if step["done"] or assistant_turns >= self.max_assistant_turns or len(response_mask) >= self.response_length:
                     break
                 if prompts_grow:
                     observation, new_images = to_verl_messages(step["observation"]["messages"])
                     previous = list(messages)
                     messages.extend(observation)
+                    # A turn cut at its token cap has no <|im_end|>: close it as the env's presented prompt does.
+                    closed_ids, closed_mask, closed_logprobs = close_cut_turn(token_ids, response_mask, response_logprobs or None,
+                                                                              self.end_of_turn)
                     merged, extended_mask, logprobs = await self.ct_merge_context_msg(
-                        previous, messages, token_ids, response_mask, response_logprobs or None)
-                    extended_ids, extended_images = merged.token_ids, images + new_images
+                        previous, messages, closed_ids, closed_mask, closed_logprobs)
+                    extended_ids, extended_images, extended_spans = merged.token_ids, images + new_images, turn_spans
                 else:
-                    messages, extended_images, extended_ids, prompt_length, extended_mask, logprobs = await self._presented(
+                    messages, extended_images, extended_ids, prompt_length, extended_mask, logprobs, extended_spans = await self._presented(
                         step["observation"]["prompt"], sampled)
                 if len(extended_mask) >= self.response_length:
                     notes.append("the response budget ran out before the observation fitted; the episode ends here")
                     break
-                token_ids, response_mask, images = extended_ids, extended_mask, extended_images
+                token_ids, response_mask, images, turn_spans = extended_ids, extended_mask, extended_images, extended_spans
                 response_logprobs = logprobs or []
                 user_turns += 1
+            trained_mask = masked_turns(response_mask, turn_spans, continued, self.train_turns)
             score = (await off_loop(client.score_episodes, [episode_id], soft=True))[0]
             trajectory = await off_loop(client.trajectory, episode_id)
         finally:
@@ -170,7 +193,7 @@ class VistoolAgentLoop(AgentLoopBase):
         return AgentLoopOutput(
             prompt_ids=token_ids[:prompt_length],
             response_ids=token_ids[prompt_length:][: self.response_length],
-            response_mask=response_mask[: self.response_length],
+            response_mask=trained_mask[: self.response_length],
             response_logprobs=response_logprobs[: self.response_length] or None,
             multi_modal_data={"images": images} if images else {},
             mm_processor_kwargs=mm_processor_kwargs,
@@ -186,9 +209,10 @@ class VistoolAgentLoop(AgentLoopBase):
         )
 
     async def _presented(self, prompt: list[dict[str, Any]], sampled: list[tuple[list[int], list[float] | None]]
-                         ) -> tuple[list[dict[str, Any]], list[Any], list[int], int, list[int], list[float] | None]:
+                         ) -> tuple[list[dict[str, Any]], list[Any], list[int], int, list[int], list[float] | None, list[tuple[int, int]]]:
         """The env's presented prompt as continuous tokens, each earlier turn as it was sampled:
-        (messages, images, token ids, prompt length, response mask, response log-probs). The
+        (messages, images, token ids, prompt length, response mask, response log-probs, each turn's
+        span in the response). The
         messages before the first turn are the prompt; every turn (mask 1) and every observation
         after it (mask 0) is merged as veRL's builder merges them while an episode runs."""
         messages, images = to_verl_messages(prompt)
@@ -200,16 +224,20 @@ class VistoolAgentLoop(AgentLoopBase):
         prompt_length = len(token_ids)
         mask: list[int] = []
         logprobs: list[float] | None = [] if all(lp is not None for _, lp in sampled) else None
+        spans: list[tuple[int, int]] = []
         for number, index in enumerate(turns):
             ids, turn_logprobs = sampled[number]
+            start = len(mask)
             merged, mask, merged_logprobs = await self.ct_merge_assistant_token(token_ids, ids, mask, logprobs, assistant_logprobs=turn_logprobs)
+            spans.append((start, len(mask)))
             token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
             following = turns[number + 1] if number + 1 < len(turns) else len(messages)
             if following > index + 1:
+                token_ids, mask, logprobs = close_cut_turn(token_ids, mask, logprobs, self.end_of_turn)
                 merged, mask, merged_logprobs = await self.ct_merge_context_msg(
                     messages[: index + 1], messages[:following], token_ids, mask, logprobs)
                 token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
-        return messages, images, token_ids, prompt_length, mask, logprobs
+        return messages, images, token_ids, prompt_length, mask, logprobs, spans
 
     def _record(self, kwargs: dict[str, Any], task: dict[str, Any], trajectory: dict[str, Any], score: dict[str, Any],
                 response_tokens: int) -> None:
@@ -230,18 +258,44 @@ class VistoolAgentLoop(AgentLoopBase):
         return self.tokenizer.decode(token_ids, skip_special_tokens=False)
 
 
+def close_cut_turn(token_ids: list[int], mask: list[int], logprobs: list[float] | None, end_of_turn: int
+                   ) -> tuple[list[int], list[int], list[float] | None]:
+    """A turn that stopped without <|im_end|> (cut at its max_tokens) closed before the next message
+    is merged: the env server renders every earlier assistant turn with the chat template, which
+    ends it with <|im_end|>\\n, so the next prompt holds that token whatever the sampler did. It is
+    context, not policy output (mask 0, log-prob 0): the sampler never chose it. veRL 0.9.1's own
+    ToolAgentLoop does not close such a turn (its Qwen token builder adds the newline only after an
+    <|im_end|> the model wrote), so there the cut text runs into the next <|im_start|>; veRL's
+    builder then adds the newline here as it does after a turn the model closed."""
+    if not token_ids or token_ids[-1] == end_of_turn:
+        return token_ids, mask, logprobs
+    return token_ids + [end_of_turn], mask + [0], (logprobs + [0.0]) if logprobs is not None else None
+
+
 def merge_generation_fields(kept: dict[str, Any], turn: dict[str, Any] | None) -> dict[str, Any]:
-    """The rollout server's extra fields over an episode, as veRL's own ToolAgentLoop keeps them: the
-    first turn's (`global_steps`, `min_global_steps`: the weights the episode started with), with
-    `max_global_steps` from the latest turn (the weights it ended with). veRL's v1 trainer reads
-    min/max_global_steps from every trajectory for its off-policy bookkeeping."""
+    """The rollout server's extra fields over an episode, as veRL 0.9.1's own ToolAgentLoop keeps them
+    (`_handle_generating_state`): the first turn's (`global_steps`, `min_global_steps`: the weights the
+    episode started with), `max_global_steps` from the latest turn that has one (the weights it ended
+    with), and the speculative-decoding counters (SPEC_DECODE_EXTRA_KEYS) summed over the turns that
+    report them. veRL's v1 trainer reads min/max_global_steps from every trajectory."""
     turn = dict(turn or {})
     if not kept:
         return turn
     merged = dict(kept)
-    if turn.get("max_global_steps") is not None:
+    if turn.get("max_global_steps"):
         merged["max_global_steps"] = turn["max_global_steps"]
+    for key in spec_decode_extra_keys():
+        if key in turn and key in merged:
+            merged[key] = int(merged[key]) + int(turn[key])
     return merged
+
+
+def add_preemptions(kept: int | None, turn: int | None) -> int:
+    """The episode's `num_preempted` metric as ToolAgentLoop counts it: the first turn's (-1 when the
+    server does not say), then each later turn's added (a turn that does not say adds 0)."""
+    if kept is None:
+        return int(turn) if turn is not None else -1
+    return kept + (int(turn) if turn is not None else 0)
 
 
 def _task_of(extra_info: Any) -> tuple[dict[str, Any], str]:

@@ -23,7 +23,10 @@ rollout ends, in session order, with one `write` on a file opened with O_APPEND:
 lines and whole groups, whatever the other episodes and workers append meanwhile. (All rollouts of
 one uid run in one agent-loop worker process, so one process sees the whole group.) A group is
 complete at `rollout.n` records (`val_kwargs.n` when validating): a per-prompt `__rollout_n__`,
-which veRL pops before the loop sees it, or a rollout that raised, leaves its group unwritten.
+which veRL pops before the loop sees it, or a rollout that raised, leaves its group unwritten. Such
+a partial group is forgotten once the loop sees a step `STALE_AFTER_STEPS` past it (a group's
+rollouts all carry its step, and veRL does not start them that far apart), with a warning, so a long
+run does not keep every failed group's records.
 
 No `advantage` and no `kept`: veRL's trainer computes advantages and filters groups after the
 rollouts are handed back, in another process; the records leave both fields out rather than guess
@@ -31,6 +34,7 @@ rollouts are handed back, in another process; the records leave both fields out 
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +42,9 @@ from typing import Any
 from vistool_trainer.run.run_directory import append_json_lines
 
 VAL_SPLIT = "val"
+# A partial group this many steps older than the newest step seen can no longer complete.
+STALE_AFTER_STEPS = 2
+log = logging.getLogger(__name__)
 
 
 def rollout_file(run_dir: Path, step: int, validate: bool) -> Path:
@@ -68,15 +75,36 @@ def live_record(step: int, prompt_id: str, session: int, uid: str, trajectory: d
 class GroupBuffer:
     """The finished rollouts of groups not yet complete, in this worker process (keyed by file and uid)."""
     pending: dict[tuple[Path, str], dict[int, dict[str, Any]]] = field(default_factory=dict)
+    #: The step of each pending group, and the newest step seen.
+    steps: dict[tuple[Path, str], int] = field(default_factory=dict)
+    newest: int = -1
+    #: Partial groups forgotten because they could no longer complete.
+    dropped: int = 0
 
-    def add(self, path: Path, uid: str, session: int, size: int, record: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """Keeps the record; when its group has `size` records, returns them in session order (and forgets them)."""
+    def add(self, path: Path, uid: str, session: int, size: int, record: dict[str, Any], step: int | None = None
+            ) -> list[dict[str, Any]] | None:
+        """Keeps the record; when its group has `size` records, returns them in session order (and forgets them).
+        With `step`, partial groups STALE_AFTER_STEPS older than it are forgotten first."""
+        if step is not None:
+            self._forget_stale(step)
+            self.steps[(path, uid)] = step
         members = self.pending.setdefault((path, uid), {})
         members[session] = record
         if len(members) < size:
             return None
         del self.pending[(path, uid)]
+        self.steps.pop((path, uid), None)
         return [members[s] for s in sorted(members)]
+
+    def _forget_stale(self, step: int) -> None:
+        self.newest = max(self.newest, step)
+        stale = [(key, at) for key, at in self.steps.items() if at <= self.newest - STALE_AFTER_STEPS]
+        for key, at in stale:
+            members = self.pending.pop(key, {})
+            del self.steps[key]
+            self.dropped += 1
+            log.warning("vistool_agent: group %s of step %d never completed (%d rollout record(s) of it; a rollout failed or "
+                        "veRL changed its size); its records are not written", key[1], at, len(members))
 
 
 BUFFER = GroupBuffer()
@@ -103,7 +131,7 @@ class EpisodePlace:
 
     def record(self, record: dict[str, Any], buffer: GroupBuffer = BUFFER) -> int:
         """Adds the episode's record; writes its group when complete. Returns how many lines were written."""
-        complete = buffer.add(self.path, self.uid, self.session, self.group_size, record)
+        complete = buffer.add(self.path, self.uid, self.session, self.group_size, record, self.step)
         if complete is None:
             return 0
         self.path.parent.mkdir(parents=True, exist_ok=True)

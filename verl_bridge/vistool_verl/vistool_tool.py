@@ -74,7 +74,10 @@ class VistoolTool(BaseTool):
         texts = [part["text"] for message in messages for part in (message.get("content") or []) if part.get("type") == "text"]
         call = (step.get("info", {}).get("calls") or [{}])[0]
         metrics = {"ok": bool(call.get("ok")), "errors": [e.get("class") for e in step.get("info", {}).get("errors") or []]}
-        return ToolResponse(text="\n".join(texts) or None, image=images or None), 0.0, metrics
+        # veRL's ToolResponse refuses image=None (it must be a list when given): a call that made no
+        # image (the env's error text) leaves the key out, so the model reads the env's words.
+        response = ToolResponse(text="\n".join(texts) or None, image=images) if images else ToolResponse(text="\n".join(texts) or None)
+        return response, 0.0, metrics
 
     async def release(self, instance_id: str, **kwargs) -> None:
         episode_id = self._episodes.pop(instance_id, None)

@@ -135,7 +135,18 @@ def open_env(config: RunConfig, run: RunDirectory, roots: list[Path], events: Ev
     return server, client
 
 
+def refuse_bridge_only_settings(config: RunConfig) -> None:
+    """rl.train_turns 'final' (VTool-R1 v2's mask: only the turn that ends the episode is trained)
+    is carried out by the veRL bridge's agent loop; this trainer trains every turn of an episode, so
+    it stops before any work rather than train what the config says it will not."""
+    if config.rl.enabled and config.rl.train_turns != "all":
+        raise ValueError(f"rl.train_turns is {config.rl.train_turns!r}, which only the veRL bridge carries out (engine 'verl', "
+                         "`vistool config export --to verl`; docs/VERL.md): this trainer trains every assistant turn. Set "
+                         "rl.train_turns to 'all' to train here, or run the config on veRL")
+
+
 def train(config: RunConfig, max_steps: int | None = None, resume: bool = False, events: EventStream | None = None) -> int:
+    refuse_bridge_only_settings(config)
     dist = init_distributed(config.device)
     run = RunDirectory(Path(config.output_dir), writable=dist.is_main)
     log_file = open(run.root / "logs" / ("trainer.log" if dist.is_main else f"trainer-rank{dist.rank}.log"), "a")

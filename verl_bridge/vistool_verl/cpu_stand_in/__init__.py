@@ -26,14 +26,17 @@ MODULE = __name__
 ENABLED = os.environ.get("VERL_PLATFORM", "").strip().lower() == "cpu"
 
 if ENABLED:
-    from verl.workers.rollout import base as _rollout_base
     from verl.workers.rollout.replica import RolloutReplicaRegistry
+
+    from .. import verl_internals
+
+    verl_internals.check("cpu_stand_in")
 
     from . import platform as _platform  # noqa: F401 (registers the platform)
     from . import process_group, processor_without_torchvision
     from .transformers_replica import ROLLOUT_NAME, TransformersReplica
 
     RolloutReplicaRegistry.register(ROLLOUT_NAME, lambda: TransformersReplica)
-    _rollout_base._ROLLOUT_REGISTRY[(ROLLOUT_NAME, "async")] = "vistool_verl.cpu_stand_in.transformers_replica.TransformersServerAdapter"
+    verl_internals.rollout_registry()[(ROLLOUT_NAME, "async")] = "vistool_verl.cpu_stand_in.transformers_replica.TransformersServerAdapter"
     process_group.install()
     processor_without_torchvision.install()

@@ -20,7 +20,8 @@ def gloo_by_default(start: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def install() -> None:
-    import verl.workers.engine_workers as engine_workers
+    from ..verl_internals import engine_workers_module
 
+    engine_workers = engine_workers_module()
     if not getattr(engine_workers.initialize_global_process_group_ray, "vistool_gloo", False):
         engine_workers.initialize_global_process_group_ray = gloo_by_default(engine_workers.initialize_global_process_group_ray)

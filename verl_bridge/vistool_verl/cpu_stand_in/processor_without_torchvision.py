@@ -49,7 +49,8 @@ def with_image_only_fallback(loader: Callable[..., Any]) -> Callable[..., Any]:
 def install() -> None:
     """Wraps veRL's loader where its model config imported it (the one call site that builds the
     processors the trainer, the agent-loop workers and the reward workers use)."""
-    import verl.workers.config.model as model_config
+    from ..verl_internals import model_config_module
 
+    model_config = model_config_module()
     if not getattr(model_config.hf_processor, "vistool_image_only_fallback", False):
         model_config.hf_processor = with_image_only_fallback(model_config.hf_processor)
