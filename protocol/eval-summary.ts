@@ -142,14 +142,25 @@ export function callOnTarget(rollout: Pick<RolloutSummary, 'question' | 'callTar
   return rollout.callTargets.length === 1 && rollout.callTargets[0] === label;
 }
 
-/** Episodes whose first call named another label than the question's, with the accuracy on them and on the on-target calls. */
+/**
+ * Episodes whose call was off target, with the accuracy on them and on the others. When every episode
+ * with a call that ran carries the scanners' findings, the env's verdict decides (the viewer's
+ * `off_target_call` filter then opens exactly these); otherwise the first call naming another label
+ * than the question quotes.
+ */
 export function offTargetCalls(tasks: readonly RolloutSummary[]): OffTargetCalls | null {
+  const right = (list: readonly RolloutSummary[]) => list.filter((t) => t.correct === true).length;
+  const called = tasks.filter((t) => t.toolCalls > 0);
+  if (called.length > 0 && called.every((t) => t.findings !== undefined)) {
+    const off = called.filter((t) => t.findings?.includes('off_target_call') === true);
+    const on = called.filter((t) => t.findings?.includes('off_target_call') !== true);
+    return { calls: called.length, offTarget: off.length, off: proportion(right(off), off.length), on: proportion(right(on), on.length), rule: 'scanner' };
+  }
   const judged = tasks.filter((t) => callOnTarget(t) !== null);
   if (judged.length === 0) return null;
   const off = judged.filter((t) => callOnTarget(t) === false);
   const on = judged.filter((t) => callOnTarget(t) === true);
-  const right = (list: readonly RolloutSummary[]) => list.filter((t) => t.correct === true).length;
-  return { calls: judged.length, offTarget: off.length, off: proportion(right(off), off.length), on: proportion(right(on), on.length) };
+  return { calls: judged.length, offTarget: off.length, off: proportion(right(off), off.length), on: proportion(right(on), on.length), rule: 'question-label' };
 }
 
 export function summarizeSet(set: { key: string; label: string; step: number | null }, rollouts: readonly RolloutSummary[]): EvalSetSummary {

@@ -149,11 +149,17 @@ export interface ArmEvalSummary extends Proportion {
   offTarget?: OffTargetCalls | null;
 }
 
-/** The right tool on the wrong bar: episodes whose first call named another label than the question asks about. */
+/**
+ * The right tool on the wrong bar. Where every episode with a call was scanned, the env's verdict
+ * (a call that ran was off its task's target: the `off_target_call` finding); in records from before
+ * the scanners, the first call naming another label than the question quotes.
+ */
 export interface OffTargetCalls {
-  /** Episodes with a call whose question quotes a label. */
+  /** Episodes judged: with a call that ran (scanned), or with a call whose question quotes a label. */
   calls: number;
   offTarget: number;
+  /** 'scanner': the `off_target_call` finding, so the viewer's finding filter opens exactly these; 'question-label': the older rule. */
+  rule?: 'scanner' | 'question-label';
   off: Proportion;
   on: Proportion;
 }

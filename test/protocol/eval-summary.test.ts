@@ -130,3 +130,25 @@ test('off-target calls: a first call that names another label than the question 
   assert.deepEqual([tools?.offTarget?.calls, tools?.offTarget?.offTarget, tools?.offTarget?.off.correct, tools?.offTarget?.on.correct, tools?.offTarget?.on.n], [4, 2, 1, 1, 2]);
   assert.equal(summarizeArm([rollout('1', 'low', 'low', 'tools', 1)], 'tools')?.offTarget, null);
 });
+
+test("off-target calls: where every episode with a call was scanned, the env's off_target_call finding decides, not the question's label", () => {
+  const scanned = (promptId: string, calls: number, findings: RolloutSummary['findings'], right: boolean): RolloutSummary => ({
+    ...rollout(promptId, 'high', right ? 'high' : 'low', 'tools', calls),
+    question: 'Is it low, medium or high for "D"?',
+    callTargets: ['D'], // the old rule would call every one of these on target
+    findings,
+  });
+  const tools = summarizeArm([
+    scanned('1', 1, ['off_target_call'], false),
+    scanned('2', 1, ['off_target_call', 'repeated_call'], true),
+    scanned('3', 1, [], true),
+    scanned('4', 2, ['degenerate_edit'], false),
+    scanned('5', 0, [], true), // no call: not judged
+  ], 'tools');
+  // Judged: tasks 1-4; off: 1 and 2 (one right); on: 3 and 4 (one right).
+  assert.deepEqual([tools?.offTarget?.rule, tools?.offTarget?.calls, tools?.offTarget?.offTarget, tools?.offTarget?.off.correct, tools?.offTarget?.on.correct, tools?.offTarget?.on.n],
+    ['scanner', 4, 2, 1, 1, 2]);
+  // One called episode without findings (a record from before the scanners): the question-label rule for all.
+  const mixed = summarizeArm([scanned('1', 1, ['off_target_call'], false), { ...scanned('2', 1, undefined, true), findings: undefined }], 'tools');
+  assert.deepEqual([mixed?.offTarget?.rule, mixed?.offTarget?.offTarget], ['question-label', 0]);
+});

@@ -295,3 +295,20 @@ def test_summary_json_carries_the_tool_effect_per_checkpoint_and_the_report_stat
     assert "answer changed in 70.0%" in page and "calls on target: 75.0%" in page
     assert "tool effect not measured" in page and "calls on target: not measured" in page
     assert "not that the policy read the right thing" in page
+
+
+def test_off_target_calls_follow_the_scanners_verdict_where_every_called_record_was_scanned():
+    from vistool_trainer.run.eval_summary import off_target
+    # The question-label rule would call t0 and t1 on target (each masks its own label) and t2 off.
+    records = [_eval_record("t0", "A", "low", "low", "A"), _eval_record("t1", "B", "high", "low", "B"),
+               _eval_record("t2", "C", "high", "high", "E"), _eval_record("t3", "D", "low", "low", None)]
+    for record, findings in zip(records, (["off_target_call"], [], ["repeated_call"], [])):
+        record["findings"] = findings
+    off = off_target(records)
+    # Judged: t0-t2 (t3 made no call); off: t0 (right); on: t1 (wrong) and t2 (right).
+    assert off["rule"] == "scanner" and (off["calls"], off["off_target"]) == (3, 1)
+    assert (off["off_target_accuracy"]["correct"], off["off_target_accuracy"]["n"]) == (1, 1)
+    assert (off["on_target_accuracy"]["correct"], off["on_target_accuracy"]["n"]) == (1, 2)
+    del records[1]["findings"]  # one called record from before the scanners: the older rule for all
+    older = off_target(records)
+    assert older["rule"] == "question-label" and older["off_target"] == 1 and older["off_target_accuracy"]["correct"] == 1

@@ -11,6 +11,7 @@ import type { AccuracyDifference, AnswerGrid, EvalArm, OffTargetCalls, RunEvalSu
 import { armDifferences, OTHER_ANSWERS, runHeadline, type RunHeadline, seedBand } from '../../protocol/eval-summary.js';
 import { h } from '../shared/dom.js';
 import type { EvalResult } from '../../protocol/panel-protocol.js';
+import type { FindingName } from '../../protocol/findings.js';
 import { ANSWER_CHANGED_RATE, effectInterval, TOOL_EFFECT } from './tool-effect-series.js';
 
 export const INDEPENDENT_METHOD = "95 % interval: Newcombe's hybrid score interval for a difference of independent proportions (1998, method 10), from each side's Wilson interval";
@@ -33,6 +34,8 @@ export interface CellTarget {
   arm: EvalArm;
   gold?: string;
   answer?: string;
+  /** Only the episodes a scanner flagged (the off-target count opens `off_target_call`). */
+  finding?: FindingName;
 }
 
 const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
@@ -87,16 +90,23 @@ function headlineRow(run: SummaryRun, headline: RunHeadline, open: (target: Cell
     h('td', { class: 'num' }, result.n),
     h('td', { class: 'num', 'data-testid': 'summary-call-rate', title: `${result.called} of ${result.n} episodes made a tool call` }, pct(result.callRate)),
     withEffect ? toolEffectCell(run, headline) : null,
-    offTargetCell(result.offTarget ?? null),
+    offTargetCell(result.offTarget ?? null, () => open({ runId: run.id, key: set.key, arm, finding: 'off_target_call' })),
     h('td', null, ...(changes.length > 0 ? changes : [h('span', { class: 'muted' }, '–')])),
   );
 }
 
-/** Calls that named another label than the question's: how many, and the accuracy on them against the on-target calls. */
-function offTargetCell(off: OffTargetCalls | null): HTMLElement {
-  if (off === null) return h('td', { class: 'muted', title: 'no question quotes a label, or no episode made a call' }, '–');
-  return h('td', { 'data-testid': 'summary-off-target', title: "episodes whose first call named another label than the one the question quotes; accuracy with 95 % Wilson intervals (opening them in the viewer is not offered yet)" },
-    `${off.offTarget} of ${off.calls}`, h('span', { class: 'muted' }, ` · right ${pct(off.off.acc)} ${interval(off.off.ci95)} vs ${pct(off.on.acc)} ${interval(off.on.ci95)} on target`));
+/** Off-target calls: how many, and the accuracy on them against the others; the count opens them when the scanners decided it. */
+function offTargetCell(off: OffTargetCalls | null, openOff: () => void): HTMLElement {
+  if (off === null) return h('td', { class: 'muted', title: 'no episode made a call, or no question quotes a label' }, '–');
+  const scanned = off.rule === 'scanner';
+  const rule = scanned
+    ? "episodes with a call that ran off the task's target (the off_target_call scanner)"
+    : 'episodes whose first call named another label than the one the question quotes (records from before the scanners: opening them in the viewer needs a rescan)';
+  const count = scanned && off.offTarget > 0
+    ? h('button', { type: 'button', class: 'link-button', 'data-testid': 'summary-off-target-open', title: `Open the ${off.offTarget} off-target episodes in the viewer`, onclick: openOff }, String(off.offTarget))
+    : String(off.offTarget);
+  return h('td', { 'data-testid': 'summary-off-target', title: `${rule}; accuracy with 95 % Wilson intervals` },
+    count, ` of ${off.calls}`, h('span', { class: 'muted' }, ` · right ${pct(off.off.acc)} ${interval(off.off.ci95)} vs ${pct(off.on.acc)} ${interval(off.on.ci95)} on target`));
 }
 
 /** The gold × answer grid of one run's headline evaluation; a cell with episodes is a button that opens them. */

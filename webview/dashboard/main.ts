@@ -674,8 +674,8 @@ class Dashboard {
     const view = evalSummaryView(summaries, (target) => {
       const run = this.runs.get(target.runId)?.summary;
       if (!run) return;
-      const { runId, key: evalKey, arm, gold, answer } = target;
-      this.host.showInViewer({ runId, path: run.path, step: 0, evals: { key: evalKey, arm, ...(gold !== undefined && answer !== undefined ? { gold, answer } : {}) } });
+      const { runId, key: evalKey, arm, gold, answer, finding } = target;
+      this.host.showInViewer({ runId, path: run.path, step: 0, evals: { key: evalKey, arm, ...(gold !== undefined && answer !== undefined ? { gold, answer } : {}), ...(finding ? { finding } : {}) } });
     });
     replaceChildren(this.summaryPanel, view);
   }

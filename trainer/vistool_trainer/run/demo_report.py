@@ -357,7 +357,9 @@ def evaluation_summary_html(summary: dict[str, Any]) -> str:
         off = (numbers.get("after_rl") or {}).get("off_target")
         if off and off["calls"]:
             wrong, right = off["off_target_accuracy"], off["on_target_accuracy"]
-            items.append(f"<li>{html.escape(arm)} arm after RL: {off['off_target']} of {off['calls']} calls named another label than the question's; "
+            what = ("episodes with a call made a call off the task's target (the off_target_call scanner)" if off.get("rule") == "scanner"
+                    else "calls named another label than the question's")
+            items.append(f"<li>{html.escape(arm)} arm after RL: {off['off_target']} of {off['calls']} {what}; "
                          f"accuracy {_ci(wrong)} on those, {_ci(right)} on the others</li>")
     items.extend(tool_effect_items(arms))
     grids = "".join(_grid_html(arm, "after RL", numbers["after_rl"]["grid"]) for arm, numbers in arms.items()

@@ -74,21 +74,32 @@ def first_call_targets(record: dict[str, Any]) -> list[str] | None:
 
 
 def off_target(records: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Episodes whose first call named another label than the question's, and the accuracy with
-    95% Wilson intervals on them and on the other calls; None when no question quotes a label."""
-    called = [(r, first_call_targets(r), question_label(r.get("task") or {})) for r in records]
-    judged = [(r, targets, label) for r, targets, label in called if targets is not None and label is not None]
-    if not judged:
-        return None
-    wrong = [r for r, targets, label in judged if targets != [label]]
-    right = [r for r, targets, label in judged if targets == [label]]
+    """Episodes whose call was off target, and the accuracy with 95% Wilson intervals on them and on
+    the other calls; None when nothing can be judged. Where every episode with a successful call was
+    scanned, the env's verdict decides (the `off_target_call` finding, as protocol/eval-summary.ts
+    reads it); in records from before the scanners, the first call naming another label than the
+    question quotes."""
+    called_ok = [r for r in records if any(call.get("ok") for turn in r.get("turns") or [] for call in turn.get("calls") or [])]
+    if called_ok and all("findings" in r for r in called_ok):
+        wrong = [r for r in called_ok if "off_target_call" in (r.get("findings") or [])]
+        right = [r for r in called_ok if "off_target_call" not in (r.get("findings") or [])]
+        judged: list[Any] = called_ok
+        rule = "scanner"
+    else:
+        called = [(r, first_call_targets(r), question_label(r.get("task") or {})) for r in records]
+        judged = [(r, targets, label) for r, targets, label in called if targets is not None and label is not None]
+        if not judged:
+            return None
+        wrong = [r for r, targets, label in judged if targets != [label]]
+        right = [r for r, targets, label in judged if targets == [label]]
+        rule = "question-label"
 
     def accuracy(group: list[dict[str, Any]]) -> dict[str, Any]:
         correct = sum(1 for r in group if r.get("correct") is True)
         return {"n": len(group), "correct": correct, "acc": correct / len(group) if group else 0.0,
                 "acc_ci95": list(wilson_interval(correct, len(group)))}
 
-    return {"calls": len(judged), "off_target": len(wrong), "on_target_accuracy": accuracy(right), "off_target_accuracy": accuracy(wrong)}
+    return {"calls": len(judged), "off_target": len(wrong), "on_target_accuracy": accuracy(right), "off_target_accuracy": accuracy(wrong), "rule": rule}
 
 
 def paired_change(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any] | None:
