@@ -18,6 +18,7 @@ def _load(name: str):
     """scripts/gpu/NAME.py under a name of its own (the check imports them as `budget`, `summary`)."""
     spec = importlib.util.spec_from_file_location(f"gpu_check_{name}", GPU_SCRIPTS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
