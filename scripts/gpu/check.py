@@ -125,7 +125,7 @@ def run_stage(context: Context, name: str, body: Callable[[Context], dict[str, A
     A stage body returns its figures; `summary` (one line) and `skip` (a reason: the stage decided
     not to run, e.g. the GPU's memory cannot hold it) are taken out of them."""
     stage_budget = budget.STAGE_BUDGETS[name]
-    record: dict[str, Any] = {"kind": "stage", "stage": name, "budget_s": stage_budget.cap_s}
+    record: dict[str, Any] = {"record": "stage", "stage": name, "budget_s": stage_budget.cap_s}
     if context.left() < stage_budget.needs_s * context.cap_scale:
         context.record({**record, "status": "skipped", "ok": False, "seconds": 0.0,
                         "reason": f"budget: {max(context.left(), 0):.0f} s of the wall budget left, the stage needs ~{stage_budget.needs_s:.0f} s"})
@@ -390,13 +390,13 @@ def stage_memory(context: Context) -> dict[str, Any]:
                 for kind in ("sft", "rl"):
                     point = {"kind": kind, **base, "status": "skipped", "reason": f"memory: {why}"}
                     measurements.append(point)
-                    context.record({"stage": "memory-point", **point})
+                    context.record({"record": "memory-point", "stage": "memory", **point})
                 continue
             if context.stage_left() < 10 * context.cap_scale:
                 for kind in ("sft", "rl"):
                     point = {"kind": kind, **base, "status": "skipped", "reason": f"budget: {max(context.stage_left(), 0):.0f} s left of the stage's"}
                     measurements.append(point)
-                    context.record({"stage": "memory-point", **point})
+                    context.record({"record": "memory-point", "stage": "memory", **point})
                 continue
             policy.set_gradient_checkpointing(checkpointing)
             encoded = synthetic_conversations(policy, rows, plan.row_length, plan.image_tokens, tokens)
@@ -438,7 +438,7 @@ def stage_memory(context: Context) -> dict[str, Any]:
                         parameter.grad = None
                     torch.cuda.empty_cache()
                 measurements.append(record)
-                context.record({"stage": "memory-point", **record})
+                context.record({"record": "memory-point", "stage": "memory", **record})
     finally:
         policy.set_gradient_checkpointing(False)
         engine.close()

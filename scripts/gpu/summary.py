@@ -33,7 +33,7 @@ def read_records(results: Path) -> list[dict[str, Any]]:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if record.get("kind") == "stage":
+        if record.get("record") == "stage":
             records.append(record)
     return records
 

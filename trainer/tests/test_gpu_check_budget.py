@@ -80,12 +80,12 @@ def test_stage_budgets_needed_before_start_fit_the_wall_budget():
 
 def test_a_stopped_check_leaves_a_summary_naming_what_did_not_run(tmp_path, monkeypatch):
     records = [
-        {"kind": "stage", "stage": "environment", "status": "passed", "seconds": 4.0, "summary": "torch", "figures": {"gpu": "H100", "gpu_memory_gib": 79.6}},
-        {"stage": "memory-point", "status": "skipped", "reason": "memory"},
-        {"kind": "stage", "stage": "memory", "status": "skipped", "reason": "budget: 10 s left", "seconds": 0.0},
-        {"kind": "stage", "stage": "demo", "status": "failed", "reason": "timeout", "seconds": 99.0},
+        {"record": "stage", "stage": "environment", "status": "passed", "seconds": 4.0, "summary": "torch", "figures": {"gpu": "H100", "gpu_memory_gib": 79.6}},
+        {"record": "memory-point", "stage": "memory", "status": "skipped", "reason": "memory"},
+        {"record": "stage", "stage": "memory", "status": "skipped", "reason": "budget: 10 s left", "seconds": 0.0},
+        {"record": "stage", "stage": "demo", "status": "failed", "reason": "timeout", "seconds": 99.0},
     ]
-    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(r) for r in records) + '\n{"kind": "stage", "sta')  # a torn line
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(r) for r in records) + '\n{"record": "stage", "sta')  # a torn line
     (tmp_path / "summary.json").write_text(json.dumps({"complete": False, "unfinished": ["demo", "resume"], "dry_run": False}))
     monkeypatch.setattr(sys, "argv", ["summary.py", "--out", str(tmp_path), "--wall-s", "360"])
     assert summary.main() == 0
