@@ -64,7 +64,7 @@ class Plan:
 # memory estimate skips where they do not fit (4k and 8k tokens on an H100: budget.py, README).
 GPU_PLAN = Plan("cuda", "qwen2.5-vl-3b", (1024, 4096, 8192),
                 ((1024, True), (4096, True), (8192, True), (1024, False), (4096, False), (8192, False)),
-                1024, 256, (32, 64), 256, 300, 4, 64, 8, 64, False)
+                1024, 256, (32, 64), 256, 200, 4, 32, 8, 64, False)
 DRY_PLAN = Plan("cpu", "tiny", (128, 256), ((128, True), (256, True), (128, False), (256, False)), 128, 16, (2, 4), 8, 12, 4, 8, 2, 8, True)
 
 
@@ -128,7 +128,7 @@ def run_stage(context: Context, name: str, body: Callable[[Context], dict[str, A
     record: dict[str, Any] = {"record": "stage", "stage": name, "budget_s": stage_budget.cap_s}
     if context.left() < stage_budget.needs_s * context.cap_scale:
         context.record({**record, "status": "skipped", "ok": False, "seconds": 0.0,
-                        "reason": f"budget: {max(context.left(), 0):.0f} s of the wall budget left, the stage needs ~{stage_budget.needs_s:.0f} s"})
+                        "reason": f"budget: {max(context.left(), 0):.0f} s of the wall budget left, the stage needs ~{stage_budget.needs_s * context.cap_scale:.0f} s"})
         context.write_summary(False)
         return
     started = time.perf_counter()
@@ -643,6 +643,9 @@ def _metrics(run: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
+DEMO_IMAGES_BACK_BYTES = 8 * 2**20
+
+
 def stage_demo(context: Context) -> dict[str, Any]:
     """The micro demo's tools arm on this device: SFT, then the first RL steps, through the real env
     server (carried node and bundle), evaluated after each stage; the run directory comes back."""
@@ -655,8 +658,21 @@ def stage_demo(context: Context) -> dict[str, Any]:
     seconds = time.perf_counter() - started
     run = root / "run"
     archive = context.out / "demo-run.tar.gz"
+    # What comes back must stay under the device tool's 16 MiB a file: no checkpoint weights or
+    # optimizer state, and the rollouts' images only while they are a few MiB.
+    images = sum(path.stat().st_size for path in (run / "images").rglob("*") if path.is_file()) if (run / "images").exists() else 0
+    keep_images = images <= DEMO_IMAGES_BACK_BYTES
+
+    def kept(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        parts = Path(info.name).parts
+        if info.name.endswith((".pt", ".safetensors")) and "checkpoints" in parts:
+            return None
+        if len(parts) > 1 and parts[1] == "images" and not keep_images:
+            return None
+        return info
+
     with tarfile.open(archive, "w:gz") as tar:
-        tar.add(run, arcname="demo-run", filter=lambda info: None if info.name.endswith("optimizer.pt") else info)
+        tar.add(run, arcname="demo-run", filter=kept)
         tar.add(root / "train.log", arcname="demo-run/train-stdout.log")
     metrics = _metrics(run)
     rl = [m for m in metrics if m.get("stage") == "rl"]
@@ -666,6 +682,7 @@ def stage_demo(context: Context) -> dict[str, Any]:
     keys = ("reward/mean", "acc/mean", "tool/call_rate", "timing/step_s", "timing/gen_s", "timing/env_s", "timing/train_s",
             "actor/loss", "actor/grad_norm", "actor/ppo_kl", "memory/trainer_peak_rss_mb")
     result = {"exit_code": code, "status": status, "seconds": round(seconds, 1), "archive": archive.name,
+              "images_mib": round(images / 2**20, 2), "images_in_archive": keep_images,
               "archive_mib": round(archive.stat().st_size / 2**20, 2), "sft_steps": len(sft),
               "sft_step_s_median": sorted(m["timing/step_s"] for m in sft)[len(sft) // 2] if sft else None,
               "sft_last_loss": sft[-1]["sft/loss"] if sft else None,
