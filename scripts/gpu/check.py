@@ -120,7 +120,7 @@ def _plain(value: Any) -> Any:
 
 
 def run_stage(context: Context, name: str, body: Callable[[Context], dict[str, Any]]) -> None:
-    """One guarded stage and its record: {"kind": "stage", "stage", "status" (passed, failed or
+    """One guarded stage and its record: {"record": "stage", "stage", "status" (passed, failed or
     skipped), "reason" (why it failed or was skipped), "seconds", "budget_s", "summary", "figures"}.
     A stage body returns its figures; `summary` (one line) and `skip` (a reason: the stage decided
     not to run, e.g. the GPU's memory cannot hold it) are taken out of them."""
