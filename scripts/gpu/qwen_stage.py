@@ -167,8 +167,11 @@ def run_on_device(fixture: Path, reference: dict[str, Any], device: str, sft_ste
     suppressed = set(policy.suppressed_token_ids)
     prompt = policy.batch([policy.encoder.encode(conversation(with_answer=False), add_generation_prompt=True)])
     policy.model.eval()
+    inputs = {k: v for k, v in expand_images(prompt).items() if k != "loss_mask"}
+    if "pixel_values" in inputs:
+        inputs["pixel_values"] = inputs["pixel_values"].to(policy.model.dtype)  # as sample_turns feeds them
     with torch.no_grad():
-        logits = policy.model(**{k: v for k, v in expand_images(prompt).items() if k != "loss_mask"}, use_cache=False).logits[0, -1].float()
+        logits = policy.model(**inputs, use_cache=False).logits[0, -1].float()
     probabilities = torch.softmax(logits, -1)
     removed = float(probabilities[sorted(suppressed)].sum())
     padding_mass = float(probabilities[len(tokenizer):].sum())
