@@ -20,7 +20,7 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.workers.rollout.replica import TokenOutput
 
 from vistool_trainer.rollouts.rollout import load_tasks
-from vistool_verl.agent_loop import VistoolAgentLoop, close_cut_turn
+from vistool_verl.agent_loop import VistoolAgentLoop, close_turn
 from vistool_verl.env_messages import to_verl_messages
 from vistool_verl.processor import load_processor
 from vistool_verl.smoke import trainer_config
@@ -84,5 +84,5 @@ def test_a_turn_cut_mid_json_is_closed_and_the_next_prompt_is_the_env_s(tasks_pa
 
 
 def test_closing_touches_only_a_turn_without_its_end():
-    assert close_cut_turn([5, 6], [1, 1], [-0.1, -0.2], 9) == ([5, 6, 9], [1, 1, 0], [-0.1, -0.2, 0.0])
-    assert close_cut_turn([5, 9], [1, 1], None, 9) == ([5, 9], [1, 1], None)
+    assert close_turn([5, 6], [1, 1], [-0.1, -0.2], 9) == ([5, 6, 9], [1, 1, 0], [-0.1, -0.2, 0.0])
+    assert close_turn([5, 9], [1, 1], None, 9) == ([5, 9], [1, 1], None)
