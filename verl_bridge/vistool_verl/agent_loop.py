@@ -155,7 +155,8 @@ class VistoolAgentLoop(AgentLoopBase):
                 messages.append({"role": "assistant", "content": text})
                 with simple_timer("tool_calls", metrics):
                     step = (await off_loop(client.step_episodes, [{"episode_id": episode_id, "text": text}], soft=True))[0]
-                step = self.faults.apply(step, task.get("id"), kwargs.get("global_steps"), kwargs.get("session_id"), assistant_turns)
+                step = self.faults.apply(step, task.get("id"), kwargs.get("global_steps"), kwargs.get("uid"), kwargs.get("session_id"),
+                                         assistant_turns, self.run_dir)
                 if "error" in step:
                     raise EnvServerError(f"the env server could not take turn {assistant_turns} of episode {episode_id} (task "
                                          f"{task.get('id')}): HTTP {step['error'].get('status')}: {step['error'].get('message')}. "

@@ -60,10 +60,17 @@ SYSTEM_PROMPT = "Answer the question about the chart. You may call an image tool
 PRESENTATION: dict[str, Any] = {"system_prompt": SYSTEM_PROMPT}
 
 
+# Every chart's bars are A, B and C: a call that masks any one of them is a call the env runs, so a
+# warmed-up policy that has the call's shape, and not yet the copying of the asked label, still gets
+# an edited image back (a label the chart lacks is a tool error with no image).
+LABELS = "A,B,C"
+
+
 def generate_tasks(out: Path, n: int, seed: int) -> Path:
-    """Level questions ("is D low, medium or high?"): a random guess is right one time in three."""
+    """Level questions ("is B low, medium or high?") on three bars: a random guess is right one time in three."""
     command = ["node", str(repo_root() / "bin" / "vistool.js"), "data", "gen", "--kind", "vbar", "--family", "level", "--n", str(n),
-               "--seed", str(seed), "--difficulty", "1", "--image-size", "112x112", "--out", str(out)]
+               "--seed", str(seed), "--difficulty", "1", "--image-size", "112x112", "--labels", LABELS, "--categories", "3",
+               "--out", str(out)]
     result = subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         raise RuntimeError(f"`{' '.join(command)}` failed: {result.stderr[-1000:]}")
@@ -81,6 +88,31 @@ def fresh_policy(args: argparse.Namespace, client: Any, tasks: list[dict[str, An
 
     shutil.copytree(args.fixture, folder)
     return AutoModelForImageTextToText.from_pretrained(folder, dtype=torch.float32, attn_implementation="sdpa")
+
+
+def probe_calls(client: Any, model: Any, processor: Any, tasks: list[dict[str, Any]], options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The warmed-up policy's first turn on each task, sampled at temperature 1 by the stand-in's
+    generator and stepped on the env server: how many made a tool call the env ran (an edited image)."""
+    from .transformers_server import TransformersGenerator
+
+    generator = TransformersGenerator(model, processor, default_max_tokens=48, seed=seed)
+    opened = client.start_episodes([{"task": {k: v for k, v in t.items() if not k.startswith("_")}, "task_dir": t["_task_dir"],
+                                     "options": {**options, "presentation": PRESENTATION}} for t in tasks])
+    ran = 0
+    try:
+        for episode in opened:
+            messages, images = to_verl_messages(episode["observation"]["prompt"])
+            text = processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            ids = processor(text=[text], images=images or None)["input_ids"][0]
+            out = generator.generate(list(ids), {"temperature": 1.0, "top_p": 1.0, "top_k": -1}, images or None)
+            turn = processor.tokenizer.decode([t for t in out.token_ids if t not in generator.stop_ids], skip_special_tokens=False)
+            step = client.step_episodes([{"episode_id": episode["episode_id"], "text": turn}])[0]
+            ran += int(any(m.get("type") == "image" for message in (step["observation"].get("messages") or [])
+                           for m in (message.get("content") if isinstance(message.get("content"), list) else [])))
+    finally:
+        for episode in opened:
+            client.close_episode(episode["episode_id"])
+    return {"episodes": len(opened), "first_turn_tool_images": ran}
 
 
 def opening_prompts(client: Any, tasks: list[dict[str, Any]], options: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[Any]]]:
@@ -243,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="TESTS ONLY: the share of tool calls the agent loop fails as an env server error (VISTOOL_TEST_ENV_FAULTS)")
     parser.add_argument("--failed-groups", choices=FAILED_GROUPS, default=DEFAULT_FAILED_GROUPS,
                         help="what a group with a failed episode does (trainer.v1.sampler.sampler_kwargs.failed_groups)")
+    parser.add_argument("--warm-up-embeddings", choices=("train", "freeze"), default="train",
+                        help="whether the warm-up trains the token embeddings (freeze: the fixture's 151,936 rows stay as they are)")
     parser.add_argument("--warm-up-direct-share", type=float, default=0.1, help="warm-up examples that answer without a tool call")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1200, help="seconds veRL's trainer may run")
@@ -257,7 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     if (out / "run.json").exists():
         raise SystemExit(f"{out} already holds a run; remove it or pass another --out")
     started = time.time()
-    torch.set_num_threads(2)
+    # One thread: the warm-up's ops are small, and two threads on a machine whose other core is busy
+    # spend most of a step waiting for each other (measured: 0.04 s a micro step on one, ~1 s on two).
+    torch.set_num_threads(1)
     # Three steps' worth of prompts a step: veRL draws a fresh prompt for each group it drops (failed_groups.py).
     tasks_path = generate_tasks(out / "data" / "train", args.prompts * args.steps * 3, args.seed)
     tasks = load_tasks(tasks_path)
@@ -276,10 +312,12 @@ def main(argv: list[str] | None = None) -> int:
             options = {"tools": True, "max_turns": args.max_turns, "max_tool_calls": args.max_tool_calls, "images": "path"}
             warm_examples = gold_examples(client, warm_tasks, {**options, "presentation": PRESENTATION}, args.seed, args.warm_up_direct_share)
             warm_started = time.perf_counter()
-            losses = warm_up(model, processor, warm_examples, args.warm_up_steps, args.warm_up_lr, args.seed)
+            losses = warm_up(model, processor, warm_examples, args.warm_up_steps, args.warm_up_lr, args.seed,
+                             train_embeddings=args.warm_up_embeddings == "train")
             measured["warm_up"] = {"policy": args.policy, "steps": args.warm_up_steps, "seconds": round(time.perf_counter() - warm_started, 1),
                                    "loss_first": round(losses[0], 3), "loss_last_10": round(sum(losses[-10:]) / 10, 3)}
             model.save_pretrained(out / "model")
+            measured["warm_up"]["probe"] = probe_calls(client, model, processor, tasks[:8], options, args.seed)
             openings = opening_prompts(client, tasks, options)
             longest_prompt = max(len(processor(text=[processor.apply_chat_template(m, tokenize=False, add_generation_prompt=True)],
                                                images=images or None)["input_ids"][0]) for m, images in openings)

@@ -8,13 +8,17 @@ failure (`EnvServerError`: the episode fails, veRL tags its group `failure`), wh
 checks (docs/VERL.md, "A group with a failed episode").
 
 Which calls fail is decided by a hash of the seed, the task, veRL's step, the session and the turn:
-the same run fails the same calls. Off unless the variable is set; never set it in a real run.
+the same run fails the same calls. Each injected fault is appended to
+`VISTOOL_RUN_DIR/logs/injected-faults.jsonl` ({task, step, uid, session, turn}), which the e2e checks
+hold the trainer's counts to. Off unless the variable is set; never set it in a real run.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping
 
 RATE_VARIABLE = "VISTOOL_TEST_ENV_FAULTS"
@@ -46,16 +50,22 @@ class InjectedFaults:
             raise ValueError(f"{SEED_VARIABLE} is {seed_raw!r}; it must be an integer") from None
         return cls(rate, seed)
 
-    def fails(self, *where: Any) -> bool:
-        """Whether the call at `where` (task, step, session, turn) fails: a uniform draw from a hash."""
+    def fails(self, task: Any, step: Any, session: Any, turn: Any) -> bool:
+        """Whether the call at (task, veRL step, session, turn) fails: a uniform draw from a hash."""
         if self.rate <= 0.0:
             return False
-        digest = hashlib.sha256(":".join(str(part) for part in (self.seed, *where)).encode()).digest()
+        digest = hashlib.sha256(":".join(str(part) for part in (self.seed, task, step, session, turn)).encode()).digest()
         return int.from_bytes(digest[:8], "big") / 2.0**64 < self.rate
 
-    def apply(self, step: dict[str, Any], *where: Any) -> dict[str, Any]:
-        """The env server's answer to a turn, or an injected error when the turn called a tool and `where` fails."""
-        called = bool(((step.get("info") or {}).get("calls")))
-        if "error" in step or not called or not self.fails(*where):
-            return step
+    def apply(self, answer: dict[str, Any], task: Any, step: Any, uid: Any, session: Any, turn: int,
+              run_dir: str | None = None) -> dict[str, Any]:
+        """The env server's answer to a turn, or an injected error when the turn called a tool and the call fails."""
+        called = bool(((answer.get("info") or {}).get("calls")))
+        if "error" in answer or not called or not self.fails(task, step, session, turn):
+            return answer
+        if run_dir:
+            log = Path(run_dir) / "logs" / "injected-faults.jsonl"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("a") as out:
+                out.write(json.dumps({"task": task, "step": step, "uid": uid, "session": session, "turn": turn}) + "\n")
         return {"error": {"status": 503, "message": MESSAGE}}
