@@ -159,6 +159,12 @@ def sampler_overrides(args: argparse.Namespace) -> list[str]:
     ]
 
 
+def micro_batch(args: argparse.Namespace) -> int:
+    """Sequences per forward in veRL's actor: the whole batch for the micro model; two on the fixture, whose
+    logits over 151,936 rows are ~0.35 MB a token (16 sequences of ~550 tokens would be ~3 GB of logits)."""
+    return args.prompts * args.group if getattr(args, "policy", "micro") == "micro" else 2
+
+
 def trainer_overrides(out: Path, args: argparse.Namespace, prompt_length: int, response_length: int) -> list[str]:
     """The run's own settings: GRPO on the e2e's data, model and loop (the CPU settings come from launch.overrides)."""
     return [
@@ -179,7 +185,7 @@ def trainer_overrides(out: Path, args: argparse.Namespace, prompt_length: int, r
         f"actor_rollout_ref.actor.optim.lr={args.lr}",
         "actor_rollout_ref.actor.optim.weight_decay=0.0",
         f"actor_rollout_ref.actor.ppo_mini_batch_size={args.prompts}",
-        f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={args.prompts * args.group}",
+        f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={micro_batch(args)}",
         "actor_rollout_ref.actor.use_kl_loss=false",
         "actor_rollout_ref.actor.loss_agg_mode=token-mean",
         "actor_rollout_ref.actor.clip_ratio_low=0.2",
@@ -187,7 +193,7 @@ def trainer_overrides(out: Path, args: argparse.Namespace, prompt_length: int, r
         f"actor_rollout_ref.rollout.n={args.group}",
         "actor_rollout_ref.rollout.temperature=1.0",
         f"actor_rollout_ref.rollout.seed={args.seed}",
-        f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={args.prompts * args.group}",
+        f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={micro_batch(args)}",
         "actor_rollout_ref.rollout.multi_turn.enable=true",
         f"actor_rollout_ref.rollout.multi_turn.max_assistant_turns={args.max_turns}",
         "actor_rollout_ref.rollout.agent.default_agent_loop=vistool_agent",
@@ -264,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tool-calls", type=int, default=2)
     parser.add_argument("--max-new-tokens", type=int, default=48, help="each turn's token cap (the loop's max_new_tokens)")
     parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--warm-up-steps", type=int, default=160)
+    parser.add_argument("--warm-up-steps", type=int, default=400)
     parser.add_argument("--warm-up-lr", type=float, default=5e-3)
     parser.add_argument("--warm-up-tasks", type=int, default=48)
     parser.add_argument("--dynamic-sampling", action="store_true", help="DAPO's group filter (algorithm.filter_groups, metric reward)")
