@@ -190,7 +190,7 @@ def test_the_response_mask_trains_the_policy_s_turns_and_not_the_observations(re
             # tokens; stop tokens are not text), so no observation token is trained.
             assert not vision & set(row["trained_ids"]), "an image token is under response_mask 1"
             text = tokenizer.decode([t for t in row["trained_ids"] if t not in stops], skip_special_tokens=False)
-            assert text == "".join(turn["text"] for turn in record["turns"]), (row["key"], text)
+            assert text == "".join(turn["text"] for turn in record["turns"] if turn["role"] == "assistant"), (row["key"], text)
             # Mask 0: the observation, with one image's placeholders per edited image the env returned.
             if _edited_image(record):
                 assert image_pad in row["masked_ids"], "the edited image did not join the sequence"

@@ -269,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-turns", type=int, default=3)
     parser.add_argument("--max-tool-calls", type=int, default=2)
     parser.add_argument("--max-new-tokens", type=int, default=48, help="each turn's token cap (the loop's max_new_tokens)")
-    parser.add_argument("--lr", type=float, default=1e-3)
+    # Small enough that one update leaves the warmed-up policy calling tools in step 2 (1e-3 halved the share).
+    parser.add_argument("--lr", type=float, default=2e-4)
     parser.add_argument("--warm-up-steps", type=int, default=400)
     parser.add_argument("--warm-up-lr", type=float, default=5e-3)
     parser.add_argument("--warm-up-tasks", type=int, default=48)
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="what a group with a failed episode does (trainer.v1.sampler.sampler_kwargs.failed_groups)")
     parser.add_argument("--warm-up-embeddings", choices=("train", "freeze"), default="train",
                         help="whether the warm-up trains the token embeddings (freeze: the fixture's 151,936 rows stay as they are)")
-    parser.add_argument("--warm-up-direct-share", type=float, default=0.1, help="warm-up examples that answer without a tool call")
+    parser.add_argument("--warm-up-direct-share", type=float, default=0.05, help="warm-up examples that answer without a tool call")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1200, help="seconds veRL's trainer may run")
     parser.add_argument("--prepare-only", action="store_true", help="write the data, model and command, and stop before veRL's trainer")
