@@ -69,14 +69,20 @@ verl-smoke: setup verl-env
 	$(VERL_PY) -m vistool_verl smoke --out $(VERL_SMOKE_DIR) --prompts 8 --group 4
 
 # veRL's own trainer (main_ppo: Ray, TransferQueue, the FSDP2 actor, the agent-loop and reward workers)
-# for 2 GRPO steps on CPU with vistool's agent loop, reward and env server, into $(VERL_E2E_DIR)
-# (replaced on each run), then the checks of that run directory. The rollout engine is a transformers
-# stand-in for vLLM (verl_bridge/vistool_verl/cpu_stand_in/). ~9 GB of memory: run it alone
-# (flock /tmp/vistool-heavy.lock make verl-e2e on a shared machine).
+# for 2 GRPO steps on CPU with vistool's agent loop, reward, sampler and env server, into $(VERL_E2E_DIR)
+# (replaced on each run), then the checks of that run directory. The policy is the Qwen-faithful
+# fixture (docs/QWEN_FIXTURE.md; written with the trainer's venv, which has its tokenizer's ranks)
+# warmed up on gold tool trajectories, so most episodes call a tool and carry its image. The rollout
+# engine is a transformers stand-in for vLLM that samples as veRL configures vLLM
+# (verl_bridge/vistool_verl/cpu_stand_in/). `make verl-e2e VERL_E2E_FAULTS=0.1` (tests only) makes one
+# tool call in ten fail at the env, and the checks hold the failed groups to docs/VERL.md. ~9 GB of
+# memory: run it alone (flock /tmp/vistool-heavy.lock make verl-e2e on a shared machine).
 VERL_E2E_DIR ?= runs/verl-e2e
-verl-e2e: setup verl-env
+VERL_E2E_FAULTS ?= 0
+verl-e2e: setup venv verl-env
 	rm -rf $(VERL_E2E_DIR)
-	$(VERL_PY) -m vistool_verl e2e --out $(VERL_E2E_DIR)
+	$(PY) -m vistool_trainer fixture qwen-micro --out $(VERL_E2E_DIR)/fixture
+	$(VERL_PY) -m vistool_verl e2e --out $(VERL_E2E_DIR) --policy qwen-micro --fixture $(VERL_E2E_DIR)/fixture --faults $(VERL_E2E_FAULTS)
 	VISTOOL_VERL_E2E_DIR=$(VERL_E2E_DIR) $(VERL_PY) -m pytest -q verl_bridge/e2e_tests
 
 # The bridge's suite in .venv-verl; the export and extension checks that need veRL installed (they

@@ -310,7 +310,7 @@ function verlYaml(plan: ExportPlan): string {
     'docs/VERL.md maps every run-config key.',
   ];
   const y = new VerlYaml(header, { hydra: { searchpath: ['pkg://verl/trainer/config'] }, defaults: ['ppo_trainer', '_self_'] });
-  for (const section of [dataSection, modelSection, actorSection, refSection, rolloutSection, algorithmSection, rewardSection, trainerSection]) section(y, plan);
+  for (const section of [dataSection, modelSection, actorSection, refSection, rolloutSection, algorithmSection, rewardSection, trainerSection, samplerSection]) section(y, plan);
   return y.toString();
 }
 
@@ -459,6 +459,24 @@ function trainerSection(y: VerlYaml, { config, options, gpus, numbers: { epochs,
   y.set('trainer.val_before_train', config.eval.before_and_after && config.eval.before, 'eval.before_and_after, eval.before');
   y.set('trainer.test_freq', testFreq, config.eval.every_steps > 0 ? 'eval.every_steps' : 'eval.before_and_after (once, at the end)');
   if (config.logging.rollouts_per_step > 0) y.set('trainer.rollout_data_dir', '${oc.env:VISTOOL_RUN_DIR}/verl-rollouts', 'logging.rollouts_per_step (> 0; veRL writes every rollout of a step)');
+}
+
+function samplerSection(y: VerlYaml, { config: { rl } }: ExportPlan): void {
+  y.note('trainer.v1.sampler', [
+    "vistool's sampler (verl_bridge/vistool_verl/failed_groups.py): a GRPO group with a failed episode (the env server",
+    "could not take a turn or score it) is dropped whole and a fresh prompt drawn in its place. veRL 0.9.1's own trains",
+    'the survivors over a smaller group; trainer.v1.sampler.sampler_kwargs.failed_groups=keep does that (docs/VERL.md).',
+  ]);
+  y.fixed('trainer.v1.sampler.custom_sampler.path', 'pkg://vistool_verl.failed_groups');
+  y.fixed('trainer.v1.sampler.custom_sampler.name', 'VistoolReplayBuffer');
+  y.fixed('trainer.v1.sampler.sync_refill_failed_groups', true, 'veRL then fetches single prompts, which an exact refill needs');
+  y.fixed('trainer.v1.sampler.sampler_kwargs.failed_groups', 'drop', 'not in the run config: drop (or keep)');
+  y.set('trainer.v1.sampler.sampler_kwargs.group_size', rl.group_size, 'rl.group_size (veRL does not tell a sampler rollout.n)');
+  y.set('trainer.v1.sampler.sampler_kwargs.train_batch_size', rl.prompts_per_step, 'rl.prompts_per_step');
+  if (rl.dynamic_sampling) {
+    y.set('trainer.v1.sampler.sampler_kwargs.filter_groups_metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward',
+      'rl.dynamic_sampling_metric (veRL gives a custom sampler no algorithm.filter_groups)');
+  }
 }
 
 // --- agent_loop.yaml -----------------------------------------------------------------------------

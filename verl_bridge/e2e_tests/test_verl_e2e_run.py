@@ -6,7 +6,15 @@ every number here about log-probs compares that stand-in with veRL's actor, not 
 
 Expected values come from what the env server and the agent loop recorded (rollouts/step-N.jsonl),
 computed here independently of veRL, and are compared with what veRL's trainer logged
-(metrics.jsonl, veRL's names). The workbench's own readers (test/runs/read-run-dir.ts) read the run.
+(metrics.jsonl, veRL's names) and trained (trained/step-N.jsonl: every row of the batch its update
+read, padding included, recorded inside the trainer by the stand-in's sampler). The workbench's own
+readers (test/runs/read-run-dir.ts) read the run.
+
+The policy is warmed up on gold tool trajectories, so most episodes call a tool and carry its edited
+image into the next turn: veRL's multi-turn image path (the image back into the prompt, its M-RoPE
+positions, the response mask over the observation) is trained here. With `--faults` (make verl-e2e
+VERL_E2E_FAULTS=0.1) a share of tool calls fails at the env (logs/injected-faults.jsonl), and the
+checks hold veRL's failed-group handling to docs/VERL.md ("A group with a failed episode").
 """
 from __future__ import annotations
 
@@ -28,6 +36,11 @@ STEPS = int(os.environ.get("VISTOOL_VERL_E2E_STEPS", "2"))
 # What is left is the order of floating-point sums (batched training forward vs one-sequence
 # generation, sdpa on different shapes): measured ~1e-6 in probability on the micro model.
 PROBS_DIFF_BOUND = 1e-3
+# At least this share of every step's rollouts calls a tool the env runs and reads its edited image.
+TOOL_SHARE = 0.5
+TOOL_SHARE_WITH_FAULTS = 0.25
+VISION_TOKENS = ("<|image_pad|>", "<|vision_start|>", "<|vision_end|>", "<|video_pad|>")
+STOP_TOKENS = ("<|im_end|>", "<|endoftext|>")
 
 
 def _config() -> dict:
@@ -119,3 +132,88 @@ def test_the_trainer_scores_the_sampled_tokens_as_the_rollout_did(seen):
         metrics = row(seen, step)
         assert metrics["training/rollout_probs_diff_valid"] == 1
         assert metrics["training/rollout_probs_diff_max"] <= PROBS_DIFF_BOUND, (step, metrics["training/rollout_probs_diff_max"])
+
+
+@pytest.fixture(scope="module")
+def trained() -> dict[int, list[dict]]:
+    """The rows veRL's update read each step (cpu_stand_in/trained_batches.py)."""
+    return {step: [json.loads(line) for line in (RUN / "trained" / f"step-{step:06d}.jsonl").read_text().splitlines()]
+            for step in range(1, STEPS + 1)}
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(RUN / "model")
+
+
+def _injected() -> list[dict]:
+    path = RUN / "logs" / "injected-faults.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def _edited_image(record: dict) -> bool:
+    return any(turn.get("images") for turn in record["turns"])
+
+
+def test_at_least_half_of_every_step_s_rollouts_call_a_tool_and_read_its_edited_image(records):
+    # With injected faults only tool calls fail, and a group with a failed one is dropped whole: the
+    # trained groups are then those that called tools less (measured: 31 % in a step where the run
+    # without faults had 81 %). That run still needs a multi-image path in every step.
+    bound = TOOL_SHARE if _config()["faults"] == 0 else TOOL_SHARE_WITH_FAULTS
+    for step, step_records in records.items():
+        share = sum(_edited_image(r) for r in step_records) / len(step_records)
+        assert share >= bound, (step, share, "the warmed-up policy should call a tool the env runs in most episodes")
+
+
+def test_every_trained_row_is_a_whole_group_s_episode_and_no_padding_or_failed_episode_trains_a_token(records, trained):
+    for step, rows in trained.items():
+        episodes = {(r["group_uid"], r["group"]) for r in records[step]}
+        real = [row for row in rows if not row["padding"]]
+        # Every row veRL trained is an episode the env scored and the loop wrote whole, with its group;
+        # a failed episode left no row, and (failed_groups drop) neither did its group's survivors.
+        assert {(row["uid"], row["session"]) for row in real} == episodes, step
+        assert len(real) == len(episodes)
+        assert all(row["trained_ids"] == [] for row in rows if row["padding"]), "a padding row carries a trained token"
+        failed = {fault["uid"] for fault in _injected()}
+        assert not failed & {row["uid"] for row in rows}, "a row of a group with a failed episode was trained"
+
+
+def test_the_response_mask_trains_the_policy_s_turns_and_not_the_observations(records, trained, tokenizer):
+    vision = {int(tokenizer.convert_tokens_to_ids(t)) for t in VISION_TOKENS}
+    stops = {int(tokenizer.convert_tokens_to_ids(t)) for t in STOP_TOKENS}
+    image_pad = int(tokenizer.convert_tokens_to_ids("<|image_pad|>"))
+    multi_image = 0
+    for step, rows in trained.items():
+        by_episode = {(r["group_uid"], r["group"]): r for r in records[step]}
+        for row in rows:
+            if row["padding"]:
+                continue
+            record = by_episode[(row["uid"], row["session"])]
+            # Mask 1: exactly the assistant turns' text as the env server received it (each turn's sampled
+            # tokens; stop tokens are not text), so no observation token is trained.
+            assert not vision & set(row["trained_ids"]), "an image token is under response_mask 1"
+            text = tokenizer.decode([t for t in row["trained_ids"] if t not in stops], skip_special_tokens=False)
+            assert text == "".join(turn["text"] for turn in record["turns"] if turn["role"] == "assistant"), (row["key"], text)
+            # Mask 0: the observation, with one image's placeholders per edited image the env returned.
+            if _edited_image(record):
+                assert image_pad in row["masked_ids"], "the edited image did not join the sequence"
+                multi_image += 1
+    assert multi_image > 0
+
+
+def test_failed_episodes_and_dropped_groups_are_counted_in_metrics_jsonl(seen):
+    config = _config()
+    faults = _injected()
+    dropped = failed = 0
+    for step in range(1, STEPS + 1):
+        metrics = row(seen, step)
+        assert "env/failed_episodes" in metrics and "env/failed_groups_dropped" in metrics, sorted(metrics)
+        failed += metrics["env/failed_episodes"]
+        dropped += metrics["env/failed_groups_dropped"]
+    # Each injected fault failed one episode; each group with one is dropped whole (failed_groups: drop).
+    assert failed == len(faults)
+    assert dropped == (len({fault["uid"] for fault in faults}) if config["failed_groups"] == "drop" else 0)
+    if config["faults"] > 0:
+        assert faults, "the run injected no fault: the failed-group path was not exercised"

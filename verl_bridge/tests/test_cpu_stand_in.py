@@ -88,8 +88,8 @@ def test_the_rollout_server_samples_from_the_weights_veRL_last_sent_and_tags_ans
         asyncio.run(server.load_weights({"model.not_a_layer.weight": torch.zeros(1)}, 4))
 
 
-@pytest.mark.parametrize("dynamic_sampling", [False, True])
-def test_the_e2e_s_overrides_compose_over_veRLs_config_and_pass_its_validation(tmp_path, dynamic_sampling):
+@pytest.mark.parametrize("dynamic_sampling,failed_groups", [(False, "drop"), (True, "drop"), (False, "keep")])
+def test_the_e2e_s_overrides_compose_over_veRLs_config_and_pass_its_validation(tmp_path, dynamic_sampling, failed_groups):
     """What `python -m vistool_verl e2e` passes to main_ppo, composed as Hydra composes it (a typo or a
     key that needs `+` fails here in seconds rather than after Ray has started)."""
     import argparse
@@ -103,7 +103,7 @@ def test_the_e2e_s_overrides_compose_over_veRLs_config_and_pass_its_validation(t
     from vistool_verl.e2e import trainer_overrides
 
     args = argparse.Namespace(prompts=4, group=4, steps=2, max_turns=3, max_tool_calls=2, max_new_tokens=48, lr=1e-3,
-                              dynamic_sampling=dynamic_sampling, seed=1)
+                              dynamic_sampling=dynamic_sampling, seed=1, failed_groups=failed_groups)
     overrides = [o for o in launch.overrides() + trainer_overrides(tmp_path, args, 200, 500) if not o.startswith("hydra.")]
     with initialize_config_dir(config_dir=str(Path(verl.__file__).parent / "trainer" / "config"), version_base=None):
         cfg = compose(config_name="ppo_trainer", overrides=overrides)
@@ -114,3 +114,9 @@ def test_the_e2e_s_overrides_compose_over_veRLs_config_and_pass_its_validation(t
     assert cfg.actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype == "fp32"
     assert cfg.actor_rollout_ref.model.use_remove_padding is False
     assert cfg.algorithm.filter_groups.enable is dynamic_sampling
+    # vistool's sampler, with what veRL does not tell a custom sampler in its kwargs (failed_groups.py).
+    sampler = cfg.trainer.v1.sampler
+    assert sampler.custom_sampler.path == "pkg://vistool_verl.cpu_stand_in.recording_sampler"
+    assert dict(sampler.sampler_kwargs) == {"failed_groups": failed_groups, "group_size": 4, "train_batch_size": 4,
+                                            **({"filter_groups_metric": "reward"} if dynamic_sampling else {})}
+    assert sampler.sync_refill_failed_groups is (failed_groups == "drop")

@@ -20,7 +20,7 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.workers.rollout.replica import TokenOutput
 
 from vistool_trainer.rollouts.rollout import load_tasks
-from vistool_verl.agent_loop import VistoolAgentLoop, close_cut_turn
+from vistool_verl.agent_loop import VistoolAgentLoop, close_turn
 from vistool_verl.env_messages import to_verl_messages
 from vistool_verl.processor import load_processor
 from vistool_verl.smoke import trainer_config
@@ -84,5 +84,46 @@ def test_a_turn_cut_mid_json_is_closed_and_the_next_prompt_is_the_env_s(tasks_pa
 
 
 def test_closing_touches_only_a_turn_without_its_end():
-    assert close_cut_turn([5, 6], [1, 1], [-0.1, -0.2], 9) == ([5, 6, 9], [1, 1, 0], [-0.1, -0.2, 0.0])
-    assert close_cut_turn([5, 9], [1, 1], None, 9) == ([5, 9], [1, 1], None)
+    assert close_turn([5, 6], [1, 1], [-0.1, -0.2], 9) == ([5, 6, 9], [1, 1, 0], [-0.1, -0.2, 0.0])
+    assert close_turn([5, 9], [1, 1], None, 9) == ([5, 9], [1, 1], None)
+    end_of_text = 4
+    # A turn stopped on <|endoftext|> (vLLM stops on every end-of-sequence id): the stop token becomes
+    # the closing <|im_end|>, as context.
+    assert close_turn([5, 4], [1, 1], [-0.1, -0.2], 9, {end_of_text}) == ([5, 9], [1, 0], [-0.1, 0.0])
+
+
+def test_a_tool_turn_that_stops_on_endoftext_reaches_the_env_without_it_and_the_next_prompt_is_the_env_s(tasks_path, micro_dir, env_server):
+    """M2 of issue 41: the env gets the call's text without the stop token, the next prompt the rollout
+    server is sent is the env's presented prompt, and the trained tokens are the call and the answer."""
+    client, token_file, _ = env_server
+    task = load_tasks(tasks_path)[0]
+    gold = client.gold([task])[0]
+    processor = load_processor(micro_dir)
+    tokenizer = processor.tokenizer
+    end, end_of_text = (int(tokenizer.convert_tokens_to_ids(t)) for t in ("<|im_end|>", "<|endoftext|>"))
+    call = list(tokenizer(gold["tool_turns"][0], add_special_tokens=False)["input_ids"])
+    answer = list(tokenizer(gold["answer"], add_special_tokens=False)["input_ids"]) + [end]
+    manager = Recording([call + [end_of_text], answer])
+    cfg = trainer_config(response_length=2048, prompt_length=4096, max_turns=2)
+    row = {"extra_info": {"task_json": json.dumps({k: v for k, v in task.items() if not k.startswith("_")}), "task_dir": task["_task_dir"]}}
+
+    async def run() -> Any:
+        loop = VistoolAgentLoop(DictConfigWrap(cfg), manager, tokenizer, processor, RLHFDataset, DictConfigWrap(cfg.data),
+                                hf_model_type="qwen2_5_vl", max_turns=2, max_tool_calls=1, use_tools=True, presentation=PRESENTATION,
+                                env_url=client.url, env_token_file=str(token_file), max_new_tokens=64)
+        return await loop.run({"temperature": 1.0, "top_p": 1.0, "top_k": -1, "logprobs": True}, **row)
+    output = asyncio.run(run())
+
+    trajectory = output.extra_fields["vistool_trajectory"]
+    assert trajectory["turns"][0]["text"] == gold["tool_turns"][0] and "<|endoftext|>" not in json.dumps(trajectory)
+    options = {"tools": True, "max_turns": 2, "max_tool_calls": 1, "images": "path", "presentation": PRESENTATION}
+    opened = client.start_episodes([{"task": {k: v for k, v in task.items() if not k.startswith("_")}, "task_dir": task["_task_dir"],
+                                     "options": options}])[0]
+    step = client.step_episodes([{"episode_id": opened["episode_id"], "text": gold["tool_turns"][0]}])[0]
+    client.close_episode(opened["episode_id"])
+    messages, images = to_verl_messages(step["observation"]["prompt"])
+    text = processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert manager.prompts[1] == processor(text=[text], images=images, return_tensors="pt")["input_ids"][0].tolist()
+    trained = [t for t, m in zip(output.response_ids, output.response_mask) if m]
+    assert trained == call + answer
+    assert output.response_ids[len(call)] == end and output.response_mask[len(call)] == 0 and output.response_logprobs[len(call)] == 0.0

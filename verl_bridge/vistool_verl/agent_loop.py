@@ -37,6 +37,7 @@ from verl.utils.profiler import simple_timer
 
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, EnvServerError, agent_loop_worker_nodes, off_loop
+from .fault_injection import InjectedFaults
 from .live_records import EpisodePlace, live_record
 from .turn_masks import check_train_turns, masked_turns
 from .verl_internals import agent_loop_registry, check as check_verl_internals, spec_decode_extra_keys
@@ -81,6 +82,9 @@ class VistoolAgentLoop(AgentLoopBase):
         # `use_tools` and applies the view (None: the env's own system turn and every image).
         self.presentation = _plain(presentation)
         self.end_of_turn = int(self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
+        # The ids a rollout server stops a turn on besides <|im_end|>: vLLM stops on every end-of-sequence
+        # id of the generation config (Qwen2.5-VL-Instruct: <|im_end|> and <|endoftext|>) and returns it.
+        self.other_stops = other_stop_ids(self.tokenizer, self.end_of_turn)
         self.response_length = int(self.rollout_config.response_length)
         self.env = EnvAddress.resolve(env_url, env_token_file)
         agent = getattr(self.rollout_config, "agent", None)
@@ -92,6 +96,8 @@ class VistoolAgentLoop(AgentLoopBase):
         self.train_turns = check_train_turns(train_turns)
         # Where live rollout records go; None writes none.
         self.run_dir = run_dir or os.environ.get("VISTOOL_RUN_DIR") or None
+        # Tests only (VISTOOL_TEST_ENV_FAULTS): a share of tool calls answered with an env server error.
+        self.faults = InjectedFaults.from_environment()
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         task, task_dir = _task_of(kwargs.get("extra_info"))
@@ -149,10 +155,13 @@ class VistoolAgentLoop(AgentLoopBase):
                 messages.append({"role": "assistant", "content": text})
                 with simple_timer("tool_calls", metrics):
                     step = (await off_loop(client.step_episodes, [{"episode_id": episode_id, "text": text}], soft=True))[0]
+                step = self.faults.apply(step, task.get("id"), kwargs.get("global_steps"), kwargs.get("uid"), kwargs.get("session_id"),
+                                         assistant_turns, self.run_dir)
                 if "error" in step:
                     raise EnvServerError(f"the env server could not take turn {assistant_turns} of episode {episode_id} (task "
                                          f"{task.get('id')}): HTTP {step['error'].get('status')}: {step['error'].get('message')}. "
-                                         "The rollout fails (veRL drops its group) rather than train on a reward the env never gave")
+                                         "The rollout fails (its group is dropped or kept as trainer.v1.sampler.sampler_kwargs.failed_groups says; "
+                                         "docs/VERL.md) rather than train on a reward the env never gave")
                 continued.append(not step["done"])
                 if step["done"] or assistant_turns >= self.max_assistant_turns or len(response_mask) >= self.response_length:
                     break
@@ -161,8 +170,8 @@ class VistoolAgentLoop(AgentLoopBase):
                     previous = list(messages)
                     messages.extend(observation)
                     # A turn cut at its token cap has no <|im_end|>: close it as the env's presented prompt does.
-                    closed_ids, closed_mask, closed_logprobs = close_cut_turn(token_ids, response_mask, response_logprobs or None,
-                                                                              self.end_of_turn)
+                    closed_ids, closed_mask, closed_logprobs = close_turn(token_ids, response_mask, response_logprobs or None,
+                                                                          self.end_of_turn, self.other_stops)
                     merged, extended_mask, logprobs = await self.ct_merge_context_msg(
                         previous, messages, closed_ids, closed_mask, closed_logprobs)
                     extended_ids, extended_images, extended_spans = merged.token_ids, images + new_images, turn_spans
@@ -186,8 +195,9 @@ class VistoolAgentLoop(AgentLoopBase):
             client.close()
         if "error" in score:
             raise EnvServerError(f"the env server could not score episode {episode_id} (task {task.get('id')}): HTTP "
-                                 f"{score['error'].get('status')}: {score['error'].get('message')}. The rollout fails (veRL drops its "
-                                 "group) rather than train on a reward of 0 the env never gave")
+                                 f"{score['error'].get('status')}: {score['error'].get('message')}. The rollout fails (its group is dropped or "
+                                 "kept as trainer.v1.sampler.sampler_kwargs.failed_groups says) rather than train on a reward of 0 the env "
+                                 "never gave")
         self._record(kwargs, task, trajectory, {**score, "notes": [str(n) for n in score.get("notes") or []] + notes},
                      sum(response_mask[: self.response_length]))
         return AgentLoopOutput(
@@ -233,7 +243,7 @@ class VistoolAgentLoop(AgentLoopBase):
             token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
             following = turns[number + 1] if number + 1 < len(turns) else len(messages)
             if following > index + 1:
-                token_ids, mask, logprobs = close_cut_turn(token_ids, mask, logprobs, self.end_of_turn)
+                token_ids, mask, logprobs = close_turn(token_ids, mask, logprobs, self.end_of_turn, self.other_stops)
                 merged, mask, merged_logprobs = await self.ct_merge_context_msg(
                     messages[: index + 1], messages[:following], token_ids, mask, logprobs)
                 token_ids, logprobs = merged.token_ids, merged_logprobs if logprobs is not None else None
@@ -250,25 +260,45 @@ class VistoolAgentLoop(AgentLoopBase):
             log.warning("vistool_agent: could not write the rollout record to %s: %s", place.path, error)
 
     def _text_of(self, token_ids: list[int]) -> str:
-        """What the model wrote, as the env must read it: every token but the closing end-of-turn.
+        """What the model wrote, as the env must read it: every token but the one that stopped the turn
+        (<|im_end|>, or <|endoftext|>: a stop signal, not text the env should parse or score).
         Tool-call markers may be special tokens (they are in the micro model's vocabulary), so
         nothing else is skipped."""
-        if token_ids and token_ids[-1] == self.end_of_turn:
+        if token_ids and (token_ids[-1] == self.end_of_turn or token_ids[-1] in self.other_stops):
             token_ids = token_ids[:-1]
         return self.tokenizer.decode(token_ids, skip_special_tokens=False)
 
 
-def close_cut_turn(token_ids: list[int], mask: list[int], logprobs: list[float] | None, end_of_turn: int
-                   ) -> tuple[list[int], list[int], list[float] | None]:
-    """A turn that stopped without <|im_end|> (cut at its max_tokens) closed before the next message
-    is merged: the env server renders every earlier assistant turn with the chat template, which
-    ends it with <|im_end|>\\n, so the next prompt holds that token whatever the sampler did. It is
-    context, not policy output (mask 0, log-prob 0): the sampler never chose it. veRL 0.9.1's own
-    ToolAgentLoop does not close such a turn (its Qwen token builder adds the newline only after an
-    <|im_end|> the model wrote), so there the cut text runs into the next <|im_start|>; veRL's
-    builder then adds the newline here as it does after a turn the model closed."""
+def other_stop_ids(tokenizer: Any, end_of_turn: int) -> set[int]:
+    """The stop ids other than <|im_end|>: <|endoftext|> and the tokenizer's end-of-sequence."""
+    candidates = [tokenizer.convert_tokens_to_ids("<|endoftext|>"), tokenizer.eos_token_id]
+    unknown = tokenizer.unk_token_id
+    return {int(i) for i in candidates if i is not None and i != unknown and int(i) != end_of_turn}
+
+
+def close_turn(token_ids: list[int], mask: list[int], logprobs: list[float] | None, end_of_turn: int,
+               other_stops: set[int] = frozenset()) -> tuple[list[int], list[int], list[float] | None]:
+    """A turn closed as the env server's presented prompt closes it, before the next message is merged.
+
+    The env server renders every earlier assistant turn with the chat template, which ends it with
+    <|im_end|>\n, so the next prompt holds that token whatever the sampler did:
+    - a turn that ended on <|im_end|> stays as it is;
+    - a turn cut at its max_tokens (no stop token) gets <|im_end|> appended as context (mask 0,
+      log-prob 0: the sampler never chose it). veRL 0.9.1's own ToolAgentLoop does not close such a
+      turn (its Qwen token builder adds the newline only after an <|im_end|> the model wrote), so
+      there the cut text runs into the next <|im_start|>; veRL's builder adds the newline here as
+      it does after a turn the model closed;
+    - a turn that stopped on another stop id (<|endoftext|>: vLLM stops on every end-of-sequence id
+      of the generation config) has that token replaced by <|im_end|> as context (mask 0, log-prob
+      0). The env got the text without it, and presents the turn closed by <|im_end|>: the policy
+      reads what the server presents, and no token is trained that the policy did not sample in
+      that context. The stop decision of a turn the env went on after is then not trained; a turn
+      that ends the episode keeps its sampled <|endoftext|> (mask 1), as vLLM returned it."""
     if not token_ids or token_ids[-1] == end_of_turn:
         return token_ids, mask, logprobs
+    if token_ids[-1] in other_stops and mask and mask[-1] == 1:
+        return (token_ids[:-1] + [end_of_turn], mask[:-1] + [0],
+                (logprobs[:-1] + [0.0]) if logprobs is not None else None)
     return token_ids + [end_of_turn], mask + [0], (logprobs + [0.0]) if logprobs is not None else None
 
 

@@ -7,14 +7,22 @@ server-manager face the smoke and the agent-loop tests call directly, and
 `cpu_stand_in.transformers_replica` puts the same generator behind a Ray actor for veRL's own
 trainer. Token ids go in and come out, with log-probs, as veRL's async rollout servers answer.
 
-Two rules differ from vLLM, both said wherever the stand-in is used:
-- The vision placeholders and turn openers are never sampled (`suppress_tokens`): an untrained
-  micro model would otherwise write image tokens with no image behind them. A real model does not
-  write them, and vLLM has no such rule.
-- The log-prob of each sampled token is taken from the model's own logits (divided by the sampling
-  temperature), not from the masked distribution it was drawn from: that is the quantity veRL's
-  actor recomputes, so any rollout/trainer gap measures the data path and nothing else. (vLLM's
-  default log-probs are its raw ones, the same at temperature 1.)
+It samples as veRL 0.9.1 configures vLLM (vllm_async_server.py), so the policy's mistakes reach
+the loop as they would on a cluster:
+- **What is banned.** veRL patches vLLM's `compute_logits` to set -inf on the vision placeholders
+  (`get_vision_placeholder_token_ids`: `<|image_pad|>`, `<|video_pad|>`) and on the rows past the
+  tokenizer (the padded vocabulary: Qwen2.5-VL's 151,665-151,935). Those and nothing else are
+  banned here: `<|im_start|>`, `<|endoftext|>`, `<|vision_start|>` and the rest stay sampleable.
+- **Where a turn stops.** vLLM stops on every end-of-sequence id of the model's generation config
+  and the tokenizer's (Qwen2.5-VL-Instruct: `<|im_end|>` and `<|endoftext|>`) and returns the stop
+  token; so does this.
+- **No inherited defaults.** veRL overrides vLLM's generation-config defaults with the rollout's
+  temperature, top-k and top-p and a repetition penalty of 1.0; the checkpoint's own
+  (Qwen2.5-VL-Instruct: top-k 1, top-p 0.001, temperature 0.1, repetition penalty 1.05) are never
+  used. transformers' `generate` would inherit them, so the model's generation config is replaced by
+  a neutral one and every setting is passed.
+- **Log-probs** are `processed_logprobs` (veRL's `rollout.logprobs_mode`): the log-softmax of the
+  logits after the ban and the temperature, the distribution the token was drawn from.
 
 The prompt's image placeholders must be the ones the images expand to at the resolution the
 caller names (`mm_processor_kwargs`, else the processor's defaults); a mismatch raises instead of
@@ -26,10 +34,37 @@ import asyncio
 from typing import Any
 
 import torch
+from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
 from verl.workers.rollout.replica import TokenOutput
+from verl.workers.rollout.utils import get_vision_placeholder_token_ids
 
-CONTROL_TOKENS = ["<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|im_start|>", "<|endoftext|>"]
 IMAGE_PAD = "<|image_pad|>"
+
+
+def banned_token_ids(processor: Any, vocab_size: int) -> list[int]:
+    """What veRL 0.9.1 makes vLLM unable to sample: the vision placeholders and every row of the
+    model's vocabulary past the tokenizer's (monkey_patch_compute_logits with vocab_size=len(tokenizer))."""
+    placeholders = get_vision_placeholder_token_ids(processor)
+    return sorted(set(placeholders) | set(range(len(processor.tokenizer), int(vocab_size))))
+
+
+def stop_token_ids(model: Any, tokenizer: Any) -> list[int]:
+    """The ids vLLM stops a turn on: the generation config's end-of-sequence ids and the tokenizer's."""
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = configured if isinstance(configured, (list, tuple)) else [configured]
+    return sorted({int(i) for i in [*ids, tokenizer.eos_token_id] if i is not None})
+
+
+class BanTokens(LogitsProcessor):
+    """-inf on the banned ids before sampling, as veRL's patched compute_logits does in vLLM."""
+
+    def __init__(self, banned: list[int]):
+        self.banned = torch.tensor(banned, dtype=torch.long)
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        if self.banned.numel():
+            scores = scores.index_fill(-1, self.banned.to(scores.device), float("-inf"))
+        return scores
 
 
 class ImageResolutionMismatch(ValueError):
@@ -44,8 +79,10 @@ class TransformersGenerator:
         tokenizer = processor.tokenizer
         self.end_of_turn = int(tokenizer.convert_tokens_to_ids("<|im_end|>"))
         self.image_pad = int(tokenizer.convert_tokens_to_ids(IMAGE_PAD))
-        unknown = tokenizer.unk_token_id
-        self.suppressed = [int(i) for i in (tokenizer.convert_tokens_to_ids(t) for t in CONTROL_TOKENS) if i is not None and i != unknown]
+        self.stop_ids = stop_token_ids(model, tokenizer)
+        self.banned = banned_token_ids(processor, model.get_output_embeddings().weight.shape[0])
+        # The checkpoint's sampling defaults must never apply (veRL overrides vLLM's with the rollout's).
+        self.model.generation_config = GenerationConfig(eos_token_id=self.stop_ids, pad_token_id=self.stop_ids[0])
         self.generator = torch.Generator().manual_seed(seed)
 
     def vision_inputs(self, prompt_ids: list[int], image_data: list[Any] | None,
@@ -77,6 +114,7 @@ class TransformersGenerator:
         inputs.update(self.vision_inputs(ids, image_data, mm_processor_kwargs))
         with torch.no_grad():
             logits = self.model(**inputs).logits[0, len(prompt_ids) - 1:len(ids) - 1].float()
+        logits = BanTokens(self.banned)(torch.tensor([ids]), logits)
         scale = temperature if temperature > 0 else 1.0
         return torch.log_softmax(logits / scale, dim=-1).gather(1, torch.tensor(continuation)[:, None])[:, 0].tolist()
 
@@ -95,17 +133,20 @@ class TransformersGenerator:
                     **inputs, max_new_tokens=max(int(max_new), 1), do_sample=not greedy,
                     temperature=temperature if not greedy else None,
                     top_p=float(sampling_params.get("top_p", 1.0)) if not greedy else None,
-                    top_k=int(sampling_params["top_k"]) if not greedy and int(sampling_params.get("top_k", -1)) > 0 else None,
-                    eos_token_id=self.end_of_turn, pad_token_id=self.end_of_turn, suppress_tokens=self.suppressed,
-                    return_dict_in_generate=True, output_logits=True,
+                    top_k=int(sampling_params["top_k"]) if not greedy and int(sampling_params.get("top_k", -1) or -1) > 0 else 0,
+                    repetition_penalty=float(sampling_params.get("repetition_penalty", 1.0) or 1.0),
+                    eos_token_id=self.stop_ids, pad_token_id=self.stop_ids[0],
+                    logits_processor=LogitsProcessorList([BanTokens(self.banned)]),
+                    return_dict_in_generate=True, output_scores=True,
                 )
         finally:
             self.generator.set_state(torch.random.get_rng_state())
             torch.random.set_rng_state(torch_state)
         tokens = out.sequences[0, len(prompt_ids):].tolist()
-        scale = temperature if temperature > 0 else 1.0
-        log_probs = [float(torch.log_softmax(logits[0].float() / scale, dim=-1)[token]) for logits, token in zip(out.logits, tokens)]
-        stopped = bool(tokens) and tokens[-1] == self.end_of_turn
+        # `scores` are the logits after the ban and the temperature (and top-k/top-p when set): the
+        # distribution each token was drawn from, vLLM's processed log-probs.
+        log_probs = [float(torch.log_softmax(scores[0].float(), dim=-1)[token]) for scores, token in zip(out.scores, tokens)]
+        stopped = bool(tokens) and tokens[-1] in self.stop_ids
         return TokenOutput(token_ids=tokens, log_probs=log_probs, stop_reason="completed" if stopped or len(tokens) >= int(max_new) else None)
 
 

@@ -23,7 +23,7 @@ class Internal:
     #: "dict", "tuple", "callable" (a function or class), or "method:CLASS" (a method of that class in module).
     kind: str
     used_by: str
-    #: Who checks it at start-up: "agent_loop" or "cpu_stand_in".
+    #: Who checks it at start-up: "agent_loop", "sampler", "cpu_stand_in" or "e2e_recorder" (the e2e's sampler).
     group: str = "agent_loop"
 
 
@@ -39,6 +39,12 @@ INTERNALS: tuple[Internal, ...] = (
              "agent_loop (refuses images without a multimodal token builder)"),
     Internal("verl.experimental.agent_loop.tool_agent_loop", "SPEC_DECODE_EXTRA_KEYS", "tuple",
              "agent_loop.merge_generation_fields (speculative-decoding counters summed over turns, as ToolAgentLoop sums them)"),
+    Internal("verl.trainer.ppo.v1.replay_buffer", "_terminal_eviction_reasons", "method:ReplayBuffer",
+             "failed_groups.VistoolReplayBuffer (which failed groups are evicted)", "sampler"),
+    Internal("verl.trainer.ppo.v1.replay_buffer", "_evict_terminal_groups", "method:ReplayBuffer",
+             "failed_groups.VistoolReplayBuffer (the failed episodes and groups counted per step)", "sampler"),
+    Internal("verl.trainer.ppo.v1.trainer_base", "upsample_batch_to_divisible_size", "callable",
+             "cpu_stand_in.trained_batches (the e2e's record of every row veRL trained, padding included)", "e2e_recorder"),
     Internal("verl.workers.rollout.base", "_ROLLOUT_REGISTRY", "dict", "cpu_stand_in (the transformers rollout adapter)", "cpu_stand_in"),
     Internal("verl.workers.config.model", "hf_processor", "callable", "cpu_stand_in.processor_without_torchvision", "cpu_stand_in"),
     Internal("verl.workers.engine_workers", "initialize_global_process_group_ray", "callable", "cpu_stand_in.process_group", "cpu_stand_in"),
@@ -117,3 +123,8 @@ def model_config_module() -> Any:
 def engine_workers_module() -> Any:
     """verl.workers.engine_workers, whose `initialize_global_process_group_ray` starts each worker's process group."""
     return _module("verl.workers.engine_workers")
+
+
+def trainer_base_module() -> Any:
+    """verl.trainer.ppo.v1.trainer_base, which pads each step's batch with `upsample_batch_to_divisible_size`."""
+    return _module("verl.trainer.ppo.v1.trainer_base")

@@ -14,6 +14,8 @@ veRL imports this module in every one of its processes when `VERL_USE_EXTERNAL_M
   `_ROLLOUT_REGISTRY`) (`transformers_replica.py`);
 - gives torch.distributed plain gloo (`process_group.py`);
 - loads the Qwen2.5-VL processor without torchvision (`processor_without_torchvision.py`).
+The e2e's record of what the trainer trained (`trained_batches.py`) comes in with its sampler
+(`recording_sampler.py`, the run's `trainer.v1.sampler.custom_sampler`), once the trainer is loaded.
 The launch settings that go with it (fake Ray GPUs, `VERL_ENGINE_DEVICE=cuda` so veRL's FSDP
 engine, registered for cuda and npu only, is chosen; sdpa attention; fp32) are in
 `vistool_verl.e2e.launch` and docs/VERL.md says why each is needed.
