@@ -78,10 +78,12 @@ def test_the_rollout_server_samples_from_the_weights_veRL_last_sent_and_tags_ans
     assert counts["tensors"] == len(sent) and counts["tensors"] >= counts["model_tensors"] - 1  # a tied lm_head may share its tensor
     after = asyncio.run(server.generate(prompt, dict(sampling), "r1"))
     assert after.extra_fields == {"global_steps": 3}
-    # The reported log-probs are the new model's own.
+    # The reported log-probs are the new model's own, over the vocabulary vLLM samples from: the
+    # stand-in's banned ids (vision placeholders, padded rows) at -inf, as vLLM's processed log-probs.
     ids = torch.tensor([prompt + after.token_ids])
     with torch.no_grad():
         logits = other(input_ids=ids).logits[0, len(prompt) - 1:-1]
+    logits[:, list(server.generator.banned)] = float("-inf")
     expected = torch.log_softmax(logits, -1).gather(1, torch.tensor(after.token_ids)[:, None])[:, 0]
     assert torch.allclose(torch.tensor(after.log_probs), expected, atol=1e-4)
     with pytest.raises(KeyError, match="does not have"):
