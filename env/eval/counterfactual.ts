@@ -12,9 +12,8 @@
  * the normalised answers (protocol/eval-summary.ts' `gridAnswer`, the scorer's normalisation).
  */
 import type { RgbImage } from '../core/image.js';
-import { Episode, type EpisodeLimits } from '../episodes/episode.js';
+import type { EpisodeLimits } from '../episodes/episode.js';
 import type { ImageStore } from '../episodes/image-store.js';
-import type { ChatMessage } from '../episodes/messages.js';
 import type { AssistantTurn, Trajectory } from '../episodes/trajectory.js';
 import type { Presentation } from '../presentation/presentation.js';
 import type { TaskRecord } from '../tasks/record.js';
@@ -23,7 +22,7 @@ import { answerText } from '../rewards/answer-match.js';
 import { gridAnswer } from '../../protocol/eval-summary.js';
 import type { ChatUsage } from './chat-client.js';
 import type { ChatPolicy } from './chat-policy.js';
-import { EpisodeRunError } from './run-episode.js';
+import { EpisodeRunError, runEpisode } from './run-episode.js';
 
 export interface Counterfactual {
   /** The replay's answer (a list answer joined with ' || '); null: it gave none. */
@@ -77,31 +76,18 @@ export async function replayWithheld(
 ): Promise<Counterfactual | null> {
   const forced = forcedTurns(trajectory);
   if (forced === null) return null;
-  const { episode, observation } = await Episode.start(task, image, meta, store, {
-    tools: true,
-    withholdResults: true,
-    inlineImages: true,
-    limits: options.limits,
-    ...(options.presentation ? { presentation: options.presentation } : {}),
-  });
-  let prompt: ChatMessage[] | undefined = observation.prompt;
-  for (const text of forced) {
-    if (episode.isDone) break;
-    prompt = (await episode.step({ text })).observation.prompt;
+  let replayed: Trajectory;
+  try {
+    replayed = await runEpisode(task, image, meta, store, policy, usage, {
+      tools: true, withholdResults: true, forced, limits: options.limits,
+      ...(options.presentation ? { presentation: options.presentation } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof EpisodeRunError)) throw err;
+    throw new EpisodeRunError(`counterfactual replay: ${err.message}`, err.turns, { cause: err.cause });
   }
-  let turns = forced.length;
-  while (!episode.isDone && prompt !== undefined) {
-    let text: string;
-    try {
-      text = await policy.reply(prompt, usage, options.signal);
-    } catch (err) {
-      episode.close('failed');
-      throw new EpisodeRunError(`counterfactual replay: ${err instanceof Error ? err.message : String(err)}`, turns, { cause: err });
-    }
-    turns++;
-    prompt = (await episode.step({ text })).observation.prompt;
-  }
-  const answer = episode.trajectory().answer;
+  const answer = replayed.answer;
   return {
     answer: answer === null ? null : answerText(answer),
     correct: options.isCorrect(answer),

@@ -24,6 +24,10 @@ export interface EpisodeRunOptions {
   /** The system turn and image view (the env's own and every image when absent). */
   presentation?: Presentation;
   signal?: AbortSignal;
+  /** Show each call its input image, unedited (the counterfactual replay, counterfactual.ts). */
+  withholdResults?: boolean;
+  /** Assistant replies taken as the first turns, exactly as given, before the policy writes any. */
+  forced?: readonly string[];
 }
 
 /** A failure part-way through an episode: how many assistant turns were done before it. */
@@ -49,12 +53,17 @@ export async function runEpisode(
 ): Promise<Trajectory> {
   const { episode, observation } = await Episode.start(task, image, meta, store, {
     tools: options.tools,
+    ...(options.withholdResults ? { withholdResults: true } : {}),
     inlineImages: true,
     limits: options.limits ?? {},
     ...(options.presentation ? { presentation: options.presentation } : {}),
   });
   let prompt: ChatMessage[] | undefined = observation.prompt;
-  let turns = 0;
+  for (const text of options.forced ?? []) {
+    if (episode.isDone) break;
+    prompt = (await episode.step({ text })).observation.prompt;
+  }
+  let turns = options.forced?.length ?? 0;
   while (!episode.isDone && prompt !== undefined) {
     let text: string;
     try {
