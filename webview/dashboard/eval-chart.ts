@@ -12,7 +12,7 @@
  * Like MetricChart it is painted by the dashboard's DrawQueue. The card records what it draws
  * (`data-series`: per run and metric, the curve's and the marks' points) for the tests.
  */
-import { Chart, type ChartDataset, type Plugin, type TooltipItem } from 'chart.js';
+import { Chart, type ChartData, type ChartDataset, type LegendItem, type Plugin, type TooltipItem } from 'chart.js';
 import type { EvalResult } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
@@ -224,20 +224,7 @@ export class EvalChart implements Drawable {
           y: { type: 'linear', min: 0, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, maxTicksLimit: 6, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
-          legend: {
-            display: true,
-            labels: {
-              color: colours.foreground,
-              boxWidth: 8,
-              usePointStyle: true,
-              // One entry per run and metric: the first of its datasets (the curve when there is one).
-              filter: (item, data) => {
-                const sets = data.datasets as EvalDataset[];
-                const index = item.datasetIndex ?? 0;
-                return sets.findIndex((d) => d.series === sets[index]?.series) === index;
-              },
-            },
-          },
+          legend: seriesLegend(colours.foreground),
           tooltip: {
             callbacks: {
               title: (items) => (items[0] ? `step ${Math.round(items[0].parsed.x ?? 0)}` : ''),
@@ -279,4 +266,21 @@ export class EvalChart implements Drawable {
     const legend = this.chart.options.plugins?.legend;
     if (legend?.labels) legend.labels.color = colours.foreground;
   }
+}
+
+/** One legend entry per run and metric: the first of its datasets (the curve when there is one). */
+export function seriesLegend(foreground: string) {
+  return {
+    display: true,
+    labels: {
+      color: foreground,
+      boxWidth: 8,
+      usePointStyle: true,
+      filter: (item: LegendItem, data: ChartData) => {
+        const sets = data.datasets as EvalDataset[];
+        const index = item.datasetIndex ?? 0;
+        return sets.findIndex((d) => d.series === sets[index]?.series) === index;
+      },
+    },
+  };
 }

@@ -16,7 +16,7 @@ import { formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
 import { formatTicks, tickLabeller } from './axis-ticks.js';
 import type { Drawable } from './draw-queue.js';
-import { errorBars, type EvalDataset, evalRange, OVERFLOW_PX, type RunEvaluations } from './eval-chart.js';
+import { errorBars, type EvalDataset, evalRange, OVERFLOW_PX, type RunEvaluations, seriesLegend } from './eval-chart.js';
 import type { EvalLine, EvalMark } from './eval-series.js';
 import { background } from './metric-chart.js';
 import { TOOL_EFFECT, TOOL_EFFECT_LINES, toolEffectLines } from './tool-effect-series.js';
@@ -118,19 +118,7 @@ export class ToolEffectChart implements Drawable {
           y: { type: 'linear', min: -1, max: 1, grid: { color: colours.grid }, ticks: { color: colours.muted, stepSize: 0.5, callback: tickLabeller(formatTicks) } },
         },
         plugins: {
-          legend: {
-            display: true,
-            labels: {
-              color: colours.foreground,
-              boxWidth: 8,
-              usePointStyle: true,
-              filter: (item, data) => {
-                const sets = data.datasets as EvalDataset[];
-                const index = item.datasetIndex ?? 0;
-                return sets.findIndex((d) => d.series === sets[index]?.series) === index;
-              },
-            },
-          },
+          legend: seriesLegend(colours.foreground),
           tooltip: {
             callbacks: {
               title: (items) => (items[0] ? `step ${Math.round(items[0].parsed.x ?? 0)}` : ''),
