@@ -157,6 +157,14 @@ def _edited_image(record: dict) -> bool:
     return any(turn.get("images") for turn in record["turns"])
 
 
+def test_the_warm_up_ended_on_its_probe_with_most_sampled_first_turns_a_tool_call_the_env_ran():
+    warm_up = json.loads((RUN / "e2e.json").read_text())["warm_up"]
+    last = warm_up["probes"][-1]
+    assert warm_up["reached"], ("the warm-up ran its cap without reaching its probe target", warm_up["probes"])
+    # Recomputed from the probe's own counts, not taken from the driver's verdict.
+    assert last["first_turn_tool_images"] >= warm_up["target"] * last["episodes"] and last["step"] == warm_up["steps"] <= warm_up["cap"]
+
+
 def test_at_least_half_of_every_step_s_rollouts_call_a_tool_and_read_its_edited_image(records):
     # With injected faults only tool calls fail, and a group with a failed one is dropped whole: the
     # trained groups are then those that called tools less (measured: 31 % in a step where the run

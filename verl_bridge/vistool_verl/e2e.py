@@ -271,7 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=int, default=48, help="each turn's token cap (the loop's max_new_tokens)")
     # Small enough that one update leaves the warmed-up policy calling tools in step 2 (1e-3 halved the share).
     parser.add_argument("--lr", type=float, default=2e-4)
-    parser.add_argument("--warm-up-steps", type=int, default=400)
+    parser.add_argument("--warm-up-steps", type=int, default=1600,
+                        help="the warm-up's cap; it ends earlier, at the first probe that meets --warm-up-target")
+    parser.add_argument("--warm-up-probe-tasks", type=int, default=16,
+                        help="tasks of their own (neither trained nor in the run) on which the warm-up's probe samples a first turn")
+    parser.add_argument("--warm-up-probe-every", type=int, default=100, help="warm-up steps between probes")
+    parser.add_argument("--warm-up-target", type=float, default=0.875,
+                        help="the share of probe episodes whose sampled first turn is a tool call the env ran that ends the warm-up")
     parser.add_argument("--warm-up-lr", type=float, default=5e-3)
     parser.add_argument("--warm-up-tasks", type=int, default=48)
     parser.add_argument("--dynamic-sampling", action="store_true", help="DAPO's group filter (algorithm.filter_groups, metric reward)")
@@ -304,14 +310,16 @@ def main(argv: list[str] | None = None) -> int:
     # Three steps' worth of prompts a step: veRL draws a fresh prompt for each group it drops (failed_groups.py).
     tasks_path = generate_tasks(out / "data" / "train", args.prompts * args.steps * 3, args.seed)
     tasks = load_tasks(tasks_path)
-    # The warm-up's own tasks (another seed): the format is learnt on charts the run never sees.
+    # The warm-up's own tasks (another seed): the format is learnt on charts the run never sees, and
+    # probed on a third set, so the warm-up's end is decided on neither its examples nor the run's tasks.
     warm_tasks = load_tasks(generate_tasks(out / "data" / "warm-up", args.warm_up_tasks, args.seed + 1000))
+    probe_tasks = load_tasks(generate_tasks(out / "data" / "warm-up-probe", args.warm_up_probe_tasks, args.seed + 2000))
     config = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
     run = start_run(out, "verl-e2e", {"engine": "verl", "rollout_engine": "transformers stand-in (CPU)", **config})
     print(json.dumps({"event": "run", "dir": str(out)}), flush=True)
     measured: dict[str, Any] = {}
     try:
-        with LocalEnvServer([tasks_path.parent, out / "data" / "warm-up"], run.images, out / "env-token",
+        with LocalEnvServer([tasks_path.parent, out / "data" / "warm-up", out / "data" / "warm-up-probe"], run.images, out / "env-token",
                             run.root / "logs" / "env-server.log") as client:
             # The policy, warmed up on gold tool trajectories and saved where veRL loads it from.
             model = fresh_policy(args, client, tasks, out / "model")
@@ -319,12 +327,25 @@ def main(argv: list[str] | None = None) -> int:
             options = {"tools": True, "max_turns": args.max_turns, "max_tool_calls": args.max_tool_calls, "images": "path"}
             warm_examples = gold_examples(client, warm_tasks, {**options, "presentation": PRESENTATION}, args.seed, args.warm_up_direct_share)
             warm_started = time.perf_counter()
+            probes: list[dict[str, Any]] = []
+
+            def learned(step: int) -> bool:
+                probe = {"step": step, **probe_calls(client, model, processor, probe_tasks, options, args.seed + step)}
+                probes.append(probe)
+                print(json.dumps({"event": "warm-up-probe", **probe}), flush=True)
+                return probe["first_turn_tool_images"] >= args.warm_up_target * probe["episodes"]
+
             losses = warm_up(model, processor, warm_examples, args.warm_up_steps, args.warm_up_lr, args.seed,
-                             train_embeddings=args.warm_up_embeddings == "train")
-            measured["warm_up"] = {"policy": args.policy, "steps": args.warm_up_steps, "seconds": round(time.perf_counter() - warm_started, 1),
+                             train_embeddings=args.warm_up_embeddings == "train", check_every=args.warm_up_probe_every, learned=learned)
+            reached = bool(probes) and probes[-1]["first_turn_tool_images"] >= args.warm_up_target * probes[-1]["episodes"]
+            measured["warm_up"] = {"policy": args.policy, "steps": len(losses), "cap": args.warm_up_steps, "target": args.warm_up_target,
+                                   "reached": reached, "probes": probes, "seconds": round(time.perf_counter() - warm_started, 1),
                                    "loss_first": round(losses[0], 3), "loss_last_10": round(sum(losses[-10:]) / 10, 3)}
+            if not reached:
+                # The checks then say what this means (too few tool calls for veRL's multi-image path); the run goes on so they can.
+                print(json.dumps({"event": "warning", "message": f"the warm-up ran its cap of {args.warm_up_steps} steps without "
+                                  f"{args.warm_up_target:.0%} of its probe episodes calling a tool the env ran"}), flush=True)
             model.save_pretrained(out / "model")
-            measured["warm_up"]["probe"] = probe_calls(client, model, processor, tasks[:8], options, args.seed)
             openings = opening_prompts(client, tasks, options)
             longest_prompt = max(len(processor(text=[processor.apply_chat_template(m, tokenize=False, add_generation_prompt=True)],
                                                images=images or None)["input_ids"][0]) for m, images in openings)
