@@ -389,6 +389,10 @@ export interface RunConfig {
      */
     calls_alongside_answers: boolean;
     /**
+     * Run the calls-without-images phase (sft.calls_without_images_steps) first, before the after-tool phase, instead of after it: the label copy into the call is learned from text alone before the reading starts. On a seed whose copy does not form while it is trained alongside the answers (seed 5 of the bars demo: at chance through 1,450 SFT steps), it formed alone in 500-800 steps (docs/DEMO.md). The after-tool phase with sft.calls_alongside_answers then keeps training the calls.
+     */
+    calls_first: boolean;
+    /**
      * After the after-tool phase, at most this many SFT steps train only the tool-call turns, with every image in their context left out (a text placeholder in its place). A call copies its arguments from the question (the label to mask), and a micro model learns that copy in a few hundred cheap steps when no image tokens dilute its attention, then keeps it once the images are back; with the images in view it had not learned it after 400 steps (docs/DEMO.md). A run whose trajectories call no tool skips it. 0: no such phase.
      */
     calls_without_images_steps: number;

@@ -174,3 +174,29 @@ def test_with_a_hold_margin_a_later_phase_ends_only_while_the_earlier_skills_hol
     assert plain.reached(650, {answer: 0.75, without: 1.0, call: 0.97, direct: 1.0})
     # The margin survives a resume with the rest of the schedule.
     assert SftSchedule.from_config(SftConfig(), schedule.state()).phase_rates == schedule.phase_rates
+
+
+def test_calls_first_runs_the_calls_without_images_before_the_reading_and_holds_the_call():
+    """sft.calls_first: the copy learned from text alone first; the reading phase then may end only
+    while the call with the chart in view holds."""
+    schedule = SftSchedule.from_config(from_dict(SftConfig, {
+        "calls_first": True, "calls_without_images_steps": 300, "calls_without_images_until_acc": 0.9, "after_tool_turns_first": 400,
+        "after_tool_until_acc": 0.9, "tool_trajectories_steps": 100, "calls_alongside_answers": True, "direct_answer_fraction": 0.6,
+        "hold_earlier_skills": 0.1}))
+    answer, call, without = "sft/probe_answer_after_tool_acc", "sft/probe_call_acc", "sft/probe_call_without_images_acc"
+    assert [schedule.phase(step) for step in (0, 299, 300, 699, 700, 799, 800)] == [
+        "calls_without_images", "calls_without_images", "answers_after_tool", "answers_after_tool", "tool_trajectories",
+        "tool_trajectories", "mixture"]
+    assert schedule.calls_without_images(0) and not schedule.after_tool(0) and schedule.after_tool(300)
+    # The calls phase's target reads the call with the chart in view.
+    assert not schedule.reached(100, {call: 0.5, without: 1.0})
+    assert schedule.reached(150, {call: 0.95, without: 1.0})
+    assert schedule.end_phase(150) == "calls_without_images" and schedule.ends == [150, 550, 650]
+    # Reading and the calls without images are there, but the call with the chart fell from 0.95 to 0.80.
+    assert not schedule.reached(400, {answer: 0.95, without: 1.0, call: 0.8})
+    assert schedule.reached(450, {answer: 0.95, without: 1.0, call: 0.9})
+    assert schedule.end_phase(450) == "answers_after_tool" and schedule.phase(450) == "tool_trajectories"
+    # The order survives a resume, and a state saved before calls_first existed reads in the default order.
+    assert SftSchedule.from_config(SftConfig(), schedule.state()).names == ["calls_without_images", "answers_after_tool", "tool_trajectories"]
+    old = {key: value for key, value in schedule.state().items() if key != "names"}
+    assert SftSchedule.from_config(SftConfig(), old).names == ["answers_after_tool", "calls_without_images", "tool_trajectories"]

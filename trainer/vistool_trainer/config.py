@@ -204,6 +204,7 @@ class SftConfig:
     max_seconds: float | None
     batch_size: int
     calls_alongside_answers: bool
+    calls_first: bool
     calls_without_images_steps: int
     calls_without_images_until_acc: float | None
     after_tool_turns_first: int

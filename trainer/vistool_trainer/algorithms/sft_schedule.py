@@ -15,6 +15,10 @@
    the held-out tasks is the direct answer for at least that share of them
    (`sft/probe_first_turn_direct_rate`).
 
+With `sft.calls_first` phase 2 runs first, then phase 1 (still training the calls alongside, with
+`sft.calls_alongside_answers`), then 3 and 4: on a seed whose copy does not form beside the
+reading, it forms alone (docs/DEMO.md, "How the result varies").
+
 With `sft.hold_earlier_skills` (a margin), a phase after the first, the mixture included, ends on
 the probe only if, at that same probe, every earlier phase's skills are still within the margin of
 their rates when that phase ended (algorithms/warmup_guard.py names each phase's skills): a later
@@ -52,7 +56,10 @@ PHASES = (
     ("calls_without_images", "calls_without_images_steps", "calls_without_images_until_acc", "sft/probe_call_acc"),
     ("tool_trajectories", "tool_trajectories_steps", "tool_trajectories_until_acc", "sft/probe_call_acc"),
 )
+# `sft.calls_first`: the calls-without-images phase first, before the reading phase (docs/DEMO.md).
+CALLS_FIRST_ORDER = ("calls_without_images", "answers_after_tool", "tool_trajectories")
 MIXTURE = "mixture"
+_PHASE = {phase[0]: phase for phase in PHASES}
 # What ends the mixture (and with it SFT): the share of held-out tasks whose greedy first turn is the direct answer.
 MIXTURE_TARGET_KEY, MIXTURE_RATE = "mixture_until_direct_rate", "sft/probe_first_turn_direct_rate"
 # The config keys that end a phase on the probe (run_config refuses them without a probe).
@@ -61,6 +68,7 @@ TARGET_KEYS = tuple(target_key for _, _, target_key, _ in PHASES) + (MIXTURE_TAR
 
 @dataclass
 class SftSchedule:
+    # In the order the phases run (`names`: PHASES' order, or CALLS_FIRST_ORDER with sft.calls_first).
     lengths: list[int]
     targets: list[float | None]
     # Where each phase ends (exclusive, in steps from the start of SFT); moved when an earlier one ends early.
@@ -78,8 +86,12 @@ class SftSchedule:
     # each phase's skills as the probe last measured them in that phase (at its end, once it has ended).
     hold_margin: float | None = None
     phase_rates: dict[str, dict[str, float]] = field(default_factory=dict)
+    # The phases' names in the order they run (a state saved before sft.calls_first has none: PHASES' order).
+    names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if not self.names:
+            self.names = [name for name, _, _, _ in PHASES]
         if not self.ends:
             total, self.ends = 0, []
             for length in self.lengths:
@@ -92,8 +104,10 @@ class SftSchedule:
     def from_config(cls, sft: SftConfig, saved: dict[str, Any] | None = None) -> "SftSchedule":
         if saved:
             return cls(**saved)
-        return cls(lengths=[int(getattr(sft, length_key)) for _, length_key, _, _ in PHASES],
-                   targets=[getattr(sft, target_key) for _, _, target_key, _ in PHASES],
+        order = [_PHASE[name] for name in CALLS_FIRST_ORDER] if getattr(sft, "calls_first", False) else list(PHASES)
+        return cls(lengths=[int(getattr(sft, length_key)) for _, length_key, _, _ in order],
+                   targets=[getattr(sft, target_key) for _, _, target_key, _ in order],
+                   names=[name for name, _, _, _ in order],
                    direct_answer_fraction=float(sft.direct_answer_fraction),
                    calls_alongside=bool(sft.calls_alongside_answers),
                    mixture_target=getattr(sft, MIXTURE_TARGET_KEY), hold_margin=getattr(sft, "hold_earlier_skills", None))
@@ -110,7 +124,7 @@ class SftSchedule:
 
     def phase(self, step: int) -> str:
         index = self._index(step)
-        return MIXTURE if index is None else PHASES[index][0]
+        return MIXTURE if index is None else self.names[index]
 
     def after_tool(self, step: int) -> bool:
         """Whether step `step` (0-based) trains only the turns that follow a tool result."""
@@ -141,7 +155,7 @@ class SftSchedule:
         mixture's target reads the choice probe; a probe without that rate (a run whose held-out
         tasks have no direct answers) never ends it."""
         index = self._index(steps_done)
-        phase = MIXTURE if index is None else PHASES[index][0]
+        phase = MIXTURE if index is None else self.names[index]
         skills = {skill: float(probe[skill]) for skill in PHASE_SKILLS.get(phase, ()) if skill in probe}
         if skills:
             self.phase_rates[phase] = skills
@@ -151,9 +165,9 @@ class SftSchedule:
         if self.targets[index] is None:
             return False
         target = float(self.targets[index])  # type: ignore[arg-type]
-        if index == 0 and self.calls_alongside and probe.get("sft/probe_call_without_images_acc", 0.0) < target:
+        if phase == "answers_after_tool" and self.calls_alongside and probe.get("sft/probe_call_without_images_acc", 0.0) < target:
             return False
-        return probe.get(PHASES[index][3], 0.0) >= target and not self.eroded(phase, probe)
+        return probe.get(_PHASE[phase][3], 0.0) >= target and not self.eroded(phase, probe)
 
     def eroded(self, phase: str, probe: dict[str, float]) -> list[str]:
         """With a hold margin: the earlier phases' skills that this probe measures more than the margin
@@ -174,4 +188,4 @@ class SftSchedule:
         self.ended_early_at[index] = steps_done
         for later in range(index + 1, len(self.ends)):
             self.ends[later] = self.ends[later - 1] + self.lengths[later]
-        return PHASES[index][0]
+        return self.names[index]

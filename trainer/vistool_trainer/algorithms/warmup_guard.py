@@ -28,6 +28,8 @@ ERODED_MARGIN = 0.1
 # that is there, the mixture lets it fade (issue 40's run: 1.00 -> 0.64 while the call with the chart
 # stayed at 1.00), and nothing after SFT writes a call without images.
 PHASE_SKILLS: dict[str, tuple[str, ...]] = {
+    # Its own target reads the call with the chart in view (sft_schedule.py): that is what it hands on.
+    "calls_without_images": ("sft/probe_call_acc",),
     "answers_after_tool": ("sft/probe_answer_after_tool_acc",),
     "tool_trajectories": ("sft/probe_call_acc",),
 }

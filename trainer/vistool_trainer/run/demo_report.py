@@ -533,7 +533,9 @@ def warmup_html(run_dir: Path, sft: dict[str, Any]) -> str:
         return (f"<p>Warm-up: {html.escape(str(total))} SFT steps (the run did not record its phases: it stopped before the end of SFT, "
                 "or predates sft_schedule).</p>")
     items, start = [], 0
-    for index, (name, _, _, rate) in enumerate(PHASES):
+    rates = {name: rate for name, _, _, rate in PHASES}
+    for index, name in enumerate(state.get("names") or [name for name, _, _, _ in PHASES]):
+        rate = rates[name]
         end = state["ends"][index]
         if end <= start:
             continue
