@@ -176,9 +176,9 @@ def test_with_a_hold_margin_a_later_phase_ends_only_while_the_earlier_skills_hol
     assert SftSchedule.from_config(SftConfig(), schedule.state()).phase_rates == schedule.phase_rates
 
 
-def test_calls_first_runs_the_calls_without_images_before_the_reading_and_holds_the_call():
-    """sft.calls_first: the copy learned from text alone first; the reading phase then may end only
-    while the call with the chart in view holds."""
+def test_calls_first_runs_the_calls_without_images_before_the_reading():
+    """sft.calls_first: the copy learned from text alone first; the reading phase, which trains the
+    calls without images alongside, ends once both its answers and those calls are at the target."""
     schedule = SftSchedule.from_config(from_dict(SftConfig, {
         "calls_first": True, "calls_without_images_steps": 300, "calls_without_images_until_acc": 0.9, "after_tool_turns_first": 400,
         "after_tool_until_acc": 0.9, "tool_trajectories_steps": 100, "calls_alongside_answers": True, "direct_answer_fraction": 0.6,
@@ -192,9 +192,11 @@ def test_calls_first_runs_the_calls_without_images_before_the_reading_and_holds_
     assert not schedule.reached(100, {call: 0.5, without: 1.0})
     assert schedule.reached(150, {call: 0.95, without: 1.0})
     assert schedule.end_phase(150) == "calls_without_images" and schedule.ends == [150, 550, 650]
-    # Reading and the calls without images are there, but the call with the chart fell from 0.95 to 0.80.
-    assert not schedule.reached(400, {answer: 0.95, without: 1.0, call: 0.8})
-    assert schedule.reached(450, {answer: 0.95, without: 1.0, call: 0.9})
+    # The call with the chart in view is not held (it falls to 0 there, and the tool trajectories bring it
+    # back); the calls without images, trained alongside, must be at the target.
+    assert not schedule.reached(400, {answer: 0.95, without: 0.8, call: 0.0})
+    assert schedule.reached(450, {answer: 0.95, without: 0.9, call: 0.0})
+    assert schedule.phase_rates.get("calls_without_images") is None
     assert schedule.end_phase(450) == "answers_after_tool" and schedule.phase(450) == "tool_trajectories"
     # The order survives a resume, and a state saved before calls_first existed reads in the default order.
     assert SftSchedule.from_config(SftConfig(), schedule.state()).names == ["calls_without_images", "answers_after_tool", "tool_trajectories"]
