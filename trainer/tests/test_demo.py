@@ -179,7 +179,8 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
                  "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,
                  # The mixture from the first step, ended by the first probe (a target of 0 is always met): the
                  # tools arm trains 1 of its 2 SFT steps, and the text arm then gets that budget.
-                 "sft.after_tool_turns_first": 0, "sft.tool_trajectories_steps": 0, "sft.mixture_until_direct_rate": 0.0}
+                 "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
+                 "sft.mixture_until_direct_rate": 0.0}
     stderr = io.StringIO()
     code = run_demo(str(tmp_path / "demo"), minutes=5, overrides={**overrides, "seed": 2}, stderr=stderr, threads=1)
     assert code == 0, stderr.getvalue()[-3000:]

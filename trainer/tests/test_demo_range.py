@@ -46,9 +46,16 @@ def test_the_stored_range_covers_what_the_docs_say_was_measured():
             assert run["text_after_rl"] is None or 0 <= run["text_after_rl"] <= 1  # None: the text arm was not run
 
 
-def _finished_run(root, seed, threads, tools_rl, text_rl, task="bars"):
+def _tools_config(seed=1, threads=1, sft_steps=2500, root="runs/x"):
+    return {"name": "demo-tools", "seed": seed, "threads": threads, "output_dir": f"{root}/tools",
+            "data": {"train": f"{root}/data/train/tasks.jsonl", "eval": f"{root}/data/eval/tasks.jsonl", "generate": {"n_train": 4000}},
+            "sft": {"steps": sft_steps, "max_seconds": 900.0}, "rl": {"steps": 30, "max_seconds": 240.0}}
+
+
+def _finished_run(root, seed, threads, tools_rl, text_rl, task="bars", sft_steps=2500):
     import json
     root.mkdir(parents=True)
+    (root / "tools.vistool.json").write_text(json.dumps(_tools_config(seed, threads, sft_steps, str(root))))
     (root / "demo.json").write_text(json.dumps({"seed": seed, "threads": threads, "task": task}))
     (root / "summary.json").write_text(json.dumps({
         "minutes": 21.44, "time_caps_reached": {},
@@ -61,10 +68,11 @@ def _finished_run(root, seed, threads, tools_rl, text_rl, task="bars"):
 
 def test_recording_runs_replaces_the_same_seed_and_threads_and_the_table_gives_min_median_max(tmp_path):
     import json
-    from vistool_trainer.run.demo_range import range_table, record_runs
+    from vistool_trainer.run.demo_range import recipe_fingerprint, range_table, record_runs
     store = tmp_path / "demo-range.json"
-    store.write_text(json.dumps({"bars": {"runs": [{"seed": 1, "threads": 1, "tools_after_rl": 0.5, "tools_after_sft": 0.3,
-                                                     "text_after_rl": None, "sft_steps": 1}]}}))
+    recipe = recipe_fingerprint(_tools_config())
+    store.write_text(json.dumps({"bars": {"recipe_fingerprint": recipe, "runs": [{"seed": 1, "threads": 1, "tools_after_rl": 0.5,
+                                                                                  "tools_after_sft": 0.3, "text_after_rl": None, "sft_steps": 1}]}}))
     runs = [_finished_run(tmp_path / "a", 1, 1, 0.9167, 0.3333), _finished_run(tmp_path / "b", 5, 2, 0.43, 0.337),
             _finished_run(tmp_path / "c", 2, 1, 0.95, 0.30)]
     ranges = record_runs(runs, store, cpu="AMD EPYC", date="2026-12-06")
@@ -86,3 +94,34 @@ def test_recording_a_folder_that_is_not_a_finished_run_names_what_is_missing(tmp
     (tmp_path / "half" / "demo.json").write_text("{}")
     with pytest.raises(FileNotFoundError, match="summary.json is missing"):
         record_runs([tmp_path / "half"], tmp_path / "store.json")
+
+
+def test_the_recipe_fingerprint_ignores_what_differs_by_design_and_sees_the_rest():
+    import hashlib
+    import json
+    from vistool_trainer.run.demo_range import recipe_fingerprint
+    base = recipe_fingerprint(_tools_config())
+    # Seed, threads, paths and time caps differ from run to run of one recipe.
+    assert recipe_fingerprint(_tools_config(seed=5, threads=2, root="/elsewhere")) == base
+    assert recipe_fingerprint({**_tools_config(), "sft": {"steps": 2500, "max_seconds": None}}) == base
+    assert recipe_fingerprint(_tools_config(sft_steps=1500)) != base
+    # By hand: the config without those keys, as sorted compact JSON, sha256, 12 hex digits.
+    by_hand = json.dumps({"data": {"generate": {"n_train": 4000}}, "rl": {"steps": 30}, "sft": {"steps": 2500}},
+                         sort_keys=True, separators=(",", ":"))
+    assert base == hashlib.sha256(by_hand.encode()).hexdigest()[:12]
+
+
+def test_a_run_of_another_recipe_is_not_placed_and_recording_it_replaces_the_range(tmp_path):
+    import json
+    from vistool_trainer.run.demo_range import recipe_fingerprint, record_runs
+    old, new = recipe_fingerprint(_tools_config(sft_steps=1500)), recipe_fingerprint(_tools_config())
+    ranges = {"bars": {"recipe_fingerprint": old, "measured": "seeds 1 and 5", "runs": [
+        {"seed": 1, "threads": 2, "tools_after_sft": 0.33, "tools_after_rl": 0.98, "text_after_rl": 0.33}]}}
+    lines = range_lines(_summary(0.9), "bars", 2, ranges, recipe=new)
+    assert len(lines) == 1 and f"another recipe (fingerprint {old}, this run's {new}" in lines[0]
+    assert range_lines(_summary(0.98), "bars", 2, ranges, recipe=old)[-1].endswith("here 98.0 %, the same")
+    store = tmp_path / "demo-range.json"
+    store.write_text(json.dumps(ranges))
+    stored = record_runs([_finished_run(tmp_path / "a", 5, 2, 0.97, 0.33)], store)["bars"]
+    assert stored["recipe_fingerprint"] == new and "measured" not in stored
+    assert [(r["seed"], r["threads"], r["recipe_fingerprint"]) for r in stored["runs"]] == [(5, 2, new)]

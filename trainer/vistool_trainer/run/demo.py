@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from ..checkout import repo_root
 from ..config import PolicyConfig, RunConfig, to_dict
-from .demo_range import range_lines
+from .demo_range import range_lines, recipe_fingerprint
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
 from .run_config import load_config, resolve_config
@@ -310,7 +310,8 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
 
     summary = demo_summary(root, minutes=(time.time() - started) / 60)
     # Where this run's numbers fall in the range measured over seeds and thread counts (demo_range.py).
-    summary["range"] = range_lines(summary, task, threads) if model == "micro" else []
+    recipe = recipe_fingerprint(json.loads((root / "tools.vistool.json").read_text()))
+    summary["range"] = range_lines(summary, task, threads, recipe=recipe) if model == "micro" else []
     write_json_atomic(root / "summary.json", summary)
     table = write_demo_report(root, summary)
     stderr.write(table + "\n")

@@ -6,9 +6,15 @@ model's training amplifies that into another trajectory (issue 40: seed 1 gave 9
 thread counts (a different thread count is a different reduction order, the stand-in for another
 CPU), and stores it in examples/demo-range.json; at its end `make demo` says where its own numbers
 fall in that range. docs/DEMO.md has the table the range comes from.
+
+A range says something only about the recipe it was measured with: each stored task carries the
+fingerprint of its runs' tools-arm config (`recipe_fingerprint`: everything but what differs from
+run to run by design, the seed, threads, paths and time caps), and a run of another recipe (the
+example config edited, or `--set`) is told so instead of being placed in it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 from pathlib import Path
@@ -21,6 +27,25 @@ DEMO_RANGE = repo_root() / "examples" / "demo-range.json"
 MEASURES = (("tools_after_rl", "tools", "after_rl", "tools after RL"),
             ("tools_after_sft", "tools", "after_sft", "tools after SFT"),
             ("text_after_rl", "text", "after_rl", "text after RL"))
+
+
+# What a run's config may differ in from another run of the same recipe.
+RUN_SPECIFIC = ("$schema", "name", "output_dir", "seed", "threads")
+RUN_SPECIFIC_DATA = ("train", "eval")
+
+
+def recipe_fingerprint(config: dict[str, Any]) -> str:
+    """A short hash of a demo arm's resolved config, without its run-specific keys (RUN_SPECIFIC,
+    data.train / data.eval, and every time cap `max_seconds`)."""
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {key: strip(value) for key, value in node.items() if key != "max_seconds"}
+        return node
+
+    recipe = {key: value for key, value in config.items() if key not in RUN_SPECIFIC}
+    if isinstance(recipe.get("data"), dict):
+        recipe["data"] = {key: value for key, value in recipe["data"].items() if key not in RUN_SPECIFIC_DATA}
+    return hashlib.sha256(json.dumps(strip(recipe), sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
 
 
 def load_ranges(path: Path = DEMO_RANGE) -> dict[str, Any]:
@@ -47,14 +72,21 @@ def placement(value: float, values: list[float]) -> str:
     return f"inside it ({below} of {len(values)} measured runs lower)"
 
 
-def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges: dict[str, Any] | None = None) -> list[str]:
-    """The console's closing lines: each measure of this run against the stored range of `task`."""
+def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges: dict[str, Any] | None = None,
+                recipe: str | None = None) -> list[str]:
+    """The console's closing lines: each measure of this run against the stored range of `task`, if
+    that range was measured with this run's `recipe` (its fingerprint; None: not checked)."""
     ranges = load_ranges() if ranges is None else ranges
     stored = ranges.get(task) or {}
     runs = stored.get("runs") or []
     if not runs:
         return [f"no measured range is stored for the {task} demo (examples/demo-range.json)"
                 + (f": {stored['measured']}" if stored.get("measured") else "")]
+    if recipe is not None and stored.get("recipe_fingerprint") != recipe:
+        return [f"the stored range of the {task} demo (examples/demo-range.json) was measured with another recipe (fingerprint "
+                f"{stored.get('recipe_fingerprint') or 'not recorded'}, this run's {recipe}: the example config or the --set "
+                "overrides differ), so this run is not placed in it; `python -m vistool_trainer demo-range RUN_DIR...` stores "
+                "runs of this recipe"]
     seeds = sorted({int(run["seed"]) for run in runs})
     thread_counts = sorted({int(run["threads"]) for run in runs})
     lines = [f"the {task} demo measured on {len(runs)} runs (seeds {', '.join(map(str, seeds))} x threads "
@@ -88,6 +120,9 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
         if not needed.exists():
             raise FileNotFoundError(f"{needed} is missing: {root} is not a finished demo run (make demo writes both at its end)")
     demo, summary = json.loads(demo_file.read_text()), json.loads(summary_file.read_text())
+    tools_config = root / "tools.vistool.json"
+    if not tools_config.exists():
+        raise FileNotFoundError(f"{tools_config} is missing: the demo writes it at its start, and the range is kept per recipe")
     arms = summary.get("arms") or {}
 
     def accuracy(arm: str, label: str) -> float | None:
@@ -105,18 +140,24 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
              "claims_met": sum(1 for claim in summary.get("targets") or [] if claim.get("met")),
              "claims": len(summary.get("targets") or []),
              "time_caps_reached": bool(summary.get("time_caps_reached")),
-             "minutes": round(float(summary["minutes"]), 1) if summary.get("minutes") is not None else None}
+             "minutes": round(float(summary["minutes"]), 1) if summary.get("minutes") is not None else None,
+             "recipe_fingerprint": recipe_fingerprint(json.loads(tools_config.read_text()))}
     if entry["tools_after_rl"] is None:
         raise ValueError(f"{summary_file} has no tools-arm evaluation after RL: the run did not finish its RL stage")
     return str(demo.get("task") or "bars"), entry
 
 
 def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = None, date: str | None = None) -> dict[str, Any]:
-    """Store each finished run in `path`, replacing the entry of the same task, seed and threads."""
+    """Store each finished run in `path`, replacing the entry of the same task, seed and threads. A run
+    of another recipe than the stored runs' replaces them all (and the stored notes about them): a
+    range mixes no recipes."""
     ranges = load_ranges(path)
     for root in roots:
         task, entry = run_entry(root)
         stored = ranges.setdefault(task, {})
+        if stored.get("recipe_fingerprint") != entry["recipe_fingerprint"]:
+            stored.clear()
+            stored["recipe_fingerprint"] = entry["recipe_fingerprint"]
         stored["runs"] = sorted([run for run in stored.get("runs", []) if (run["seed"], run["threads"]) != (entry["seed"], entry["threads"])]
                                 + [entry], key=lambda run: (run["threads"], run["seed"]))
         if cpu:
