@@ -558,6 +558,10 @@ export interface RunConfig {
      */
     max_num_gen_batches: number;
     /**
+     * What a GRPO group does when one of its episodes failed at the env server (the server could not take one of its turns or score it: an expired episode, a lost server, a tool that broke). 'drop': the group is not trained. vistool's trainer leaves it out whether or not dynamic sampling is on and draws another generation batch of rl.prompts_per_step prompts, up to rl.max_num_gen_batches batches a step (groups drawn beyond the step's need are written with kept false); on veRL, vistool's sampler evicts the group and veRL draws one fresh prompt in its place (trainer.v1.sampler.sync_refill_failed_groups), with no cap. 'keep': the group is trained. vistool's trainer trains the failed episode with reward 0 beside its siblings; veRL trains only the surviving episodes, a smaller group (veRL 0.9.1's own behaviour). Both engines log env/failed_episodes, env/failed_groups_dropped and env/failed_groups_kept every step (docs/VERL.md, "A group with a failed episode").
+     */
+    failed_groups: 'drop' | 'keep';
+    /**
      * Trajectories per forward/backward (gradient accumulation over the step).
      */
     micro_batch_size: number;

@@ -462,15 +462,18 @@ function trainerSection(y: VerlYaml, { config, options, gpus, numbers: { epochs,
 }
 
 function samplerSection(y: VerlYaml, { config: { rl } }: ExportPlan): void {
+  const drop = rl.failed_groups === 'drop';
   y.note('trainer.v1.sampler', [
-    "vistool's sampler (verl_bridge/vistool_verl/failed_groups.py): a GRPO group with a failed episode (the env server",
-    "could not take a turn or score it) is dropped whole and a fresh prompt drawn in its place. veRL 0.9.1's own trains",
-    'the survivors over a smaller group; trainer.v1.sampler.sampler_kwargs.failed_groups=keep does that (docs/VERL.md).',
+    "vistool's sampler (verl_bridge/vistool_verl/failed_groups.py): what a GRPO group with a failed episode (the env server",
+    "could not take a turn or score it) does. drop: the group is evicted whole and a fresh prompt drawn in its place;",
+    "keep: veRL 0.9.1's own, the survivors are trained over a smaller group (docs/VERL.md).",
   ]);
   y.fixed('trainer.v1.sampler.custom_sampler.path', 'pkg://vistool_verl.failed_groups');
   y.fixed('trainer.v1.sampler.custom_sampler.name', 'VistoolReplayBuffer');
-  y.fixed('trainer.v1.sampler.sync_refill_failed_groups', true, 'veRL then fetches single prompts, which an exact refill needs');
-  y.fixed('trainer.v1.sampler.sampler_kwargs.failed_groups', 'drop', 'not in the run config: drop (or keep)');
+  // The sampler sets its own refill switch from failed_groups; veRL's trainer reads this one to fetch single prompts, so they must agree.
+  y.set('trainer.v1.sampler.sync_refill_failed_groups', drop,
+    `rl.failed_groups ('${rl.failed_groups}'${drop ? ': veRL then fetches single prompts, which an exact refill needs' : ': no refill'})`);
+  y.set('trainer.v1.sampler.sampler_kwargs.failed_groups', rl.failed_groups, 'rl.failed_groups');
   y.set('trainer.v1.sampler.sampler_kwargs.group_size', rl.group_size, 'rl.group_size (veRL does not tell a sampler rollout.n)');
   y.set('trainer.v1.sampler.sampler_kwargs.train_batch_size', rl.prompts_per_step, 'rl.prompts_per_step');
   if (rl.dynamic_sampling) {

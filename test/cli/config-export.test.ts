@@ -421,3 +421,28 @@ test("dynamic batching whose token limit one sequence at the image bounds passes
   await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out'), '--base-dir', root]), /cannot run on veRL/);
   assert.match(stderr.text(), /error: rl\.ppo_max_token_len_per_gpu \(16384\) is less than one sequence at the image bounds: data\.max_prompt_length 18266 \+ data\.max_response_length 20608 = 38874 tokens.*Set rl\.ppo_max_token_len_per_gpu to 38874 or more.*\[verl\/tokens-per-gpu\]/);
 });
+
+test('rl.failed_groups goes into the sampler\'s kwargs, and only drop turns on veRL\'s single-prompt refill', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-failed-groups-'));
+  const dapo = JSON.parse(await readFile(DAPO, 'utf8')) as Tree;
+  const exported = async (failedGroups: 'drop' | 'keep' | undefined) => {
+    const file = join(dir, `${failedGroups ?? 'default'}.vistool.json`);
+    const rl = { ...(dapo.rl as Tree), ...(failedGroups === undefined ? {} : { failed_groups: failedGroups }) };
+    await writeFile(file, JSON.stringify({ ...dapo, data: { train: null, eval: null }, rl }));
+    const { verlYaml } = await exportTo(file, ['--base-dir', root]);
+    return { verlYaml, sampler: at(jsYaml.load(verlYaml), 'trainer.v1.sampler') as Tree };
+  };
+  const keep = await exported('keep');
+  assert.equal(at(keep.sampler, 'sampler_kwargs.failed_groups'), 'keep');
+  assert.equal(keep.sampler.sync_refill_failed_groups, false);
+  const drop = await exported('drop');
+  assert.equal(at(drop.sampler, 'sampler_kwargs.failed_groups'), 'drop');
+  assert.equal(drop.sampler.sync_refill_failed_groups, true);
+  // Left out, the schema's default: drop.
+  assert.deepEqual((await exported(undefined)).sampler, drop.sampler);
+  // Both lines name the key they come from.
+  for (const text of [keep.verlYaml, drop.verlYaml]) {
+    assert.match(text, /^ +failed_groups: (drop|keep) # vistool: rl\.failed_groups$/m);
+    assert.match(text, /^ +sync_refill_failed_groups: (true|false) # vistool: rl\.failed_groups /m);
+  }
+});

@@ -137,6 +137,16 @@ test('schema errors name the key, what is allowed and, for near misses, offer th
   assert.match(byCode.get('schema/pattern')?.message ?? '', /for example "224x112"/);
 });
 
+test('rl.failed_groups takes drop or keep: another word is refused naming the key and both values, a near miss offers the word meant', () => {
+  assert.deepEqual(check(config({ rl: { failed_groups: 'keep' } })), []);
+  const [refused, ...rest] = check(config({ rl: { failed_groups: 'dorp' } }));
+  assert.deepEqual(rest, []);
+  assert.equal(refused?.code, 'schema/enum');
+  assert.match(refused?.message ?? '', /^rl\.failed_groups is "dorp"; it must be one of "drop", "keep" \(What a GRPO group does when one of its episodes failed at the env server/);
+  assert.deepEqual(refused?.fixes[0], { kind: 'set', title: 'Change to "drop"', pointer: '/rl/failed_groups', value: 'drop' });
+  assert.equal(check(config({ rl: { failed_groups: true } }))[0]?.code, 'schema/type');
+});
+
 test('comments and trailing commas are syntax errors at their line and column, as the trainer reads strict JSON', () => {
   const [comment] = check('{\n  // my run\n  "name": "x"\n}');
   assert.equal(comment?.code, 'syntax/InvalidCommentToken');

@@ -93,3 +93,27 @@ def test_an_episode_the_server_cannot_score_scores_0_with_the_reason_and_the_rol
     assert failed.reward == 0.0 and failed.components == {}
     assert any("could not score this episode (HTTP 404)" in note for note in failed.notes), failed.notes
     assert all(r.components and "accuracy" in r.components for r in rest)
+    assert [r.env_failed for r in rollouts] == [True, False, False]
+
+
+def test_an_episode_the_server_cannot_step_is_marked_env_failed_and_its_siblings_are_not(env_server, vbar_data):
+    """The step of one episode fails for real (closed before its turn reaches the server: 404)."""
+    from vistool_trainer.rollouts.env_client import EnvClient
+    from vistool_trainer.rollouts.rollout import RolloutTiming
+
+    client, _ = env_server
+
+    class ClosesOneEpisodeBeforeItsTurn(EnvClient):
+        def step_episodes(self, items, soft=False):
+            self.close_episode(items[-1]["episode_id"])
+            return super().step_episodes(items, soft)
+
+    tasks = load_tasks(vbar_data[0])[:1]
+    policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 1, "cpu")
+    timing = RolloutTiming()
+    rollouts = run_rollouts(policy, ClosesOneEpisodeBeforeItsTurn(client.url, client.token), tasks, 2,
+                            EpisodeOptions(max_turns=1, presentation={"system_prompt": ""}), 6, 1.0, timing=timing)
+    assert [r.env_failed for r in rollouts] == [False, True]
+    assert any("could not take this turn (HTTP 404)" in note for note in rollouts[1].notes), rollouts[1].notes
+    # Its score fails too (the episode is gone): two errors, one failed episode.
+    assert timing.env_errors == 2 and rollouts[1].reward == 0.0

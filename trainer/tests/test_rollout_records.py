@@ -1,12 +1,13 @@
-"""Rollout records say whether dynamic sampling kept their group (`kept`), and the dropped groups
-are written too, so the viewer's kept/filtered badge reads what the trainer did. Real env server,
-real generated tasks, the micro policy."""
+"""Rollout records say whether the step trained their group (`kept`), and the groups dynamic sampling
+or rl.failed_groups dropped are written too, so the viewer's kept/filtered badge reads what the
+trainer did. Real env server, real generated tasks, the micro policy."""
 from dataclasses import replace
 
 import torch
 from record_schemas import assert_valid_rollout_records, schema_problems
 
 from vistool_trainer.config import PolicyConfig, from_dict
+from vistool_trainer.rollouts.env_client import EnvClient
 from vistool_trainer.algorithms.dynamic_sampling import has_spread
 from vistool_trainer.trainers.grpo import grpo_step
 from vistool_trainer.model.policy import Policy
@@ -14,8 +15,8 @@ from vistool_trainer.rollouts.rollout import EpisodeOptions, load_tasks, rollout
 from vistool_trainer.run.run_config import resolve_config
 
 
-def _step(env_server, vbar_data, **rl_overrides):
-    client, _ = env_server
+def _step(env_server, vbar_data, client=None, **rl_overrides):
+    client = client or env_server[0]
     tasks = load_tasks(vbar_data[0])
     policy = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 400}}), [t["question"] for t in tasks] * 5, 2, "cpu")
     rl = replace(resolve_config({}).rl, prompts_per_step=2, group_size=2, max_new_tokens=6, temperature=1.0, **rl_overrides)
@@ -54,3 +55,46 @@ def test_without_dynamic_sampling_every_group_is_kept(env_server, vbar_data):
     records = [rollout_record(rollout, 1) for rollout in result.generated]
     assert len(records) == rl.group_size * rl.prompts_per_step
     assert all(record["kept"] is True for record in records)
+
+
+class ClosesEachBatchsFirstEpisodeBeforeScoring(EnvClient):
+    """A real failure: the server answers 404 when asked to score the first episode of every batch."""
+
+    def score_episodes(self, episode_ids, soft=False):
+        self.close_episode(episode_ids[0])
+        return super().score_episodes(episode_ids, soft)
+
+
+def test_with_failed_groups_drop_a_group_with_an_unscored_episode_is_replaced_from_another_batch(env_server, vbar_data):
+    failing = ClosesEachBatchsFirstEpisodeBeforeScoring(env_server[0].url, env_server[0].token)
+    result, rl = _step(env_server, vbar_data, client=failing, dynamic_sampling=False, failed_groups="drop", max_num_gen_batches=2)
+    # Two batches of 2 groups × 2 episodes; in each, group 0 holds the unscored episode and is dropped.
+    assert result.metrics["sampling/gen_batches"] == 2 and len(result.generated) == 8
+    assert [rollout.env_failed for rollout in result.generated] == [True, False, False, False] * 2
+    assert [rollout.prompt_id for rollout in result.rollouts] == [result.generated[i].prompt_id for i in (2, 3, 6, 7)]
+    assert (result.metrics["env/failed_episodes"], result.metrics["env/failed_groups_dropped"], result.metrics["env/failed_groups_kept"]) == (2, 2, 0)
+    assert result.metrics["sampling/kept_groups"] == rl.prompts_per_step and result.metrics["env/item_errors"] == 2
+    assert not any("trains" in warning for warning in result.warnings), result.warnings
+    # The dropped groups are written too, marked as not trained, with the reason in the failed episode's notes.
+    records = [rollout_record(rollout, 1) for rollout in result.generated]
+    assert [record["kept"] for record in records] == [False, False, True, True] * 2
+    assert any("could not score this episode (HTTP 404)" in note for note in records[4]["reward_notes"])
+
+
+def test_with_failed_groups_drop_a_step_short_of_groups_warns_and_names_the_failures(env_server, vbar_data):
+    failing = ClosesEachBatchsFirstEpisodeBeforeScoring(env_server[0].url, env_server[0].token)
+    result, _ = _step(env_server, vbar_data, client=failing, dynamic_sampling=False, failed_groups="drop", max_num_gen_batches=1)
+    assert result.metrics["sampling/kept_groups"] == 1 and result.metrics["env/failed_groups_dropped"] == 1
+    assert any(warning.startswith("the step trains 1 of 2 groups after 1 generation batches") and "1 dropped for an episode the env server" in warning
+               for warning in result.warnings), result.warnings
+
+
+def test_with_failed_groups_keep_the_unscored_episode_is_trained_at_reward_0_in_its_group(env_server, vbar_data):
+    failing = ClosesEachBatchsFirstEpisodeBeforeScoring(env_server[0].url, env_server[0].token)
+    result, rl = _step(env_server, vbar_data, client=failing, dynamic_sampling=False, failed_groups="keep", max_num_gen_batches=2)
+    assert result.metrics["sampling/gen_batches"] == 1 and len(result.rollouts) == rl.prompts_per_step * rl.group_size
+    failed = result.rollouts[0]
+    assert failed.env_failed and failed.kept and failed.reward == 0.0
+    assert any("could not score this episode (HTTP 404)" in note for note in failed.notes), failed.notes
+    assert (result.metrics["env/failed_episodes"], result.metrics["env/failed_groups_dropped"], result.metrics["env/failed_groups_kept"]) == (1, 0, 1)
+    assert result.warnings == []

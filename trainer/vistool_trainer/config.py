@@ -250,6 +250,7 @@ class RlConfig:
     dynamic_sampling: bool
     dynamic_sampling_metric: Literal['reward', 'accuracy']
     max_num_gen_batches: int
+    failed_groups: Literal['drop', 'keep']
     micro_batch_size: int
     use_dynamic_bsz: bool
     ppo_max_token_len_per_gpu: int

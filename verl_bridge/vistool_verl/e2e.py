@@ -45,7 +45,7 @@ from vistool_trainer.rollouts.rollout import load_tasks
 
 from .cpu_stand_in import launch
 from .env_messages import to_verl_messages
-from .failed_groups import DEFAULT_FAILED_GROUPS, FAILED_GROUPS
+from .failed_groups import DEFAULT_FAILED_GROUPS, FAILED_EPISODES, FAILED_GROUPS, FAILED_GROUPS_DROPPED, FAILED_GROUPS_KEPT
 from .fault_injection import RATE_VARIABLE, SEED_VARIABLE
 from .tool_warm_up import gold_examples, warm_up
 from .parquet_rows import write_verl
@@ -255,7 +255,7 @@ def summarize(out: Path) -> list[dict[str, Any]]:
             "rollouts_with_an_edited_image": with_image, "edited_image_share": round(with_image / max(len(records), 1), 3),
             **{name: data.get(name) for name in ("actor/grad_norm", "critic/advantages/max", "critic/advantages/min",
                                                  "training/rollout_probs_diff_max", "training/rollout_probs_diff_mean", "timing_s/step",
-                                                 "env/failed_episodes", "env/failed_groups_dropped", "env/failed_groups_kept")},
+                                                 FAILED_EPISODES, FAILED_GROUPS_DROPPED, FAILED_GROUPS_KEPT)},
         })
     return steps
 

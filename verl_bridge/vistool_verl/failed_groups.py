@@ -26,8 +26,11 @@ sync replay buffer (`verl/trainer/ppo/v1/replay_buffer.py`) does with such a gro
   prompt's rollouts.
 - `keep`: veRL's own behaviour (survivors trained, batch padded).
 
-Both log, per step, `env/failed_episodes` (episodes of this step's terminal groups that left no
-rollout) and `env/failed_groups_dropped` (groups evicted for a failure; always 0 with `keep`).
+The run config's `rl.failed_groups` chooses it (the export writes it here). Both log, per step,
+`env/failed_episodes` (episodes of this step's failed groups, evicted or trained, that left no
+rollout), `env/failed_groups_dropped` (groups evicted for a failure; always 0 with `keep`) and
+`env/failed_groups_kept` (failed groups trained; 0 with `drop`): the names vistool's own trainer
+logs, from vistool_trainer/algorithms/failed_groups.py.
 `group_size` (rollout.n) must be in sampler_kwargs: veRL tells a sampler neither `n` nor
 `algorithm.filter_groups`, so DAPO's group filter is passed as `filter_groups_metric` there too.
 """
@@ -38,21 +41,23 @@ from typing import Any
 
 from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer
 
+from vistool_trainer.algorithms.failed_groups import (DEFAULT_FAILED_GROUPS, FAILED_EPISODES, FAILED_GROUPS, FAILED_GROUPS_DROPPED,
+                                                      FAILED_GROUPS_KEPT)
+
 from .verl_internals import check as check_verl_internals
+
+__all__ = ["DEFAULT_FAILED_GROUPS", "FAILED_EPISODES", "FAILED_GROUPS", "FAILED_GROUPS_DROPPED", "FAILED_GROUPS_KEPT",
+           "VistoolReplayBuffer", "check_failed_groups", "missing_episodes"]
 
 # The private ReplayBuffer methods this sampler overrides exist, or the import stops naming them.
 check_verl_internals("sampler")
-FAILED_GROUPS = ("drop", "keep")
-DEFAULT_FAILED_GROUPS = "drop"
-FAILED_EPISODES = "env/failed_episodes"
-FAILED_GROUPS_DROPPED = "env/failed_groups_dropped"
 
 
 def check_failed_groups(value: Any) -> str:
     if value not in FAILED_GROUPS:
         raise ValueError(f"trainer.v1.sampler.sampler_kwargs.failed_groups is {value!r}; it must be one of {', '.join(FAILED_GROUPS)} "
                          "(drop: a group with a failed episode is replaced by a fresh prompt; keep: veRL's default, its "
-                         "surviving rollouts are trained)")
+                         "surviving rollouts are trained). The export writes it from the run config's rl.failed_groups")
     return str(value)
 
 
@@ -125,5 +130,5 @@ class VistoolReplayBuffer(ReplayBuffer):
         kept_missing = sum(missing_episodes(self.group_size, list(batch.keys), uid) for uid in kept_failed)
         metrics[FAILED_GROUPS_DROPPED] = dropped
         metrics[FAILED_EPISODES] = int(metrics.get(FAILED_EPISODES, 0)) + kept_missing
-        metrics["env/failed_groups_kept"] = len(kept_failed)
+        metrics[FAILED_GROUPS_KEPT] = len(kept_failed)
         return batch, metrics

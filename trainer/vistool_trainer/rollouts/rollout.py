@@ -40,9 +40,14 @@ class Rollout:
     response_tokens: int = 0
     turns: int = 0
     advantage: float = 0.0
-    # Whether dynamic sampling kept this rollout's group for the update; False for a group dropped
-    # (no spread in its metric) or drawn after the step already had enough groups.
+    # Whether the step trained this rollout's group; False for a group dynamic sampling dropped (no
+    # spread in its metric), one dropped for a failed episode (rl.failed_groups 'drop'), or one
+    # drawn after the step already had enough groups.
     kept: bool = False
+    # The env server could not take one of this episode's turns or score it (RolloutTiming.env_errors
+    # counts each such error): the episode ended there, or scored 0, with the reason in its notes.
+    # rl.failed_groups decides whether its group is trained.
+    env_failed: bool = False
     # The score response's `metrics` (the server's cumulative judge/* counters), when present.
     score_metrics: dict[str, float] = field(default_factory=dict)
     # Per assistant turn: sampled tokens, log-probs, entropies, loss mask (token_view.py); None when not trained on.
@@ -154,6 +159,7 @@ def run_rollouts(
                 if "error" in step:
                     rollout.conversation.replies.append(reply)
                     timing.env_errors += 1
+                    rollout.env_failed = True
                     rollout.notes.append(f"the env server could not take this turn (HTTP {step['error'].get('status')}): {step['error'].get('message')}")
                     continue
                 continue_conversation(rollout.conversation, reply, step, rollout.images)
@@ -166,6 +172,7 @@ def run_rollouts(
         for rollout, episode_id, score in zip(rollouts, episode_ids, scores):
             if "error" in score:
                 timing.env_errors += 1
+                rollout.env_failed = True
                 rollout.reward, rollout.correct, rollout.components = 0.0, False, {}
                 rollout.notes.append(f"the env server could not score this episode (HTTP {score['error'].get('status')}): "
                                      f"{score['error'].get('message')}; reward 0")

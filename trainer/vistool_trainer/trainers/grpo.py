@@ -19,6 +19,7 @@ import torch
 
 from ..algorithms.advantages import group_advantages
 from ..algorithms.dynamic_sampling import sample_informative_groups
+from ..algorithms.failed_groups import FAILED_GROUPS_DROPPED, failed_group_metrics, has_failed_episode
 from ..algorithms.kl_penalty import kl_penalty
 from ..algorithms.loss_aggregation import LossAggregation, MiniBatchTotals, agg_loss, masked_mean
 from ..algorithms.micro_batches import MicroBatching
@@ -47,6 +48,14 @@ class StepResult:
 
 def _groups(rollouts: list[Rollout], group_size: int) -> list[list[Rollout]]:
     return [rollouts[i:i + group_size] for i in range(0, len(rollouts), group_size)]
+
+
+def _env_failed(rollout: Rollout) -> bool:
+    return rollout.env_failed
+
+
+def _without_failed_episode(group: list[Rollout]) -> bool:
+    return not has_failed_episode(group, _env_failed)
 
 
 def pick_prompts(tasks: list[dict[str, Any]], count: int, seed: int, step: int, batch_index: int) -> list[dict[str, Any]]:
@@ -80,7 +89,9 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
     def metric(group: list[Rollout]) -> list[float]:
         return [float(r.correct) for r in group] if rl.dynamic_sampling_metric == "accuracy" else [r.reward for r in group]
 
-    outcome = sample_informative_groups(generate, metric, target, rl.max_num_gen_batches, rl.dynamic_sampling) if target else None
+    # rl.failed_groups 'drop': a group with a failed episode is replaced like a group without spread.
+    usable = _without_failed_episode if rl.failed_groups == "drop" else None
+    outcome = sample_informative_groups(generate, metric, target, rl.max_num_gen_batches, rl.dynamic_sampling, usable) if target else None
     kept = outcome.kept if outcome else []
     for group in kept:
         for rollout in group:
@@ -93,6 +104,7 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
         "timing/gen_s": timing.gen_s,
         "timing/env_s": timing.env_s,
         "env/item_errors": float(timing.env_errors),
+        **failed_group_metrics(outcome.unusable if outcome else [], kept, _env_failed),
         "rollout/ended_early": float(timing.ended_early),
     }
     train_started = time.perf_counter()
@@ -107,13 +119,27 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
                      normalizer=dr_grpo_constant(rl.loss_scale_factor, rl.max_new_tokens, options.max_turns))
     local["timing/train_s"] = time.perf_counter() - train_started
     metrics = merge_rank_metrics(dist.gather((local, update, rollout_metrics(generated), len(generated))))
-    kept_groups = int(metrics["sampling/kept_groups"])
-    if kept_groups < rl.prompts_per_step:
-        warnings.append(f"dynamic sampling kept {kept_groups} of {rl.prompts_per_step} groups after "
-                        f"{int(metrics['sampling/gen_batches'])} generation batches (all others had identical rewards)")
+    if int(metrics["sampling/kept_groups"]) < rl.prompts_per_step:
+        warnings.append(short_step_warning(metrics, rl))
     if not update:
         warnings.append("no informative group this step: the policy was not updated")
     return StepResult(metrics=metrics, rollouts=rollouts, generated=generated, warnings=warnings)
+
+
+def short_step_warning(metrics: dict[str, float], rl: RlConfig) -> str:
+    """Why a step trains fewer than rl.prompts_per_step groups, each cause with its count (from the
+    step's metrics, summed over ranks)."""
+    causes = []
+    failed = int(metrics.get(FAILED_GROUPS_DROPPED, 0))
+    if failed:
+        causes.append(f"{failed} dropped for an episode the env server could not step or score (rl.failed_groups 'drop'; "
+                      "the reasons are in those rollouts' notes)")
+    flat = int(metrics.get("sampling/dropped_groups", 0))
+    if flat:
+        causes.append(f"{flat} dropped by dynamic sampling for identical {rl.dynamic_sampling_metric} values")
+    return (f"the step trains {int(metrics['sampling/kept_groups'])} of {rl.prompts_per_step} groups after "
+            f"{int(metrics['sampling/gen_batches'])} generation batches (rl.max_num_gen_batches {rl.max_num_gen_batches})"
+            + (": " + "; ".join(causes) if causes else ""))
 
 
 def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dict[str, float], int]]) -> dict[str, float]:
