@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.vistool-installed
 
-.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl gpu-check-prep gpu-check-dry-run vllm-env test-vllm test-qwen verl-e2e
+.PHONY: demo test bench setup build fonts browser venv vscode test-ts test-py test-editor clean verl-env verl-smoke test-verl test-verl-pins gpu-check-prep gpu-check-dry-run vllm-env test-vllm test-qwen verl-e2e
 
 # `make demo MODEL=Qwen/Qwen2.5-VL-3B-Instruct DEVICE=cuda` runs the same pipeline on a real model.
 MODEL ?= micro
@@ -55,10 +55,11 @@ VERL_SMOKE_DIR ?= runs/verl-smoke
 
 verl-env: $(VERL_STAMP)
 
-$(VERL_STAMP): verl_bridge/pyproject.toml trainer/pyproject.toml
+# The bridge's pyproject allows veRL's transformers range; constraints/default.txt pins this env's.
+$(VERL_STAMP): verl_bridge/pyproject.toml verl_bridge/constraints/default.txt trainer/pyproject.toml
 	test -x $(VERL_PY) || python3 -m venv $(VERL_VENV)
 	$(VERL_PY) -m pip install -q torch==2.13.0
-	$(VERL_PY) -m pip install -q -e 'verl_bridge[test]'
+	$(VERL_PY) -m pip install -q -e 'verl_bridge[test]' -c verl_bridge/constraints/default.txt
 	$(VERL_PY) -m pip install -q --no-deps -e trainer
 	touch $@
 
@@ -91,6 +92,26 @@ test-verl: setup verl-env venv browser vscode
 	$(VERL_PY) -m pytest -q verl_bridge/tests
 	node --import tsx --test test/cli/config-export.test.ts test/extension/verl-setup.unit.test.ts
 	VISTOOL_VERL_PYTHON=$(abspath $(VERL_PY)) VISTOOL_EDITOR_TEST_GREP='veRL bridge' node scripts/vscode-harness/run-editor-tests.mjs
+
+# The bridge's suite again on the versions `pip install 'verl[vllm]==0.9.1'` itself installs, where
+# they install on a CPU machine from PyPI (transformers 5.9.0, numpy, fastapi): the constraints
+# file's header says which and what it cannot pin (torch 2.11 and vLLM 0.24 are CUDA builds on PyPI;
+# this env keeps torch 2.13.0 CPU). Its own environment, .venv-verl-pins/.
+VERL_PINS_VENV := .venv-verl-pins
+VERL_PINS_PY := $(VERL_PINS_VENV)/bin/python
+VERL_PINS_STAMP := $(VERL_PINS_VENV)/.vistool-installed
+VERL_PINS_CONSTRAINTS := verl_bridge/constraints/verl-vllm-0.9.1.txt
+
+$(VERL_PINS_STAMP): verl_bridge/pyproject.toml $(VERL_PINS_CONSTRAINTS) trainer/pyproject.toml
+	test -x $(VERL_PINS_PY) || python3 -m venv $(VERL_PINS_VENV)
+	$(VERL_PINS_PY) -m pip install -q torch==2.13.0
+	$(VERL_PINS_PY) -m pip install -q -e 'verl_bridge[test]' -c $(VERL_PINS_CONSTRAINTS)
+	$(VERL_PINS_PY) -m pip install -q --no-deps -e trainer
+	touch $@
+
+test-verl-pins: setup $(VERL_PINS_STAMP)
+	$(VERL_PINS_PY) -c "import fastapi, numpy, torch, transformers, verl; print(f'.venv-verl-pins: verl {verl.__version__}, transformers {transformers.__version__}, torch {torch.__version__}, numpy {numpy.__version__}, fastapi {fastapi.__version__}')"
+	$(VERL_PINS_PY) -m pytest -q verl_bridge/tests
 
 # The GPU check (scripts/gpu/README.md): pack what a GPU machine without node or network needs into
 # .gpu-check/, then run the check's CPU dry run through the same code path.
