@@ -42,7 +42,7 @@ export interface RolloutRecord {
   turns: Turn[];
   answer: Answer;
   /**
-   * Why the episode ended: 'answer', 'max_turns', 'max_tool_calls', 'max_images', 'closed'.
+   * Why the episode ended: 'answer', 'max_turns', 'max_tool_calls', 'max_images', 'closed'; 'env_error' when the env server could not take one of its turns and the trainer wrote the record itself (env_failed); null when the env server had not ended it (the trainer stopped it early, the reason in reward_notes).
    */
   end_reason: string | null;
   tool_calls: number;
@@ -97,9 +97,13 @@ export interface RolloutRecord {
   group?: number;
   advantage?: number;
   /**
-   * Whether dynamic sampling used this record's group for the update.
+   * Whether the step trained this record's group: false for a group dynamic sampling dropped (no spread in its metric), one dropped because an episode of it failed at the env server (rl.failed_groups 'drop'; env_failed), and one drawn after the step had enough groups.
    */
   kept?: boolean;
+  /**
+   * The env server could not take one of this episode's turns or score it (an expired episode, a lost server, a tool that broke): the episode ended there or scored 0, the reason in reward_notes. rl.failed_groups decides whether its group is trained. Written by vistool's trainer on every record, training and evaluation; absent in records written before it existed and in the veRL agent loop's, which write no record of a failed episode.
+   */
+  env_failed?: boolean;
   /**
    * Per assistant turn the update trained on: its sampled tokens with log-prob, entropy and loss mask.
    */

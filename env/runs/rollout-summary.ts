@@ -45,6 +45,7 @@ export function summarizeRollout(record: unknown, line: number): RolloutSummary 
     promptId: typeof record.prompt_id === 'string' ? record.prompt_id : `line-${line + 1}`,
     group: numberOrNull(record.group),
     kept: typeof record.kept === 'boolean' ? record.kept : null,
+    ...(typeof record.env_failed === 'boolean' ? { envFailed: record.env_failed } : {}),
     question: typeof task.question === 'string' ? task.question : '',
     gold: answerOf(task.answer),
     answer: answerOf(record.answer),

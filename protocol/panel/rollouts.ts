@@ -31,8 +31,10 @@ export interface RolloutSummary {
   promptId: string;
   /** Index of the rollout within its group (the trainer's `group`), null when absent. */
   group: number | null;
-  /** Whether dynamic sampling used this rollout's group for the update (the trainer's `kept`); null when the record does not say. */
+  /** Whether the step trained this rollout's group (the trainer's `kept`); null when the record does not say. */
   kept: boolean | null;
+  /** The env server could not take one of the episode's turns or score it (the record's `env_failed`); absent when the record does not say. */
+  envFailed?: boolean;
   question: string;
   gold: string | string[] | null;
   answer: string | string[] | null;

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterChoices, filterGroups, GROUP_ORDERS, mergeChoices, groupRollouts, histogram, isGroupOrder, navigationOrder, NO_FILTER, sortGroups, stepThrough } from '../../webview/viewer/groups.js';
+import { filterChoices, filterGroups, GROUP_ORDERS, groupBadge, mergeChoices, groupRollouts, histogram, isGroupOrder, navigationOrder, NO_FILTER, sortGroups, stepThrough } from '../../webview/viewer/groups.js';
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
+import { summarizeRollout } from '../../env/runs/rollout-summary.js';
 
 function rollout(line: number, promptId: string, group: number | null, reward: number | null, extra: Partial<RolloutSummary> = {}): RolloutSummary {
   return {
@@ -39,6 +40,48 @@ test('a group is kept when its rewards differ and filtered (dropped by dynamic s
   const [kept, flat] = groupRollouts([rollout(0, 'p1', 0, 1), rollout(1, 'p1', 1, 0), rollout(2, 'p2', 0, 1.2), rollout(3, 'p2', 1, 1.2)]);
   assert.equal(kept?.kept, true);
   assert.equal(flat?.kept, false);
+});
+
+test('an untrained group with an episode that failed at the env server says it was dropped for that, not that every rollout scored the same', () => {
+  // The trainer's records of a step with rl.failed_groups 'drop', as it writes them (rollout_record):
+  // p1's second episode could not be scored (reward 0 there, 1 beside it), p2 scored flat and
+  // dynamic sampling dropped it, p3's episode failed and both scored 0, p4 is trained.
+  const record = (promptId: string, group: number, reward: number, kept: boolean, envFailed: boolean) => ({
+    prompt_id: promptId, task: { question: `question of ${promptId}`, answer: '34', kind: 'table', difficulty: 1, image: 'ab12' }, turns: [], answer: reward > 0 ? '34' : null,
+    end_reason: 'answer', tool_calls: 0, tool_errors: 0, correct: reward > 0, reward, step: 3, group, advantage: 0, kept, env_failed: envFailed,
+  });
+  const records = [
+    record('p1', 0, 1, false, false), record('p1', 1, 0, false, true),
+    record('p2', 0, 1, false, false), record('p2', 1, 1, false, false),
+    record('p3', 0, 0, false, true), record('p3', 1, 0, false, false),
+    record('p4', 0, 1, true, false), record('p4', 1, 0, true, false),
+  ];
+  const summaries = records.map((r, line) => summarizeRollout(r, line)).filter((s): s is RolloutSummary => typeof s !== 'string');
+  assert.deepEqual(summaries.map((s) => s.envFailed), [false, true, false, false, true, false, false, false]);
+  const badges = groupRollouts(summaries).map((g) => groupBadge(g));
+  assert.deepEqual(badges.map((b) => b.status), ['dropped', 'filtered', 'dropped', 'kept']);
+  for (const failed of [badges[0], badges[2]]) {
+    assert.match(failed?.title ?? '', /^dropped: an episode failed at the env server/);
+    assert.doesNotMatch(failed?.title ?? '', /scored the same/);
+  }
+  assert.match(badges[1]?.title ?? '', /^every rollout scored the same: dynamic sampling drops this group/);
+});
+
+test('a group trained although an episode failed (rl.failed_groups keep) is kept; an older record without env_failed reads as before', () => {
+  const kept = groupRollouts([rollout(0, 'p1', 0, 1, { kept: true, envFailed: true }), rollout(1, 'p1', 1, 0, { kept: true })]);
+  assert.equal(groupBadge(kept[0]!).status, 'kept');
+  const old = groupRollouts([rollout(0, 'p1', 0, 1.2), rollout(1, 'p1', 1, 1.2)]);
+  assert.deepEqual(groupBadge(old[0]!), { status: 'filtered', title: 'every rollout scored the same: dynamic sampling drops this group' });
+});
+
+test('an untrained group whose rewards and correctness both differ was drawn after the step had its groups, not filtered', () => {
+  const [extra, accuracyFlat] = groupRollouts([
+    rollout(0, 'p1', 0, 1.2, { kept: false }), rollout(1, 'p1', 1, 0, { kept: false }),
+    // Rewards differ but both are wrong: dynamic sampling on accuracy drops it.
+    rollout(2, 'p2', 0, 0.2, { kept: false, correct: false }), rollout(3, 'p2', 1, 0.1, { kept: false, correct: false }),
+  ]);
+  assert.equal(groupBadge(extra!).status, 'extra');
+  assert.equal(groupBadge(accuracyFlat!).status, 'filtered');
 });
 
 test('filters select by outcome, tool use, error class and tool name; groups left empty disappear', () => {

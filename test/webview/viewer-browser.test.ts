@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -53,6 +53,28 @@ test('the viewer opens the latest step with prompt groups: gold, reward spread, 
   assert.deepEqual(rewards.map(Number), [...rewards.map(Number)].sort((a, b) => b - a), 'rollouts are sorted by reward, best first');
   assert.match(await page.locator('[data-testid=rollout-answer]').innerText(), /^34$/);
   assert.deepEqual(problems, []);
+});
+
+test('a group the trainer dropped because an episode failed at the env server says so; a flat group still says every rollout scored the same', async () => {
+  // The trainer's records with rl.failed_groups 'drop': the table group's second episode failed at
+  // the env server, so the group was not trained; the flat group was dropped by dynamic sampling.
+  const dir = await writeRunDirectory(join(await mkdtemp(join(tmpdir(), 'vistool-viewer-failed-')), 'run-failed'), { rolloutSteps: [1], groups: [TABLE_GROUP, FLAT_GROUP] });
+  const file = join(dir, 'rollouts', 'step-000001.jsonl');
+  const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  await writeFile(file, lines.map((record, index) => JSON.stringify({ ...record, kept: false, env_failed: index === 1 })).join('\n') + '\n');
+  const session = await startView([dir]);
+  try {
+    const { page, problems } = await openViewer(session);
+    const badges = page.locator('[data-testid=group] .group-meta vscode-badge');
+    assert.equal(await badges.count(), 2);
+    assert.deepEqual(await badges.allInnerTexts(), ['dropped', 'filtered']);
+    assert.match((await badges.nth(0).getAttribute('title')) ?? '', /^dropped: an episode failed at the env server/);
+    assert.match((await badges.nth(1).getAttribute('title')) ?? '', /^every rollout scored the same: dynamic sampling drops this group$/);
+    assert.equal(await page.locator('[data-testid=group]').nth(0).locator('.env-failed').count(), 1, 'the failed episode\'s row says so');
+    assert.deepEqual(problems, []);
+  } finally {
+    await session.stop();
+  }
 });
 
 test('j and k step through rollouts, ] and [ through turns; a tool turn shows the images before and after, both loaded', async () => {

@@ -6,8 +6,10 @@
  *
  * Grouping follows the rollout file: consecutive lines of one prompt form a group, and a group
  * index that does not increase starts a new group (the same prompt drawn twice in one step).
- * A group counts as kept when its rewards differ: DAPO's dynamic sampling drops groups whose
- * rollouts all score the same, since they carry no advantage signal.
+ * A group counts as kept when the trainer says so (its records' `kept`), else when its rewards
+ * differ: DAPO's dynamic sampling drops groups whose rollouts all score the same, since they carry
+ * no advantage signal. A group the trainer did not train with an episode the env server failed
+ * (the records' `env_failed`) was dropped for that (rl.failed_groups 'drop').
  */
 import type { RolloutSummary } from '../../protocol/panel-protocol.js';
 import { matchesFacets, NO_FACETS, type RolloutFacets } from '../../protocol/rollout-filter.js';
@@ -24,6 +26,8 @@ export interface PromptGroup {
   rewardMax: number | null;
   rewardMean: number | null;
   kept: boolean;
+  /** Rollouts whose episode failed at the env server (the records' `env_failed`). */
+  envFailed: number;
   correct: number;
   /** Rollouts in the group before filtering. */
   size: number;
@@ -61,9 +65,31 @@ function makeGroup(members: RolloutSummary[]): PromptGroup {
     rewardMean: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
     // The trainer's flag when it wrote one; otherwise a group with reward spread is what dynamic sampling keeps.
     kept: members.some((m) => m.kept !== null) ? members.every((m) => m.kept === true) : min !== null && max !== null && max - min > 1e-9,
+    envFailed: members.filter((m) => m.envFailed === true).length,
     correct: members.filter((m) => m.correct === true).length,
     size: members.length,
   };
+}
+
+/** The group's badge: its word and what the word means. */
+export interface GroupBadge {
+  status: 'kept' | 'filtered' | 'dropped' | 'extra';
+  title: string;
+}
+
+/**
+ * Why the group was or was not trained. Not trained: an episode failed at the env server
+ * (rl.failed_groups 'drop'); else, when its rewards or its correctness are all the same, dynamic
+ * sampling's metric (reward or accuracy) had no spread; else neither stopped it, so the step had
+ * its groups before this one was drawn.
+ */
+export function groupBadge(group: Pick<PromptGroup, 'kept' | 'envFailed' | 'rewardMin' | 'rewardMax' | 'correct' | 'size'>): GroupBadge {
+  if (group.kept) return { status: 'kept', title: 'rewards differ: the group carries advantage signal' };
+  if (group.envFailed > 0) return { status: 'dropped', title: 'dropped: an episode failed at the env server (its reward notes say why)' };
+  const rewardsDiffer = group.rewardMin !== null && group.rewardMax !== null && group.rewardMax - group.rewardMin > 1e-9;
+  const correctnessDiffers = group.correct > 0 && group.correct < group.size;
+  if (rewardsDiffer && correctnessDiffers) return { status: 'extra', title: 'not trained: the step had its groups before this one was drawn' };
+  return { status: 'filtered', title: 'every rollout scored the same: dynamic sampling drops this group' };
 }
 
 export function groupRollouts(rollouts: RolloutSummary[]): PromptGroup[] {

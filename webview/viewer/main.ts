@@ -27,7 +27,7 @@ import {
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../protocol/guards.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
-import { filterChoices, filterGroups, mergeChoices, GROUP_ORDERS, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
+import { filterChoices, filterGroups, mergeChoices, GROUP_ORDERS, type GroupBadge, groupBadge, type GroupOrder, groupRollouts, isGroupOrder, navigationOrder, NO_FILTER, type PromptGroup, type RolloutFilter, sortGroups, stepThrough } from './groups.js';
 import { StepHistograms } from './step-histograms.js';
 import { preferredRun } from './preferred-run.js';
 import { RunSearch } from './run-search.js';
@@ -90,6 +90,11 @@ function isViewerState(value: unknown): value is ViewerState {
 }
 
 const LIST_PAGE = 250;
+
+/** A prompt group's kept / filtered / dropped badge (groups.ts says which and why). */
+function groupBadgeElement(badge: GroupBadge): HTMLElement {
+  return h('vscode-badge', { class: `badge-${badge.status}`, title: badge.title, 'data-testid': 'group-badge' }, badge.status);
+}
 
 function answerText(answer: string | string[] | null): string {
   if (answer === null) return '–';
@@ -512,7 +517,7 @@ class Viewer {
               h('span', null, h('span', { class: 'muted' }, 'gold '), h('strong', null, answerText(group.gold))),
               h('span', { class: 'muted' }, `reward ${formatNumber(group.rewardMin)}–${formatNumber(group.rewardMax)}`),
               h('span', { class: 'muted' }, `${group.correct}/${group.size} correct`),
-              h('vscode-badge', { class: group.kept ? 'badge-kept' : 'badge-filtered', title: group.kept ? 'rewards differ: the group carries advantage signal' : 'every rollout scored the same: dynamic sampling drops this group' }, group.kept ? 'kept' : 'filtered'),
+              groupBadgeElement(groupBadge(group)),
             ),
           ),
           h('ul', { class: 'rollout-list', role: 'listbox', 'aria-label': `rollouts of ${group.promptId}` }, ...group.rollouts.map((r) => {
@@ -525,6 +530,7 @@ class Viewer {
               h('span', { class: 'num reward' }, formatNumber(r.reward)),
               h('span', { class: 'num advantage', title: 'advantage' }, `adv ${formatNumber(r.advantage, 2)}`),
               h('span', { class: 'tools', title: r.toolNames.join(', ') }, toolUseWords({ ran: r.toolCalls, failed: r.toolErrors, formatErrors: r.formatErrors })),
+              r.envFailed === true ? h('span', { class: 'bad env-failed', title: 'the env server could not take a turn of this episode or score it (its reward notes say why)' }, 'env failed') : null,
               r.errorClasses.length ? h('span', { class: 'errors', title: errorLegend(r.errorClasses) }, r.errorClasses.join(' ')) : null,
               ...(r.findings ?? []).map((f) => findingBadge(f, true)),
               h('span', { class: 'answer muted' }, answerText(r.answer)),

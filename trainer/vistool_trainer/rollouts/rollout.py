@@ -120,12 +120,16 @@ def run_rollouts(
     opened = client.start_episodes(items)
     rollouts: list[Rollout] = []
     episode_ids: list[str] = []
+    # Each episode's record as the server's step answers tell it, in case the server cannot give
+    # its trajectory at the end (_opened_record, _add_step).
+    told: list[dict[str, Any]] = []
     for index, result in enumerate(opened):
         task = tasks[index // group_size]
         images: dict[str, Any] = {}
         rollouts.append(Rollout(prompt_id=str(task["id"]), group=index % group_size,
                                 conversation=opened_conversation(result, images), images=images))
         episode_ids.append(result["episode_id"])
+        told.append(_opened_record(task, result))
     timing.env_s += time.perf_counter() - started
     active = list(range(len(rollouts)))
     refusal = getattr(sampler, "refusal", None)
@@ -160,8 +164,10 @@ def run_rollouts(
                     rollout.conversation.replies.append(reply)
                     timing.env_errors += 1
                     rollout.env_failed = True
+                    told[i]["end_reason"] = ENV_ERROR
                     rollout.notes.append(f"the env server could not take this turn (HTTP {step['error'].get('status')}): {step['error'].get('message')}")
                     continue
+                _add_step(told[i], reply, step)
                 continue_conversation(rollout.conversation, reply, step, rollout.images)
                 if not step["done"]:
                     still_active.append(i)
@@ -169,7 +175,7 @@ def run_rollouts(
             timing.env_s += time.perf_counter() - started
         started = time.perf_counter()
         scores = client.score_episodes(episode_ids, soft=True)
-        for rollout, episode_id, score in zip(rollouts, episode_ids, scores):
+        for rollout, episode_id, score, record in zip(rollouts, episode_ids, scores, told):
             if "error" in score:
                 timing.env_errors += 1
                 rollout.env_failed = True
@@ -178,8 +184,10 @@ def run_rollouts(
                                      f"{score['error'].get('message')}; reward 0")
                 try:
                     rollout.trajectory = client.trajectory(episode_id)
-                except Exception:
-                    rollout.trajectory = {"prompt_id": rollout.prompt_id, "turns": [], "answer": None}
+                except Exception as error:
+                    rollout.trajectory = record
+                    rollout.notes.append(f"the env server could not return the trajectory either ({error}): the record holds "
+                                         "the turns its step answers reported")
                 continue
             rollout.reward = float(score["reward"])
             rollout.components = {key: float(value) for key, value in (score.get("components") or {}).items()}
@@ -196,6 +204,60 @@ def run_rollouts(
             except Exception:
                 pass  # an expired episode is already gone
     return rollouts
+
+
+# The end_reason of a record the trainer wrote itself because the env server could not take one of
+# the episode's turns (schemas/rollout-record.schema.json).
+ENV_ERROR = "env_error"
+
+
+def _opened_record(task: dict[str, Any], opened: dict[str, Any]) -> dict[str, Any]:
+    """An episode's record as far as its start tells it, begun as the env begins its own
+    (env/episodes/episode.ts): the task summary (a kind or difficulty the task left out is what the
+    server took it as: the start answer's `kind`, difficulty 0, env/server/task-input.ts), its image
+    the first image of the opening prompt (the task image: every view shows the latest image), and
+    the opening prompt, images by ref."""
+    prompt = opened["observation"]["prompt"]
+    opening = [{"role": message["role"], "content": [_opening_part(part) for part in _parts(message)]}
+               for message in prompt if message.get("role") in ("system", "user")]
+    image = next((part["ref"] for message in prompt for part in _parts(message) if part.get("type") == "image"), None)
+    summary = {"question": task.get("question"), "answer": task.get("answer"), "kind": opened.get("kind", task.get("kind", "chart")),
+               "difficulty": task.get("difficulty", 0), "image": image}
+    return {"prompt_id": str(task["id"]), "task": {key: value for key, value in summary.items() if value is not None},
+            "opening": opening, "turns": [], "answer": None, "end_reason": None, "tool_calls": 0, "tool_errors": 0}
+
+
+def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [part for part in content or [] if isinstance(part, dict)]
+
+
+def _opening_part(part: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "image", "ref": part["ref"]} if part.get("type") == "image" else {"type": "text", "text": part.get("text", "")}
+
+
+def _add_step(record: dict[str, Any], reply: dict[str, Any], step: dict[str, Any]) -> None:
+    """The turn the server took, as its answer reports it: the assistant turn (the reply's text and
+    the server's `info`: calls, errors, answer) and the observation it added, text and image refs,
+    as the policy read it (a view that hides earlier images shows their stand-in text there)."""
+    info = step.get("info") or {}
+    calls = list(info.get("calls") or [])
+    record["turns"].append({"role": "assistant", "text": _reply_text(reply), "calls": calls,
+                            "errors": list(info.get("errors") or []), "answer": info.get("answer")})
+    record["tool_calls"] += sum(1 for call in calls if call.get("ok"))
+    record["tool_errors"] += sum(1 for call in calls if not call.get("ok"))
+    for message in (step.get("observation") or {}).get("messages") or []:
+        if message.get("role") not in ("tool", "user"):
+            continue
+        parts = _parts(message)
+        record["turns"].append({"role": message["role"],
+                                "text": "\n".join(part.get("text", "") for part in parts if part.get("type") == "text"),
+                                "images": [part["ref"] for part in parts if part.get("type") == "image"]})
+    if step.get("done"):
+        record["answer"] = info.get("answer")
+        record["end_reason"] = info.get("end_reason")
 
 
 def _next_replies(sampler: TurnSampler, rollouts: list[Rollout], forced: list[list[dict[str, Any]]], max_new_tokens: int,
@@ -221,13 +283,14 @@ def _reply_text(reply: dict[str, Any]) -> str:
 
 
 def rollout_record(rollout: Rollout, step: int, decode: Callable[[int], str] | None = None) -> dict[str, Any]:
-    """The rollout-file line (docs/CONTRACTS.md): the server's trajectory plus step/group/advantage and
-    `kept` (the viewer's kept/filtered badge reads it rather than guessing from the reward spread)."""
+    """The rollout-file line (docs/CONTRACTS.md): the server's trajectory plus step/group/advantage,
+    `kept` (the viewer's kept/filtered badge reads it rather than guessing from the reward spread)
+    and `env_failed` (the viewer says a group was dropped for a failed episode)."""
     record = dict(rollout.trajectory)
     record.update({"step": step, "prompt_id": rollout.prompt_id, "group": rollout.group, "reward": rollout.reward,
                    "reward_breakdown": rollout.components, "reward_weights": rollout.weights, "reward_notes": rollout.notes, "correct": rollout.correct,
                    "advantage": rollout.advantage,
-                   "kept": rollout.kept})
+                   "kept": rollout.kept, "env_failed": rollout.env_failed})
     if rollout.token_view is not None and decode is not None:
         record["token_view"] = with_token_text(rollout.token_view, decode)
     return record

@@ -34,7 +34,7 @@ def eval_record(rollout: Rollout, step: int, arm: str, label: str) -> dict[str, 
     record = dict(rollout.trajectory)
     record.update({"step": step, "prompt_id": rollout.prompt_id, "group": 0 if arm == "tools" else 1, "arm": arm, "label": label,
                    "reward": rollout.reward, "reward_breakdown": rollout.components, "reward_weights": rollout.weights,
-                   "reward_notes": rollout.notes, "correct": rollout.correct})
+                   "reward_notes": rollout.notes, "correct": rollout.correct, "env_failed": rollout.env_failed})
     return record
 
 
