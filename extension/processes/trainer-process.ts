@@ -72,9 +72,10 @@ export class TrainerProcess {
     private readonly handlers: TrainerHandlers,
     private readonly name: string | undefined,
     readonly kind: RunKind = 'trainer',
+    tails?: { events: JsonlTail; stderr: JsonlTail },
   ) {
-    this.events = new JsonlTail(kind === 'verl' ? verlStdoutFileOf(runDir) : eventsFileOf(runDir));
-    this.stderr = new JsonlTail(kind === 'verl' ? verlStderrFileOf(runDir) : stderrFileOf(runDir));
+    this.events = tails?.events ?? new JsonlTail(kind === 'verl' ? verlStdoutFileOf(runDir) : eventsFileOf(runDir));
+    this.stderr = tails?.stderr ?? new JsonlTail(kind === 'verl' ? verlStderrFileOf(runDir) : stderrFileOf(runDir));
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
   }
 
@@ -83,6 +84,12 @@ export class TrainerProcess {
     await mkdir(dirname(plan.eventsFile), { recursive: true });
     const stdout = await open(plan.eventsFile, 'a');
     const stderr = await open(plan.stderrFile, 'a');
+    const kind = plan.kind ?? 'trainer';
+    // What an earlier run left in the files is skipped now, before the child exists: skipped after
+    // the spawn, it would also swallow whatever the child wrote meanwhile (its `started` event).
+    const tails = { events: new JsonlTail(plan.eventsFile), stderr: new JsonlTail(plan.stderrFile) };
+    await tails.events.read();
+    const earlierStderr = (await tails.stderr.read()).lines.map((l) => l.text);
     let child;
     // A trainer that fails at once can exit before the awaits below finish: 'exit' is emitted
     // only once, so listen from the start and hand an early exit over when the object exists.
@@ -107,12 +114,11 @@ export class TrainerProcess {
     const pid = child.pid;
     if (pid === undefined) throw new Error(`the trainer (${plan.command}) started without a pid`);
     child.unref();
-    const kind = plan.kind ?? 'trainer';
     if (kind === 'verl') await markRunStarting(plan.runDir, pid, name ?? basename(plan.runDir), 'running', { engine: 'verl', command: [plan.command, ...plan.args] });
     else await markRunStarting(plan.runDir, pid, name ?? basename(plan.runDir));
-    const trainer = new TrainerProcess(plan.runDir, pid, handlers, name, kind);
+    const trainer = new TrainerProcess(plan.runDir, pid, handlers, name, kind, tails);
     trainer.ownChild = true;
-    await trainer.skipExistingOutput();
+    trainer.keepStderr(earlierStderr);
     exit.handler = (code, exitSignal) => void trainer.handleExit(code, exitSignal);
     if (exit.early) exit.handler(exit.early.code, exit.early.signal);
     trainer.schedule();

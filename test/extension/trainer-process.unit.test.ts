@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isProcessAlive } from '../../env/core/process-liveness.js';
@@ -114,4 +114,20 @@ test('after a reload, attaching by pid follows new events only and notices the e
   const exit = await attached.stop(10_000);
   assert.equal(exit.code, null, 'an attached trainer is not our child: no exit code');
   assert.equal(exit.status, 'interrupted');
+});
+
+test("a trainer's first events are delivered even when it writes them before start() returns", async () => {
+  // A shell child writes its `started` event within a millisecond or two of the spawn, while start()
+  // is still recording the run as starting; an earlier run's event sits in the file and must be skipped.
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const { plan: launch, runDir } = await plan('train');
+    await mkdir(join(runDir, 'logs'), { recursive: true });
+    await writeFile(launch.eventsFile, `${JSON.stringify({ event: 'finished', ts: 1 })}\n`);
+    const line = JSON.stringify({ event: 'started', ts: 2, pid: 0 });
+    const events: TrainerEvent[] = [];
+    const trainer = await TrainerProcess.start({ ...launch, command: '/bin/sh', args: ['-c', `printf '%s\\n' '${line}'; sleep 1`] },
+      { onEvent: (e) => events.push(e) }, 'micro');
+    await trainer.whenExited();
+    assert.deepEqual(events.map((e) => e.event), ['started'], `attempt ${attempt}: the earlier run's event skipped, the child's delivered`);
+  }
 });
