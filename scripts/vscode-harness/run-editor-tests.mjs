@@ -8,7 +8,7 @@
 //   --keep       keep the run folder (code-server profile, workspace, logs) even on success
 // Everything code-server writes (profile, extensions, HOME, TMPDIR) stays in one temporary
 // folder; the server and every trainer a test started are stopped at the end.
-/* global setTimeout, Buffer, fetch */
+/* global setTimeout, clearTimeout, Buffer, fetch, window, document, getComputedStyle */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -115,7 +115,9 @@ async function stopEverything() {
  * What a person sees can only be checked from the page, while the extension host still runs
  * (it ends with the suite). A test that wants a look writes ws/.ui-request.json
  * ({"runsViewRow": "NAME"}, or {"webviewClick": SELECTOR} to click in a panel); this finds that row in the Runs view, through the palette as a
- * person would, and answers in ws/.ui-result.json ({"ok", "text"}).
+ * person would, and answers in ws/.ui-result.json ({"ok", "text"}). {"webviewAxe": {...}} runs
+ * axe-core's rules in a panel as the editor shows it (checkInWebview below) and answers with its
+ * findings too ({"ok", "text", "results"}).
  */
 function answerUiChecks(page, workspace) {
   const request = join(workspace, '.ui-request.json');
@@ -124,11 +126,11 @@ function answerUiChecks(page, workspace) {
   const loop = async () => {
     while (!stopped) {
       if (existsSync(request)) {
-        const { runsViewRow, webviewClick } = JSON.parse(readFileSync(request, 'utf8'));
+        const { runsViewRow, webviewClick, webviewAxe } = JSON.parse(readFileSync(request, 'utf8'));
         rmSync(request);
         let result;
-        if (webviewClick) {
-          result = await clickInWebview(page, webviewClick);
+        if (webviewClick || webviewAxe) {
+          result = webviewClick ? await clickInWebview(page, webviewClick) : await checkInWebview(page, webviewAxe);
           writeFileSync(answer, JSON.stringify(result));
           continue;
         }
@@ -181,6 +183,110 @@ async function clickInWebview(page, selector) {
   const shot = join(run, 'webview-click.png');
   await page.screenshot({ path: shot }).catch(() => {});
   return { ok: false, text: `no visible ${selector} in any webview within 30 s (screenshot ${shot})` };
+}
+
+/**
+ * axe-core's rules on a panel as the editor shows it ({"webviewAxe": {"selector", "bodyClass",
+ * "widths", "rules"}}): the webview frame holding `selector` is found once its body carries the
+ * theme class `bodyClass` (a theme switch reaches the webview a moment later), and axe runs in it
+ * at each window width (the page's viewport; the workbench lays the editor out inside it).
+ * - A webview's frames are transparent: where the page paints no background, the reader sees the
+ *   editor's behind it, which axe inside the frame cannot see (it takes white). So when the page's
+ *   root paints none, the backdrop the workbench paints under the webview is given to the root for
+ *   the check (through the CSS object model, which the page's policy does not govern), and taken
+ *   away after.
+ * - The frame of a panel without scripts (the report's: sandboxed, no allow-scripts) runs code
+ *   evaluated through the DevTools protocol but fires none of its own timers, which axe waits on;
+ *   its timers are lent by the webview's outer frame (same origin, scripts allowed).
+ * Answers each width's findings, the nodes checked, the backdrop and the colours the page painted.
+ */
+async function checkInWebview(page, { selector, bodyClass, widths = [1280], rules = ['color-contrast'] }) {
+  const axeSource = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  const results = [];
+  try {
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: 800 });
+      const frame = await frameShowing(page, selector, bodyClass);
+      if (!frame) {
+        const shot = join(run, 'webview-axe.png');
+        await page.screenshot({ path: shot }).catch(() => {});
+        return { ok: false, text: `no webview shows ${selector} with body.${bodyClass} within 30 s at ${width} px (screenshot ${shot})`, results };
+      }
+      const backdrop = await backdropOf(frame);
+      await frame.parentFrame()?.evaluate(() => {
+        window.__vistoolTimers = { set: (fn, ms, args) => setTimeout(() => fn(...args), ms), clear: (id) => clearTimeout(id) };
+      });
+      const loaded = await frame.evaluate(() => {
+        const lent = window.parent.__vistoolTimers;
+        if (lent) {
+          window.setTimeout = (fn, ms, ...args) => lent.set(fn, ms, args);
+          window.clearTimeout = (id) => lent.clear(id);
+        }
+        return Boolean(window.axe);
+      });
+      // As an expression evaluated through the DevTools protocol: the page's policy (script-src 'none') does not apply to it.
+      if (!loaded) await frame.evaluate(axeSource);
+      const found = await frame.evaluate(async ({ only, under }) => {
+        const style = (element) => getComputedStyle(element);
+        const page = { background: style(document.documentElement).backgroundColor, colour: style(document.body).color };
+        // Only under a page that paints no background of its own (a colour with no alpha: transparent, or none at all).
+        const root = document.documentElement;
+        const kept = root.style.backgroundColor;
+        if (/^rgba\(.*,\s*0\)$|^transparent$/.test(page.background)) root.style.backgroundColor = under;
+        try {
+          const { violations, passes, incomplete } = await window.axe.run(document, { runOnly: { type: 'rule', values: only } });
+          const nodes = (list) => list.reduce((n, rule) => n + rule.nodes.length, 0);
+          return {
+            violations: violations.flatMap((v) => v.nodes.map((n) => ({ rule: v.id, target: n.target.join(' '), summary: n.failureSummary ?? '' }))),
+            checked: nodes(violations) + nodes(passes) + nodes(incomplete),
+            bodyClass: document.body.className,
+            page,
+          };
+        } finally {
+          root.style.backgroundColor = kept;
+        }
+      }, { only: rules, under: backdrop });
+      results.push({ width, backdrop, ...found });
+    }
+    return { ok: true, text: `axe ran at ${widths.join(', ')} px`, results };
+  } catch (err) {
+    return { ok: false, text: `axe in the webview showing ${selector}: ${err.message.split('\n')[0]}`, results };
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 }).catch(() => {});
+  }
+}
+
+/**
+ * The colour a reader sees behind a webview's page: the first background painted under it, in the
+ * webview's outer frame (html, body) or else in the workbench under the outer frame's element.
+ */
+async function backdropOf(frame) {
+  const painted = (colour) => colour !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(colour);
+  const outer = frame.parentFrame();
+  const inOuter = await outer.evaluate(() => [document.body, document.documentElement].map((e) => getComputedStyle(e).backgroundColor));
+  const own = inOuter.find(painted);
+  if (own) return own;
+  const element = await outer.frameElement();
+  const beneath = await element.evaluate((iframe) => {
+    const box = iframe.getBoundingClientRect();
+    const stack = iframe.ownerDocument.elementsFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return stack.slice(stack.indexOf(iframe) + 1).map((e) => getComputedStyle(e).backgroundColor);
+  });
+  return beneath.find(painted) ?? 'rgb(255, 255, 255)';
+}
+
+/** The visible webview frame holding `selector` whose body has the class `bodyClass`, waited for up to 30 s. */
+async function frameShowing(page, selector, bodyClass) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const target = frame.locator(selector).first();
+      if ((await target.count().catch(() => 0)) === 0 || !(await target.isVisible().catch(() => false))) continue;
+      if (await frame.evaluate((name) => document.body.classList.contains(name), bodyClass).catch(() => false)) return frame;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return undefined;
 }
 
 let code = 1;

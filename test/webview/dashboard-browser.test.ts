@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { decodeImage } from '../../env/core/image.js';
 import { tableFixture } from '../fixtures/render.js';
 import { appendMetrics, HOSTILE_TEXT, metricRow, writeRunDirectory } from '../runs/run-directory.js';
@@ -510,6 +510,113 @@ test('clicking a point of a training chart offers the nearest step with rollouts
     await clickView.stop();
   }
 });
+
+/** Each theme's first two series colours (media/browser-theme.css, --vscode-charts-blue and -orange): run-a's and run-b's. */
+const RUN_COLOURS = {
+  light: { 'run-a': [0x1a, 0x85, 0xff], 'run-b': [0xd1, 0x86, 0x16] },
+  dark: { 'run-a': [0x37, 0x94, 0xff], 'run-b': [0xd1, 0x86, 0x16] },
+} as const satisfies Record<string, Record<'run-a' | 'run-b', [number, number, number]>>;
+
+/**
+ * Where on a chart's plot a click lands on `colour`'s line at full opacity and on no other
+ * line: a pixel of that colour below the legend with no pixel of `other` within 12 pixels.
+ * Viewport coordinates, or null when there is none.
+ */
+async function clickableLine(page: Page, canvas: string, colour: readonly number[], other: readonly number[]): Promise<{ x: number; y: number } | null> {
+  return page.locator(canvas).evaluate((element: HTMLCanvasElement, [want, avoid]) => {
+    // No named functions in here: the test's compiler would wrap them in a helper the page lacks.
+    const { width, height } = element;
+    const data = element.getContext('2d')?.getImageData(0, 0, width, height).data;
+    if (!data) return null;
+    // 1: the wanted colour, 2: the avoided one, each within the tolerance pixelsNear uses.
+    const kind = new Uint8Array(width * height);
+    for (let p = 0; p < width * height; p += 1) {
+      const [r, g, b] = [data[p * 4] ?? 0, data[p * 4 + 1] ?? 0, data[p * 4 + 2] ?? 0];
+      if (Math.abs(r - (want[0] ?? 0)) + Math.abs(g - (want[1] ?? 0)) + Math.abs(b - (want[2] ?? 0)) < 40) kind[p] = 1;
+      else if (Math.abs(r - (avoid[0] ?? 0)) + Math.abs(g - (avoid[1] ?? 0)) + Math.abs(b - (avoid[2] ?? 0)) < 40) kind[p] = 2;
+    }
+    const rect = element.getBoundingClientRect();
+    const scale = width / rect.width;
+    const candidates: { x: number; y: number }[] = [];
+    for (let y = Math.round(50 * scale); y < height; y += 1) {
+      for (let x = Math.round(60 * scale); x < width - 10 * scale; x += 1) {
+        if (kind[y * width + x] !== 1) continue;
+        let clear = true;
+        for (let dy = -12; dy <= 12 && clear; dy += 1) {
+          for (let dx = -12; dx <= 12 && clear; dx += 1) {
+            const [nx, ny] = [x + dx, y + dy];
+            if (nx >= 0 && ny >= 0 && nx < width && ny < height && kind[ny * width + nx] === 2) clear = false;
+          }
+        }
+        if (clear) candidates.push({ x, y });
+      }
+    }
+    const middle = candidates[Math.floor(candidates.length / 2)];
+    return middle ? { x: rect.left + middle.x / scale, y: rect.top + middle.y / scale } : null;
+  }, [colour, other] as const);
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  for (const width of [1100, 1440]) {
+    test(`a clicked point selects its run: drawn at full opacity on the charts, the other run dimmed, until the pick is dismissed (${theme}, ${width} px)`, async () => {
+      const { page, problems } = await openPage(browser, view.url('dashboard', theme === 'dark' ? '&theme=dark' : ''), { width, height: 950 });
+      const colours = RUN_COLOURS[theme];
+      // Of the fixture's charts, tool/call_rate shows both runs apart (run-a's falls, run-b's holds); on
+      // the others run-b's line runs under run-a's. The evaluation chart has run-a's evaluations only.
+      const calls = '[data-metric="tool/call_rate"]';
+      const reward = '[data-metric="reward/mean"]';
+      const evals = '[data-testid=eval-chart]';
+      await page.waitForFunction((card) => document.querySelector(card)?.getAttribute('data-datasets')?.includes('"run":"run-b'), calls);
+      await page.waitForFunction((card) => document.querySelector(card)?.hasAttribute('data-datasets'), evals);
+      // Lines at full opacity: pixels of the run's own colour (a dimmed line blends with the background, far from it).
+      // The dashboard paints only the charts on screen: each is brought into view before it is read.
+      const full = async (card: string, run: 'run-a' | 'run-b') => {
+        await page.locator(card).scrollIntoViewIfNeeded();
+        return pixelsNear(page, `${card} canvas`, [...colours[run]] as [number, number, number]);
+      };
+      type Counts = { callsA: number; callsB: number; rewardA: number; evalA: number };
+      const settled = async (expect: (c: Counts) => boolean): Promise<Counts> => {
+        let counts: Counts = { callsA: 0, callsB: 0, rewardA: 0, evalA: 0 };
+        for (let i = 0; i < 50; i += 1) {
+          counts = { callsA: await full(calls, 'run-a'), callsB: await full(calls, 'run-b'), rewardA: await full(reward, 'run-a'), evalA: await full(evals, 'run-a') };
+          if (expect(counts)) break;
+          await page.waitForTimeout(100);
+        }
+        return counts;
+      };
+      const allFull = (c: Counts) => Object.values(c).every((n) => n > 30);
+      // Nothing selected: both runs at full opacity.
+      let counts = await settled(allFull);
+      assert.ok(allFull(counts), `before any pick: ${JSON.stringify(counts)}`);
+      // A click on a run's line on the call-rate chart selects the run.
+      const pick = async (run: 'run-a' | 'run-b', other: 'run-a' | 'run-b') => {
+        await page.locator(calls).scrollIntoViewIfNeeded();
+        const at = await clickableLine(page, `${calls} canvas`, colours[run], colours[other]);
+        assert.ok(at, `${run}'s line is somewhere clear of ${other}'s`);
+        await page.mouse.click(at.x, at.y);
+        await page.locator(`${calls} [data-testid=chart-pick] [data-run="${run}"]`).waitFor();
+      };
+      // run-b selected: drawn at full opacity, run-a dimmed on every chart.
+      await pick('run-b', 'run-a');
+      counts = await settled((c) => c.callsA === 0 && c.rewardA === 0 && c.evalA === 0);
+      assert.ok(counts.callsB > 30, `run-b selected, at full opacity: ${JSON.stringify(counts)}`);
+      assert.deepEqual([counts.callsA, counts.rewardA, counts.evalA], [0, 0, 0], 'run-b selected: run-a is drawn dimmed on the call-rate, reward and evaluation charts');
+      await page.locator(calls).scrollIntoViewIfNeeded();
+      await screenshot(page, `dashboard-selected-run-b-${theme}-${width}`);
+      // Dismissed: no run is selected, both at full opacity again.
+      await page.locator(`${calls} [data-testid=dismiss-pick]`).click();
+      counts = await settled(allFull);
+      assert.ok(allFull(counts), `after the dismissal: ${JSON.stringify(counts)}`);
+      // run-a selected: the other way round.
+      await pick('run-a', 'run-b');
+      counts = await settled((c) => c.callsB === 0);
+      assert.ok(counts.callsA > 30 && counts.rewardA > 30 && counts.evalA > 30, `run-a selected, at full opacity: ${JSON.stringify(counts)}`);
+      assert.equal(counts.callsB, 0, 'run-a selected: run-b is drawn dimmed');
+      assert.deepEqual(problems, []);
+      await page.context().close();
+    });
+  }
+}
 
 test('evaluations at several steps are drawn as accuracy against step beside the train reward and accuracy; one per phase edge stays marks', async () => {
   const compare = await compareView();

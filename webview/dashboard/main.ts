@@ -1,7 +1,8 @@
 /**
  * The training dashboard: one chart per chosen metric with every open run overlaid, EMA
  * smoothing with the raw values faintly behind (a "show raw" toggle), x by step or wall time,
- * drag-to-zoom, a click on a point to open that step's rollouts in the viewer, live updates as
+ * drag-to-zoom, a click on a point to open that step's rollouts in the viewer (and to select its
+ * run: drawn at full opacity on every chart, the other runs dimmed), live updates as
  * metrics.jsonl grows, PNG and CSV export, a warning when tool use fades, the runs' evaluations
  * (with and without tools) as a chart by step beside the train reward and accuracy and as a
  * table, and, when runs are compared, the run-config keys that differ. Only UI choices are
@@ -42,7 +43,7 @@ import { COUNTER_SETTING } from '../../protocol/tool-fading.js';
 import { STEP_SECONDS_METRICS } from '../../protocol/metric-math.js';
 import { aliasesOf, canonicalMetric, loggedName } from '../../protocol/metric-vocabulary.js';
 import { panelHeader, startPanel } from '../shared/shell.js';
-import { runColourIndices } from '../shared/run-colours.js';
+import { drawnRunColour, runColourIndices } from '../shared/run-colours.js';
 import { themeColours, watchTheme } from '../shared/theme.js';
 import { type ChartSpec, chartSpecs } from './chart-groups.js';
 import { configDiff, stepsRan } from './config-diff.js';
@@ -153,6 +154,12 @@ class Dashboard {
   private readonly runToggles = h('div', { class: 'run-toggles', role: 'group', 'aria-label': 'Runs' });
   private togglesFor = '';
   private palette: string[] | null = null;
+  /**
+   * The run whose point was picked on a chart (its pick line open): its lines are drawn at full
+   * opacity and the other runs' dimmed, on every chart; null, every run at full opacity. Not
+   * persisted, like the pick.
+   */
+  private selectedRun: string | null = null;
   private linePoints = 600;
   private answers = 0;
   private evaluationsFor = '';
@@ -373,6 +380,20 @@ class Dashboard {
     return this.state.metrics.filter((m) => available.includes(m));
   }
 
+  /** The colour a run's lines are drawn in: its own, dimmed while another shown run is selected. */
+  private drawnColourOf(runId: string): string {
+    const selected = this.selectedRun !== null && !this.state.hiddenRuns.includes(this.selectedRun) ? this.selectedRun : null;
+    return drawnRunColour(this.colourOf(runId), runId, selected);
+  }
+
+  /** Selects a run (null: none) and draws the charts again in its light. */
+  private selectRun(runId: string | null): void {
+    if (runId === this.selectedRun) return;
+    this.selectedRun = runId;
+    this.renderCharts();
+    this.renderEvalChart();
+  }
+
   private colourOf(runId: string): string {
     // The theme's colours are read once per theme: each read asks the browser for computed styles.
     this.palette ??= themeColours().series;
@@ -487,7 +508,11 @@ class Dashboard {
     const run = this.runs.get(runId);
     if (!chart || !run) return;
     for (const other of this.charts.values()) if (other !== chart) other.showPick(null);
-    const dismiss = button('', () => chart.showPick(null), { icon: 'close', secondary: true, title: 'Dismiss', testid: 'dismiss-pick' });
+    this.selectRun(runId);
+    const dismiss = button('', () => {
+      chart.showPick(null);
+      this.selectRun(null);
+    }, { icon: 'close', secondary: true, title: 'Dismiss', testid: 'dismiss-pick' });
     if (this.state.xAxis !== 'step') {
       chart.showPick(h('span', { class: 'muted' }, 'Set x to step to open the rollouts of a point. ', dismiss));
       return;
@@ -534,7 +559,7 @@ class Dashboard {
 
   /** Gives the evaluation chart the shown runs' evaluations when they changed. */
   private renderEvalChart(): void {
-    const runs = this.visibleRuns().map(({ summary, stepPhases }) => ({ runId: summary.id, name: summary.name, colour: this.colourOf(summary.id), evaluations: summary.evaluations, phases: stepPhases }));
+    const runs = this.visibleRuns().map(({ summary, stepPhases }) => ({ runId: summary.id, name: summary.name, colour: this.drawnColourOf(summary.id), evaluations: summary.evaluations, phases: stepPhases }));
     const key = JSON.stringify(runs);
     if (key === this.evalChartFor) return;
     this.evalChartFor = key;
@@ -608,7 +633,7 @@ class Dashboard {
         });
       if (owing.some((run) => !answered(run))) continue;
       const ready = runs.filter(answered);
-      const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.colourOf(r.summary.id)]), xAxis, zoom, showRaw]);
+      const from = JSON.stringify([ready.map((r) => [r.summary.id, spec.members.map((m) => r.series.get(m)?.stamp), this.drawnColourOf(r.summary.id)]), xAxis, zoom, showRaw]);
       if (this.drawnFrom.get(metric) === from) continue;
       this.drawnFrom.set(metric, from);
       const series: RunSeries[] = ready.flatMap((run) =>
@@ -622,7 +647,7 @@ class Dashboard {
             // A group marks the stage changes once per run.
             phases: i === 0 ? (run.shape?.phases ?? []) : [],
           };
-          if (label === undefined) return [{ ...line, runId: run.summary.id, name: run.summary.name, colour: this.colourOf(run.summary.id) }];
+          if (label === undefined) return [{ ...line, runId: run.summary.id, name: run.summary.name, colour: this.drawnColourOf(run.summary.id) }];
           // A run that does not log a member (a tool it never called) has no line for it in a group.
           if (line.stats === null) return [];
           // A group's line per member: the run's colour (one colour per run on every chart), the member's dash.
@@ -630,7 +655,7 @@ class Dashboard {
             ...line,
             runId: `${run.summary.id}${SERIES_SEPARATOR}${member}`,
             name: ready.length > 1 ? `${run.summary.name} · ${label}` : label,
-            colour: this.colourOf(run.summary.id),
+            colour: this.drawnColourOf(run.summary.id),
             dash: memberDash(label, i),
           }];
         }),

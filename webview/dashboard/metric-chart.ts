@@ -32,6 +32,7 @@ import {
 } from 'chart.js';
 import { button, formatNumber, h } from '../shared/dom.js';
 import { themeColours } from '../shared/theme.js';
+import { withAlpha } from '../shared/run-colours.js';
 import { formatDurationTicks, formatLogTicks, formatTicks, tickLabeller } from './axis-ticks.js';
 import { attachDragZoom } from './drag-zoom.js';
 import { curveUnderPointer } from './nearest-step.js';
@@ -150,13 +151,6 @@ export function phaseMarks(marks: () => PhaseMark[], placed: (labels: (LabelBox 
       ctx.restore();
     },
   };
-}
-
-export function withAlpha(colour: string, alpha: number): string {
-  const hex = /^#([0-9a-f]{6})$/i.exec(colour)?.[1];
-  if (!hex) return colour;
-  const n = parseInt(hex, 16);
-  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
 }
 
 export class MetricChart implements Drawable {

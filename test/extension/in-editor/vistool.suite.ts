@@ -6,7 +6,9 @@
  * on the micro model.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
@@ -29,6 +31,20 @@ async function until<T>(what: string, timeoutMs: number, probe: () => T | undefi
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * A look the harness takes from the page (scripts/vscode-harness/run-editor-tests.mjs, .vsix mode
+ * only): the request goes in ws/.ui-request.json, the answer comes back in ws/.ui-result.json.
+ */
+async function askHarness<T extends { ok: boolean; text: string }>(what: string, request: object, timeoutMs = 50_000): Promise<T> {
+  const answer = join(workspaceDir(), '.ui-result.json');
+  writeFileSync(answer, '');
+  writeFileSync(join(workspaceDir(), '.ui-request.json'), JSON.stringify(request));
+  return until(what, timeoutMs, () => {
+    const text = readFileSync(answer, 'utf8');
+    return text ? (JSON.parse(text) as T) : undefined;
+  });
 }
 
 function vistoolDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
@@ -278,14 +294,7 @@ suite('vistool in a real VS Code', () => {
   test('a person sees the folder of runs as one row with its runs and its report (checked from the page by the harness)', async function () {
     // Skipped outside the harness's .vsix mode: only the harness watches the page and answers .ui-request.json.
     if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
-    const request = join(workspaceDir(), '.ui-request.json');
-    const answer = join(workspaceDir(), '.ui-result.json');
-    if (existsSync(answer)) writeFileSync(answer, '');
-    writeFileSync(request, JSON.stringify({ runsViewRow: '2 runs · report' }));
-    const result = await until('the harness to look at the Runs view', 50_000, () => {
-      const text = existsSync(answer) ? readFileSync(answer, 'utf8') : '';
-      return text ? (JSON.parse(text) as { ok: boolean; text: string }) : undefined;
-    });
+    const result = await askHarness('the harness to look at the Runs view', { runsViewRow: '2 runs · report' });
     assert.ok(result.ok, result.text);
     assert.match(result.text, /^demo\s*2 runs · report$/);
   });
@@ -298,17 +307,49 @@ suite('vistool in a real VS Code', () => {
     const dashboard = await vscode.commands.executeCommand<vscode.WebviewPanel>('vistool.openDashboard', join(demo, 'tools'));
     assert.ok(dashboard);
     await until('the dashboard to load and report ready', 60_000, () => api.panels.isReady('dashboard'));
-    const request = join(workspaceDir(), '.ui-request.json');
-    const answer = join(workspaceDir(), '.ui-result.json');
-    writeFileSync(answer, '');
-    writeFileSync(request, JSON.stringify({ webviewClick: '[data-testid=open-report]' }));
-    const result = await until('the harness to click Report', 50_000, () => {
-      const text = readFileSync(answer, 'utf8');
-      return text ? (JSON.parse(text) as { ok: boolean; text: string }) : undefined;
-    });
+    const result = await askHarness('the harness to click Report', { webviewClick: '[data-testid=open-report]' });
     assert.ok(result.ok, result.text);
     const report = await until('the report to open', 20_000, () => api.reports.panelFor(join(demo, 'report.html')));
     assert.match(report.webview.html, /<h1>Demo report<\/h1>/);
+  });
+
+  test('the demo report is readable in its tab in Dark Modern and Light Modern at 1100 and 1440 px: axe finds no colour-contrast violation (checked in the page by the harness)', async function () {
+    // Issue 44, 2.1: the report was near-black text on Dark Modern's #1f1f1f. Skipped outside the harness's .vsix mode (only the harness reads the page).
+    if (process.env.VISTOOL_EDITOR_TEST_MODE !== 'vsix') this.skip();
+    this.timeout(240_000);
+    // A real report, written by the installed extension's own trainer package through the fixture the
+    // browser tests use (test/fixtures/demo_report_folder.py; this bundle runs from out/vscode-suite/).
+    const extensionPath = vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath;
+    assert.ok(extensionPath);
+    const python = vscode.workspace.getConfiguration('vistool').get<string>('pythonPath');
+    assert.ok(python, 'the workspace settings name the trainer venv');
+    const folder = join(mkdtempSync(join(tmpdir(), 'vistool-report-')), 'demo');
+    const written = spawnSync(python, [join(__dirname, '..', '..', 'test', 'fixtures', 'demo_report_folder.py'), folder], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: join(extensionPath, 'trainer') } });
+    assert.equal(written.status, 0, written.stderr);
+    const file = join(folder, 'report.html');
+    const workbench = vscode.workspace.getConfiguration('workbench');
+    type Found = { width: number; backdrop: string; violations: { target: string; summary: string }[]; checked: number; bodyClass: string; page: { background: string; colour: string } };
+    try {
+      for (const [theme, bodyClass] of [['Dark Modern', 'vscode-dark'], ['Light Modern', 'vscode-light']] as const) {
+        await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+        const panel = await api.reports.show(file);
+        assert.equal(panel.webview.options.enableScripts, false);
+        const result = await askHarness<{ ok: boolean; text: string; results: Found[] }>(`axe in the report under ${theme}`, { webviewAxe: { selector: 'section.eval-summary', bodyClass, widths: [1100, 1440], rules: ['color-contrast'] } }, 150_000);
+        assert.ok(result.ok, result.text);
+        assert.deepEqual(result.results.map((r) => r.width), [1100, 1440]);
+        for (const found of result.results) {
+          const where = `${theme} at ${found.width} px (page ${JSON.stringify(found.page)} on the editor's ${found.backdrop})`;
+          console.log(`      # ${where}: axe checked ${found.checked} nodes, ${found.violations.length} violation(s)`);
+          assert.match(found.bodyClass, new RegExp(`\\b${bodyClass}\\b`), where);
+          // The rule looked at the report's text (headings, tables, captions, transcripts), not at an empty frame.
+          assert.ok(found.checked >= 100, `${where}: axe checked ${found.checked} nodes`);
+          assert.deepEqual(found.violations, [], `${where}: ${JSON.stringify(found.violations.slice(0, 5), null, 1)}`);
+        }
+      }
+    } finally {
+      await workbench.update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+      api.reports.panelFor(file)?.dispose();
+    }
   });
 
   test('a logged call replayed in the editor\'s playground: the image opens with its metadata and the call applied', async () => {
