@@ -1,7 +1,7 @@
 /**
  * `vistool data convert --from FORMAT SRC --out DIR`: reads a data set in one of the field's
  * formats (ChartQA, CharXiv, TableVQA-Bench, ReFocus chartqa_vcot, VTool-R1 rows, OpenThinkIMG,
- * veRL rows) into vistool
+ * veRL rows, Geometry3K, GeoQA, and the visual-search benchmarks V*, HR-Bench and VisualProbe) into vistool
  * task records: DIR/tasks.jsonl + DIR/images/ (images copied). Bad input stops with a message
  * naming the file, line, field and what was expected; records converted with less than they had
  * (e.g. no bands) are listed, never silently changed.
@@ -19,13 +19,16 @@ import { loadVerl } from '../tasks/loaders/verl.js';
 import { loadVTool } from '../tasks/loaders/vtool.js';
 import { loadGeometry3K } from '../tasks/loaders/geometry3k.js';
 import { loadGeoQA } from '../tasks/loaders/geoqa.js';
+import { loadHrBench } from '../tasks/loaders/hrbench.js';
+import { loadVisualProbe } from '../tasks/loaders/visualprobe.js';
+import { loadVStar } from '../tasks/loaders/vstar.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 import type { CliStreams } from './data-gen.js';
 
-export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl', 'geometry3k', 'geoqa'] as const;
+export const CONVERT_FORMATS = ['chartqa', 'charxiv', 'tablevqa-bench', 'refocus', 'vtool', 'openthinkimg', 'verl', 'geometry3k', 'geoqa', 'vstar', 'hrbench', 'visualprobe'] as const;
 export type ConvertFormat = (typeof CONVERT_FORMATS)[number];
 
-const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl|geometry3k|geoqa SRC --out DIR [--images-root DIR] [--templates FILE]
+const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocus|vtool|openthinkimg|verl|geometry3k|geoqa|vstar|hrbench|visualprobe SRC --out DIR [--images-root DIR] [--templates FILE]
 
   chartqa       SRC: a question file (test_augmented.json, ...) or its split folder,
                 with png/ and annotations/ beside it
@@ -45,6 +48,14 @@ const usage = `vistool data convert --from chartqa|charxiv|tablevqa-bench|refocu
   geoqa         SRC: GeoQA records as JSON or JSONL (the pickles exported, images as files) or
                 a folder of per-problem <id>.json; images <id>.png beside them, in image/ or
                 --images-root (pickles are never read)
+  vstar         SRC: V* Bench's folder (direct_attributes/, relative_position/: <name>.jpg beside
+                <name>.json {target_object, bbox, question, options}) or one subtask folder;
+                target boxes kept in meta.targets (pixels)
+  hrbench       SRC: hr_bench_4k.tsv or hr_bench_8k.tsv (VLMEvalKit TSV: index, question, answer,
+                A-D, category, cycle_category, image as base64); images decoded next to tasks.jsonl
+  visualprobe   SRC: Mini-o3's VisualProbe val.json / train.json ({images, doc_id, problem,
+                solution, data_source}), its split folder, or the folder of VisualProbe_* folders;
+                image paths from --images-root, else the folder above the split folder
   --images-root folder that relative image paths start from (default: SRC's folder)
   --out DIR     output folder: DIR/tasks.jsonl + DIR/images/`;
 
@@ -68,13 +79,19 @@ export async function loadFormat(format: ConvertFormat, src: string, imagesRoot:
       return loadGeometry3K(src);
     case 'geoqa':
       return loadGeoQA(src, imagesRoot);
+    case 'vstar':
+      return loadVStar(src);
+    case 'hrbench':
+      return loadHrBench(src, scratch);
+    case 'visualprobe':
+      return loadVisualProbe(src, imagesRoot);
   }
 }
 
 export function createDataConvertCommand(io: CliStreams = { stdout: process.stdout, stderr: process.stderr }): CliCommand {
   return {
     path: ['data', 'convert'],
-    summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG, veRL, Geometry3K or GeoQA data into task records',
+    summary: 'Convert ChartQA, CharXiv, TableVQA-Bench, ReFocus, VTool-R1, OpenThinkIMG, veRL, Geometry3K, GeoQA, V*, HR-Bench or VisualProbe data into task records',
     usage,
     async run(argv) {
       const parsed = parseCommandArgs({ args: argv, options: { from: { type: 'string' }, out: { type: 'string' }, 'images-root': { type: 'string' }, templates: { type: 'string' } }, allowPositionals: true, strict: true });
