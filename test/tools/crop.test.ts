@@ -6,7 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RgbImage } from '../../env/core/image.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeImage, type RgbImage } from '../../env/core/image.js';
+import { Episode } from '../../env/episodes/episode.js';
+import { ImageStore } from '../../env/episodes/image-store.js';
+import type { TaskRecord } from '../../env/tasks/record.js';
 import type { PixelMetadata } from '../../env/tools/metadata.js';
 import { runToolCall, toolNamesForTask, listTools } from '../../env/tools/registry.js';
 import type { ToolContext, ToolOutcome } from '../../env/tools/types.js';
@@ -206,4 +212,26 @@ test('a search task is offered crop; the alias is accepted but not listed', () =
   assert.ok(listTools().some((tool) => tool.name === 'crop'));
   assert.ok(!listTools().some((tool) => tool.name === 'image_zoom_in_tool'));
   assert.ok(!toolNamesForTask('chart', META).includes('crop'));
+});
+
+test('in an episode, nested crops under the policy bounds come back as the native rectangles, through the stored PNGs', async () => {
+  const task = { id: 'search-synthetic', image: 'synthetic.png', question: 'What is in the middle?', answer: 'x', kind: 'search', difficulty: 1, meta: {}, source: 'test' } as unknown as TaskRecord;
+  const store = new ImageStore(await mkdtemp(join(tmpdir(), 'vistool-crop-')));
+  const { episode } = await Episode.start(task, NATIVE, { unit: 'pixels' }, store, { pixelBounds: BOUNDS });
+  assert.deepEqual(episode.offeredToolNames(), ['crop']);
+  const shownImage = async (bbox: number[], name = 'crop'): Promise<RgbImage> => {
+    const args = name === 'crop' ? { bbox } : { bbox_2d: bbox };
+    const step = await episode.step({ call: { name, arguments: args } });
+    assert.deepEqual(step.info.errors, []);
+    const part = step.observation.messages.at(-1)?.content.find((p) => p.type === 'image');
+    assert.ok(part && part.type === 'image' && part.path);
+    return await decodeImage(part.path);
+  };
+  assertNativeRect(await shownImage([287, 210, 574, 420]), [512, 384, 1024, 768]);
+  assertNativeRect(await shownImage([126, 98, 252, 196], 'image_zoom_in_tool'), [640, 480, 768, 576]);
+  assertNativeRect(await shownImage([35, 21, 105, 63]), [672, 504, 736, 552]);
+  // The 64×48 crop is shown at 56×56 (round(2.29)·28 × round(1.71)·28 = 3,136 px, just min_pixels).
+  const outside = await episode.step({ call: { name: 'crop', arguments: { bbox: [57, 0, 80, 50] } } });
+  assert.equal(outside.info.errors[0]?.class, 'E4');
+  assert.match(outside.info.errors[0]?.message ?? '', /lies outside the image you see, which is 56×56/);
 });
