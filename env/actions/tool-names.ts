@@ -68,12 +68,13 @@ function buildSignatures(): Map<string, PythonSignature> {
   table.set('draw_line', plainSignature(['through']));
   table.set('draw_segment', plainSignature(['endpoints']));
   table.set('draw_circle', plainSignature(['center', 'through', 'radius']));
+  table.set('crop', plainSignature(['bbox']));
   return table;
 }
 
 const SIGNATURES = buildSignatures();
 
-/** The 20 tool names: the 12 ReFocus focus tools, zoom_in, the two guide lines, mark_point, ocr, then the constructions (draw_line, draw_segment, draw_circle). */
+/** The 21 tool names: the 12 ReFocus focus tools, zoom_in, the two guide lines, mark_point, ocr, the constructions (draw_line, draw_segment, draw_circle), then crop. */
 export const KNOWN_TOOL_NAMES: readonly string[] = [...SIGNATURES.keys()];
 
 export function pythonSignature(name: string): PythonSignature | undefined {

@@ -26,7 +26,8 @@ import { offeredToolNames } from '../presentation/offered-tools.js';
 import { DEFAULT_PRESENTATION, promptsOnlyGrow, type Presentation } from '../presentation/presentation.js';
 import { systemTurnText } from '../presentation/system-turn.js';
 import { presentConversation } from '../presentation/view.js';
-import type { ToolCall } from '../tools/types.js';
+import type { ToolCall, ToolContext } from '../tools/types.js';
+import type { PixelBounds } from '../config/qwen-image-tokens.js';
 import type { TaskRecord } from '../tasks/record.js';
 import type { ImageStore, StoredImage } from './image-store.js';
 import type { ChatMessage, ImagePart, Observation } from './messages.js';
@@ -73,6 +74,12 @@ export interface EpisodeOptions {
    * episode goes on from that image (a later call reads it too; a zoom's moved boxes are dropped).
    */
   withholdResults?: boolean;
+  /**
+   * The bounds the policy's processor resizes images into (policy.max_pixels and min_pixels):
+   * crop reads boxes in the coordinates of the image so shown (tools/crop.ts). Qwen2.5-VL's
+   * processor defaults when absent.
+   */
+  pixelBounds?: PixelBounds;
   /** How a model message is parsed; the env server passes its worker pool (parseAction by default). */
   parse?: (text: string, options: ParseOptions) => Promise<ParsedAction> | ParsedAction;
 }
@@ -123,6 +130,8 @@ export class Episode {
   private readonly presentation: Presentation;
   /** The task image's size and metadata, as the scanners read them (a zoom changes `meta`, never this). */
   private readonly taskImage: CallScene;
+  /** The task image at full resolution and the policy's bounds, for the tools that crop from it. */
+  private readonly toolContext: ToolContext;
   lastActive = Date.now();
 
   private constructor(
@@ -139,6 +148,8 @@ export class Episode {
     this.examples = examplesFor(meta, task.answer, this.toolNames);
     this.current = first;
     this.taskImage = { meta, width: currentPixels.width, height: currentPixels.height };
+    // The task image is never the episode's to release (release() skips it), so it stays readable.
+    this.toolContext = { original: { ref: first.ref, image: currentPixels, meta }, ...(options.pixelBounds ? { bounds: options.pixelBounds } : {}) };
     this.record = {
       prompt_id: task.id,
       task: { question: task.question, answer: task.answer, kind: task.kind, difficulty: task.difficulty, image: first.ref },
@@ -318,7 +329,7 @@ export class Episode {
     const metaIn = this.meta;
     for (const call of calls) {
       const refusal = this.refuse(call);
-      const outcome = refusal ? { ok: false as const, error: refusal } : await runToolCall(image, call, this.meta);
+      const outcome = refusal ? { ok: false as const, error: refusal } : await runToolCall(image, call, this.meta, this.toolContext);
       if (!outcome.ok) {
         this.record.tool_errors += 1;
         assistant.calls.push({ name: call.name, arguments: call.arguments, ok: false, image_in: imageIn, error: outcome.error });

@@ -21,6 +21,7 @@ import { goldTranscript } from '../tasks/gold.js';
 import { questionText } from '../episodes/prompt.js';
 import { parsePresentation, PresentationError, type Presentation } from '../presentation/presentation.js';
 import { presentationTexts } from '../presentation/texts.js';
+import { pixelBoundsProblem, type PixelBounds } from '../config/qwen-image-tokens.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { HttpError, hasToken, isObject, readJsonBody, sendJson } from './http-util.js';
 import { IdleCollector } from './idle-collector.js';
@@ -276,6 +277,7 @@ export class EnvServer {
         inlineImages: (options.images === undefined ? 'path' : enumOption(options.images, IMAGE_MODES, 'options.images')) === 'inline',
         withholdResults: options.withhold_results === undefined ? false : booleanOption(options.withhold_results, 'options.withhold_results'),
         presentation,
+        ...(options.pixel_bounds === undefined ? {} : { pixelBounds: pixelBoundsOption(options.pixel_bounds, 'options.pixel_bounds') }),
         parse: (text, parseOptions) => this.parser.parse(text, parseOptions),
       });
       this.episodes.set(episode.id, { episode, queue: Promise.resolve() });
@@ -411,6 +413,18 @@ function enumOption<T extends string>(value: unknown, allowed: readonly T[], fie
     throw new HttpError(400, `${field} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(value)}`);
   }
   return value as T;
+}
+
+/** The policy's image bounds from a request ({min_pixels, max_pixels}); a bad one is a 400 that names the key. */
+function pixelBoundsOption(value: unknown, field: string): PixelBounds {
+  const example = '{"min_pixels": 3136, "max_pixels": 1003520}';
+  if (!isObject(value)) throw new HttpError(400, `${field} must be an object such as ${example}, got ${JSON.stringify(value)}`);
+  const extra = Object.keys(value).filter((key) => key !== 'min_pixels' && key !== 'max_pixels');
+  if (extra.length > 0) throw new HttpError(400, `${field} has unknown key(s) ${extra.join(', ')}: it takes min_pixels and max_pixels, e.g. ${example}`);
+  const bounds = { minPixels: value.min_pixels as number, maxPixels: value.max_pixels as number };
+  const problem = typeof bounds.minPixels === 'number' && typeof bounds.maxPixels === 'number' ? pixelBoundsProblem(bounds) : 'min_pixels and max_pixels must be numbers';
+  if (problem !== null) throw new HttpError(400, `${field}: ${problem}; give e.g. ${example}`);
+  return bounds;
 }
 
 function booleanOption(value: unknown, field: string): boolean {

@@ -16,9 +16,10 @@ import { drawCircleTool, drawLineTool, drawSegmentTool } from './constructions.j
 import { bandFamiliesOf, type PixelMetadata } from './metadata.js';
 import { markPointTool } from './point.js';
 import { asOpenAIFunction, promptBlock, type OpenAIFunctionTool } from './prompt.js';
-import type { ToolCall, ToolDefinition, ToolOutcome } from './types.js';
+import type { ToolCall, ToolContext, ToolDefinition, ToolOutcome } from './types.js';
 import { validateArguments } from './validate.js';
 import { zoomTool } from './zoom.js';
+import { cropTool, imageZoomInAlias } from './crop.js';
 import { ocrTool } from '../grounding/ocr-tool.js';
 
 /** Tools that work on any image: they need coordinates, not band metadata. */
@@ -30,8 +31,17 @@ const GEOMETRY_TOOLS: readonly ToolDefinition[] = [zoomTool, horizontalLineTool,
  */
 const DIAGRAM_TOOLS: readonly ToolDefinition[] = [drawLineTool, drawSegmentTool, drawCircleTool, markPointTool, zoomTool];
 
-const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS, drawLineTool, drawSegmentTool, drawCircleTool];
-const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+/**
+ * Tools for visual search on natural images (task kind `search`): crop, whose box is in the
+ * coordinates of the image the policy was shown and whose pixels come from the full-resolution
+ * original (crop.ts).
+ */
+const SEARCH_TOOLS: readonly ToolDefinition[] = [cropTool];
+
+const TOOLS: readonly ToolDefinition[] = [...focusTools(), ...GEOMETRY_TOOLS, drawLineTool, drawSegmentTool, drawCircleTool, cropTool];
+/** Names accepted for a tool the lists do not offer under that name: DeepEyes' `image_zoom_in_tool` for crop. */
+const ALIASES: readonly ToolDefinition[] = [imageZoomInAlias];
+const BY_NAME = new Map([...TOOLS, ...ALIASES].map((tool) => [tool.name, tool]));
 
 /** Every tool, in a fixed order: the twelve focus tools (by family, then mode), the coordinate tools, then the construction tools. */
 export function listTools(): ToolDefinition[] {
@@ -49,12 +59,14 @@ export function availableToolNames(meta: PixelMetadata): string[] {
 }
 
 /**
- * The tools that apply to a task of `kind` on an image with `meta`: a geometry diagram gets the
+ * The tools that apply to a task of `kind` on an image with `meta`: a visual search (`search`) gets
+ * crop; a geometry diagram gets the
  * diagram tools (draw_line, draw_segment, draw_circle, mark_point, zoom_in); a chart or table the
  * focus tools its bands allow and the coordinate tools (availableToolNames). The episode offers
  * exactly these, the system prompt lists exactly these, and `reset` returns them.
  */
 export function toolNamesForTask(kind: string | undefined, meta: PixelMetadata): string[] {
+  if (kind === 'search') return SEARCH_TOOLS.map((tool) => tool.name);
   // Without a kind (an image opened in the playground), labelled points and no bands make a diagram.
   const diagram = kind === 'geometry' || (kind === undefined && Object.keys(meta.points ?? {}).length > 0 && bandFamiliesOf(meta).length === 0);
   return diagram ? DIAGRAM_TOOLS.map((tool) => tool.name) : availableToolNames(meta);
@@ -82,11 +94,11 @@ export function toolsPromptBlock(names?: string[], meta?: PixelMetadata): string
 type Prepared = { ok: true; tool: ToolDefinition; args: Record<string, unknown> } | { ok: false; outcome: ToolOutcome };
 
 /** Validates a call against its tool's schema, then applies it. Never throws (nor rejects). */
-export async function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata): Promise<ToolOutcome> {
+export async function runToolCall(image: RgbImage, call: ToolCall, meta: PixelMetadata, context?: ToolContext): Promise<ToolOutcome> {
   const prepared = prepareCall(image, call, meta);
   if (!prepared.ok) return prepared.outcome;
   try {
-    return await prepared.tool.apply(image, prepared.args, meta);
+    return await prepared.tool.apply(image, prepared.args, meta, context);
   } catch (err) {
     return toolFailure(prepared.tool.name, err);
   }

@@ -5,7 +5,19 @@
  */
 import type { ActionError } from '../core/errors.js';
 import type { RgbImage } from '../core/image.js';
+import type { PixelBounds } from '../config/qwen-image-tokens.js';
 import type { PixelMetadata } from './metadata.js';
+
+/**
+ * What an episode knows beyond the current image, for the tools that need it (crop.ts): the task
+ * image at full resolution with its id and metadata, and the bounds of the processor that shows
+ * images to the policy. Absent outside an episode; tools that do not need it ignore it.
+ */
+export interface ToolContext {
+  original?: { ref: string; image: RgbImage; meta: PixelMetadata };
+  /** min_pixels and max_pixels the policy's processor resizes images into (Qwen2.5-VL's defaults when absent). */
+  bounds?: PixelBounds;
+}
 
 /** A JSON Schema (draft-07) object schema for a tool's arguments. */
 export interface ArgumentSchema {
@@ -48,7 +60,7 @@ export interface ToolDefinition {
    * Every tool answers through a promise, so one that needs to wait (OCR runs neural networks)
    * has the same shape as the pixel tools, and there is one way to run a call.
    */
-  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata): Promise<ToolOutcome>;
+  apply(image: RgbImage, args: Record<string, unknown>, meta: PixelMetadata, context?: ToolContext): Promise<ToolOutcome>;
   /**
    * Arguments of a typical call, for prompts and error messages; given the image's metadata it
    * uses that image's own labels, so the model sees an example it could actually send.

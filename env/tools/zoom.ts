@@ -74,6 +74,8 @@ export function zoomMetadata(meta: PixelMetadata, plan: ZoomPlan): PixelMetadata
     return moved.x1 < moved.x2 && moved.y1 < moved.y2 ? moved : null;
   };
   const out: PixelMetadata = { ...meta, unit: 'pixels' };
+  // A resampled image is no longer a rectangle of crop's source (crop.ts): the chain ends here.
+  delete out.crop_view;
   for (const family of BAND_FAMILIES) {
     const key = bandKey(family);
     const bands = meta[key];

@@ -175,7 +175,7 @@ const refusalCases: ParseCase[] = [
   { name: 'sets are refused', text: py('x = {"a", "b"}'), errors: [{ class: 'E1', says: ['sets'] }] },
   { name: 'tuple assignment is refused', text: py('a, b = 1, 2'), errors: [{ class: 'E1', says: ['tuple assignment'] }] },
   { name: 'an unknown name is refused and the allowed names are listed', text: py('focus_on_columns_with_mask(image_1, wanted, columns_bbox)'), errors: [{ class: 'E1', says: ['name wanted is not defined', 'image_1'] }] },
-  { name: 'an unknown function is refused in python (its arguments cannot be mapped)', text: py('crop(image_1, [1, 2])'), errors: [{ class: 'E1', says: ['crop(...) is not allowed'] }] },
+  { name: 'an unknown function is refused in python (its arguments cannot be mapped)', text: py('rotate(image_1, 90)'), errors: [{ class: 'E1', says: ['rotate(...) is not allowed'] }] },
   { name: 'a non-image first argument is E3', text: py('focus_on_columns_with_mask(["Wins"], columns_bbox)'), errors: [{ class: 'E3', says: ['image argument'] }] },
   { name: 'an image inside the labels list is E3', text: py('focus_on_columns_with_mask(image_1, [image_1], columns_bbox)'), errors: [{ class: 'E3', says: ['literal value'] }] },
   { name: 'too many positional arguments is E2', text: py('focus_on_columns_with_mask(image_1, ["A"], columns_bbox, 4)'), errors: [{ class: 'E2', says: ['at most 3 positional'] }] },

@@ -183,6 +183,10 @@ test('every option is checked against the API: an enum outside openapi.json, a n
     [{ images: 1 }, /options.images must be one of/],
     [{ tools: 'no' }, /options.tools must be true or false, got "no"/],
     [{ withhold_results: 'yes' }, /options.withhold_results must be true or false, got "yes"/],
+    [{ pixel_bounds: 1003520 }, /options.pixel_bounds must be an object such as \{"min_pixels": 3136, "max_pixels": 1003520\}, got 1003520/],
+    [{ pixel_bounds: { max_pixels: 1003520 } }, /options.pixel_bounds: min_pixels and max_pixels must be numbers/],
+    [{ pixel_bounds: { min_pixels: 3136, max_pixels: 100 } }, /options.pixel_bounds: max_pixels 100 is under one image token/],
+    [{ pixel_bounds: { min_pixels: 3136, max_pixels: 1003520, patch: 14 } }, /options.pixel_bounds has unknown key\(s\) patch/],
     ['tools', /options must be a JSON object/],
     [[1], /options must be a JSON object/],
   ];
@@ -192,6 +196,8 @@ test('every option is checked against the API: an enum outside openapi.json, a n
     assert.match(res.json.error.message, message);
   }
   assert.equal((await call('GET', '/v1/health')).json.episodes, health.json.episodes, 'a refused request starts no episode');
+  const bounded = await call('POST', '/v1/episodes', { task, task_dir: root, options: { pixel_bounds: { min_pixels: 3136, max_pixels: 1003520 } } });
+  assert.equal(bounded.status, 200);
   const inline = await call('POST', '/v1/episodes', { task, task_dir: root, options: { images: 'inline', tools: true } });
   assert.equal(inline.status, 200);
   assert.ok(inline.json.observation.messages.some((m: any) => m.content.some((part: any) => typeof part.data === 'string')));

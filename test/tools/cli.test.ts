@@ -33,7 +33,7 @@ test('tools list prints every tool with the first sentence of its description', 
   const out = capture();
   assert.equal(await createToolsListCommand(out).run([]), 0);
   const lines = out.text().trimEnd().split('\n');
-  assert.equal(lines.length, 20);
+  assert.equal(lines.length, 21);
   assert.match(lines[0] ?? '', /^focus_on_columns_with_mask\s+Hides every column you do not list by painting it white, so only the columns you name stay visible\.$/);
   assert.equal(out.text(), toolListing() + '\n');
 });

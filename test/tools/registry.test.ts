@@ -11,16 +11,19 @@ import { assertPixels, inRect, insetBox, onOutline, RED, WHITE } from './pixels.
 const FOCUS = ['columns', 'rows', 'x_values', 'y_values'].flatMap((f) => ['mask', 'draw', 'highlight'].map((m) => `focus_on_${f}_with_${m}`));
 const GEOMETRY = ['zoom_in', 'draw_horizontal_line', 'draw_vertical_line', 'mark_point', 'ocr'];
 const CONSTRUCTIONS = ['draw_line', 'draw_segment', 'draw_circle'];
+const SEARCH = ['crop'];
 
 async function table(): Promise<{ image: RgbImage; meta: PixelMetadata }> {
   const f = await tableFixture();
   return { image: f.image, meta: resolveMetadata(f.meta, f.image.width, f.image.height) };
 }
 
-test('the registry lists the twelve ReFocus tools, then zoom_in, the two lines, mark_point and ocr, then the constructions', () => {
-  assert.deepEqual(listTools().map((t) => t.name), [...FOCUS, ...GEOMETRY, ...CONSTRUCTIONS]);
+test('the registry lists the twelve ReFocus tools, then zoom_in, the two lines, mark_point and ocr, then the constructions, then crop', () => {
+  assert.deepEqual(listTools().map((t) => t.name), [...FOCUS, ...GEOMETRY, ...CONSTRUCTIONS, ...SEARCH]);
   assert.equal(getTool('focus_on_rows_with_draw')?.name, 'focus_on_rows_with_draw');
-  assert.equal(getTool('crop'), undefined);
+  assert.equal(getTool('rotate'), undefined);
+  // DeepEyes' name is found, though no list offers it.
+  assert.equal(getTool('image_zoom_in_tool')?.name, 'image_zoom_in_tool');
 });
 
 test('every tool schema is valid draft-07, closed to extra arguments, and described for a model', () => {
@@ -38,7 +41,7 @@ test('every tool schema is valid draft-07, closed to extra arguments, and descri
 
 test('tools are exported in OpenAI function format, all or by name', async () => {
   const all = toolsAsOpenAIFunctions();
-  assert.equal(all.length, 20);
+  assert.equal(all.length, 21);
   const [first] = toolsAsOpenAIFunctions(['focus_on_columns_with_mask']);
   assert.deepEqual(first, {
     type: 'function',
@@ -68,7 +71,7 @@ test('the prompt block names each requested tool with its description, arguments
   assert.match(block, /- factor \(optional\): a number from 1 to 4/);
   assert.ok(block.includes('Example: {"name": "focus_on_columns_with_mask", "arguments": {"columns": ["Rider", "Country"]}}'), block);
   assert.ok(!block.includes('mark_point'));
-  assert.equal(toolsPromptBlock().split("### ").length - 1, 20);
+  assert.equal(toolsPromptBlock().split("### ").length - 1, 21);
 });
 
 test('availableToolNames offers focus tools only for the band families the metadata has', async () => {
