@@ -105,10 +105,24 @@ def test_the_recipe_fingerprint_ignores_what_differs_by_design_and_sees_the_rest
     assert recipe_fingerprint(_tools_config(seed=5, threads=2, root="/elsewhere")) == base
     assert recipe_fingerprint({**_tools_config(), "sft": {"steps": 2500, "max_seconds": None}}) == base
     assert recipe_fingerprint(_tools_config(sft_steps=1500)) != base
-    # By hand: the config without those keys, as sorted compact JSON, sha256, 12 hex digits.
-    by_hand = json.dumps({"data": {"generate": {"n_train": 4000}}, "rl": {"steps": 30}, "sft": {"steps": 2500}},
-                         sort_keys=True, separators=(",", ":"))
+    # By hand: the config as the schema resolves it, less those keys, as sorted compact JSON, sha256, 12 hex digits.
+    from vistool_trainer.config import to_dict
+    from vistool_trainer.run.run_config import resolve_config
+    resolved = to_dict(resolve_config(_tools_config()))
+    for key in ("$schema", "name", "output_dir", "seed", "threads"):
+        del resolved[key]
+    del resolved["data"]["train"], resolved["data"]["eval"]
+    for section in resolved.values():
+        if isinstance(section, dict):
+            section.pop("max_seconds", None)
+            for sub in section.values():
+                if isinstance(sub, dict):
+                    sub.pop("max_seconds", None)
+    by_hand = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
     assert base == hashlib.sha256(by_hand.encode()).hexdigest()[:12]
+    # A config today's schema refuses is hashed as written.
+    refused = {"sft": {"steps": -1}}
+    assert recipe_fingerprint(refused) == hashlib.sha256(b'{"sft":{"steps":-1}}').hexdigest()[:12]
 
 
 def test_a_run_of_another_recipe_is_not_placed_and_recording_it_replaces_the_range(tmp_path):
@@ -125,3 +139,20 @@ def test_a_run_of_another_recipe_is_not_placed_and_recording_it_replaces_the_ran
     stored = record_runs([_finished_run(tmp_path / "a", 5, 2, 0.97, 0.33)], store)["bars"]
     assert stored["recipe_fingerprint"] == new and "measured" not in stored
     assert [(r["seed"], r["threads"], r["recipe_fingerprint"]) for r in stored["runs"]] == [(5, 2, new)]
+
+
+def test_a_key_added_since_a_run_was_made_does_not_change_its_fingerprint():
+    """A stored run's config lacks keys added to the schema later; resolved, it gets their defaults
+    and hashes as a config written today with those defaults does."""
+    import json
+    from vistool_trainer.run.demo_range import recipe_fingerprint
+    from vistool_trainer.run.demo import demo_config
+    from vistool_trainer.config import to_dict
+    today = to_dict(demo_config("runs/x", minutes=20, model="micro", device="cpu", arm="tools"))
+    older = json.loads(json.dumps(today))
+    # Both at their schema defaults in today's demo config (rl.failed_groups "drop", sft.weight_decay 0).
+    del older["rl"]["failed_groups"], older["sft"]["weight_decay"]
+    assert recipe_fingerprint(older) == recipe_fingerprint(today)
+    # A changed value is another recipe (the demo sets calls_first; without it the default, false, is another warm-up).
+    del older["sft"]["calls_first"]
+    assert recipe_fingerprint(older) != recipe_fingerprint(today)

@@ -35,8 +35,19 @@ RUN_SPECIFIC_DATA = ("train", "eval")
 
 
 def recipe_fingerprint(config: dict[str, Any]) -> str:
-    """A short hash of a demo arm's resolved config, without its run-specific keys (RUN_SPECIFIC,
-    data.train / data.eval, and every time cap `max_seconds`)."""
+    """A short hash of a demo arm's config as today's schema resolves it, without its run-specific
+    keys (RUN_SPECIFIC, data.train / data.eval, and every time cap `max_seconds`). Resolving first
+    fills in the defaults of keys added since the run was made, so a key added later with the
+    behaviour runs already had does not split a range; a config today's schema refuses is hashed
+    as written (and so matches no current run)."""
+    from ..config import to_dict
+    from .run_config import ConfigError, resolve_config
+
+    try:
+        config = to_dict(resolve_config(config))
+    except (ConfigError, ValueError, TypeError, KeyError):
+        pass
+
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
             return {key: strip(value) for key, value in node.items() if key != "max_seconds"}
