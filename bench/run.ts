@@ -8,7 +8,7 @@ import { benchFuzz } from './fuzz.js';
 import { benchGrounding } from './grounding.js';
 import { benchRolloutEngines } from './rollout-engines.js';
 import { benchServer, benchSoak } from './server.js';
-import { benchTasks, benchTasksGeometry } from './tasks.js';
+import { benchTasks, benchTasksGeometry, benchTasksSearch } from './tasks.js';
 import { benchTools } from './tools.js';
 import { benchTrainerMemory } from './trainer-memory.js';
 import { benchView } from './view.js';
@@ -23,6 +23,7 @@ const benchmarks: Benchmark[] = [
   { name: 'server', run: benchServer },
   { name: 'tasks', run: benchTasks },
   { name: 'tasks-geometry', run: benchTasksGeometry },
+  { name: 'tasks-search', run: benchTasksSearch },
   { name: 'grounding', run: benchGrounding },
   { name: 'fuzz', run: benchFuzz },
   { name: 'view', run: benchView },

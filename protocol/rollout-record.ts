@@ -7,7 +7,7 @@
  * This interface was referenced by `RolloutRecord`'s JSON-Schema
  * via the `definition` "TaskKind".
  */
-export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'chart' | 'geometry';
+export type TaskKind = 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'chart' | 'geometry' | 'search';
 /**
  * This interface was referenced by `RolloutRecord`'s JSON-Schema
  * via the `definition` "Turn".

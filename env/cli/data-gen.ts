@@ -7,30 +7,35 @@
 import { defaultConcurrency, generateDataset, type DatasetOptions, type DatasetProgress } from '../tasks/dataset.js';
 import { isDifficulty, type Difficulty } from '../tasks/difficulty.js';
 import { GENERATED_KINDS, labelsProblem, NAMED_KINDS } from '../tasks/generate.js';
+import { searchSizeProblem } from '../tasks/search/build.js';
+import { SEARCH_FAMILIES, type SearchFamily } from '../tasks/search/families.js';
+import { DEFAULT_LEGIBLE_PX, DEFAULT_MAX_PIXELS, DEFAULT_SEARCH_SIZE } from '../tasks/search/profiles.js';
 import { GEOMETRY_FAMILIES, type GeometryFamily } from '../tasks/geometry/questions.js';
 import { SPLITS, type Split } from '../tasks/prng.js';
 import { FAMILIES } from '../tasks/questions.js';
 import type { GeneratedKind, QuestionFamily } from '../tasks/record.js';
 import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
-const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed|geometry --n N --seed S --out DIR
+const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed|geometry|search --n N --seed S --out DIR
                  [--difficulty D|D1-D2] [--split train|val|test] [--image-size WxH]
                  [--family F1,F2] [--labels A,B,C [--shuffle-labels]] [--min-top-gap G]
-                 [--categories N|N1-N2]
+                 [--categories N|N1-N2] [--max-pixels P] [--legible-px L]
                  [--concurrency K] [--max-attempts A]
 
   --kind          what to draw; mixed draws each task's kind at random among the charts and
                   tables; geometry draws diagrams of labelled points, segments, polygons and
-                  circles (env/tasks/README.md)
+                  circles; search draws large scenes of small objects, one of which the
+                  question names, that need the zoom (env/tasks/README.md)
   --n             number of tasks
   --seed          0..4294967295; the same seed and options give byte-identical files
   --difficulty    1..5 or a range such as 1-3 (default 1-5)
   --split         train (default), val or test: disjoint seed streams from one seed
   --image-size    force every canvas to WxH pixels (e.g. 224x112); fonts shrink to fit, and
                   a layout that cannot fit legibly is an error naming the size it needs
+                  (search: default ${DEFAULT_SEARCH_SIZE[0]}x${DEFAULT_SEARCH_SIZE[1]})
   --family        ask only these question families: ${FAMILIES.join(', ')};
                   geometry: ${GEOMETRY_FAMILIES.join(', ')} (locate, the point-localisation
-                  family, only when named)
+                  family, only when named); search: ${SEARCH_FAMILIES.join(', ')}
                   (charts without printed values only ever ask argmax, argmin, compare, count, list,
                   level); level ("is D low, medium or high?") is asked of charts only, and only
                   when named: its charts draw every value clearly in one of three levels
@@ -44,6 +49,11 @@ const usage = `vistool data gen --kind table|vbar|hbar|grouped|line|mixed|geomet
   --categories    charts: draw N categories (or N1 to N2) instead of the difficulty's number
   --min-top-gap   argmax/argmin: the extreme leads the runner-up by at least this fraction of
                   the larger of the two (0..0.9, e.g. 0.2); data is redrawn until it does
+  --max-pixels    search: the policy's image budget (area) the need-for-zoom criterion assumes
+                  (default ${DEFAULT_MAX_PIXELS}, policy.micro.max_pixels's default)
+  --legible-px    search: a feature this many pixels tall in the policy's view is legible
+                  (default ${DEFAULT_LEGIBLE_PX}); every task's answer is illegible in the whole image at
+                  the budget and legible in its gold zoom
   --concurrency   worker threads making tasks (default: the machine's cores, at least 2);
                   1, or fewer than 100 tasks, makes them on the main thread
   --max-attempts  re-rolls per task before it is dropped (default 4)
@@ -73,13 +83,20 @@ export function parseDifficulty(text: string | undefined): [Difficulty, Difficul
 
 export function parseFamilies(text: string | undefined): QuestionFamily[] | undefined;
 export function parseFamilies(text: string | undefined, kind: 'geometry'): GeometryFamily[] | undefined;
-export function parseFamilies(text: string | undefined, kind?: string): (QuestionFamily | GeometryFamily)[] | undefined {
+export function parseFamilies(text: string | undefined, kind: 'search'): SearchFamily[] | undefined;
+export function parseFamilies(text: string | undefined, kind?: string): (QuestionFamily | GeometryFamily | SearchFamily)[] | undefined {
   if (text === undefined) return undefined;
-  const allowed: readonly string[] = kind === 'geometry' ? GEOMETRY_FAMILIES : FAMILIES;
+  const allowed: readonly string[] = kind === 'geometry' ? GEOMETRY_FAMILIES : kind === 'search' ? SEARCH_FAMILIES : FAMILIES;
   const names = text.split(',').map((f) => f.trim());
   const unknown = names.filter((f) => !allowed.includes(f));
-  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--family${kind === 'geometry' ? ' (geometry)' : ''} must be a comma-separated list of ${allowed.join(', ')}; got unknown '${unknown.join(', ')}'`);
+  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--family${kind === 'geometry' || kind === 'search' ? ` (${kind})` : ''} must be a comma-separated list of ${allowed.join(', ')}; got unknown '${unknown.join(', ')}'`);
   return [...new Set(names)] as QuestionFamily[];
+}
+
+export function parseLegiblePx(text: string): number {
+  const px = /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
+  if (!(px > 0 && px <= 100)) throw new UsageError(`--legible-px must be a size in pixels above 0 (e.g. 6); got '${text}'`);
+  return px;
 }
 
 export function parseMinTopGap(text: string | undefined): number | undefined {
@@ -143,6 +160,8 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
           'min-top-gap': { type: 'string' },
           categories: { type: 'string' },
           'shuffle-labels': { type: 'boolean' },
+          'max-pixels': { type: 'string' },
+          'legible-px': { type: 'string' },
           out: { type: 'string' },
         },
         strict: true,
@@ -150,10 +169,17 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
       });
       const kind = values.kind;
       if (kind === undefined) throw new UsageError('--kind is required');
-      if (kind !== 'mixed' && !NAMED_KINDS.includes(kind as GeneratedKind)) throw new UsageError(`--kind must be one of ${[...GENERATED_KINDS, 'mixed', 'geometry'].join(', ')}; got '${kind}'`);
+      if (kind !== 'mixed' && !NAMED_KINDS.includes(kind as GeneratedKind)) throw new UsageError(`--kind must be one of ${[...GENERATED_KINDS, 'mixed', 'geometry', 'search'].join(', ')}; got '${kind}'`);
       if (kind === 'geometry') {
         const chartOnly = (['min-top-gap', 'categories', 'shuffle-labels'] as const).filter((option) => values[option] !== undefined);
         if (chartOnly.length > 0) throw new UsageError(`--${chartOnly.join(', --')} ${chartOnly.length === 1 ? 'is' : 'are'} for charts and tables; --kind geometry takes --difficulty, --image-size, --family and --labels (the point names)`);
+      }
+      if (kind === 'search') {
+        const others = (['min-top-gap', 'categories', 'shuffle-labels', 'labels'] as const).filter((option) => values[option] !== undefined);
+        if (others.length > 0) throw new UsageError(`--${others.join(', --')} ${others.length === 1 ? 'is' : 'are'} not for search scenes; --kind search takes --difficulty, --image-size, --family, --max-pixels and --legible-px`);
+      } else {
+        const searchOnly = (['max-pixels', 'legible-px'] as const).filter((option) => values[option] !== undefined);
+        if (searchOnly.length > 0) throw new UsageError(`--${searchOnly.join(', --')} ${searchOnly.length === 1 ? 'is' : 'are'} for --kind search`);
       }
       const split = values.split ?? 'train';
       if (!SPLITS.includes(split as Split)) throw new UsageError(`--split must be train, val or test; got '${split}'`);
@@ -168,8 +194,14 @@ export function createDataGenCommand(io: CliStreams = { stdout: process.stdout, 
         concurrency: values.concurrency === undefined ? defaultConcurrency() : integer(values.concurrency, 'concurrency', 1, 64),
         maxAttempts: values['max-attempts'] === undefined ? 4 : integer(values['max-attempts'], 'max-attempts', 1, 100),
       };
-      const families = kind === 'geometry' ? (parseFamilies(values.family, 'geometry') as readonly string[] as QuestionFamily[] | undefined) : parseFamilies(values.family);
+      const families = kind === 'geometry' || kind === 'search' ? (parseFamilies(values.family, kind as 'geometry') as readonly string[] as QuestionFamily[] | undefined) : parseFamilies(values.family);
       if (families) options.families = families;
+      if (kind === 'search') {
+        if (values['max-pixels'] !== undefined) options.maxPixels = integer(values['max-pixels'], 'max-pixels', 784, 100_000_000);
+        if (values['legible-px'] !== undefined) options.legiblePx = parseLegiblePx(values['legible-px']);
+        const problem = searchSizeProblem(options.imageSize, options.difficulty, { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS, legiblePx: options.legiblePx ?? DEFAULT_LEGIBLE_PX });
+        if (problem) throw new UsageError(problem);
+      }
       if (families?.length === 1 && families[0] === 'level' && kind !== 'vbar' && kind !== 'hbar' && kind !== 'line') {
         throw new UsageError(`--family level is asked of single-series charts only; --kind ${kind} draws ${kind === 'mixed' ? 'tables and grouped bars too' : 'none'}. Use --kind vbar, hbar or line`);
       }

@@ -89,6 +89,11 @@ export function recomputeAnswer(table: Table, query: TaskQuery): string | string
     case 'longer_segment':
     case 'locate':
       throw new Error(`a ${query.family} question is about a diagram's points, not a table (env/tasks/geometry)`);
+    case 'text_on':
+    case 'colour_of':
+    case 'next_to':
+    case 'how_many':
+      throw new Error(`a ${query.family} question is about a search scene's objects, not a table (env/tasks/search)`);
     case 'lookup': {
       const value = table.rows[row(table, query.rows?.[0])]?.[column(table, query.column)];
       return typeof value === 'number' ? write(parseDecimal(value, 'lookup')) : String(value);

@@ -10,6 +10,9 @@
  * - diagrams (kind geometry, geometry/check-diagram.ts): the answer from the points on another
  *   path, its margin against a few pixels of error, the dots on the pixels, and the gold
  *   construction showing the answer on the edited image;
+ * - search scenes (kind search, search/check-search.ts): the answer and the named objects from
+ *   `meta.objects`, the answer absent from the question, the need-for-zoom criterion, and each
+ *   object's ink exactly its box;
  * - regeneration (generated tasks read from disk): rebuilding from the stored seed gives the same
  *   record and a byte-identical PNG.
  * It reports; it never edits a task. Repair (re-rolling) is the generator's job.
@@ -27,6 +30,8 @@ import { checkDiagram } from './geometry/check-diagram.js';
 import { buildTask, GENERATOR_VERSION, renderTask, specOf, type RenderedTask } from './generate.js';
 import { BAND_INSET_PX } from './layout-error.js';
 import { inkInside, type LabelMap } from './label-map.js';
+import { checkSearch } from './search/check-search.js';
+import type { ZoomBudget } from './search/legibility.js';
 import type { TaskRecord } from './record.js';
 import { stableJson } from './stable-json.js';
 
@@ -41,6 +46,8 @@ export interface CheckOptions {
   taskDir?: string;
   /** The freshly rendered task, when the generator checks its own output (skips regeneration). */
   rendered?: RenderedTask;
+  /** Search scenes: judge the need-for-zoom criterion under this budget instead of the task's own. */
+  budget?: Partial<ZoomBudget>;
 }
 
 function describeBox(b: BBox): string {
@@ -277,6 +284,7 @@ export async function checkTask(task: TaskRecord, options: CheckOptions = {}): P
   }
   // A diagram's gold constructions are verified against its answer on the edited pixels.
   issues.push(...(task.kind === 'geometry' ? await checkDiagram(task, image) : await checkGold(task, image)));
+  if (task.kind === 'search') issues.push(...checkSearch(task, image, rendered?.labelMap ?? null, options.budget));
   return { id: task.id, ok: issues.length === 0, issues };
 }
 

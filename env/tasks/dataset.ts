@@ -46,6 +46,10 @@ export interface DatasetOptions {
   categories?: readonly [number, number];
   /** With `labels`: a random selection of them, in a random order, on each chart. */
   shuffleLabels?: boolean;
+  /** Search: the policy budget of the need-for-zoom criterion (absent: its default). */
+  maxPixels?: number;
+  /** Search: the legible feature size of that criterion, px (absent: its default). */
+  legiblePx?: number;
 }
 
 export interface DatasetProgress {
@@ -69,7 +73,7 @@ export interface DatasetSummary extends DatasetProgress {
 }
 
 /** The kind and difficulty of task `index`: fixed by the seed, independent of repairs. */
-export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize' | 'families' | 'labels' | 'minTopGap' | 'categories' | 'shuffleLabels'>, index: number): TaskPlan {
+export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split' | 'difficulty' | 'imageSize' | 'families' | 'labels' | 'minTopGap' | 'categories' | 'shuffleLabels' | 'maxPixels' | 'legiblePx'>, index: number): TaskPlan {
   const rng = taskStream(options.seed, options.split, index, 0).fork('plan');
   const kind = options.kind === 'mixed' ? rng.pick(GENERATED_KINDS) : options.kind;
   const d = rng.int(options.difficulty[0], options.difficulty[1]);
@@ -81,6 +85,8 @@ export function planTask(options: Pick<DatasetOptions, 'kind' | 'seed' | 'split'
     ...(options.minTopGap ? { minTopGap: options.minTopGap } : {}),
     ...(options.categories ? { categories: options.categories } : {}),
     ...(options.shuffleLabels ? { shuffleLabels: true } : {}),
+    ...(options.maxPixels !== undefined ? { maxPixels: options.maxPixels } : {}),
+    ...(options.legiblePx !== undefined ? { legiblePx: options.legiblePx } : {}),
   };
 }
 

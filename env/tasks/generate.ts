@@ -14,6 +14,9 @@ import { DIAGRAM_PROFILES } from './geometry/profiles.js';
 import { DEFAULT_GEOMETRY_FAMILIES, QUESTION_POINTS, type GeometryFamily } from './geometry/questions.js';
 import { goldCalls } from './gold.js';
 import { layoutHBarChart } from './hbar-layout.js';
+import { buildSearch } from './search/build.js';
+import type { SearchFamily } from './search/families.js';
+import { DEFAULT_LEGIBLE_PX, DEFAULT_MAX_PIXELS } from './search/profiles.js';
 import type { LabelMap } from './label-map.js';
 import type { LabelLength } from './labels.js';
 import { makeChartData, makeTableData } from './make-data.js';
@@ -28,11 +31,11 @@ import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 /** Bump when a change to the generator changes its output for the same spec. */
 export const GENERATOR_VERSION = 3;
 
-/** The kinds `--kind mixed` draws from (charts and tables; geometry is asked for by name). */
+/** The kinds `--kind mixed` draws from (charts and tables; geometry and search are asked for by name). */
 export const GENERATED_KINDS: readonly GeneratedKind[] = ['table', 'vbar', 'hbar', 'grouped', 'line'];
 
 /** Every kind `--kind` accepts by name. */
-export const NAMED_KINDS: readonly GeneratedKind[] = [...GENERATED_KINDS, 'geometry'];
+export const NAMED_KINDS: readonly GeneratedKind[] = [...GENERATED_KINDS, 'geometry', 'search'];
 
 export interface TaskSpec {
   seed: number;
@@ -53,6 +56,10 @@ export interface TaskSpec {
   categories?: readonly [number, number];
   /** With `labels`: each chart shows a random selection of them in a random order. */
   shuffleLabels?: boolean;
+  /** Search: the policy's image budget the need-for-zoom criterion assumes (absent: DEFAULT_MAX_PIXELS). */
+  maxPixels?: number;
+  /** Search: the legible feature size of that criterion, px (absent: DEFAULT_LEGIBLE_PX). */
+  legiblePx?: number;
 }
 
 /** A generator option that can never work for this spec (not a bad roll): no re-roll will help. */
@@ -259,7 +266,7 @@ function buildChart(rng: Rng, spec: TaskSpec): { scene: Scene; data: DataTable; 
     barFraction: 0.5 + 0.25 * rng.next(),
     colours,
   };
-  if (kind === 'geometry') throw new Error('buildChart called for a diagram');
+  if (kind === 'geometry' || kind === 'search') throw new Error(`buildChart called for kind ${kind}`);
   const laid = kind === 'hbar' ? layoutHBarChart(common) : layoutCategoryChart({ ...common, kind, preferRotated: rng.chance(profile.rotate) });
   const asked = askQuestion(rng.fork('question'), { kind, data: chart.table, chart: { noun: measure.noun, pool: chart.pool }, exact: laid.valueLabels, ...questionOptions(spec) }, spec.families);
   return { scene: laid.scene, data: chart.table, asked };
@@ -285,6 +292,8 @@ function provenance(spec: TaskSpec): GeneratorProvenance {
     ...(spec.minTopGap ? { min_top_gap: spec.minTopGap } : {}),
     ...(spec.categories ? { categories: [spec.categories[0], spec.categories[1]] as [number, number] } : {}),
     ...(spec.shuffleLabels ? { shuffle_labels: true } : {}),
+    ...(spec.maxPixels !== undefined ? { max_pixels: spec.maxPixels } : {}),
+    ...(spec.legiblePx !== undefined ? { legible_px: spec.legiblePx } : {}),
   };
 }
 
@@ -317,11 +326,41 @@ function buildGeometryTask(rng: Rng, spec: TaskSpec): BuiltTask {
   return { record, scene: built.scene };
 }
 
+/** A search scene's record: no table; the answer comes from `meta.objects` and `query`. */
+function buildSearchTask(rng: Rng, spec: TaskSpec): BuiltTask {
+  if (spec.minTopGap || spec.categories || spec.shuffleLabels || spec.labels) {
+    throw new GeneratorOptionError('--labels, --min-top-gap, --categories and --shuffle-labels are for charts, tables and diagrams; search scenes take --difficulty, --image-size, --family, --max-pixels and --legible-px');
+  }
+  const built = buildSearch(rng, {
+    difficulty: spec.difficulty,
+    imageSize: spec.imageSize,
+    ...(spec.families ? { families: spec.families as readonly string[] as SearchFamily[] } : {}),
+    budget: { maxPixels: spec.maxPixels ?? DEFAULT_MAX_PIXELS, legiblePx: spec.legiblePx ?? DEFAULT_LEGIBLE_PX },
+  });
+  const id = taskId(spec);
+  const record: TaskRecord = {
+    id,
+    image: `images/${id}.png`,
+    question: built.question,
+    answer: built.answer,
+    kind: 'search',
+    difficulty: spec.difficulty,
+    family: built.family,
+    source: 'synthetic',
+    meta: built.scene.meta,
+    gold: built.gold,
+    query: built.query,
+    generator: provenance(spec),
+  };
+  return { record, scene: built.scene };
+}
+
 /** Builds the record and the scene (no pixels yet). Throws LayoutError / IllPosedQuestion when the spec cannot be drawn or asked. */
 export function buildTask(spec: TaskSpec): BuiltTask {
   // Forked by kind and difficulty, so a vbar and a line data set from one seed do not share data.
   const rng = taskStream(spec.seed, spec.split, spec.index, spec.attempt).fork(`${spec.kind}/${spec.difficulty}`);
   if (spec.kind === 'geometry') return buildGeometryTask(rng, spec);
+  if (spec.kind === 'search') return buildSearchTask(rng, spec);
   const { scene, data, asked } = spec.kind === 'table' ? buildTable(rng, spec) : buildChart(rng, spec);
   const id = taskId(spec);
   const record: TaskRecord = {
@@ -364,5 +403,7 @@ export function specOf(record: TaskRecord): TaskSpec | null {
     ...(g.min_top_gap ? { minTopGap: g.min_top_gap } : {}),
     ...(g.categories ? { categories: [g.categories[0], g.categories[1]] as const } : {}),
     ...(g.shuffle_labels ? { shuffleLabels: true } : {}),
+    ...(g.max_pixels !== undefined ? { maxPixels: g.max_pixels } : {}),
+    ...(g.legible_px !== undefined ? { legiblePx: g.legible_px } : {}),
   };
 }

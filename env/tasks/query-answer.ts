@@ -66,6 +66,11 @@ export function answerQuery(data: DataTable, query: TaskQuery): string | string[
     case 'longer_segment':
     case 'locate':
       throw new IllPosedQuestion(`a ${query.family} question is about a diagram's points, not a table (env/tasks/geometry)`);
+    case 'text_on':
+    case 'colour_of':
+    case 'next_to':
+    case 'how_many':
+      throw new IllPosedQuestion(`a ${query.family} question is about a search scene's objects, not a table (env/tasks/search)`);
     case 'lookup': {
       const r = rowIndex(data, query.rows?.[0] ?? '');
       const c = columnIndex(data, query.column ?? '');

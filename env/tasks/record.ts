@@ -8,6 +8,7 @@ import type { ImageMetadata } from '../tools/metadata.js';
 
 import type { TaskKind } from '../../protocol/rollout-record.js';
 import type { GeometryFamily } from './geometry/questions.js';
+import type { Direction, SearchFamily } from './search/families.js';
 
 /**
  * The kinds of task (schemas/rollout-record.schema.json, where rollout records name them). `chart`:
@@ -18,7 +19,7 @@ export type { TaskKind };
 /** The kinds the generator draws. */
 export type GeneratedKind = Exclude<TaskKind, 'chart'>;
 
-/** The families of chart and table questions (geometry diagrams have their own, GeometryFamily). */
+/** The families of chart and table questions (geometry diagrams and search scenes have their own, GeometryFamily and SearchFamily). */
 export type QuestionFamily = 'lookup' | 'filter_sum' | 'count' | 'argmax' | 'argmin' | 'compare' | 'difference' | 'average' | 'list' | 'level';
 
 export interface QueryCondition {
@@ -45,10 +46,12 @@ export interface QueryCondition {
  *   lo, 'high' above hi, 'medium' between (a value equal to a bound is ill-posed).
  * - geometry families (above_below, same_side, inside_triangle, segments_cross, longer_segment,
  *   locate): see `points` below; answered from `meta.points`, not from a table.
+ * - search families (text_on, colour_of, next_to, how_many): `colour`, `shape`, `text` and
+ *   `direction` name the objects; answered from `meta.objects` (search/answer.ts).
  * Numbers are written as plain decimals, no thousands separators, no trailing zeros.
  */
 export interface TaskQuery {
-  family: QuestionFamily | GeometryFamily;
+  family: QuestionFamily | GeometryFamily | SearchFamily;
   column?: string;
   rows?: string[];
   columns?: string[];
@@ -64,6 +67,14 @@ export interface TaskQuery {
   points?: string[];
   /** locate: how far (px) an answered point may be from the true one and still be right. */
   tolerance_px?: number;
+  /** Search families: the colour named (text_on, next_to, how_many). */
+  colour?: string;
+  /** Search families: the shape named. */
+  shape?: string;
+  /** colour_of: the label that names the object. */
+  text?: string;
+  /** next_to: where the neighbour lies from the named object. */
+  direction?: Direction;
 }
 
 /** What `vistool data gen` needs to regenerate a task byte for byte. */
@@ -87,6 +98,10 @@ export interface GeneratorProvenance {
   categories?: [number, number];
   /** `--shuffle-labels`: the given labels appear in a random order on each chart (absent: in the order given). */
   shuffle_labels?: boolean;
+  /** Search, `--max-pixels`: the policy budget the need-for-zoom criterion assumed (absent: 50176). */
+  max_pixels?: number;
+  /** Search, `--legible-px`: the legible feature size the criterion assumed (absent: 6). */
+  legible_px?: number;
 }
 
 export interface TaskRecord {

@@ -86,6 +86,7 @@ function naive(table: { columns: string[]; rows: (string | number)[][] }, q: Tas
   }
   switch (q.family) {
     case 'above_below': case 'same_side': case 'inside_triangle': case 'segments_cross': case 'longer_segment': case 'locate': return null; // diagrams: test/tasks/geometry-family.test.ts
+    case 'text_on': case 'colour_of': case 'next_to': case 'how_many': return null; // search scenes: test/tasks/search.test.ts
     case 'lookup': return String(v(byKey(q.rows![0]!)));
     case 'filter_sum': { const rs = q.rows ? q.rows.map(byKey) : match(q.where); return rs.length ? String(rs.reduce((s, r) => s + v(r), 0)) : null; }
     case 'count': return String(match(q.where).length);
