@@ -46,6 +46,18 @@ def test_the_stored_range_covers_what_the_docs_say_was_measured():
             assert run["text_after_rl"] is None or 0 <= run["text_after_rl"] <= 1  # None: the text arm was not run
 
 
+def test_the_stored_bars_range_was_measured_with_the_recipe_the_repo_ships():
+    """A change to examples/micro-cpu.vistool.json (or to a default it relies on) must come with a
+    re-measured range: `make demo` would otherwise tell every user their run is of another recipe."""
+    from vistool_trainer.config import to_dict
+    from vistool_trainer.run.demo import demo_config
+    from vistool_trainer.run.demo_range import recipe_fingerprint
+    stored = load_ranges(DEMO_RANGE)["bars"]
+    shipped = recipe_fingerprint(to_dict(demo_config("runs/demo", minutes=20, model="micro", device="cpu", arm="tools")))
+    assert stored["recipe_fingerprint"] == shipped
+    assert all(run["recipe_fingerprint"] == shipped for run in stored["runs"])
+
+
 def _tools_config(seed=1, threads=1, sft_steps=2500, root="runs/x"):
     return {"name": "demo-tools", "seed": seed, "threads": threads, "output_dir": f"{root}/tools",
             "data": {"train": f"{root}/data/train/tasks.jsonl", "eval": f"{root}/data/eval/tasks.jsonl", "generate": {"n_train": 4000}},
