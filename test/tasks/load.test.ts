@@ -41,7 +41,7 @@ test('a bad file is an error naming the file, the line, the field and what was e
     assert.match(text, new RegExp(`${path}:3: difficulty: expected integer`));
     assert.match(text, new RegExp(`${path}:4: not valid JSON`));
     assert.match(text, new RegExp(`${path}:5: \\(record\\): unexpected field 'extra'`));
-    assert.match(text, new RegExp(`${path}:6: kind: expected one of \\["table","vbar","hbar","grouped","line","chart","geometry"\\]`));
+    assert.match(text, new RegExp(`${path}:6: kind: expected one of \\["table","vbar","hbar","grouped","line","chart","geometry","search"\\]`));
     assert.match(text, new RegExp(`${path}:7: meta.x_values_bbox.A: missing field 'y2'`));
     assert.match(text, new RegExp(`${path}:8: id: 't1' was already used on line 1`));
     return true;
