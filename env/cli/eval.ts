@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { QWEN2_5_VL_PROCESSOR } from '../config/qwen-image-tokens.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { OpenAIChatPolicy } from '../eval/chat-policy.js';
 import { checkpointStep, defaultPython, startPolicyServer, type PolicyServer } from '../eval/checkpoint-eval.js';
@@ -23,7 +24,7 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
              [--max-retries N] [--backoff-ms MS] [--retry-after-max-s S] [--retry-failed]
              [--stop-after-failures N] [--max-failed-share F] [--max-tool-calls N]
              [--run-config FILE] [--system-prompt TEXT] [--latest-images N] [--images-first]
-             [--observation-role user|tool] [--counterfactual]
+             [--observation-role user|tool] [--counterfactual] [--min-pixels N] [--max-pixels N]
              [--trainer-config FILE] [--python PATH]
 
   --policy          openai:<base_url>#<model>  any OpenAI-compatible chat server, e.g.
@@ -52,6 +53,12 @@ const usage = `vistool eval --policy POLICY --tasks PATH --out DIR [--tools on|o
                     unedited image shown), the policy continuing greedily; reports the tool effect
                     (accuracy as run − accuracy withheld, Newcombe's paired 95 % interval) and the
                     share of answers that changed. Needs --temperature 0; part of the eval's identity
+  --min-pixels, --max-pixels  the policy's image processor bounds, sent to the env as the
+                    episodes' pixel_bounds: crop reads boxes in the image as the policy was shown it
+                    (Qwen2.5-VL smart_resize under them). Default: the run config's (policy.micro.*
+                    for micro, else policy.min_pixels/max_pixels), else Qwen2.5-VL's processor
+                    defaults, ${QWEN2_5_VL_PROCESSOR.minPixels} and ${QWEN2_5_VL_PROCESSOR.maxPixels}; give the server's
+                    own when it serves the model with other bounds (vLLM --mm-processor-kwargs)
   --label           name in tables and on the dashboard (default: the model or checkpoint)
   --reward-config   reward config JSON (env/rewards/config.schema.json, or a run config's "rewards");
                     a judge enabled there is asked, and its agreement with the rule is reported
@@ -146,6 +153,8 @@ const EVAL_OPTIONS = {
   'max-tool-calls': { type: 'string' },
   'observation-role': { type: 'string' },
   counterfactual: { type: 'boolean', default: false },
+  'min-pixels': { type: 'string' },
+  'max-pixels': { type: 'string' },
   python: { type: 'string' },
 } as const;
 
@@ -233,6 +242,8 @@ function episodeFlagsOf(values: EvalValues): EvalEpisodeFlags {
   if (values['latest-images'] !== undefined) flags.latestImages = number(values['latest-images'], 'latest-images', 0, (n) => positiveInteger(n) && n <= 1000, 'a whole number from 1 to 1000');
   if (values['images-first'] !== undefined) flags.imagesFirst = values['images-first'];
   if (values['system-prompt'] !== undefined) flags.systemPrompt = values['system-prompt'];
+  if (values['min-pixels'] !== undefined) flags.minPixels = number(values['min-pixels'], 'min-pixels', 0, positiveInteger, 'a positive whole number of pixels');
+  if (values['max-pixels'] !== undefined) flags.maxPixels = number(values['max-pixels'], 'max-pixels', 0, positiveInteger, 'a positive whole number of pixels');
   return flags;
 }
 
@@ -354,6 +365,7 @@ async function evaluate(
     maxTurns: settings.maxTurns,
     maxToolCalls: settings.maxToolCalls,
     presentation: settings.presentation,
+    pixelBounds: settings.pixelBounds,
     temperature: client.temperature,
     maxTokens: maxTokensUsed,
     step,

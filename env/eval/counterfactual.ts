@@ -15,6 +15,7 @@ import type { RgbImage } from '../core/image.js';
 import type { EpisodeLimits } from '../episodes/episode.js';
 import type { ImageStore } from '../episodes/image-store.js';
 import type { AssistantTurn, Trajectory } from '../episodes/trajectory.js';
+import type { PixelBounds } from '../config/qwen-image-tokens.js';
 import type { Presentation } from '../presentation/presentation.js';
 import type { TaskRecord } from '../tasks/record.js';
 import type { PixelMetadata } from '../tools/metadata.js';
@@ -54,6 +55,7 @@ export function answersDiffer(a: string | string[] | null, b: string | string[] 
 export interface ReplayOptions {
   limits: Partial<EpisodeLimits>;
   presentation?: Presentation;
+  pixelBounds?: PixelBounds;
   signal?: AbortSignal;
   /** Whether an answer is right, by the rule the real run was scored with. */
   isCorrect: (answer: string | string[] | null) => boolean;
@@ -81,6 +83,7 @@ export async function replayWithheld(
     replayed = await runEpisode(task, image, meta, store, policy, usage, {
       tools: true, withholdResults: true, forced, limits: options.limits,
       ...(options.presentation ? { presentation: options.presentation } : {}),
+      ...(options.pixelBounds ? { pixelBounds: options.pixelBounds } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (err) {

@@ -4,10 +4,13 @@
  * config — a checkpoint's own (`<ckpt>/../../config.json` or --trainer-config), or the one an
  * `openai:` eval names with --run-config — so a policy is evaluated on the episodes it was trained
  * on (presentation/run-config.ts maps the config, as the trainer does); the command's flags
- * override single settings. Without a run config: the env's own presentation and limits.
+ * override single settings. Without a run config: the env's own presentation and limits. The
+ * pixel bounds (the policy's image processor's, which crop reads boxes through) are the run
+ * config's, else Qwen2.5-VL's processor defaults; --min-pixels/--max-pixels override them.
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pixelBoundsProblem, QWEN2_5_VL_PROCESSOR, type PixelBounds } from '../config/qwen-image-tokens.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { DEFAULT_PRESENTATION, parsePresentation, PresentationError, type Presentation } from '../presentation/presentation.js';
 import { episodeSettingsOf } from '../presentation/run-config.js';
@@ -18,6 +21,8 @@ export interface EvalEpisodeSettings {
   maxToolCalls: number;
   /** The run config's eval.max_new_tokens, when there is a run config. */
   maxNewTokens: number | null;
+  /** The policy's image processor bounds, the episodes' pixel_bounds. */
+  pixelBounds: PixelBounds;
   /** The run config read, for progress lines; null when none. */
   runConfigPath: string | null;
 }
@@ -30,6 +35,9 @@ export interface EvalEpisodeFlags {
   systemPrompt?: string;
   latestImages?: number;
   imagesFirst?: boolean;
+  /** The policy's image processor bounds, each over the run config's (or Qwen2.5-VL's default). */
+  minPixels?: number;
+  maxPixels?: number;
 }
 
 /**
@@ -65,6 +73,7 @@ export function evalEpisodeSettings(runConfig: { path: string; config: Record<st
   let maxTurns: number = DEFAULT_LIMITS.maxTurns;
   let maxToolCalls: number = DEFAULT_LIMITS.maxToolCalls;
   let maxNewTokens: number | null = null;
+  let bounds: PixelBounds = { minPixels: QWEN2_5_VL_PROCESSOR.minPixels, maxPixels: QWEN2_5_VL_PROCESSOR.maxPixels };
   if (runConfig !== null) {
     let settings;
     try {
@@ -78,7 +87,11 @@ export function evalEpisodeSettings(runConfig: { path: string; config: Record<st
     // The trainer's episodes count at least one call (presentation/run-config.ts).
     maxToolCalls = Math.max(settings.maxToolCalls, 1);
     maxNewTokens = settings.maxNewTokens;
+    bounds = settings.pixelBounds;
   }
+  const pixelBounds = { minPixels: flags.minPixels ?? bounds.minPixels, maxPixels: flags.maxPixels ?? bounds.maxPixels };
+  const problem = pixelBoundsProblem(pixelBounds);
+  if (problem !== null) throw new Error(`pixel bounds (--min-pixels/--max-pixels${runConfig === null ? '' : `, or ${runConfig.path}'s policy bounds`}): ${problem}`);
   const view = { ...presentation.view };
   if (flags.latestImages !== undefined) view.latest_images = flags.latestImages;
   if (flags.imagesFirst !== undefined) view.images_first = flags.imagesFirst;
@@ -88,6 +101,7 @@ export function evalEpisodeSettings(runConfig: { path: string; config: Record<st
     maxTurns: flags.maxTurns ?? maxTurns,
     maxToolCalls: flags.maxToolCalls ?? maxToolCalls,
     maxNewTokens,
+    pixelBounds,
     runConfigPath: runConfig?.path ?? null,
   };
 }

@@ -11,6 +11,7 @@ import type { RgbImage } from '../core/image.js';
 import { Episode, type EpisodeLimits } from '../episodes/episode.js';
 import type { ImageStore } from '../episodes/image-store.js';
 import type { ChatMessage } from '../episodes/messages.js';
+import type { PixelBounds } from '../config/qwen-image-tokens.js';
 import type { Presentation } from '../presentation/presentation.js';
 import type { Trajectory } from '../episodes/trajectory.js';
 import type { PixelMetadata } from '../tools/metadata.js';
@@ -26,6 +27,8 @@ export interface EpisodeRunOptions {
   signal?: AbortSignal;
   /** Show each call its input image, unedited (the counterfactual replay, counterfactual.ts). */
   withholdResults?: boolean;
+  /** The policy's image processor bounds (crop reads boxes through them); absent: Qwen2.5-VL's defaults. */
+  pixelBounds?: PixelBounds;
   /** Assistant replies taken as the first turns, exactly as given, before the policy writes any. */
   forced?: readonly string[];
 }
@@ -57,6 +60,7 @@ export async function runEpisode(
     inlineImages: true,
     limits: options.limits ?? {},
     ...(options.presentation ? { presentation: options.presentation } : {}),
+    ...(options.pixelBounds ? { pixelBounds: options.pixelBounds } : {}),
   });
   let prompt: ChatMessage[] | undefined = observation.prompt;
   for (const text of options.forced ?? []) {

@@ -18,6 +18,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { decodeImage, type RgbImage } from '../core/image.js';
+import type { PixelBounds } from '../config/qwen-image-tokens.js';
 import { DEFAULT_LIMITS } from '../episodes/episode.js';
 import { DEFAULT_PRESENTATION, type Presentation } from '../presentation/presentation.js';
 import { ImageStore } from '../episodes/image-store.js';
@@ -56,6 +57,8 @@ export interface ChatEvalOptions {
    * from its run config; default: the env's own system turn and every image.
    */
   presentation?: Presentation;
+  /** The policy's image processor bounds, the episodes' pixel_bounds (absent: Qwen2.5-VL's defaults). */
+  pixelBounds?: PixelBounds;
   /** Sampling settings, recorded so that a resume with different ones is refused. */
   temperature: number;
   maxTokens: number;
@@ -378,6 +381,7 @@ class EvalRun {
         tools: arm === 'tools',
         limits: { maxTurns: this.options.maxTurns, maxToolCalls: this.plan.maxToolCalls },
         presentation: this.plan.presentation,
+        ...(this.options.pixelBounds ? { pixelBounds: this.options.pixelBounds } : {}),
         signal: this.signal,
       });
       // The task image's metadata lets the scanners judge a zoom on empty space (env/episodes/scanners).
@@ -388,6 +392,7 @@ class EvalRun {
         const replay = await replayWithheld(task, loaded.image, loaded.meta, this.store, this.options.policy, usage, trajectory, {
           limits: { maxTurns: this.options.maxTurns, maxToolCalls: this.plan.maxToolCalls },
           presentation: this.plan.presentation,
+          ...(this.options.pixelBounds ? { pixelBounds: this.options.pixelBounds } : {}),
           signal: this.signal,
           isCorrect: (answer) => scoreAnswer(answer, task.answer, config, rule).correct,
         });

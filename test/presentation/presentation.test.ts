@@ -165,8 +165,25 @@ test("a run config's presentation: the demo's micro config, and the env's defaul
     maxTurns: 3,
     maxToolCalls: 2,
     maxNewTokens: 48,
+    // The micro config leaves policy.micro's bounds at the schema's defaults (3,136 and 50,176).
+    pixelBounds: { minPixels: 3136, maxPixels: 50_176 },
   });
-  assert.deepEqual(episodeOptionsOf(settings, false), { tools: false, max_turns: 3, max_tool_calls: 2, presentation: settings.presentation });
+  assert.deepEqual(episodeOptionsOf(settings, false), {
+    tools: false, max_turns: 3, max_tool_calls: 2, presentation: settings.presentation, pixel_bounds: { min_pixels: 3136, max_pixels: 50_176 },
+  });
   assert.deepEqual(episodeSettingsOf({}).presentation, parsePresentation(undefined));
+  // A hub model: policy.min_pixels/max_pixels, Qwen2.5-VL's processor default for a null one.
+  assert.deepEqual(episodeSettingsOf({ policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct', max_pixels: 1_003_520 } }).pixelBounds, { minPixels: 3136, maxPixels: 1_003_520 });
+  assert.deepEqual(episodeSettingsOf({ policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct' } }).pixelBounds, { minPixels: 3136, maxPixels: 12_845_056 });
   assert.throws(() => episodeSettingsOf({ policy: { view: { latest_images: 0 } } }), /policy\.view\.latest_images/);
+});
+
+test("vistool eval's pixel bounds: Qwen2.5-VL's defaults, else the run config's, each overridden by --min-pixels/--max-pixels", async () => {
+  const { evalEpisodeSettings } = await import('../../env/eval/eval-settings.js');
+  assert.deepEqual(evalEpisodeSettings(null, {}).pixelBounds, { minPixels: 3136, maxPixels: 12_845_056 });
+  assert.deepEqual(evalEpisodeSettings(null, { maxPixels: 1_003_520 }).pixelBounds, { minPixels: 3136, maxPixels: 1_003_520 });
+  const micro = { path: 'micro.json', config: { policy: { model: 'micro', micro: { min_pixels: 6272, max_pixels: 200_704 } } } };
+  assert.deepEqual(evalEpisodeSettings(micro, {}).pixelBounds, { minPixels: 6272, maxPixels: 200_704 });
+  assert.deepEqual(evalEpisodeSettings(micro, { minPixels: 3136 }).pixelBounds, { minPixels: 3136, maxPixels: 200_704 });
+  assert.throws(() => evalEpisodeSettings(null, { maxPixels: 100 }), /--max-pixels.*max_pixels 100 is under one image token/);
 });

@@ -2,7 +2,7 @@
  * The trainer and `vistool eval` open a run's episodes alike: for the same run config, the
  * trainer's episode-start options (trainer/vistool_trainer/rollouts/presentation.py, read through
  * its own config loader) and env/presentation/run-config.ts's give the env the same presentation,
- * tools switch and limits, in both arms.
+ * tools switch, limits and policy pixel bounds, in both arms.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,6 +35,9 @@ test('for the same run config the trainer and the eval ask the env for the same 
   const inline = [
     { policy: { system_prompt: { tools: 'only the tools arm' } }, env: { max_tool_calls: 0, max_turns: 5 } },
     { policy: { system_prompt: 'S', view: { images_first: true } }, env: { tools: false } },
+    // The pixel bounds: policy.micro's for micro (policy.min/max_pixels do not apply), else policy's.
+    { policy: { model: 'micro', min_pixels: 1000, max_pixels: 2000, micro: { min_pixels: 6272, max_pixels: 200_704 } } },
+    { policy: { model: 'Qwen/Qwen2.5-VL-3B-Instruct', min_pixels: 12_544 } },
   ].map((config, i) => {
     const path = join(scratch, `inline-${i}.json`);
     writeFileSync(path, JSON.stringify(config));
@@ -49,6 +52,7 @@ test('for the same run config the trainer and the eval ask the env for the same 
     for (const arm of ['tools', 'no_tools'] as const) {
       const mine = episodeOptionsOf(settings, arm === 'tools');
       const theirs = trainer[arm] ?? {};
+      assert.ok(theirs.pixel_bounds, `${path} (${arm}): the trainer sends the policy's pixel bounds`);
       // What the env applies: the block as its parser reads it (absent arms and keys filled).
       assert.deepEqual({ ...theirs, presentation: parsePresentation(theirs.presentation) }, { ...mine, images: theirs.images }, `${path} (${arm})`);
     }

@@ -203,6 +203,32 @@ test('every option is checked against the API: an enum outside openapi.json, a n
   assert.ok(inline.json.observation.messages.some((m: any) => m.content.some((part: any) => typeof part.data === 'string')));
 });
 
+test('an episode started with pixel_bounds reads crop boxes in the image shown under those bounds, one without them under Qwen2.5-VL\'s defaults', async () => {
+  // A 560×560 search image (313,600 px). Under max_pixels 78,400 (100 tokens of 28×28) smart_resize
+  // shows it at 280×280 (β = √(313,600 / 78,400) = 2, ⌊560 / 2 / 28⌋·28 = 280); under the defaults
+  // (3,136 / 12,845,056) at 560×560, as it is. So the box [0, 0, 140, 140] is native
+  // [0, 0, 280, 280] (280² = 78,400 px, not resized) under the small bounds and [0, 0, 140, 140] without.
+  const side = 560;
+  const pixels = Buffer.alloc(side * side * 3);
+  for (let i = 0; i < side * side; i++) pixels.set([i % side & 255, Math.floor(i / side) & 255, 128], i * 3);
+  await sharp(pixels, { raw: { width: side, height: side, channels: 3 } }).png().toFile(join(root, 'images', 'search.png'));
+  const search = { id: 'search-1', image: 'images/search.png', question: 'What is in the corner?', answer: 'x', kind: 'search', difficulty: 1, source: 'test', meta: { unit: 'pixels' } };
+  const cropped = async (options: Record<string, unknown>): Promise<[number, number]> => {
+    const started = await call('POST', '/v1/episodes', { task: search, task_dir: root, options });
+    assert.equal(started.status, 200, JSON.stringify(started.json));
+    assert.deepEqual(started.json.tool_names, ['crop']);
+    const step = await call('POST', `/v1/episodes/${started.json.episode_id}/step`, { text: '<tool_call>{"name": "crop", "arguments": {"bbox": [0, 0, 140, 140]}}</tool_call>' });
+    assert.equal(step.status, 200);
+    const image = step.json.observation.messages.at(-1).content.find((p: any) => p.type === 'image');
+    assert.ok(image, JSON.stringify(step.json.observation.messages));
+    const shown = await decodeImage(image.path);
+    assert.equal(shown.data[(139 * shown.width + 139) * 3], 139, 'the crop starts at the native origin');
+    return [shown.width, shown.height];
+  };
+  assert.deepEqual(await cropped({ pixel_bounds: { min_pixels: 3136, max_pixels: 78_400 } }), [280, 280]);
+  assert.deepEqual(await cropped({}), [140, 140]);
+});
+
 test('image paths outside the root are refused: .., absolute, symlink out', async () => {
   for (const image of ['../../../etc/passwd', '/etc/passwd', 'images/../../outside.png']) {
     const res = await call('POST', '/v1/episodes', { task: { ...task, image }, task_dir: root });

@@ -100,3 +100,39 @@ def test_an_env_prompt_that_does_not_echo_the_policy_turns_is_an_error():
     with pytest.raises(ValueError, match="holds 1 assistant turns, but 2 were written"):
         with_replies(prompt, [reply, reply])
     assert with_replies(prompt[:1] + [{**prompt[1], "content": [{"type": "text", "text": "<answer>low</answer>"}]}], [reply])[1] is reply
+
+
+def _options_of(tmp_path, config: dict, processor=None) -> dict:
+    import json
+
+    from vistool_trainer.rollouts.presentation import episode_options
+    from vistool_trainer.run.run_config import load_config
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(config))
+    return episode_options(load_config(path), processor).request()
+
+
+def test_every_episode_carries_the_policy_processor_pixel_bounds_read_from_the_run_config(tmp_path):
+    # The micro model's processor is built from policy.micro.min_pixels/max_pixels (model/micro_model.py);
+    # policy.min_pixels/max_pixels are for hub models and do not apply to it.
+    micro = {"policy": {"model": "micro", "min_pixels": 1000, "max_pixels": 2000, "micro": {"min_pixels": 6272, "max_pixels": 200704}}}
+    assert _options_of(tmp_path, micro)["pixel_bounds"] == {"min_pixels": 6272, "max_pixels": 200704}
+    # Unset, the micro bounds are the schema's defaults (schemas/run-config.schema.json: 3,136 and 50,176).
+    assert _options_of(tmp_path, {"policy": {"model": "micro"}})["pixel_bounds"] == {"min_pixels": 3136, "max_pixels": 50176}
+    # A hub model: policy.min_pixels/max_pixels, a null one Qwen2.5-VL's processor default.
+    hub = {"policy": {"model": "Qwen/Qwen2.5-VL-3B-Instruct", "max_pixels": 1003520}}
+    assert _options_of(tmp_path, hub)["pixel_bounds"] == {"min_pixels": 3136, "max_pixels": 1003520}
+    assert _options_of(tmp_path, {"policy": {"model": "Qwen/Qwen2.5-VL-3B-Instruct"}})["pixel_bounds"] == {"min_pixels": 3136, "max_pixels": 12845056}
+
+
+def test_with_the_policy_processor_at_hand_the_bounds_are_the_processor_s_own(tmp_path):
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    from vistool_trainer.model.policy_processor import PolicyProcessor
+
+    # What PolicyProcessor.from_pretrained gives a hub model whose own preprocessor_config has other bounds.
+    image_processor = Qwen2VLImageProcessorPil(min_pixels=12544, max_pixels=401408, patch_size=14, merge_size=2, temporal_patch_size=2)
+    processor = PolicyProcessor(tokenizer=None, image_processor=image_processor)
+    options = _options_of(tmp_path, {"policy": {"model": "Qwen/Qwen2.5-VL-3B-Instruct"}}, processor)
+    assert options["pixel_bounds"] == {"min_pixels": 12544, "max_pixels": 401408}

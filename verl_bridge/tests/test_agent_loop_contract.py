@@ -153,9 +153,18 @@ def test_no_turn_runs_past_the_response_budget_so_the_env_scores_what_the_traine
         assert [tokenizer.decode(ids, skip_special_tokens=False).removesuffix("<|im_end|>") for ids in written] == turns
 
 
-def test_the_rollout_server_sees_the_images_at_the_size_limits_the_prompt_was_built_with(tasks_path, micro_dir, env_server):
+def test_the_rollout_server_sees_the_images_at_the_size_limits_the_prompt_was_built_with(tasks_path, micro_dir, env_server, monkeypatch):
     client, token_file, _ = env_server
     manager = manager_for(micro_dir, max_new_tokens=16)
+    # The env server is told the same limits (options.pixel_bounds), so crop reads boxes in the image as shown.
+    started: list[dict] = []
+    start_episodes = EnvClient.start_episodes
+
+    def recording(self, items, *args, **kwargs):
+        started.extend(items)
+        return start_episodes(self, items, *args, **kwargs)
+
+    monkeypatch.setattr(EnvClient, "start_episodes", recording)
     # The task images are 112x112 (64 patches, 16 image tokens at the processor's defaults); these
     # limits give 4. A server that processed the images at its defaults would not match the prompt.
     limits = {"min_pixels": 28 * 28, "max_pixels": 56 * 56}
@@ -166,6 +175,11 @@ def test_the_rollout_server_sees_the_images_at_the_size_limits_the_prompt_was_bu
         assert output.mm_processor_kwargs == limits
         assert output.prompt_ids.count(image_pad) == 4
     assert manager.calls and all(call["mm_processor_kwargs"] == limits for call in manager.calls)
+    assert len(started) == 2 and all(item["options"]["pixel_bounds"] == limits for item in started)
+    # Without data.mm_processor_kwargs the bounds are the processor's own (size shortest_edge/longest_edge).
+    [plain] = loops(micro_dir, client.url, token_file, manager, 1)
+    size = load_processor(micro_dir).image_processor.size
+    assert plain.pixel_bounds() == {"min_pixels": size["shortest_edge"], "max_pixels": size["longest_edge"]}
 
 
 @pytest.fixture()

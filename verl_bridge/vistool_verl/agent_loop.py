@@ -35,6 +35,8 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
+from vistool_trainer.model.policy_processor import image_processor_pixel_bounds
+
 from .env_messages import to_verl_messages
 from .env_session import EnvAddress, EnvServerError, agent_loop_worker_nodes, off_loop
 from .fault_injection import InjectedFaults
@@ -99,6 +101,20 @@ class VistoolAgentLoop(AgentLoopBase):
         # Tests only (VISTOOL_TEST_ENV_FAULTS): a share of tool calls answered with an env server error.
         self.faults = InjectedFaults.from_environment()
 
+    def pixel_bounds(self) -> dict[str, int] | None:
+        """The policy's image bounds (env option `pixel_bounds`): data.mm_processor_kwargs' min_pixels
+        and max_pixels, which the prompt and the rollout server resize with, else the processor's own;
+        None without a processor (the env's default, Qwen2.5-VL's)."""
+        kwargs = self._get_mm_processor_kwargs() or {}
+        given = {key: kwargs.get(key) for key in ("min_pixels", "max_pixels")}
+        if any(value is None for value in given.values()):
+            image_processor = getattr(self.processor, "image_processor", None)
+            if image_processor is None:
+                return None
+            own = image_processor_pixel_bounds(image_processor)
+            given = {key: own[key] if value is None else value for key, value in given.items()}
+        return {key: int(value) for key, value in given.items()}
+
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         task, task_dir = _task_of(kwargs.get("extra_info"))
         metrics: dict[str, Any] = {}
@@ -107,6 +123,10 @@ class VistoolAgentLoop(AgentLoopBase):
                    "max_tool_calls": max(self.max_tool_calls, 1), "images": "path"}
         if self.presentation is not None:
             options["presentation"] = self.presentation
+        # The bounds the policy's images are resized into: crop reads boxes in the image as shown.
+        bounds = self.pixel_bounds()
+        if bounds is not None:
+            options["pixel_bounds"] = bounds
         with simple_timer("tool_calls", metrics):
             opened = (await off_loop(client.start_episodes, [{"task": task, "task_dir": task_dir, "options": options}]))[0]
         episode_id = opened["episode_id"]

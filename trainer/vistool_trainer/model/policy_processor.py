@@ -43,6 +43,12 @@ class PolicyProcessor:
         return [int(i) for i in ids if i is not None and i != self.tokenizer.unk_token_id]
 
     @property
+    def pixel_bounds(self) -> dict[str, int]:
+        """{"min_pixels", "max_pixels"}: the bounds the image processor resizes every image into
+        (its size's shortest_edge/longest_edge; from_pretrained sets them from the run config)."""
+        return image_processor_pixel_bounds(self.image_processor)
+
+    @property
     def merge_size(self) -> int:
         return int(getattr(self.image_processor, "merge_size", 2))
 
@@ -62,3 +68,16 @@ class PolicyProcessor:
             size["longest_edge"] = max_pixels if max_pixels is not None else size["longest_edge"]
             image_processor.size = size
         return cls(tokenizer=tokenizer, image_processor=image_processor)
+
+
+def image_processor_pixel_bounds(image_processor: Any) -> dict[str, int]:
+    """A Qwen2-VL image processor's {"min_pixels", "max_pixels"}: its size's shortest_edge and
+    longest_edge (transformers keeps them there), else its min_pixels/max_pixels attributes."""
+    size = getattr(image_processor, "size", None) or {}
+    get = size.get if hasattr(size, "get") else (lambda key: getattr(size, key, None))
+    low, high = get("shortest_edge"), get("longest_edge")
+    if low is None or high is None:
+        low, high = getattr(image_processor, "min_pixels", None), getattr(image_processor, "max_pixels", None)
+    if low is None or high is None:
+        raise ValueError(f"the image processor {type(image_processor).__name__} names no min/max pixels (size {dict(size) if size else size})")
+    return {"min_pixels": int(low), "max_pixels": int(high)}

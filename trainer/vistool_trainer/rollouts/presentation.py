@@ -8,6 +8,11 @@ the view of earlier images (policy.view), the observation words, the limits — 
 as the policy will read it. Nothing here writes or hides text a policy reads. The CLI's
 `vistool eval` builds the same request from a run config (env/presentation/run-config.ts); a test
 checks that the two agree.
+
+Every episode also carries `pixel_bounds`: the min/max pixels of the policy's image processor,
+which the env's crop tool reads boxes through (the image as the policy was shown it, env/tools/
+README.md). From the processor itself when the caller has it (`episode_options(config, processor)`),
+else from the run config as the processor is built from it (policy_pixel_bounds).
 """
 from __future__ import annotations
 
@@ -17,6 +22,8 @@ from typing import Any
 from ..config import EnvConfig, PolicyConfig, RunConfig, to_dict
 from ..model.conversation import Conversation, Message, with_replies
 from ..model.conversation_encoding import load_image_part
+from ..model.policy_processor import PolicyProcessor
+from ..model.qwen_fixture import QWEN_MAX_PIXELS, QWEN_MIN_PIXELS
 from .env_client import EnvClient
 
 # The band labels of a task's metadata: a policy copies them into its calls.
@@ -34,6 +41,9 @@ class EpisodeOptions:
     # The counterfactual replay (rollouts/counterfactual.py): the server runs calls as usual but
     # shows the unedited image (`withhold_results`, docs/CONTRACTS.md).
     withhold_results: bool = False
+    # The policy's image processor bounds, {"min_pixels", "max_pixels"} (docs/CONTRACTS.md); None:
+    # the env's default (Qwen2.5-VL's processor).
+    pixel_bounds: dict[str, int] | None = None
 
     def request(self, tools: bool | None = None, extra_turns: int = 0) -> dict[str, Any]:
         """The episode-start `options` (`tools` overrides the switch: one arm of a run with the
@@ -45,6 +55,8 @@ class EpisodeOptions:
             options["presentation"] = self.presentation
         if self.withhold_results:
             options["withhold_results"] = True
+        if self.pixel_bounds is not None:
+            options["pixel_bounds"] = dict(self.pixel_bounds)
         return options
 
 
@@ -53,10 +65,23 @@ def presentation_of(policy: PolicyConfig) -> dict[str, Any]:
     return {"system_prompt": to_dict(policy)["system_prompt"], "view": to_dict(policy.view)}
 
 
-def episode_options(config: RunConfig) -> EpisodeOptions:
+def policy_pixel_bounds(policy: PolicyConfig) -> dict[str, int]:
+    """The bounds the run config gives the policy's image processor (model/policy.py builds it so):
+    policy.micro's for the micro model, else policy.min_pixels/max_pixels, a null one Qwen2.5-VL's
+    default (env/config/prompt-token-budget.ts `pixelBoundsOf` reads the config alike)."""
+    if policy.model == "micro":
+        return {"min_pixels": policy.micro.min_pixels, "max_pixels": policy.micro.max_pixels}
+    return {"min_pixels": policy.min_pixels if policy.min_pixels is not None else QWEN_MIN_PIXELS,
+            "max_pixels": policy.max_pixels if policy.max_pixels is not None else QWEN_MAX_PIXELS}
+
+
+def episode_options(config: RunConfig, processor: PolicyProcessor | None = None) -> EpisodeOptions:
+    """The run's episode options; `processor` (the policy's, when loaded) gives the pixel bounds it
+    really resizes with (a hub model's own preprocessor_config where the run config leaves them null)."""
     env = config.env
+    bounds = processor.pixel_bounds if processor is not None else policy_pixel_bounds(config.policy)
     return EpisodeOptions(tools=env.tools, max_turns=env.max_turns, max_tool_calls=env.max_tool_calls,
-                          images=env.images, presentation=presentation_of(config.policy))
+                          images=env.images, presentation=presentation_of(config.policy), pixel_bounds=bounds)
 
 
 def load_images(messages: list[Message], loaded: dict[str, Any] | None = None) -> list[Message]:

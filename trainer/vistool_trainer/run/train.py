@@ -245,7 +245,7 @@ def _prepare_and_run(setting: RunSetting, resume: bool) -> int:
         events.log(f"distributed: {dist.world} processes, strategy {engine.strategy}")
     rollout_engine = RolloutEngine(config, dist, events)
     try:
-        return run_stages(StageContext(setting, policy, engine, episode_options(config), state, checkpoint, rollout_engine,
+        return run_stages(StageContext(setting, policy, engine, episode_options(config, policy.processor), state, checkpoint, rollout_engine,
                                        StepBudget.of(setting.max_steps)))
     finally:
         rollout_engine.close()
