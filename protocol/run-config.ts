@@ -562,6 +562,10 @@ export interface RunConfig {
      */
     failed_groups: 'drop' | 'keep';
     /**
+     * Mini-o3's over-turn masking (arXiv 2509.07969): an episode that ended because it hit env.max_turns without an answer (its record's end_reason 'max_turns') contributes no loss: its tokens are left out of the policy loss and the KL term, and out of the token and sequence counts the loss is averaged over. Its reward is still the env's, and the group's advantages are still computed over the whole group, truncated episodes included. vistool's trainer only; every step logs rollout/truncated_masked, the kept episodes masked (0 when off).
+     */
+    mask_truncated_turns: boolean;
+    /**
      * Trajectories per forward/backward (gradient accumulation over the step).
      */
     micro_batch_size: number;
@@ -614,6 +618,10 @@ export interface RunConfig {
      * Did the tool matter? Replay every tools-arm evaluation episode that had a successful call with the tool results withheld (the same turns up to that call, the unedited image shown, then greedy), and log the tool effect (accuracy as run − withheld, Newcombe's paired 95% interval: eval/tool_effect, eval/tool_effect_lo, eval/tool_effect_hi) and eval/answer_changed_rate (docs/CONTRACTS.md, Counterfactual replay). Up to one more episode per task.
      */
     counterfactual: boolean;
+    /**
+     * Assistant turns per episode in the held-out evaluations (before, after, every_steps and the trainer's eval command): more than training's lets a policy trained with a small turn cap search deeper at test time (Mini-o3 trains with 6 and evaluates with up to 32). null: env.max_turns.
+     */
+    max_turns: number | null;
   };
   /**
    * Checkpoints under output_dir/checkpoints.

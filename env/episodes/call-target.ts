@@ -206,6 +206,21 @@ export function zoomCrop(args: Record<string, unknown>, width: number, height: n
   return typeof region === 'string' ? null : { x1: region.left, y1: region.top, x2: region.right, y2: region.bottom };
 }
 
+/**
+ * The intersection-over-union of a zoom_in's crop with the target box in the image the call read
+ * (the box zoomTarget judges it by): on a chart or table with gold calls, the box around the gold
+ * bands; 0 when an earlier zoom cropped the target away. Null where there is no target box (a
+ * geometry diagram's target is points, a task without gold calls has none, an unusable box crops
+ * nothing) and for every other tool: never a guess. The trainer's `tools/crop_iou` averages it.
+ */
+export function zoomTargetIou(task: TargetTask, call: ToolCall, scene: CallScene): number | null {
+  if (call.name !== 'zoom_in' || task.kind === 'geometry' || goldLabels(task).size === 0) return null;
+  const crop = zoomCrop(call.arguments, scene.width, scene.height);
+  if (crop === null) return null;
+  const target = goldBox(task, scene.meta);
+  return target === null ? 0 : iou(crop, target);
+}
+
 function zoomTarget(task: TargetTask, args: Record<string, unknown>, scene: CallScene): CallTarget {
   const crop = zoomCrop(args, scene.width, scene.height);
   if (task.kind === 'geometry') {

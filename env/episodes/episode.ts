@@ -43,7 +43,7 @@ import {
   toolObservationText,
 } from './prompt.js';
 import type { AssistantTurn, CallRecord, Trajectory } from './trajectory.js';
-import { callTarget, type CallScene } from './call-target.js';
+import { callTarget, zoomTargetIou, type CallScene } from './call-target.js';
 import { scanTrajectory, type Finding } from './scanners/index.js';
 
 export interface EpisodeLimits {
@@ -345,7 +345,9 @@ export class Episode {
         break;
       }
       // Judged against the image the call read, before a zoom moves the boxes (call-target.ts).
-      const target = callTarget(this.task, call, { meta: this.meta, width: image.width, height: image.height });
+      const scene = { meta: this.meta, width: image.width, height: image.height };
+      const target = callTarget(this.task, call, scene);
+      const targetIou = zoomTargetIou(this.task, call, scene);
       this.record.tool_calls += 1;
       produced = await this.store.put(outcome.image);
       if (outcome.image !== image) {
@@ -356,7 +358,7 @@ export class Episode {
       image = outcome.image;
       // A tool that moves pixels (zoom_in) hands back the boxes moved with them.
       if (outcome.meta) this.meta = outcome.meta;
-      assistant.calls.push({ name: call.name, arguments: call.arguments, ok: true, image_in: imageIn, image_out: produced.ref, summary: outcome.summary, target });
+      assistant.calls.push({ name: call.name, arguments: call.arguments, ok: true, image_in: imageIn, image_out: produced.ref, summary: outcome.summary, target, ...(targetIou === null ? {} : { target_iou: targetIou }) });
       summaries.push(outcome.summary);
       imageIn = produced.ref;
     }

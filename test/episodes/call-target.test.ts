@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callTarget, compareSets, iou, type CallScene, type TargetTask } from '../../env/episodes/call-target.js';
+import { callTarget, compareSets, iou, zoomTargetIou, type CallScene, type TargetTask } from '../../env/episodes/call-target.js';
 import type { PixelMetadata } from '../../env/tools/metadata.js';
 
 const box = (x1: number, y1: number, x2: number, y2: number) => ({ x1, y1, x2, y2 });
@@ -123,4 +123,24 @@ test('no target known: unknown, never a guess', () => {
   const locate: TargetTask = { kind: 'geometry', gold: [], query: { family: 'locate', points: ['C'] } };
   assert.equal(on(locate, 'mark_point', { point: 'C' }, diagramScene), 'unknown', 'locate has no gold call');
   assert.equal(on(locate, 'zoom_in', { bbox: [0, 0, 60, 50] }, diagramScene), 'unknown');
+});
+
+const cropIou = (task: TargetTask, name: string, args: Record<string, unknown>, scene: CallScene) => zoomTargetIou(task, { name, arguments: args }, scene);
+
+test("crop IoU: a zoom's crop against the target box, by hand; null where the task has no target box", () => {
+  // Bars: E's band is [160, 0, 200, 100] (4000 px²).
+  assert.equal(cropIou(bars, 'zoom_in', { bbox: [160, 0, 200, 100] }, barsScene), 1);
+  assert.equal(cropIou(bars, 'zoom_in', { bbox: [150, 0, 210, 100] }, barsScene), 4000 / 6000);
+  assert.equal(cropIou(bars, 'zoom_in', { bbox: [160, 0, 200, 40] }, barsScene), 1600 / 4000);
+  assert.equal(cropIou(bars, 'zoom_in', { bbox: [0, 0, 40, 40] }, barsScene), 0);
+  // Table: Wins ∩ France = [50, 20, 100, 40] (1000 px²); the 20 px tall box grows to 28 (rows 16–44): 1000 / 1400.
+  assert.equal(cropIou(table, 'zoom_in', { bbox: [50, 20, 100, 40] }, tableScene), 1000 / 1400);
+  // The target cropped away by an earlier zoom: the crop shares nothing with it.
+  const cropped: CallScene = { width: 100, height: 100, meta: { unit: 'pixels', columns_bbox: { Year: box(0, 0, 100, 100) } } };
+  assert.equal(cropIou(table, 'zoom_in', { bbox: [0, 0, 50, 50] }, cropped), 0);
+  // No target box: a converted task, a geometry diagram (its target is points), another tool, an unusable box.
+  assert.equal(cropIou({ kind: 'vbar' }, 'zoom_in', { bbox: [0, 0, 40, 40] }, barsScene), null);
+  assert.equal(cropIou(diagram, 'zoom_in', { bbox: [0, 0, 60, 50] }, diagramScene), null);
+  assert.equal(cropIou(bars, 'focus_on_x_values_with_mask', { x_values: ['E'] }, barsScene), null);
+  assert.equal(cropIou(bars, 'zoom_in', { bbox: [0, 0] }, barsScene), null);
 });

@@ -251,6 +251,7 @@ class RlConfig:
     dynamic_sampling_metric: Literal['reward', 'accuracy']
     max_num_gen_batches: int
     failed_groups: Literal['drop', 'keep']
+    mask_truncated_turns: bool
     micro_batch_size: int
     use_dynamic_bsz: bool
     ppo_max_token_len_per_gpu: int
@@ -271,6 +272,7 @@ class EvalConfig:
     every_steps: int
     max_new_tokens: int
     counterfactual: bool
+    max_turns: int | None
 
 
 @dataclass

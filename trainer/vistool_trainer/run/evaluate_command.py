@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..model.policy import Policy
 from ..rollouts.rollout import load_tasks
-from ..trainers.evaluate import evaluate
+from ..trainers.evaluate import evaluate, evaluation_options
 from .config_migration import load_saved_config
 from .eval_records import write_eval_records
 from .events import EventStream
@@ -51,7 +51,7 @@ def evaluate_checkpoint(config_path: str, checkpoint: str | None, n: int | None)
     label = f"checkpoint_{folder.name.replace('-', '_')}"
     keep = lambda arms: write_eval_records(run.root, label, checkpoint_step(folder), arms)  # noqa: E731
     try:
-        results = evaluate(policy, client, tasks, episode_options(config, policy.processor), config.eval.max_new_tokens, keep=keep,
+        results = evaluate(policy, client, tasks, evaluation_options(episode_options(config, policy.processor), config.eval.max_turns), config.eval.max_new_tokens, keep=keep,
                            counterfactual=config.eval.counterfactual)
     finally:
         if server is not None:

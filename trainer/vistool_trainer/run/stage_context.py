@@ -22,7 +22,7 @@ from ..engines.training_engine import TrainingEngine, half_precision_warning
 from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
 from ..rollouts.presentation import EpisodeOptions
-from ..trainers.evaluate import evaluate
+from ..trainers.evaluate import evaluate, evaluation_options
 from ..trainers.perception import evaluate_perception
 from . import rng_state
 from .eval_records import write_eval_records
@@ -199,7 +199,8 @@ def evaluate_now(ctx: StageContext, label: str, own_setting_only: bool = False) 
     config, run, events, step = ctx.config, ctx.run, ctx.events, ctx.state.global_step
     started = time.perf_counter()
     keep = (lambda arms: write_eval_records(run.root, label, step, arms)) if run.writable else None  # noqa: E731
-    results: dict[str, Any] = evaluate(ctx.policy, ctx.client, ctx.tasks.eval, ctx.options, config.eval.max_new_tokens, own_setting_only, keep,
+    results: dict[str, Any] = evaluate(ctx.policy, ctx.client, ctx.tasks.eval, evaluation_options(ctx.options, config.eval.max_turns),
+                                       config.eval.max_new_tokens, own_setting_only, keep,
                                        counterfactual=config.eval.counterfactual)
     if ctx.tasks.perception_eval and not own_setting_only:  # a curriculum's checkpoints also measure its perception skill
         results.update(evaluate_perception(ctx.policy, ctx.client, ctx.tasks.perception_eval, ctx.options, config.eval.max_new_tokens))

@@ -19,6 +19,14 @@ from ..rollouts.counterfactual import replay_withheld
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, run_rollouts
 from ..rollouts.target_metrics import call_on_target_rate, call_target_counts, scan_counts
+from ..rollouts.turn_metrics import eval_turn_metrics
+
+
+def evaluation_options(options: EpisodeOptions, max_turns: int | None = EvalConfig.max_turns) -> EpisodeOptions:
+    """The episode options a held-out evaluation runs with: the run's, with `eval.max_turns`
+    assistant turns when it is set (more than training's: test-time turn scaling, as Mini-o3
+    evaluates), env.max_turns when it is null."""
+    return options if max_turns is None else replace(options, max_turns=max_turns)
 
 
 def evaluation_rollouts(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, max_new_tokens: int,
@@ -58,6 +66,7 @@ def evaluate(policy: Policy, client: EnvClient, tasks: list[dict[str, Any]], opt
         if name == "tools":
             results["eval/tool_call_rate"] = statistics.fmean(float(r.tool_calls > 0) for r in rollouts)
             results["eval/tool_error_rate"] = sum(r.tool_errors for r in rollouts) / max(1, sum(r.tool_calls + r.tool_errors for r in rollouts))
+            results.update(eval_turn_metrics([r.trajectory for r in rollouts], [r.correct for r in rollouts]))
     if counterfactual and "tools" in by_arm:
         results.update(counterfactual_metrics(policy, client, tasks, by_arm["tools"], options, max_new_tokens))
     if "tools" in by_arm:

@@ -12,7 +12,7 @@ import math
 import random
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -24,6 +24,7 @@ from ..algorithms.kl_penalty import kl_penalty
 from ..algorithms.loss_aggregation import LossAggregation, MiniBatchTotals, agg_loss, masked_mean
 from ..algorithms.micro_batches import MicroBatching
 from ..algorithms.policy_loss import clipped_policy_loss
+from ..algorithms.turn_masking import TRUNCATED_MASKED, masked_loss_mask, over_turn_mask
 from ..algorithms.update_schedule import dr_grpo_constant, mean_over_micro_batches, mini_batch_ranges
 from ..config import RlConfig
 from ..engines.distributed import Distributed
@@ -35,6 +36,7 @@ from ..rollouts.sampler_agreement import sampler_agreement
 from ..rollouts.token_view import ScoredPositions, token_view
 from ..rollouts.target_metrics import CALL_ON_TARGET_RATE, call_target_counts, scan_counts, with_call_on_target_rate
 from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
+from ..rollouts.turn_metrics import MERGED_KEYS, merge_turn_metrics, turn_metrics
 from ..rollouts.turn_sampler import TurnSampler
 
 
@@ -115,8 +117,12 @@ def grpo_step(policy: Policy, optimizer: torch.optim.Optimizer, client: EnvClien
                                   normalize_by_std=rl.advantage == "grpo")
     for rollout, advantage in zip(rollouts, advantages.tolist()):
         rollout.advantage = advantage
+    # rl.mask_truncated_turns (Mini-o3's over-turn masking, algorithms/turn_masking.py): the
+    # advantages above are over the whole group; the episodes that hit the turn cap train no loss.
+    masked = over_turn_mask([rollout.trajectory.get("end_reason") for rollout in rollouts], rl.mask_truncated_turns)
+    local[TRUNCATED_MASKED] = float(sum(masked))
     update = _update(policy, engine, optimizer, rollouts, advantages, rl, reference, dist, filler=generated[0] if generated else None,
-                     normalizer=dr_grpo_constant(rl.loss_scale_factor, rl.max_new_tokens, options.max_turns))
+                     normalizer=dr_grpo_constant(rl.loss_scale_factor, rl.max_new_tokens, options.max_turns), masked=masked)
     local["timing/train_s"] = time.perf_counter() - train_started
     metrics = merge_rank_metrics(dist.gather((local, update, rollout_metrics(generated), len(generated))))
     if int(metrics["sampling/kept_groups"]) < rl.prompts_per_step:
@@ -158,7 +164,7 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
         return merged
     for key in sorted(keys):
         pairs = [(part[2][key], weight) for part, weight in zip(parts, weights) if key in part[2] and weight > 0]
-        if not pairs or key == CALL_ON_TARGET_RATE:  # a rate of counts: recomputed from the sums below
+        if not pairs or key == CALL_ON_TARGET_RATE or key in MERGED_KEYS:  # rates and means of counts: recomputed below
             continue
         if key.startswith(COUNT_PREFIXES):  # this step's counts on each rank add up
             merged[key] = sum(value for value, _ in pairs)
@@ -166,12 +172,13 @@ def merge_rank_metrics(parts: list[tuple[dict[str, float], dict[str, float], dic
             merged[key] = sum(value for value, _ in pairs) if key != "judge/latency_ms" else max(value for value, _ in pairs)
         else:
             merged[key] = sum(value * weight for value, weight in pairs) / sum(weight for _, weight in pairs)
+    merged.update(merge_turn_metrics([(part[2], weight) for part, weight in zip(parts, weights)]))
     return with_call_on_target_rate(merged)
 
 
 def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optimizer, rollouts: list[Rollout], advantages: torch.Tensor,
             rl: RlConfig, reference: torch.nn.Module | None, dist: Distributed = Distributed(),
-            filler: Rollout | None = None, normalizer: float | None = None) -> dict[str, float]:
+            filler: Rollout | None = None, normalizer: float | None = None, masked: list[bool] | None = None) -> dict[str, float]:
     """The policy-gradient update as veRL's actor makes it; {} (and no optimizer step) when no rank
     kept a group.
 
@@ -183,7 +190,11 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
 
     A sharded engine needs every rank to run as many micro-batches as the busiest one (each
     forward gathers parameters, each backward reduces gradients): ranks with fewer kept rollouts
-    run `filler` (a rollout they generated) with weight zero."""
+    run `filler` (a rollout they generated) with weight zero.
+
+    `masked[i]`: rollout i contributes no loss (rl.mask_truncated_turns): its sequences train with
+    an all-zero loss mask, so they are in neither the loss nor the token and sequence totals; their
+    old log-probs and token view are still computed (the viewer shows what was masked)."""
     # Each rollout is one training sequence, or one per turn when the env's view shows each turn a
     # different past (model/conversation.py); every sequence carries its rollout's advantage.
     segments: list[Any] = []
@@ -205,6 +216,11 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         rollout.token_view = token_view(rollout.conversation.replies, rollout.trajectory.get("turns") or [], mine)
     # The rollout engine's probabilities against these, when it returned any (sampler_agreement.py).
     agreement = sampler_agreement([rollout.conversation.replies for rollout in rollouts], owners, scored)
+    if masked is not None and any(masked):
+        for j, owner in enumerate(owners):
+            if masked[owner]:
+                segments[j] = replace(segments[j], loss_mask=masked_loss_mask(segments[j].loss_mask, True))
+                old_log_probs[j] = old_log_probs[j][:0]
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
     count = len(mini_batch_ranges(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
@@ -391,4 +407,5 @@ def rollout_metrics(rollouts: list[Rollout]) -> dict[str, float]:
     metrics.update(tool_use_counts(r.trajectory for r in rollouts))
     metrics.update(call_target_counts(r.trajectory for r in rollouts))
     metrics.update(scan_counts(r.trajectory for r in rollouts))
+    metrics.update(turn_metrics([r.trajectory for r in rollouts], [r.correct for r in rollouts]))
     return metrics
