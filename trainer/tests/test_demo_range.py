@@ -52,10 +52,10 @@ def test_the_stored_bars_range_was_measured_with_the_recipe_the_repo_ships():
     from vistool_trainer.config import to_dict
     from vistool_trainer.run.demo import demo_config
     from vistool_trainer.run.demo_range import recipe_fingerprint
+    from vistool_trainer.run.demo_range import stored_fingerprint
     stored = load_ranges(DEMO_RANGE)["bars"]
     shipped = recipe_fingerprint(to_dict(demo_config("runs/demo", minutes=20, model="micro", device="cpu", arm="tools")))
-    assert stored["recipe_fingerprint"] == shipped
-    assert all(run["recipe_fingerprint"] == shipped for run in stored["runs"])
+    assert stored_fingerprint(stored) == shipped
 
 
 def _tools_config(seed=1, threads=1, sft_steps=2500, root="runs/x"):
@@ -80,10 +80,10 @@ def _finished_run(root, seed, threads, tools_rl, text_rl, task="bars", sft_steps
 
 def test_recording_runs_replaces_the_same_seed_and_threads_and_the_table_gives_min_median_max(tmp_path):
     import json
-    from vistool_trainer.run.demo_range import recipe_fingerprint, range_table, record_runs
+    from vistool_trainer.run.demo_range import recipe_of, range_table, record_runs
     store = tmp_path / "demo-range.json"
-    recipe = recipe_fingerprint(_tools_config())
-    store.write_text(json.dumps({"bars": {"recipe_fingerprint": recipe, "runs": [{"seed": 1, "threads": 1, "tools_after_rl": 0.5,
+    recipe = recipe_of(_tools_config())
+    store.write_text(json.dumps({"bars": {"recipe_config": recipe, "runs": [{"seed": 1, "threads": 1, "tools_after_rl": 0.5,
                                                                                   "tools_after_sft": 0.3, "text_after_rl": None, "sft_steps": 1}]}}))
     runs = [_finished_run(tmp_path / "a", 1, 1, 0.9167, 0.3333), _finished_run(tmp_path / "b", 5, 2, 0.43, 0.337),
             _finished_run(tmp_path / "c", 2, 1, 0.95, 0.30)]
@@ -139,9 +139,9 @@ def test_the_recipe_fingerprint_ignores_what_differs_by_design_and_sees_the_rest
 
 def test_a_run_of_another_recipe_is_not_placed_and_recording_it_replaces_the_range(tmp_path):
     import json
-    from vistool_trainer.run.demo_range import recipe_fingerprint, record_runs
+    from vistool_trainer.run.demo_range import recipe_fingerprint, recipe_of, record_runs, stored_fingerprint
     old, new = recipe_fingerprint(_tools_config(sft_steps=1500)), recipe_fingerprint(_tools_config())
-    ranges = {"bars": {"recipe_fingerprint": old, "measured": "seeds 1 and 5", "runs": [
+    ranges = {"bars": {"recipe_config": recipe_of(_tools_config(sft_steps=1500)), "measured": "seeds 1 and 5", "runs": [
         {"seed": 1, "threads": 2, "tools_after_sft": 0.33, "tools_after_rl": 0.98, "text_after_rl": 0.33}]}}
     lines = range_lines(_summary(0.9), "bars", 2, ranges, recipe=new)
     assert len(lines) == 1 and f"another recipe (fingerprint {old}, this run's {new}" in lines[0]
@@ -149,8 +149,11 @@ def test_a_run_of_another_recipe_is_not_placed_and_recording_it_replaces_the_ran
     store = tmp_path / "demo-range.json"
     store.write_text(json.dumps(ranges))
     stored = record_runs([_finished_run(tmp_path / "a", 5, 2, 0.97, 0.33)], store)["bars"]
-    assert stored["recipe_fingerprint"] == new and "measured" not in stored
-    assert [(r["seed"], r["threads"], r["recipe_fingerprint"]) for r in stored["runs"]] == [(5, 2, new)]
+    assert stored_fingerprint(stored) == new and "measured" not in stored
+    assert [(r["seed"], r["threads"]) for r in stored["runs"]] == [(5, 2)]
+    # A stored recipe lacking a key added since is resolved with its default: still the same recipe.
+    del stored["recipe_config"]["rl"]["failed_groups"]
+    assert stored_fingerprint(stored) == new
 
 
 def test_a_key_added_since_a_run_was_made_does_not_change_its_fingerprint():

@@ -7,10 +7,12 @@ thread counts (a different thread count is a different reduction order, the stan
 CPU), and stores it in examples/demo-range.json; at its end `make demo` says where its own numbers
 fall in that range. docs/DEMO.md has the table the range comes from.
 
-A range says something only about the recipe it was measured with: each stored task carries the
-fingerprint of its runs' tools-arm config (`recipe_fingerprint`: everything but what differs from
-run to run by design, the seed, threads, paths and time caps), and a run of another recipe (the
-example config edited, or `--set`) is told so instead of being placed in it.
+A range says something only about the recipe it was measured with: each stored task carries its
+runs' recipe (`recipe_config`: the tools arm's config less what differs from run to run by design,
+the seed, threads, paths and time caps), and a run of another recipe (the example config edited,
+or `--set`) is told so instead of being placed in it. Both sides are resolved with today's schema
+before they are compared (`recipe_fingerprint`), so a key added since the range was measured, at
+the behaviour its runs had, does not part them.
 """
 from __future__ import annotations
 
@@ -34,12 +36,11 @@ RUN_SPECIFIC = ("$schema", "name", "output_dir", "seed", "threads")
 RUN_SPECIFIC_DATA = ("train", "eval")
 
 
-def recipe_fingerprint(config: dict[str, Any]) -> str:
-    """A short hash of a demo arm's config as today's schema resolves it, without its run-specific
-    keys (RUN_SPECIFIC, data.train / data.eval, and every time cap `max_seconds`). Resolving first
-    fills in the defaults of keys added since the run was made, so a key added later with the
-    behaviour runs already had does not split a range; a config today's schema refuses is hashed
-    as written (and so matches no current run)."""
+def recipe_of(config: dict[str, Any]) -> dict[str, Any]:
+    """A demo arm's config as today's schema resolves it (the defaults of keys added since it was
+    written filled in), less its run-specific keys (RUN_SPECIFIC, data.train / data.eval, and every
+    time cap `max_seconds`). A config today's schema refuses is taken as written (and so matches no
+    current run)."""
     from ..config import to_dict
     from .run_config import ConfigError, resolve_config
 
@@ -56,7 +57,17 @@ def recipe_fingerprint(config: dict[str, Any]) -> str:
     recipe = {key: value for key, value in config.items() if key not in RUN_SPECIFIC}
     if isinstance(recipe.get("data"), dict):
         recipe["data"] = {key: value for key, value in recipe["data"].items() if key not in RUN_SPECIFIC_DATA}
-    return hashlib.sha256(json.dumps(strip(recipe), sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
+    return strip(recipe)
+
+
+def recipe_fingerprint(config: dict[str, Any]) -> str:
+    """A short hash of `recipe_of(config)`: the same for two configs of one recipe, today."""
+    return hashlib.sha256(json.dumps(recipe_of(config), sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
+
+
+def stored_fingerprint(stored: dict[str, Any]) -> str | None:
+    """The fingerprint of a stored range's recipe, resolved today (None: it stores no recipe)."""
+    return recipe_fingerprint(stored["recipe_config"]) if isinstance(stored.get("recipe_config"), dict) else None
 
 
 def load_ranges(path: Path = DEMO_RANGE) -> dict[str, Any]:
@@ -93,9 +104,9 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
     if not runs:
         return [f"no measured range is stored for the {task} demo (examples/demo-range.json)"
                 + (f": {stored['measured']}" if stored.get("measured") else "")]
-    if recipe is not None and stored.get("recipe_fingerprint") != recipe:
+    if recipe is not None and stored_fingerprint(stored) != recipe:
         return [f"the stored range of the {task} demo (examples/demo-range.json) was measured with another recipe (fingerprint "
-                f"{stored.get('recipe_fingerprint') or 'not recorded'}, this run's {recipe}: the example config or the --set "
+                f"{stored_fingerprint(stored) or 'not recorded'}, this run's {recipe}: the example config or the --set "
                 "overrides differ), so this run is not placed in it; `python -m vistool_trainer demo-range RUN_DIR...` stores "
                 "runs of this recipe"]
     seeds = sorted({int(run["seed"]) for run in runs})
@@ -151,8 +162,7 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
              "claims_met": sum(1 for claim in summary.get("targets") or [] if claim.get("met")),
              "claims": len(summary.get("targets") or []),
              "time_caps_reached": bool(summary.get("time_caps_reached")),
-             "minutes": round(float(summary["minutes"]), 1) if summary.get("minutes") is not None else None,
-             "recipe_fingerprint": recipe_fingerprint(json.loads(tools_config.read_text()))}
+             "minutes": round(float(summary["minutes"]), 1) if summary.get("minutes") is not None else None}
     if entry["tools_after_rl"] is None:
         raise ValueError(f"{summary_file} has no tools-arm evaluation after RL: the run did not finish its RL stage")
     return str(demo.get("task") or "bars"), entry
@@ -165,10 +175,11 @@ def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = No
     ranges = load_ranges(path)
     for root in roots:
         task, entry = run_entry(root)
+        recipe = recipe_of(json.loads((root / "tools.vistool.json").read_text()))
         stored = ranges.setdefault(task, {})
-        if stored.get("recipe_fingerprint") != entry["recipe_fingerprint"]:
+        if stored_fingerprint(stored) != recipe_fingerprint(recipe):
             stored.clear()
-            stored["recipe_fingerprint"] = entry["recipe_fingerprint"]
+            stored["recipe_config"] = recipe
         stored["runs"] = sorted([run for run in stored.get("runs", []) if (run["seed"], run["threads"]) != (entry["seed"], entry["threads"])]
                                 + [entry], key=lambda run: (run["threads"], run["seed"]))
         if cpu:
