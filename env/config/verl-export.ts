@@ -127,6 +127,10 @@ function refuseWhatVerlCannotRun(config: RunConfig, report: Report): void {
   const { rl } = config;
   if (!rl.enabled) report('error', '/rl/enabled', 'rl-off', 'rl.enabled is false: veRL\'s trainer runs the RL stage only, so there is nothing to export. Set rl.enabled to true (run an SFT-only config with `python -m vistool_trainer train`).');
   if (rl.steps === 0) report('error', '/rl/steps', 'no-steps', 'rl.steps is 0: veRL would train nothing. Set rl.steps to the number of RL steps (trainer.total_training_steps).');
+  if (rl.mask_truncated_turns) report('error', '/rl/mask_truncated_turns', 'no-turn-masking', "rl.mask_truncated_turns is true: veRL 0.9.1 has no over-turn masking and vistool's agent loop does not add one, so its episodes that hit env.max_turns would train as zero-reward episodes instead. Set it to false for veRL, or train with `python -m vistool_trainer train`.");
+  if (config.eval.max_turns !== null && config.eval.max_turns !== config.env.max_turns) {
+    report('warning', '/eval/max_turns', 'eval-turns', `eval.max_turns is ${config.eval.max_turns}: veRL validates with the training agent loop's turn limit (env.max_turns, ${config.env.max_turns}); evaluate with more turns through \`vistool eval\` or the embedded trainer.`);
+  }
 }
 
 function batchShape(config: RunConfig, options: VerlExportOptions, report: Report): BatchShape {

@@ -237,6 +237,9 @@ test('a config veRL would refuse is refused, naming the key and the fix', async 
   await writeFile(file, JSON.stringify({ rl: { enabled: false } }));
   await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out')]), /cannot run on veRL/);
   assert.match(stderr.text(), /rl\.enabled is false.*\[verl\/rl-off\]/);
+  await writeFile(file, JSON.stringify({ rl: { mask_truncated_turns: true } }));
+  await assert.rejects(createConfigExportCommand({ stdout: capture(), stderr }).run(['--to', 'verl', file, '--out', join(dir, 'out')]), /cannot run on veRL/);
+  assert.match(stderr.text(), /rl\.mask_truncated_turns is true: veRL 0\.9\.1 has no over-turn masking.*\[verl\/no-turn-masking\]/);
 });
 
 test('more than one node needs an env server every node reaches: refused without env.url, exported with it', async () => {
