@@ -308,13 +308,19 @@ function buildGeometryTask(rng: Rng, spec: TaskSpec): BuiltTask {
     ...(spec.families ? { families: spec.families as readonly string[] as GeometryFamily[] } : {}),
     ...(spec.labels ? { letters: spec.labels } : {}),
   });
+  return sceneTask(spec, 'geometry', built);
+}
+
+/** The record of a task drawn from a scene of its own (geometry, search): no table; meta, gold and query come from the builder. */
+function sceneTask(spec: TaskSpec, kind: 'geometry' | 'search',
+  built: { question: string; answer: TaskRecord['answer']; family: string; scene: Scene; gold: TaskRecord['gold']; query: TaskRecord['query'] }): BuiltTask {
   const id = taskId(spec);
   const record: TaskRecord = {
     id,
     image: `images/${id}.png`,
     question: built.question,
     answer: built.answer,
-    kind: 'geometry',
+    kind,
     difficulty: spec.difficulty,
     family: built.family,
     source: 'synthetic',
@@ -337,22 +343,7 @@ function buildSearchTask(rng: Rng, spec: TaskSpec): BuiltTask {
     ...(spec.families ? { families: spec.families as readonly string[] as SearchFamily[] } : {}),
     budget: { maxPixels: spec.maxPixels ?? DEFAULT_MAX_PIXELS, legiblePx: spec.legiblePx ?? DEFAULT_LEGIBLE_PX },
   });
-  const id = taskId(spec);
-  const record: TaskRecord = {
-    id,
-    image: `images/${id}.png`,
-    question: built.question,
-    answer: built.answer,
-    kind: 'search',
-    difficulty: spec.difficulty,
-    family: built.family,
-    source: 'synthetic',
-    meta: built.scene.meta,
-    gold: built.gold,
-    query: built.query,
-    generator: provenance(spec),
-  };
-  return { record, scene: built.scene };
+  return sceneTask(spec, 'search', built);
 }
 
 /** Builds the record and the scene (no pixels yet). Throws LayoutError / IllPosedQuestion when the spec cannot be drawn or asked. */

@@ -85,7 +85,7 @@ export class TrainerProcess {
     const stdout = await open(plan.eventsFile, 'a');
     const stderr = await open(plan.stderrFile, 'a');
     const kind = plan.kind ?? 'trainer';
-    // What an earlier run left in the files is skipped now, before the child exists: skipped after
+    // What an earlier run left in the files is read past now, before the child exists: read past after
     // the spawn, it would also swallow whatever the child wrote meanwhile (its `started` event).
     const tails = { events: new JsonlTail(plan.eventsFile), stderr: new JsonlTail(plan.stderrFile) };
     await tails.events.read();
