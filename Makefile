@@ -22,9 +22,12 @@ TASK ?= bars
 # `make demo DEMO_THREADS=1`: each arm's trainer threads (default: every core). Another count sums in
 # another order, which stands in for another CPU (docs/DEMO.md, "How the result varies").
 DEMO_THREADS ?=
+# `make demo RESUME=1`: continue the interrupted demo in DEMO_DIR (finished arms kept, a stopped arm from its
+# newest checkpoint) with the settings it started with; give its SEED, TASK and DEMO_THREADS if not the defaults.
+RESUME ?=
 
 demo: setup venv
-	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK) $(if $(DEMO_THREADS),--threads $(DEMO_THREADS))
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK) $(if $(DEMO_THREADS),--threads $(DEMO_THREADS)) $(if $(RESUME),--resume)
 
 test: setup venv browser vscode
 	npm run typecheck

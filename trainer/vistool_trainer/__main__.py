@@ -78,7 +78,7 @@ def _demo(args: argparse.Namespace) -> int:
             return 2
         overrides["seed"] = args.seed
     return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides, task=args.task,
-                    threads=args.threads)
+                    threads=args.threads, resume=args.resume)
 
 
 def _serve_policy(args: argparse.Namespace) -> int:
@@ -128,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "points passes above or below a third (examples/micro-geometry.vistool.json)")
     demo.add_argument("--threads", type=int, default=None, help="trainer threads of each arm (make demo DEMO_THREADS=N; default: "
                       "every core on a CPU). Another count sums in another order: the stand-in for another CPU (docs/DEMO.md)")
+    demo.add_argument("--resume", action="store_true", help="continue the interrupted demo in --out with the settings it started "
+                      "with (make demo RESUME=1): finished arms are kept, a stopped one continues from its newest checkpoint")
     demo.set_defaults(handler=_demo)
     serve = commands.add_parser("serve-policy", help="a checkpoint behind an OpenAI-compatible chat-completions endpoint on 127.0.0.1")
     serve.add_argument("--checkpoint", required=True, help="checkpoint folder (<run>/checkpoints/step-NNNNNN) or a save_pretrained folder")

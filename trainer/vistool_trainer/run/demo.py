@@ -35,7 +35,8 @@ from ..config import PolicyConfig, RunConfig, to_dict
 from .demo_range import range_lines, recipe_fingerprint
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
-from .run_config import load_config, resolve_config
+from .demo_resume import arm_state, disagreements, move_aside, read_json_or_none, read_stored_demo
+from .run_config import ConfigError, load_config, resolve_config
 from .run_directory import read_json_lines, write_json_atomic
 from .train import generate_tasks
 
@@ -196,10 +197,10 @@ def _eval_line(event: dict[str, Any]) -> str:
     return ", ".join(parts) + f" (n={int(event.get('eval/n', 0))})"
 
 
-def _start_arm(arm: str, config_path: Path, logs: Path, threads: int) -> subprocess.Popen[str]:
+def _start_arm(arm: str, config_path: Path, logs: Path, threads: int, resume: bool = False) -> subprocess.Popen[str]:
     environment = {**os.environ, **({"OMP_NUM_THREADS": str(threads)} if threads else {})}
     stderr = open(logs / f"{arm}.stderr.log", "a")
-    return subprocess.Popen([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config_path)],
+    return subprocess.Popen([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config_path)] + (["--resume"] if resume else []),
                             stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=repo_root(), env=environment,
                             preexec_fn=_die_with_parent if sys.platform == "linux" else None)
 
@@ -231,7 +232,7 @@ def sft_steps_trained(run_dir: Path) -> int | None:
 
 def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: str = "cpu",
              stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars",
-             threads: int | None = None) -> int:
+             threads: int | None = None, resume: bool = False) -> int:
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
@@ -245,6 +246,8 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
         stderr.write(f"demo: --set {', '.join(fixed)}: the demo sets these itself (the arms differ in env.tools alone, and share "
                      f"{root}/data); use `python -m vistool_trainer train` for a run of your own\n")
         return 2
+    if resume:
+        return _resume_demo(root, stderr, say, overrides, {"task": task, "model": model, "device": device, "threads": threads})
     kept = keep_previous_demo(root)
     if kept is not None:
         say(f"the previous demo in {root} is kept as {kept}")
@@ -266,7 +269,47 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
                                            "threads": threads,
                                            "order": list(ARMS), "arms": list(ARMS), "started_at": started, "task": task})
     say(f"arms {', '.join(ARMS)} one after the other; configs in {root}/<arm>.vistool.json, logs in {root / 'logs'}")
+    return _run_arms(root, configs, {arm: "new" for arm in ARMS}, threads, started, minutes, model, task, say, stderr)
 
+
+def _resume_demo(root: Path, stderr: TextIO, say: Any, overrides: dict[str, Any] | None, asked: dict[str, Any]) -> int:
+    """`--resume`: the demo in `root` continued with the settings it started with (demo_resume.py)."""
+    overrides = dict(overrides or {})
+    asked = {**asked, "seed": overrides.pop("seed", None)}  # --seed arrives as an override
+    try:
+        if overrides:
+            raise ConfigError(f"--set {', '.join(sorted(overrides))}: a resumed demo runs the recipe it started with "
+                              f"({root}/<arm>.vistool.json); drop --set, or start a new demo in another folder")
+        stored = read_stored_demo(root, ARMS)
+        differ = disagreements(stored.demo, asked)
+        if differ:
+            raise ConfigError("a resumed demo runs with the settings it started with; these differ: " + "; ".join(differ)
+                              + " (make demo RESUME=1 passes TASK, SEED's default and DEMO_THREADS: give the demo's own)")
+    except ConfigError as error:
+        stderr.write(f"demo: {error}\n")
+        return 2
+    demo, configs = stored.demo, stored.configs
+    states = {arm: arm_state(root / arm) for arm in ARMS}
+    say(f"resuming the demo in {root}: " + ", ".join(f"{arm} {DEMO_ARM_STATES[state]}" for arm, state in states.items()))
+    for arm, state in states.items():
+        if state == "restart":
+            say(f"{arm}: no complete checkpoint to continue from; its folder is kept as {move_aside(root / arm)} and it starts over")
+    (root / "logs").mkdir(parents=True, exist_ok=True)
+    write_json_atomic(root / "demo.json", {**demo, "resumed_at": [*demo.get("resumed_at", []), time.time()]})
+    # The summary's minutes are the demo's working time: the earlier invocations' (their summary) plus this one's.
+    earlier = read_json_or_none(root / "summary.json") or {}
+    started = time.time() - 60 * float(earlier.get("minutes") or 0)
+    return _run_arms(root, configs, states, int(demo.get("threads") or 0), started, float(demo.get("minutes_cap") or 0),
+                     str(demo.get("model", "micro")), str(demo.get("task", "bars")), say, stderr)
+
+
+DEMO_ARM_STATES = {"new": "not started", "finished": "finished (kept)", "resume": "continues from its newest checkpoint",
+                   "restart": "starts over"}
+
+
+def _run_arms(root: Path, configs: dict[str, RunConfig], states: dict[str, str], threads: int, started: float, minutes: float,
+              model: str, task: str, say: Any, stderr: TextIO) -> int:
+    """Each arm that has not finished, one after the other, then the summary and the report."""
     arms: list[ArmProcess] = []
     interrupted = {"flag": False}
 
@@ -281,7 +324,9 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
         for name in ARMS:
             if interrupted["flag"]:
                 break
-            if name == "text":
+            if states[name] == "finished":
+                continue
+            if name == "text" and states[name] != "resume":
                 # The ablation's SFT budget is the tools arm's: as many steps as its warm-up took
                 # (its phases end on the probe, so that number is only known now).
                 trained = sft_steps_trained(root / "tools")
@@ -289,7 +334,7 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
                     configs["text"].sft.steps = trained
                     write_json_atomic(root / "text.vistool.json", to_dict(configs["text"]))
                     say(f"text arm: sft.steps {trained}, the SFT steps the tools arm trained")
-            process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads)
+            process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads, resume=states[name] == "resume")
             arm = ArmProcess(name, process)
             arm.reader = threading.Thread(target=_follow, args=(arm, say), daemon=True)
             arm.reader.start()
@@ -321,7 +366,11 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
         say(line)
     say(f"summary: {root / 'summary.json'}; report: {root / 'report.html'}; dashboard: npx vistool view {root}")
     failed = [arm.arm for arm in arms if arm.process.returncode != 0]
-    return 1 if failed or len(arms) < len(ARMS) else 0
+    if failed or interrupted["flag"]:
+        say(f"to continue this demo where it stopped: make demo RESUME=1 DEMO_DIR={root} SEED={configs['tools'].seed}"
+            + (f" TASK={task}" if task != "bars" else "") + (f" DEMO_THREADS={threads}" if threads else ""))
+    finished = len(arms) + sum(state == "finished" for state in states.values())
+    return 1 if failed or finished < len(ARMS) else 0
 
 
 def resolved_arm_config(path: Path) -> RunConfig:
