@@ -128,7 +128,7 @@ def _check_search_budget(config: RunConfig) -> None:
     illegible in the whole image at that budget and legible in the gold zoom. A policy shown images
     at another budget would read them without a zoom (or not even in it), so the two must agree."""
     generate = config.data.generate
-    if generate.kind != "search" or (config.data.train and config.data.eval):
+    if generate.kind != "search":
         return
     from ..rollouts.presentation import policy_pixel_bounds  # the policy's side, as its processor is built
 
