@@ -135,6 +135,11 @@ def eval_split(root: Path) -> dict[str, Any]:
         command += ["--categories", "-".join(str(count) for count in provenance["categories"])]
     if provenance.get("min_top_gap"):
         command += ["--min-top-gap", str(provenance["min_top_gap"])]
+    # Search scenes are made for one image budget: fresh ones must be judged under the same.
+    if provenance.get("max_pixels"):
+        command += ["--max-pixels", str(provenance["max_pixels"])]
+    if provenance.get("legible_px"):
+        command += ["--legible-px", str(provenance["legible_px"])]
     command += ["--out", "heldout/"]
     most_common = answers.most_common(1)[0][1] if answers else 0
     return {**provenance, "n": len(records), "path": str(path), "command": " ".join(command),
