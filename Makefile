@@ -17,7 +17,8 @@ DEVICE ?= cpu
 DEMO_MINUTES ?= 20
 # `make demo SEED=2`: the seed of both arms (tasks, initial weights, batches, sampling).
 SEED ?= 1
-# `make demo TASK=geometry`: the same comparison on geometry diagrams (examples/micro-geometry.vistool.json).
+# `make demo TASK=geometry`: the same comparison on geometry diagrams (examples/micro-geometry.vistool.json);
+# `make demo TASK=search`: on visual search, counting shapes through a zoom (examples/micro-search.vistool.json).
 TASK ?= bars
 # `make demo DEMO_THREADS=1`: each arm's trainer threads (default: every core). Another count sums in
 # another order, which stands in for another CPU (docs/DEMO.md, "How the result varies").

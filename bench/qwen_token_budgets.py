@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 sys.path.insert(0, str(REPO / "trainer" / "tests"))
 
-KINDS = ("table", "vbar", "hbar", "grouped", "line", "geometry")
+KINDS = ("table", "vbar", "hbar", "grouped", "line", "geometry", "search")
 RECIPE = REPO / "examples" / "dapo-qwen2.5-vl-3b-4gpu.vistool.json"
 
 
@@ -54,7 +54,12 @@ def first_prompts(policy, config, tasks_path: Path, scratch: Path) -> list:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=8, help="tasks per kind")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated task kinds to measure (default: all of {', '.join(KINDS)})")
     args = parser.parse_args(argv)
+    kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        parser.error(f"--kinds: {', '.join(unknown) or '(none)'} not among {', '.join(KINDS)}")
 
     from model_under_test import qwen_fixture_dir
 
@@ -72,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
-        for kind in KINDS:
+        for kind in kinds:
             tasks_path = generate(kind, args.n, scratch / kind)
             row: dict = {"kind": kind}
             for label, max_pixels in settings.items():

@@ -54,9 +54,9 @@ export interface RunConfig {
      */
     generate: {
       /**
-       * Task kind: a chart or table, or `geometry` (diagrams of labelled points: env/tasks/README.md).
+       * Task kind: a chart or table, `geometry` (diagrams of labelled points) or `search` (visual search: small labelled objects in a large scene, answered through a zoom; env/tasks/README.md).
        */
-      kind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'geometry';
+      kind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'geometry' | 'search';
       /**
        * Training tasks to generate (`--split train`); all of them are used.
        */
@@ -74,7 +74,7 @@ export interface RunConfig {
        */
       image_size: string;
       /**
-       * `data gen --family`: ask only questions of these families; null asks any but `level`. The demo asks `level` ("is the bar for D low, medium or high?"): the tool that masks every other bar leaves exactly the evidence (docs/DEMO.md). Geometry (kind `geometry`) has its own: above_below, same_side, inside_triangle, segments_cross, longer_segment, and locate (point localisation, the curriculum's perception tasks).
+       * `data gen --family`: ask only questions of these families; null asks any but `level`. The demo asks `level` ("is the bar for D low, medium or high?"): the tool that masks every other bar leaves exactly the evidence (docs/DEMO.md). Geometry (kind `geometry`) has its own: above_below, same_side, inside_triangle, segments_cross, longer_segment, and locate (point localisation, the curriculum's perception tasks). Search (kind `search`) has its own: text_on, colour_of, next_to, how_many.
        *
        * @minItems 1
        */
@@ -97,6 +97,10 @@ export interface RunConfig {
               | 'segments_cross'
               | 'longer_segment'
               | 'locate'
+              | 'text_on'
+              | 'colour_of'
+              | 'next_to'
+              | 'how_many'
             ),
             ...(
               | 'lookup'
@@ -115,6 +119,10 @@ export interface RunConfig {
               | 'segments_cross'
               | 'longer_segment'
               | 'locate'
+              | 'text_on'
+              | 'colour_of'
+              | 'next_to'
+              | 'how_many'
             )[]
           ]
         | null;
@@ -139,6 +147,10 @@ export interface RunConfig {
        * @maxItems 2
        */
       categories: [number, number] | null;
+      /**
+       * `data gen --max-pixels` (kind `search` only): the policy's image budget (area) the generator's need-for-zoom criterion assumes: every task's answer is illegible in the whole image at this budget and legible in the gold zoom. It must be the budget the policy is shown images at (policy.micro.max_pixels for the micro model, else policy.max_pixels): the trainer refuses a search config where they differ. null: the generator's default, 50176 (the micro model's default budget).
+       */
+      max_pixels: number | null;
     };
   };
   /**

@@ -19,6 +19,7 @@ export function dataGenArguments(generate: Readonly<Record<string, unknown>>, se
   if (typeof generate.min_top_gap === 'number' && generate.min_top_gap > 0) words.push('--min-top-gap', String(generate.min_top_gap));
   if (Array.isArray(generate.categories) && generate.categories.length > 0) words.push('--categories', generate.categories.join('-'));
   if (generate.shuffle_labels === true) words.push('--shuffle-labels');
+  if (typeof generate.max_pixels === 'number') words.push('--max-pixels', String(generate.max_pixels));
   return words;
 }
 

@@ -23,6 +23,8 @@ export const MEASURED_PROMPT_TEXT_TOKENS: Readonly<Record<GeneratedKind, number>
   grouped: 1334,
   line: 1334,
   geometry: 999,
+  // `--kinds search` (8 tasks, the same day): one tool (crop) in the system turn.
+  search: 367,
 };
 
 /**

@@ -25,7 +25,7 @@ async function pickModel(): Promise<ModelChoice | undefined> {
 }
 
 async function pickTasks(datasets: DatasetsTreeProvider, folder: string): Promise<TasksChoice | undefined> {
-  const generated = (['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry'] as const).map((kind) => ({
+  const generated = (['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry', 'search'] as const).map((kind) => ({
     label: `Generate ${kind} tasks`,
     description: '400 training + 100 held-out, made when the run starts',
     choice: { kind: 'generate', taskKind: kind } as TasksChoice,

@@ -9,7 +9,7 @@
  */
 
 export type ModelChoice = { kind: 'micro' } | { kind: 'qwen3b' } | { kind: 'custom'; model: string };
-export type TasksChoice = { kind: 'generate'; taskKind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'geometry' } | { kind: 'file'; train: string; eval: string | null; taskKind: string | null };
+export type TasksChoice = { kind: 'generate'; taskKind: 'table' | 'vbar' | 'hbar' | 'grouped' | 'line' | 'geometry' | 'search' } | { kind: 'file'; train: string; eval: string | null; taskKind: string | null };
 export type Preset = 'grpo' | 'dapo' | 'sft+dapo';
 export type DeviceChoice = 'auto' | 'cpu' | 'cuda';
 
@@ -27,7 +27,21 @@ export const PRESET_DESCRIPTIONS: Readonly<Record<Preset, string>> = {
   'sft+dapo': 'SFT warm-up on gold tool-call trajectories, then DAPO (what a model that starts from scratch needs)',
 };
 
-const GENERATED_KINDS = new Set(['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry']);
+const GENERATED_KINDS = new Set(['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry', 'search']);
+
+/** The policy's image budget (max_pixels) the template gives a model that is not the micro one. */
+const REAL_MODEL_MAX_PIXELS = 1003520;
+
+/**
+ * A search scene's size, difficulty and budget: its labels must be illegible in the whole image at
+ * the policy's budget and legible in the gold zoom (env/tasks/search/legibility.ts), so the canvas
+ * grows with the budget. Micro: 1024×768 at its default 50,176 pixels (the generator's default
+ * budget). A real model at 1,003,520: 2048×1536, where difficulty 1's 15 px labels would still be
+ * legible (data gen refuses it), so difficulty 3 (13 px).
+ */
+function searchScene(micro: boolean): Record<string, unknown> {
+  return micro ? { difficulty: 1, image_size: '1024x768' } : { difficulty: 3, image_size: '2048x1536', max_pixels: REAL_MODEL_MAX_PIXELS };
+}
 
 export function buildRunConfig(choices: TemplateChoices): Record<string, unknown> {
   const micro = choices.model.kind === 'micro';
@@ -38,12 +52,12 @@ export function buildRunConfig(choices: TemplateChoices): Record<string, unknown
   const generateKind = choices.tasks.kind === 'generate' ? choices.tasks.taskKind : choices.tasks.taskKind !== null && GENERATED_KINDS.has(choices.tasks.taskKind) ? choices.tasks.taskKind : 'table';
   const data: Record<string, unknown> =
     choices.tasks.kind === 'generate'
-      ? { train: null, eval: null, generate: { kind: generateKind, n_train: 400, n_eval: 100, difficulty: 1, image_size: micro ? '224x112' : '448x224' } }
-      : { train: choices.tasks.train, eval: choices.tasks.eval, ...(choices.tasks.eval === null ? { generate: { kind: generateKind, n_train: 400, n_eval: 100, difficulty: 1 } } : {}) };
+      ? { train: null, eval: null, generate: { kind: generateKind, n_train: 400, n_eval: 100, difficulty: 1, image_size: micro ? '224x112' : '448x224', ...(generateKind === 'search' ? searchScene(micro) : {}) } }
+      : { train: choices.tasks.train, eval: choices.tasks.eval, ...(choices.tasks.eval === null ? { generate: { kind: generateKind, n_train: 400, n_eval: 100, difficulty: 1, ...(generateKind === 'search' ? searchScene(micro) : {}) } } : {}) };
 
   const policy: Record<string, unknown> = micro
     ? { model, dtype: 'auto', system_prompt: '', micro: { vocab_size: 1024 } }
-    : { model, dtype: 'auto', system_prompt: null, min_pixels: 3136, max_pixels: 1003520, lora: { enabled: false } };
+    : { model, dtype: 'auto', system_prompt: null, min_pixels: 3136, max_pixels: REAL_MODEL_MAX_PIXELS, lora: { enabled: false } };
 
   // Budgets are steps: what a run trains is decided by steps, never by the clock (docs/DEMO.md,
   // Budgets and time). No wall-clock cap is written, so a slower machine runs the same recipe, only

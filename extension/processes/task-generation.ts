@@ -30,7 +30,7 @@ export interface GenerateFromConfigOptions {
   out: string;
 }
 
-const KINDS = ['table', 'vbar', 'hbar', 'grouped', 'line', 'mixed', 'geometry'];
+const KINDS = ['table', 'vbar', 'hbar', 'grouped', 'line', 'mixed', 'geometry', 'search'];
 
 export class TaskGeneration {
   constructor(

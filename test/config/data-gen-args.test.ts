@@ -7,7 +7,7 @@ import { describeGenerate, generationJobs } from '../../env/config/data-gen-args
 
 const root = join(__dirname, '..', '..');
 const python = join(root, '.venv', 'bin', 'python');
-const CONFIGS = ['examples/micro-cpu.vistool.json', 'test/extension/in-editor/workspace/micro-tiny.vistool.json'];
+const CONFIGS = ['examples/micro-cpu.vistool.json', 'examples/micro-search.vistool.json', 'test/extension/in-editor/workspace/micro-tiny.vistool.json'];
 
 /** The trainer's own arguments for the same config (trainer/vistool_trainer/run/train.py), read through its config loader. */
 function trainerArguments(configPath: string): Record<string, string[]> {

@@ -17,6 +17,7 @@ test('every New Run Config combination passes the config checks without errors o
   const tasks: TasksChoice[] = [
     { kind: 'generate', taskKind: 'vbar' },
     { kind: 'generate', taskKind: 'geometry' },
+    { kind: 'generate', taskKind: 'search' },
     { kind: 'file', train: 'data/train/tasks.jsonl', eval: 'data/test/tasks.jsonl', taskKind: 'table' },
     { kind: 'file', train: 'data/train/tasks.jsonl', eval: null, taskKind: 'chart' },
   ];
@@ -32,7 +33,7 @@ test('every New Run Config combination passes the config checks without errors o
           assert.deepEqual(problems.filter((p) => p.severity !== 'info').map((p) => p.message), [], JSON.stringify({ model, task, preset, device }));
           checked++;
         }
-  assert.equal(checked, 108);
+  assert.equal(checked, 135);
 });
 
 test('the presets differ where GRPO and DAPO differ', () => {

@@ -73,8 +73,76 @@ def test_the_geometry_variant_asks_above_below_about_three_points_with_the_same_
         assert task["kind"] == "geometry" and task["answer"] in ("above", "below")
         assert sorted(task["meta"]["points"]) == ["A", "B", "C"]
         assert task["gold"] == [{"name": "draw_line", "arguments": {"through": task["query"]["points"][:2]}}]
-    with pytest.raises(ValueError, match="demo task 'maps' is not one of bars, geometry"):
+    with pytest.raises(ValueError, match="demo task 'maps' is not one of bars, geometry, search"):
         demo_config(str(tmp_path / "demo"), minutes=20, task="maps")
+
+
+def _data_check(tasks: Path, max_pixels: int) -> dict:
+    import subprocess
+
+    from vistool_trainer.checkout import repo_root
+
+    result = subprocess.run(["node", str(repo_root() / "bin" / "vistool.js"), "data", "check", str(tasks), "--json", "--max-pixels", str(max_pixels)],
+                            capture_output=True, text=True, timeout=300)
+    return json.loads(result.stdout)
+
+
+def test_the_search_variant_counts_shapes_that_only_a_zoom_shows_at_the_policys_budget(tmp_path, cli_bundle):
+    bars = demo_config(str(tmp_path / "demo"), minutes=20)
+    tools = demo_config(str(tmp_path / "demo"), minutes=20, task="search")
+    text = demo_config(str(tmp_path / "demo"), minutes=20, arm="text", task="search")
+    assert tools.env.tools is True and text.env.tools is False
+    assert _without(tools, "env.tools", "output_dir", "name") == _without(text, "env.tools", "output_dir", "name")
+    # The bars demo's budgets; a turn to spare for a second zoom, as there.
+    assert (tools.sft, tools.rl, tools.eval) == (bars.sft, bars.rl, bars.eval)
+    assert (tools.env.max_turns, tools.env.max_tool_calls) == (3, 2)
+    generate = replace(tools.data.generate, n_train=6)
+    assert (generate.kind, generate.families, generate.image_size) == ("search", ["how_many"], "768x576")
+    # The tasks are generated for the budget the policy is shown images at.
+    assert generate.max_pixels == tools.policy.micro.max_pixels == 25088
+    path = generate_tasks(tmp_path / "train", generate, seed=3, split="train")
+    tasks = load_tasks(path)
+    assert len(tasks) == 6
+    for task in tasks:
+        assert task["kind"] == "search" and task["family"] == "how_many" and task["answer"] in ("2", "3", "4", "5")
+        assert task["generator"]["max_pixels"] == 25088 and task["generator"]["image_size"] == [768, 576]
+        # The answer is the count of the named colour and shape in the scene's description.
+        query = task["query"]
+        named = [o for o in task["meta"]["objects"] if (o["colour"], o["shape"]) == (query["colour"], query["shape"])]
+        assert task["answer"] == str(len(named))
+        [gold] = task["gold"]
+        x1, y1, x2, y2 = gold["arguments"]["bbox"]
+        assert gold["name"] == "zoom_in" and all(x1 <= o["bbox"]["x1"] and o["bbox"]["x2"] <= x2 and y1 <= o["bbox"]["y1"]
+                                                 and o["bbox"]["y2"] <= y2 for o in named)
+    # The checker proves every task needs the zoom at the policy's budget and is readable in it; at the
+    # micro model's default budget (twice the pixels) the same shapes are legible without one.
+    assert _data_check(path, 25088)["failed"] == 0
+    assert _data_check(path, 50176)["failed"] == 6
+
+
+def test_a_search_config_whose_policy_sees_another_budget_than_its_tasks_is_refused(tmp_path):
+    from vistool_trainer.run.run_config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"data.generate.max_pixels \(25088\) .* shown images at 50176 pixels \(policy.micro.max_pixels\)"):
+        demo_config(str(tmp_path / "demo"), minutes=20, task="search", overrides={"policy.micro.max_pixels": 50176})
+    with pytest.raises(ConfigError, match=r"\(50176, the generator default\) .* 25088 pixels"):
+        demo_config(str(tmp_path / "demo"), minutes=20, task="search", overrides={"data.generate.max_pixels": None})
+    # A real model is shown images at its own budget: the search demo says what to set instead of generating unusable tasks.
+    stderr = io.StringIO()
+    assert run_demo(str(tmp_path / "qwen"), 1, model="Qwen/Qwen2.5-VL-3B-Instruct", device="cuda", task="search", stderr=stderr) == 2
+    assert "12845056 pixels (policy.max_pixels)" in stderr.getvalue() and not (tmp_path / "qwen").exists()
+
+
+def test_the_cli_offers_every_demo_task_and_names_them_when_one_is_unknown(tmp_path, capsys):
+    from vistool_trainer.__main__ import DEMO_TASKS, build_parser
+    from vistool_trainer.run.demo import DEMO_CONFIGS
+
+    assert tuple(DEMO_CONFIGS) == DEMO_TASKS
+    assert build_parser().parse_args(["demo", "--task", "search"]).task == "search"
+    with pytest.raises(SystemExit) as refused:
+        build_parser().parse_args(["demo", "--task", "maps"])
+    assert refused.value.code == 2
+    assert "invalid choice: 'maps' (choose from bars, geometry, search)" in capsys.readouterr().err.replace("'bars', 'geometry', 'search'", "bars, geometry, search")
 
 
 def test_a_hub_model_on_cuda_gets_the_real_models_settings_in_the_same_config():
@@ -213,6 +281,37 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
     periodic = [json.loads(line) for line in (root / "tools" / "metrics.jsonl").read_text().splitlines() if '"rl_step_1"' in line]
     assert periodic and "eval/acc_tools" in periodic[0] and "eval/acc_no_tools" not in periodic[0]  # its own setting only
     assert "tools eval after_rl" in stderr.getvalue() and "text eval after_rl" in stderr.getvalue()
+
+
+def test_the_search_demo_runs_end_to_end_on_tiny_budgets(tmp_path, cli_bundle):
+    """`demo --task search` through the real path: tasks generated for the policy's budget, gold zooms
+    replayed in SFT, RL rollouts whose calls reach the env, both arms evaluated, and the report's
+    search sections (the numbers mean nothing here)."""
+    overrides = {"data.generate.n_train": 8, "data.generate.n_eval": 4, "eval.n": 4, "eval.every_steps": 0,
+                 "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 1, "rl.prompts_per_step": 2, "rl.group_size": 2,
+                 "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
+                 "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,
+                 "sft.after_tool_turns_first": 0, "sft.calls_without_images_steps": 0, "sft.tool_trajectories_steps": 0,
+                 "sft.mixture_until_direct_rate": 0.0}
+    stderr = io.StringIO()
+    code = run_demo(str(tmp_path / "demo"), minutes=5, overrides=overrides, stderr=stderr, task="search", threads=1)
+    assert code == 0, stderr.getvalue()[-3000:]
+    root = tmp_path / "demo"
+    assert json.loads((root / "demo.json").read_text())["task"] == "search"
+    tasks = load_tasks(root / "data" / "eval" / "tasks.jsonl")
+    assert len(tasks) == 4 and {task["kind"] for task in tasks} == {"search"}
+    summary = json.loads((root / "summary.json").read_text())
+    assert summary["eval_split"]["families"] == ["how_many"] and "--max-pixels 25088" in summary["eval_split"]["command"]
+    for arm in ARMS:
+        assert json.loads((root / arm / "run.json").read_text())["status"] == "finished"
+        assert summary["arms"][arm]["after_rl"]["n"] == 4
+    # The env has no target box for a search zoom yet: the summary says not measured rather than 0.
+    assert summary["arms"]["tools"]["after_rl"]["crop_iou"] is None
+    assert summary["range"] == [f"no measured range is stored for the search demo (examples/demo-range.json): "
+                                f"{json.loads((Path(__file__).resolve().parents[2] / 'examples' / 'demo-range.json').read_text())['search']['measured']}"]
+    page = (root / "report.html").read_text()
+    assert "how many such objects there are" in page and "25,088 pixels" in page
+    assert "It does not show search in the sense of deep multi-turn exploration" in page
 
 
 def test_a_second_demo_keeps_the_first_one_aside_instead_of_mixing_into_it(tmp_path):

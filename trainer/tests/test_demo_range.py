@@ -39,7 +39,7 @@ def test_the_closing_lines_place_each_measure_and_compare_the_same_seed_and_thre
 
 def test_the_stored_range_covers_what_the_docs_say_was_measured():
     ranges = load_ranges(DEMO_RANGE)
-    for task in ("bars", "geometry"):
+    for task in ("bars", "geometry", "search"):
         for run in ranges.get(task, {}).get("runs", []):
             assert {"seed", "threads", "tools_after_rl", "tools_after_sft", "text_after_rl", "sft_steps"} <= set(run)
             assert 0 <= run["tools_after_rl"] <= 1
@@ -171,3 +171,13 @@ def test_a_key_added_since_a_run_was_made_does_not_change_its_fingerprint():
     # A changed value is another recipe (the demo sets calls_first; without it the default, false, is another warm-up).
     del older["sft"]["calls_first"]
     assert recipe_fingerprint(older) != recipe_fingerprint(today)
+
+
+def test_the_search_demo_says_no_range_was_measured_with_the_stored_reason():
+    """The search variant has no finished run yet: the closing line says so, and why, from the stored
+    entry, instead of placing the run in another task's range."""
+    stored = load_ranges(DEMO_RANGE)["search"]
+    assert stored["runs"] == []
+    lines = range_lines(_summary(0.5), "search", 2, recipe="anything")
+    assert lines == [f"no measured range is stored for the search demo (examples/demo-range.json): {stored['measured']}"]
+    assert "not run yet" in lines[0]

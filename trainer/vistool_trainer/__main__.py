@@ -50,6 +50,11 @@ def _eval(args: argparse.Namespace) -> int:
     return evaluate_checkpoint(args.config, args.checkpoint, args.n)
 
 
+# `demo --task`: the keys of run/demo.py's DEMO_CONFIGS (a test holds them equal), named here so that
+# building the parser imports no trainer module.
+DEMO_TASKS = ("bars", "geometry", "search")
+
+
 def _demo_range(args: argparse.Namespace) -> int:
     from .run.demo_range import DEMO_RANGE, range_table, record_runs
 
@@ -123,9 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
                       "initial weights, the SFT batches and RL's sampling (default: the demo config's, 1)")
     demo.add_argument("--model", default="micro", help="'micro' (the embedded micro Qwen2.5-VL), a Hugging Face id such as Qwen/Qwen2.5-VL-3B-Instruct, or a local checkpoint folder")
     demo.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="cpu, cuda (bf16) or auto")
-    demo.add_argument("--task", default="bars", choices=["bars", "geometry"],
+    demo.add_argument("--task", default="bars", choices=DEMO_TASKS,
                       help="bars: the level of one bar among six (examples/micro-cpu.vistool.json); geometry: whether the line through two "
-                           "points passes above or below a third (examples/micro-geometry.vistool.json)")
+                           "points passes above or below a third (examples/micro-geometry.vistool.json); search: how many objects of a "
+                           "named colour and shape a scene holds, read through a zoom (examples/micro-search.vistool.json)")
     demo.add_argument("--threads", type=int, default=None, help="trainer threads of each arm (make demo DEMO_THREADS=N; default: "
                       "every core on a CPU). Another count sums in another order: the stand-in for another CPU (docs/DEMO.md)")
     demo.add_argument("--resume", action="store_true", help="continue the interrupted demo in --out with the settings it started "
@@ -143,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo_range.add_argument("runs", nargs="*", help="finished demo run folders (each with demo.json and summary.json)")
     demo_range.add_argument("--cpu", default=None, help="the CPU model the runs were measured on (lscpu's model name)")
     demo_range.add_argument("--date", default=None, help="the date of the measurement")
-    demo_range.add_argument("--task", default="bars", choices=["bars", "geometry"], help="the task whose table to print")
+    demo_range.add_argument("--task", default="bars", choices=DEMO_TASKS, help="the task whose table to print")
     demo_range.set_defaults(handler=_demo_range)
     fixture = commands.add_parser("fixture", help="write a test fixture: qwen-micro, a tiny Qwen2.5-VL with Qwen2.5's real tokenizer "
                                                   "and padded vocabulary (docs/QWEN_FIXTURE.md)")

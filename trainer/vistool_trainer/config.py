@@ -89,7 +89,7 @@ def schema_section(path: str) -> Callable[[type[Section]], type[Section]]:
 @dataclass
 @schema_section('data.generate')
 class DataGenerateConfig:
-    kind: Literal['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry']
+    kind: Literal['table', 'vbar', 'hbar', 'grouped', 'line', 'geometry', 'search']
     n_train: int
     n_eval: int
     difficulty: int
@@ -99,6 +99,7 @@ class DataGenerateConfig:
     min_top_gap: float
     shuffle_labels: bool
     categories: list[str] | None
+    max_pixels: int | None
 
 
 @dataclass

@@ -5,8 +5,10 @@
 - **text**: the same initial model, the same SFT budget on direct gold answers, the same RL budget
   with the tools off in the env — the ablation of VTool-R1's figure.
 
-The tasks ask for the level of one named bar among six whose order changes from chart to chart
-(docs/DEMO.md says why). Both arms train on one generated training split and are evaluated,
+The tasks (`--task`, DEMO_CONFIGS) ask for the level of one named bar among six whose order changes
+from chart to chart (bars, the default; docs/DEMO.md says why), whether the line through two points
+passes above or below a third (geometry), or how many objects of a named colour and shape a large
+scene holds, where the shapes are too small to tell apart without a zoom (search). Both arms train on one generated training split and are evaluated,
 greedy, after SFT and after RL on one held-out split that training never sees. The demo leaves
 `<out>/tools/` and `<out>/text/` (two ordinary run directories), `<out>/summary.json` and
 `<out>/report.html`.
@@ -42,7 +44,8 @@ from .train import generate_tasks
 
 DEMO_CONFIG = repo_root() / "examples" / "micro-cpu.vistool.json"
 # `--task` (make demo TASK=...): which family the two arms are compared on, by its example config.
-DEMO_CONFIGS = {"bars": DEMO_CONFIG, "geometry": repo_root() / "examples" / "micro-geometry.vistool.json"}
+DEMO_CONFIGS = {"bars": DEMO_CONFIG, "geometry": repo_root() / "examples" / "micro-geometry.vistool.json",
+                "search": repo_root() / "examples" / "micro-search.vistool.json"}
 ARMS = ("tools", "text")
 
 # Shares of the time budget each arm's stage may use at most: a safety net a normal run never
@@ -113,6 +116,8 @@ def demo_config(out: str, minutes: float, model: str = PolicyConfig.model, devic
     gold trajectory is a direct answer and every rollout answers without tools."""
     if arm not in ARMS:
         raise ValueError(f"demo arm {arm!r} is not one of {', '.join(ARMS)}")
+    if task not in DEMO_CONFIGS:
+        raise ValueError(f"demo task {task!r} is not one of {', '.join(DEMO_CONFIGS)}")
     root = Path(out).resolve()
     settings: dict[str, Any] = {"output_dir": str(root / arm), "device": device, "name": f"demo-{arm}",
                                  "sft.max_seconds": minutes * 60 * SFT_SHARE, "rl.max_seconds": minutes * 60 * RL_SHARE,
@@ -124,8 +129,6 @@ def demo_config(out: str, minutes: float, model: str = PolicyConfig.model, devic
         settings.update(REAL_MODEL_SETTINGS)
         settings.update({"name": f"demo-{arm}-" + Path(model.rstrip("/")).name.lower(), "policy.model": model})
     settings.update(overrides or {})
-    if task not in DEMO_CONFIGS:
-        raise ValueError(f"demo task {task!r} is not one of {', '.join(DEMO_CONFIGS)}")
     return load_config(DEMO_CONFIGS[task], settings)
 
 
@@ -248,11 +251,18 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
         return 2
     if resume:
         return _resume_demo(root, stderr, say, overrides, {"task": task, "model": model, "device": device, "threads": threads})
+    # Both arms' configs before anything on disk moves: a config the demo cannot run (an unknown
+    # task, a search budget the model is not shown images at) is said in one line, and the previous
+    # demo stays where it is.
+    try:
+        configs = {arm: demo_config(out, minutes, model, device, arm, overrides, task) for arm in ARMS}
+    except ValueError as error:  # a ConfigError is one
+        stderr.write(f"demo: {error}\n")
+        return 2
     kept = keep_previous_demo(root)
     if kept is not None:
         say(f"the previous demo in {root} is kept as {kept}")
     (root / "logs").mkdir(parents=True, exist_ok=True)
-    configs = {arm: demo_config(out, minutes, model, device, arm, overrides, task) for arm in ARMS}
     say(f"generating the tasks once for both arms into {root / 'data'}")
     generate_demo_data(root, configs["tools"])
     # The arms run one after the other, each alone on the machine with every core, so neither arm's

@@ -13,7 +13,9 @@ paired one for after RL − after SFT (the same held-out tasks).
 {"effect", "ci95": [lo, hi], "n", "answer_changed_rate", "method": "newcombe-paired"}, accuracy as run
 − accuracy with the tool results withheld on the same tasks; null where it was not measured (the
 text arm, eval.counterfactual off). `call_on_target_rate` is the evaluation's
-`eval/call_on_target_rate`; null where the evaluation did not measure it.
+`eval/call_on_target_rate`; null where the evaluation did not measure it. `crop_iou` is the
+evaluation's `eval/crop_iou` (the mean IoU of the tools arm's zoom crops with the task's target box,
+rollouts/turn_metrics.py); null where no call had a target box to measure against.
 `eval_split` holds the generator options and seed of the held-out tasks, so anyone can make fresh
 held-out tasks (`command`, with another seed) and re-evaluate the checkpoints with `vistool eval`.
 """
@@ -57,6 +59,8 @@ def checkpoint_numbers(evaluation: dict[str, float], setting: str) -> dict[str, 
     numbers["tool_effect"] = tool_effect_numbers(evaluation) if setting == "tools" else None
     rate = evaluation.get("eval/call_on_target_rate")
     numbers["call_on_target_rate"] = float(rate) if setting == "tools" and rate is not None else None
+    iou = evaluation.get("eval/crop_iou")
+    numbers["crop_iou"] = float(iou) if setting == "tools" and iou is not None else None
     return numbers
 
 
@@ -131,6 +135,11 @@ def eval_split(root: Path) -> dict[str, Any]:
         command += ["--categories", "-".join(str(count) for count in provenance["categories"])]
     if provenance.get("min_top_gap"):
         command += ["--min-top-gap", str(provenance["min_top_gap"])]
+    # Search scenes are made for one image budget: fresh ones must be judged under the same.
+    if provenance.get("max_pixels"):
+        command += ["--max-pixels", str(provenance["max_pixels"])]
+    if provenance.get("legible_px"):
+        command += ["--legible-px", str(provenance["legible_px"])]
     command += ["--out", "heldout/"]
     most_common = answers.most_common(1)[0][1] if answers else 0
     return {**provenance, "n": len(records), "path": str(path), "command": " ".join(command),

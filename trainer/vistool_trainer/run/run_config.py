@@ -114,7 +114,31 @@ def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> RunConf
         path = config["data"].get(key)
         if path and not Path(path).is_absolute():
             config["data"][key] = str((base / path).resolve())
-    return from_dict(RunConfig, config)
+    resolved = from_dict(RunConfig, config)
+    _check_search_budget(resolved)
+    return resolved
+
+
+# `data gen --max-pixels`'s default: env/tasks/search/profiles.ts, DEFAULT_MAX_PIXELS.
+SEARCH_GENERATOR_MAX_PIXELS = 50176
+
+
+def _check_search_budget(config: RunConfig) -> None:
+    """Search tasks are generated for one image budget: the generator keeps only tasks whose answer is
+    illegible in the whole image at that budget and legible in the gold zoom. A policy shown images
+    at another budget would read them without a zoom (or not even in it), so the two must agree."""
+    generate = config.data.generate
+    if generate.kind != "search":
+        return
+    from ..rollouts.presentation import policy_pixel_bounds  # the policy's side, as its processor is built
+
+    assumed = generate.max_pixels if generate.max_pixels is not None else SEARCH_GENERATOR_MAX_PIXELS
+    shown = policy_pixel_bounds(config.policy)["max_pixels"]
+    if assumed != shown:
+        where = "policy.micro.max_pixels" if config.policy.model == "micro" else "policy.max_pixels"
+        raise ConfigError(f"run config is invalid: data.generate.max_pixels ({assumed}"
+                          f"{'' if generate.max_pixels is not None else ', the generator default'}) is the image budget the search "
+                          f"tasks are generated for, but the policy is shown images at {shown} pixels ({where}); set one to the other")
 
 
 def read_config_file(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -71,6 +71,8 @@ def data_gen_arguments(generate: DataGenerateConfig, seed: int, split: str) -> l
         arguments += ["--categories", "-".join(str(count) for count in generate.categories)]
     if generate.shuffle_labels:
         arguments += ["--shuffle-labels"]
+    if generate.max_pixels is not None:
+        arguments += ["--max-pixels", str(generate.max_pixels)]
     return arguments
 
 
