@@ -58,6 +58,7 @@ export function replayPolicySetting(): ReplayPolicyState {
   const config = vscode.workspace.getConfiguration('vistool.viewer');
   return replayPolicyState(config.get<string>('replayPolicy', ''), {
     settingName: 'the setting vistool.viewer.replayPolicy',
+    allowRemoteName: 'the setting vistool.viewer.replayAllowRemote',
     allowRemote: config.get<boolean>('replayAllowRemote', false),
     observationRole: config.get<string>('replayObservationRole', 'tool'),
     apiKeyEnv: config.get<string>('replayApiKeyEnv', 'VISTOOL_POLICY_API_KEY').trim() || 'VISTOOL_POLICY_API_KEY',

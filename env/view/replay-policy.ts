@@ -39,6 +39,8 @@ export interface ReplayPolicyOptions {
   apiKeyEnv?: string;
   /** How the host's setting is called in messages: `--policy` for `vistool view`, the VS Code setting's id there. */
   settingName?: string;
+  /** How the host's switch for remote policies is called in messages. */
+  allowRemoteName?: string;
 }
 
 export const DEFAULT_REPLAY_API_KEY_ENV = 'VISTOOL_POLICY_API_KEY';
@@ -68,7 +70,7 @@ export function parseReplayPolicy(text: string, options: ReplayPolicyOptions = {
   const hostname = new URL(spec.baseUrl).hostname;
   if (!options.allowRemote && !isLoopbackHost(hostname)) {
     throw new ReplayPolicyError(
-      `${setting} '${text}': ${hostname} is not this machine, and a replay sends the rollout's question, images and turns to it; use a policy served on 127.0.0.1 (serve-policy listens there), or allow remote policies explicitly`,
+      `${setting} '${text}': ${hostname} is not this machine, and a replay sends the rollout's question, images and turns to it; use a policy served on 127.0.0.1 (serve-policy listens there), or allow remote policies explicitly (${options.allowRemoteName ?? '--allow-remote-policy'})`,
     );
   }
   const observationRole = options.observationRole ?? 'tool';
