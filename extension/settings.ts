@@ -4,6 +4,7 @@
  */
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
+import { replayPolicyState, type ReplayPolicyState } from '../env/view/replay-policy.js';
 
 export function runsRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).map((folder) => {
@@ -47,4 +48,19 @@ export function trainerSetupSettings(): TrainerSetupSettings {
     torchVersion: config.get<string>('torchVersion', '2.13.0').trim() || '2.13.0',
     torchIndexUrl: config.get<string>('torchIndexUrl', '').trim(),
   };
+}
+
+/**
+ * The policy the rollout viewer replays training rollouts against (`vistool.viewer.replay*`), or
+ * why there is none: the disabled button's tooltip names the setting to change.
+ */
+export function replayPolicySetting(): ReplayPolicyState {
+  const config = vscode.workspace.getConfiguration('vistool.viewer');
+  return replayPolicyState(config.get<string>('replayPolicy', ''), {
+    settingName: 'the setting vistool.viewer.replayPolicy',
+    allowRemoteName: 'the setting vistool.viewer.replayAllowRemote',
+    allowRemote: config.get<boolean>('replayAllowRemote', false),
+    observationRole: config.get<string>('replayObservationRole', 'tool'),
+    apiKeyEnv: config.get<string>('replayApiKeyEnv', 'VISTOOL_POLICY_API_KEY').trim() || 'VISTOOL_POLICY_API_KEY',
+  });
 }

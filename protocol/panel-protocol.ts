@@ -27,4 +27,5 @@ export * from './panel/evaluations.js';
 export * from './panel/annotations.js';
 export * from './panel/playground.js';
 export * from './panel/calls.js';
+export * from './panel/replay.js';
 export * from './panel/handlers.js';

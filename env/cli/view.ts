@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { isInside } from '../core/paths.js';
 import { RUN_MARKERS } from '../runs/run-groups.js';
 import { PanelBackend } from '../view/panel-backend.js';
+import { parseReplayPolicy, type ReplayPolicy, ReplayPolicyError } from '../view/replay-policy.js';
 import { ViewServer } from '../view/view-server.js';
 import { writeBundle } from '../view/bundle.js';
 import { openInBrowser } from './open-browser.js';
@@ -17,6 +18,8 @@ import { type CliCommand, parseCommandArgs, UsageError } from './command.js';
 
 const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root DIR ...]
              [--theme light|dark] [--assets DIR] [--open] [--bundle OUT]
+             [--policy openai:URL#MODEL [--allow-remote-policy] [--observation-role tool|user]
+              [--api-key-env NAME]]
 
   RUN_DIR        run directories to show (config.json, run.json, metrics.jsonl, rollouts/, images/);
                  several runs are overlaid on the dashboard. A folder of runs (such as the
@@ -31,6 +34,17 @@ const usage = `vistool view [RUN_DIR ...] [--port 0] [--host 127.0.0.1] [--root 
                  OUT (a new or empty folder) and exit: it opens from file:// or any static host,
                  holds no token, no absolute path and no file from outside the run directories
                  (images downsampled to 1600 px wide); the playground is left out
+  --policy P     the policy the rollout viewer's "Replay without the tool's result" asks, as
+                 \`vistool eval --policy\` names one: openai:<base_url>#<model>, e.g. a checkpoint
+                 served by \`python -m vistool_trainer serve-policy --checkpoint CKPT --port 0\`
+                 (its "listening" line gives the URL and the model). Without it the button is
+                 disabled and says why
+  --allow-remote-policy  allow a --policy on another machine (a replay sends the rollout's
+                 question, images and turns to it); by default only 127.0.0.1/::1/localhost
+  --observation-role R   the role tool observations are sent with: tool (default; what the
+                 trainer's policies read) or user (servers that refuse images in tool turns)
+  --api-key-env NAME     environment variable with the policy's bearer token (default
+                 VISTOOL_POLICY_API_KEY, which serve-policy requires when it is set)
 
 Prints one JSON line {"event":"listening","url":...} with the token in the URL, then serves
 until interrupted. Only this machine can connect, and only with the token.`;
@@ -69,6 +83,26 @@ export function expandRunDirectories(dirs: readonly string[]): string[] {
   });
 }
 
+/** --policy and its companions, checked before anything starts; null without --policy (the viewer's replay button says how to give one). */
+function replayPolicyOf(values: { policy?: string; 'allow-remote-policy'?: boolean; 'observation-role'?: string; 'api-key-env'?: string; bundle?: string }): ReplayPolicy | null {
+  if (values.policy === undefined) {
+    for (const flag of ['observation-role', 'api-key-env'] as const) if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --policy, which names the policy a replay asks`);
+    if (values['allow-remote-policy']) throw new UsageError('--allow-remote-policy goes with --policy, which names the policy a replay asks');
+    return null;
+  }
+  if (values.bundle !== undefined) throw new UsageError('--policy is for the served viewer: a static bundle (--bundle) cannot ask a policy');
+  try {
+    return parseReplayPolicy(values.policy, {
+      allowRemote: values['allow-remote-policy'] === true,
+      ...(values['observation-role'] !== undefined ? { observationRole: values['observation-role'] } : {}),
+      ...(values['api-key-env'] !== undefined ? { apiKeyEnv: values['api-key-env'] } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ReplayPolicyError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 /** dist/webview next to the bundled CLI, or the repository's dist/webview when run from source. */
 function defaultAssetsDir(): string {
   const candidates = [join(__dirname, 'webview'), join(__dirname, '..', '..', 'dist', 'webview')];
@@ -91,6 +125,10 @@ export const viewCommand: CliCommand = {
         assets: { type: 'string' },
         open: { type: 'boolean', default: false },
         bundle: { type: 'string' },
+        policy: { type: 'string' },
+        'allow-remote-policy': { type: 'boolean', default: false },
+        'observation-role': { type: 'string' },
+        'api-key-env': { type: 'string' },
       },
       strict: true,
     });
@@ -99,6 +137,7 @@ export const viewCommand: CliCommand = {
     const host = values.host ?? '127.0.0.1';
     if (!['127.0.0.1', 'localhost', '::1'].includes(host)) throw new UsageError(`--host ${host} is not a loopback address; vistool view only serves this machine`);
     if (values.theme !== 'light' && values.theme !== 'dark') throw new UsageError(`--theme must be light or dark, got '${values.theme}'`);
+    const replayPolicy = replayPolicyOf(values);
     const runs = expandRunDirectories(positionals);
     const assetsDir = resolve(values.assets ?? defaultAssetsDir());
     if (!existsSync(join(assetsDir, 'dashboard.js'))) throw new Error(`the panel bundles are missing from ${assetsDir}; run \`npm run build\` first`);
@@ -113,7 +152,8 @@ export const viewCommand: CliCommand = {
     const token = randomBytes(24).toString('hex');
     const log = (level: string, message: string) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), level, msg: message }) + '\n');
     // The folders named on the command line are roots too: a folder of runs (runs/demo) holds the task images its runs share (data/).
-    const backend = new PanelBackend({ runs, roots: [...(values.root ?? []), ...positionals], log });
+    const backend = new PanelBackend({ runs, roots: [...(values.root ?? []), ...positionals], log, ...(replayPolicy ? { replayPolicy: { policy: replayPolicy } } : {}) });
+    if (replayPolicy) process.stderr.write(`vistool view: the rollout viewer replays training rollouts without their tool results against ${replayPolicy.description}\n`);
     await backend.start();
     const server = new ViewServer({ backend, assetsDir, token, host, port, log });
     const base = await server.start();

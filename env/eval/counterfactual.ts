@@ -76,6 +76,23 @@ export async function replayWithheld(
   trajectory: Trajectory,
   options: ReplayOptions,
 ): Promise<Counterfactual | null> {
+  return (await replayWithheldEpisode(task, image, meta, store, policy, usage, trajectory, options))?.counterfactual ?? null;
+}
+
+/**
+ * replayWithheld, with the replayed episode itself: the rollout viewer's replay of a training
+ * rollout (env/view/rollout-replay.ts) checks that it opened with the messages the recorded one read.
+ */
+export async function replayWithheldEpisode(
+  task: TaskRecord,
+  image: RgbImage,
+  meta: PixelMetadata,
+  store: ImageStore,
+  policy: ChatPolicy,
+  usage: ChatUsage,
+  trajectory: Pick<Trajectory, 'turns' | 'answer'>,
+  options: ReplayOptions,
+): Promise<{ counterfactual: Counterfactual; replayed: Trajectory; forced: number } | null> {
   const forced = forcedTurns(trajectory);
   if (forced === null) return null;
   let replayed: Trajectory;
@@ -92,8 +109,12 @@ export async function replayWithheld(
   }
   const answer = replayed.answer;
   return {
-    answer: answer === null ? null : answerText(answer),
-    correct: options.isCorrect(answer),
-    changed: answersDiffer(trajectory.answer, answer),
+    counterfactual: {
+      answer: answer === null ? null : answerText(answer),
+      correct: options.isCorrect(answer),
+      changed: answersDiffer(trajectory.answer, answer),
+    },
+    replayed,
+    forced: forced.length,
   };
 }

@@ -30,6 +30,7 @@ import { isPanelToHostMessage, type NotificationMessage, type ResponseMessage } 
 import { type PlaygroundCall, type PlaygroundMetadata, PlaygroundOpenedNotification, type PlaygroundSnapshot } from '../../protocol/panel/playground.js';
 import { RunsChangedNotification, type RunSummary } from '../../protocol/panel/runs.js';
 import { PlaygroundSessions } from './playground-sessions.js';
+import { replayPolicyState, type ReplayPolicyState } from './replay-policy.js';
 import { panelRequestHandlers } from './panel-requests.js';
 import { RunSource } from '../runs/run-source.js';
 
@@ -41,6 +42,11 @@ export interface PanelBackendOptions {
   /** How often run directories are checked for changes, in ms (default 250). */
   pollMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /**
+   * The policy the viewer's "Replay without the tool's result" asks (replay-policy.ts), or why
+   * there is none; a function is asked at every request (an editor setting can change). Default: none.
+   */
+  replayPolicy?: ReplayPolicyState | (() => ReplayPolicyState);
 }
 
 /** What `start()` reads of each metrics.jsonl before it returns: all of a small run, a few ms of a big one. */
@@ -96,7 +102,8 @@ export class PanelBackend {
     this.playground = new PlaygroundSessions([...this.runs.map((r) => r.dir), ...(options.roots ?? []).map((r) => resolve(r))]);
     this.pollMs = options.pollMs ?? 250;
     this.log = options.log ?? (() => {});
-    this.requests = panelRequestHandlers({ summaries: () => this.summaries(), run: (id) => this.run(id), playground: this.playground });
+    const replay = options.replayPolicy ?? replayPolicyState(undefined);
+    this.requests = panelRequestHandlers({ summaries: () => this.summaries(), run: (id) => this.run(id), playground: this.playground, replayPolicy: typeof replay === 'function' ? replay : () => replay });
   }
 
   /**

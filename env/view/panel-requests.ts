@@ -24,6 +24,8 @@ import { compareEvaluations, taskTimeline } from '../runs/eval-sets.js';
 import { runEvalSummary } from '../../protocol/eval-summary.js';
 import { withWeights } from '../runs/record-weights.js';
 import { deleteAnnotation, readAnnotations, saveAnnotation } from '../runs/annotations.js';
+import type { ReplayPolicyState } from './replay-policy.js';
+import { replayRolloutWithheld } from './rollout-replay.js';
 
 /** What the answers need of their backend. */
 export interface PanelRequestContext {
@@ -31,6 +33,8 @@ export interface PanelRequestContext {
   /** The open run with this id; throws, naming the open runs, when there is none. */
   run(id: string): RunSource;
   readonly playground: PlaygroundSessions;
+  /** The policy a training rollout is replayed against, or why there is none; asked at every request (a VS Code setting can change). */
+  replayPolicy(): ReplayPolicyState;
 }
 
 export function panelRequestHandlers(host: PanelRequestContext): RequestHandlers {
@@ -110,6 +114,17 @@ export function panelRequestHandlers(host: PanelRequestContext): RequestHandlers
     'calls/format': ({ calls, format }) => {
       if (format === 'json') return { text: JSON.stringify(calls.length === 1 ? calls[0] : calls, null, 2) };
       return { text: calls.map((call) => formatToolCall(call, format)).join('\n') };
+    },
+    'replay/availability': () => {
+      const state = host.replayPolicy();
+      return state.policy === null ? { available: false, policy: null, reason: state.reason } : { available: true, policy: state.policy.description, reason: null };
+    },
+    'replay/withheld': async ({ runId, step, line }, signal) => {
+      const state = host.replayPolicy();
+      if (state.policy === null) throw new Error(state.reason);
+      const run = host.run(runId);
+      const record = await (await run.stepIndex(step)).record(line);
+      return { runId: run.id, step, line, ...(await replayRolloutWithheld(run.dir, record, state.policy, { signal })) };
     },
   };
 }

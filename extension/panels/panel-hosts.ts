@@ -27,6 +27,7 @@ import { type EvalCell, type ShowInViewerParams, ViewerShowStepNotification } fr
 import type { FindingName } from '../../protocol/findings.js';
 import { RunsChangedNotification } from '../../protocol/panel/runs.js';
 import { vistoolLog } from '../output.js';
+import { replayPolicySetting } from '../settings.js';
 import type { ReportPanels } from './report-panel.js';
 
 export const VIEW_TYPES: Readonly<Record<PanelKind, string>> = { dashboard: 'vistool.dashboard', viewer: 'vistool.viewer', playground: 'vistool.playground' };
@@ -182,6 +183,8 @@ export class PanelHosts implements vscode.Disposable {
       runs: [...runDirs],
       roots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       log: (level, message) => (level === 'error' ? log.error(message) : level === 'warn' ? log.warn(message) : log.info(message)),
+      // Read at every request: a changed setting applies to the next replay without reopening the viewer.
+      replayPolicy: replayPolicySetting,
     });
   }
 

@@ -15,6 +15,7 @@ import { EvalCompareRequest, EvalRecordRequest, EvalSetsRequest, EvalSummaryRequ
 import { MetricRowsRequest, MetricSeriesRequest } from './metrics.js';
 import { CancelRequestCommand, ErrorCommand, ReadyCommand, SaveFileCommand } from './panels.js';
 import { PlaygroundApplyRequest, PlaygroundOpenRequest, PlaygroundSnapshotRequest, PlaygroundUndoRequest, ShowInPlaygroundCommand, ToolsListRequest } from './playground.js';
+import { ReplayAvailabilityRequest, WithheldReplayRequest } from './replay.js';
 import { RolloutIndexRequest, RolloutRecordRequest, RolloutStepsRequest, ShowInViewerCommand } from './rollouts.js';
 import { RunConfigsRequest, RunImageRequest, RunsListRequest, ShowReportCommand } from './runs.js';
 import { RolloutSearchRequest } from './search.js';
@@ -44,6 +45,8 @@ export const REQUESTS = [
   PlaygroundUndoRequest,
   PlaygroundSnapshotRequest,
   FormatCallRequest,
+  ReplayAvailabilityRequest,
+  WithheldReplayRequest,
 ] as const;
 
 export const COMMANDS = [ReadyCommand, ErrorCommand, SaveFileCommand, ShowInPlaygroundCommand, ShowInViewerCommand, ShowReportCommand, CancelRequestCommand] as const;

@@ -40,6 +40,20 @@ test('vistool view refuses a missing run directory and a non-loopback host as us
   await assert.rejects(viewCommand.run(['--port', '99999']), (err: unknown) => err instanceof UsageError && /--port/.test(err.message));
 });
 
+test('vistool view --policy is checked before anything starts: an openai: endpoint on this machine unless allowed, its companions only with it', async () => {
+  const refused = async (args: string[], pattern: RegExp) =>
+    assert.rejects(viewCommand.run(args), (err: unknown) => err instanceof UsageError && pattern.test(err.message), args.join(' '));
+  await refused(['--policy', 'openai:http://10.0.0.5:8000/v1#m'], /10\.0\.0\.5 is not this machine/);
+  await refused(['--policy', 'checkpoint:runs/a/checkpoints/step-000010'], /serve-policy --checkpoint/);
+  await refused(['--policy', 'openai:http://127.0.0.1:8000/v1'], /names no model/);
+  await refused(['--policy', 'openai:http://127.0.0.1:8000/v1#m', '--observation-role', 'assistant'], /user or tool/);
+  await refused(['--observation-role', 'user'], /goes with --policy/);
+  await refused(['--allow-remote-policy'], /goes with --policy/);
+  await refused(['--policy', 'openai:http://127.0.0.1:8000/v1#m', '--bundle', '/tmp/x'], /static bundle/);
+  // Allowed explicitly, a remote policy passes the check (and the missing run is the next error).
+  await refused(['/no/such/run', '--policy', 'openai:https://api.example.com/v1#m', '--allow-remote-policy'], /not a directory/);
+});
+
 test('a folder of runs (the demo\'s runs/demo) stands for the runs directly inside it, in name order', async () => {
   const root = await mkdtemp(join(tmpdir(), 'vistool-view-folder-'));
   const tools = await writeRunDirectory(join(root, 'demo', 'tools'), { metricRows: 2 });

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { PanelBackend } from '../../env/view/panel-backend.js';
+import { PanelBackend, type PanelBackendOptions } from '../../env/view/panel-backend.js';
 import { ViewServer } from '../../env/view/view-server.js';
 
 const REPO = resolve(__dirname, '..', '..');
@@ -72,9 +72,9 @@ export interface ViewSession {
   stop(): Promise<void>;
 }
 
-export async function startView(runs: string[], roots: string[] = []): Promise<ViewSession> {
+export async function startView(runs: string[], roots: string[] = [], options: Pick<PanelBackendOptions, 'replayPolicy'> = {}): Promise<ViewSession> {
   const panelErrors: string[] = [];
-  const backend = new PanelBackend({ runs, roots, pollMs: 200, log: (level, message) => void (level === 'error' && panelErrors.push(message)) });
+  const backend = new PanelBackend({ runs, roots, pollMs: 200, log: (level, message) => void (level === 'error' && panelErrors.push(message)), ...options });
   await backend.start();
   const token = 'browser-test-token-0123456789abcdef';
   const server = new ViewServer({ backend, assetsDir: ASSETS, token });

@@ -10,7 +10,8 @@
  * as the server's PanelBackend is, so a request added to the protocol is a compile error here until
  * it is answered. What needs the server's engine is answered "not in a bundle" by explicit
  * handlers: the tool playground (it runs the tools), saving annotations, report pages (a report
- * lies outside the run directories, which is all a bundle copies). Series, searches, comparisons
+ * lies outside the run directories, which is all a bundle copies), replaying a rollout without its
+ * tool's result (it asks a served policy: `replay/availability` answers why not). Series, searches, comparisons
  * and timelines are computed by the same pure functions the host uses (protocol/series-shape.ts,
  * rollout-search.ts, rollout-text.ts, eval-compare.ts).
  *
@@ -102,6 +103,9 @@ export class StaticBackend {
     'playground/undo': notInBundle('playground/undo'),
     'playground/snapshot': notInBundle('playground/snapshot'),
     'calls/format': notInBundle('calls/format'),
+    // A replay asks a served policy from Node (the extension host, `vistool view`); a page has neither.
+    'replay/availability': () => ({ available: false, policy: null, reason: `replaying needs a host that can ask a policy: ${READ_ONLY}` }),
+    'replay/withheld': notInBundle('replay/withheld'),
   };
 
   readonly commands: CommandHandlers = {

@@ -23,6 +23,10 @@ import {
   type StepIndex,
   ViewerShowStepNotification,
   type EvalCell,
+  type ReplayAvailability,
+  ReplayAvailabilityRequest,
+  type WithheldReplayResult,
+  WithheldReplayRequest,
 } from '../../protocol/panel-protocol.js';
 import { button, formatNumber, h, replaceChildren } from '../shared/dom.js';
 import { hasFields, isNumberInRange, isRecord, isString, optional } from '../../protocol/guards.js';
@@ -115,6 +119,10 @@ class Viewer {
   private index: StepIndex | null = null;
   private groups: PromptGroup[] = [];
   private readonly records = new Map<string, { record: RolloutRecord; inferredWeights?: string }>();
+  /** Whether the host can replay a rollout without its tool's result, asked once when the viewer starts. */
+  private replayAvailability: ReplayAvailability | null = null;
+  /** Replays asked in this page, by run/step/line, shown again when their rollout is. */
+  private readonly replays = new Map<string, WithheldReplayResult>();
   private shown: RenderedRollout[] = [];
   /** The list's row elements by line, so selection changes touch two rows, not the whole list. */
   private rows = new Map<number, HTMLElement>();
@@ -597,10 +605,14 @@ class Viewer {
     const records = await Promise.all(lines.map((line) => this.record(line)));
     if (token !== this.loadToken) return;
     const runId = this.state.runId ?? '';
-    this.shown = records.map(({ record, inferredWeights }) =>
+    const step = this.state.step ?? 0;
+    const availability = await this.replayAvailable();
+    if (token !== this.loadToken) return;
+    this.shown = records.map(({ record, inferredWeights }, i) =>
       renderRollout(record, {
         ...(inferredWeights ? { weightsFrom: inferredWeights } : {}),
         playground: !this.host.isStatic,
+        replay: this.replayControl(availability, runId, step, lines[i] as number),
         imageUrl: (ref) => this.host.resourceUrl(runId, `images/${ref}.png`),
         zoom: this.state.zoom,
         openInPlayground: (ref, taskImage, calls) => void this.openInPlayground(runId, ref, taskImage ? record.prompt_id : null, calls),
@@ -622,6 +634,30 @@ class Viewer {
     );
     if (this.state.compare && this.shown.length === 1) this.detail.append(h('p', { class: 'muted hint' }, 'Compare: click another rollout in the list to show it beside this one.'));
     this.focusTurn(this.state.turn, false);
+  }
+
+  private async replayAvailable(): Promise<ReplayAvailability> {
+    if (this.replayAvailability === null) {
+      try {
+        this.replayAvailability = await this.host.request(ReplayAvailabilityRequest, {});
+      } catch (err) {
+        this.replayAvailability = { available: false, policy: null, reason: `the host did not say whether it can replay: ${(err as Error).message}` };
+      }
+    }
+    return this.replayAvailability;
+  }
+
+  private replayControl(availability: ReplayAvailability, runId: string, step: number, line: number) {
+    const key = `${runId}/${step}/${line}`;
+    return {
+      availability,
+      previous: () => this.replays.get(key),
+      run: async () => {
+        const result = await this.host.request(WithheldReplayRequest, { runId, step, line });
+        this.replays.set(key, result);
+        return result;
+      },
+    };
   }
 
   private async openInPlayground(runId: string, ref: string, promptId: string | null, calls: PlaygroundCall[] = []): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * One rollout, rendered: the outcome (answer against gold, reward, advantage, why it ended; an
- * evaluated episode's answer with the tool's result withheld; the scanners' findings), the
+ * evaluated episode's answer with the tool's result withheld, or a training rollout's button to
+ * replay it so (replay-view.ts); the scanners' findings), the
  * prompt the policy read (opening-prompt.ts), the reward breakdown, then every turn — the model's text with think/answer/tool_call spans styled,
  * each parsed call as pretty JSON with its target, its result or its error class and message, and the image
  * before and after the call side by side.
@@ -18,6 +19,7 @@ import { segmentModelText } from './model-text.js';
 import { openingPrompt } from './opening-prompt.js';
 import { tokenView } from './token-view.js';
 import { counterfactualView, findingsLine, targetBadge } from './findings-view.js';
+import { type ReplayControl, withheldReplaySection } from './replay-view.js';
 
 export interface RolloutViewContext {
   imageUrl(ref: string): string;
@@ -31,6 +33,8 @@ export interface RolloutViewContext {
   weightsFrom?: string;
   /** false in a static bundle: there is no playground to open an image in. */
   playground?: boolean;
+  /** Replaying a training rollout without its tool's result (replay-view.ts); absent: no such button. */
+  replay?: ReplayControl;
 }
 
 function playgroundButton(ref: string, taskImage: boolean, label: string, context: RolloutViewContext): HTMLElement | null {
@@ -208,6 +212,7 @@ export function renderRollout(record: RolloutRecord, context: RolloutViewContext
       h('span', { 'data-testid': 'rollout-tool-use' }, h('span', { class: 'muted' }, 'tools '), toolUseWords(countToolUse(record.turns))),
     ),
     counterfactualView(record),
+    withheldReplaySection(record, context.replay),
     findingsLine(record.findings),
   );
   const taskImage = h('figure', { class: 'task-image' }, h('figcaption', null, 'task image'), h('img', { src: context.imageUrl(record.task.image), alt: 'the task image', class: 'thumb', loading: 'lazy' }), playgroundButton(record.task.image, true, 'Open in playground', context));
