@@ -29,6 +29,11 @@ class EnvServerError(RuntimeError):
     pass
 
 
+# A batch request's time limit grows with its items: 64 search episodes (768x576 scenes) took over
+# the flat 120 s to open on a 2-core machine running five trainings, and the demo died in its warm-up.
+BATCH_ITEM_TIMEOUT_S = 5.0
+
+
 @dataclass
 class EnvClient:
     url: str
@@ -43,19 +48,29 @@ class EnvClient:
         self._port = parsed.port or 80
         self._connection: http.client.HTTPConnection | None = None
 
-    def _request(self, method: str, path: str, body: Any = None) -> Any:
+    def _request(self, method: str, path: str, body: Any = None, items: int = 0) -> Any:
         payload = None if body is None else json.dumps(body).encode("utf-8")
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
         if payload is not None:
             headers["Content-Type"] = "application/json"
+        timeout = self.timeout_s + BATCH_ITEM_TIMEOUT_S * items
         for attempt in range(2):
             if self._connection is None:
-                self._connection = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout_s)
+                self._connection = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+            self._connection.timeout = timeout
+            if self._connection.sock is not None:
+                self._connection.sock.settimeout(timeout)
             try:
                 self._connection.request(method, path, body=payload, headers=headers)
                 response = self._connection.getresponse()
                 raw = response.read()
                 break
+            except TimeoutError as error:
+                # The late answer would arrive on this keep-alive connection and be read as the next
+                # request's: drop the connection with the request.
+                self.close()
+                raise TimeoutError(f"{method} {path}" + (f" ({items} items)" if items else "") + f": the env server did not answer "
+                                   f"in {timeout:.0f} s; a loaded machine is the usual cause (EnvClient.timeout_s sets the base)") from error
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 # A keep-alive connection the server closed: reconnect once.
                 self._connection.close()
@@ -111,7 +126,7 @@ class EnvClient:
     def _batch(self, path: str, items: list[dict[str, Any]], soft: bool = False) -> list[dict[str, Any]]:
         if not items:
             return []
-        results = self._request("POST", path, {"items": items})["results"]
+        results = self._request("POST", path, {"items": items}, items=len(items))["results"]
         if soft:
             return results
         for index, result in enumerate(results):
