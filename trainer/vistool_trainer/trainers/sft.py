@@ -27,6 +27,7 @@ from ..model.policy import Policy
 from ..rollouts.env_client import EnvClient
 from ..rollouts.presentation import EpisodeOptions, continue_conversation, opened_conversation
 from ..rollouts.rollout import _task_payload
+from .encoding_cache import SFT_ENCODING_CACHE_BYTES, EncodingCache
 
 WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_tool", "calls_without_images", "after_tool_and_calls"
 
@@ -112,7 +113,7 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
             on_step: Callable[[int, float, float], None], start_step: int = 0, should_stop: Callable[[bool], bool] | None = None,
             optimizer: torch.optim.Optimizer | None = None, dist: Distributed = Distributed(),
             engine: TrainingEngine | None = None, direct_conversations: list[Conversation] | None = None,
-            schedule: SftSchedule | None = None) -> tuple[int, torch.optim.Optimizer]:
+            schedule: SftSchedule | None = None, encoding_cache_bytes: int = SFT_ENCODING_CACHE_BYTES) -> tuple[int, torch.optim.Optimizer]:
     """Train for config.steps steps or config.max_seconds, or until the probe ends the schedule's
     mixture; `on_step(step, loss, seconds)` after each.
 
@@ -120,7 +121,8 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
     answered directly with the tools on) — a direct answer with the share the `schedule` gives the
     step (sft_schedule.py; built from `config` when not given, and read before every step, so
     `on_step` may end a phase early). `should_stop(time_is_up)` decides, for every rank at once,
-    whether to stop before the next step."""
+    whether to stop before the next step. `encoding_cache_bytes` bounds the encoded conversations
+    kept between steps (encoding_cache.py); it changes memory and time, never the result."""
     schedule = schedule or SftSchedule.from_config(config)
     engine = engine or TrainingEngine(policy, dist)
     optimizer = optimizer or engine.make_optimizer(config.lr, config.weight_decay, 1.0)
@@ -138,10 +140,11 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
     # How a drawn conversation is trained: WHOLE (every assistant turn), AFTER_TOOL (the answers after
     # a tool result), CALLS_WITHOUT_IMAGES (the tool calls, their images left out: sft_schedule.py), or
     # AFTER_TOOL_AND_CALLS (both, as separate sequences: sft.calls_alongside_answers).
-    encoded: dict[tuple[int, int, str], list[EncodedConversation]] = {}
+    encoded = EncodingCache(encoding_cache_bytes)
 
     def encode(key: tuple[int, int, str]) -> list[EncodedConversation]:
-        if key not in encoded:
+        segments = encoded.get(key)
+        if segments is None:
             conversation = pools[key[0]][key[1]]
             mode = key[2]
             if mode == CALLS_WITHOUT_IMAGES:
@@ -152,14 +155,14 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
                 segments = policy.encoder.after_tool_segments(conversation) if mode == AFTER_TOOL else policy.encoder.training_segments(conversation)
             # The after-tool and the whole encodings of one conversation hold the same pixels: keep
             # them once (for the demo's 4,000 tasks that is gigabytes).
-            sibling = encoded.get((key[0], key[1], WHOLE if mode == AFTER_TOOL else AFTER_TOOL), []) if mode in (WHOLE, AFTER_TOOL) else []
+            sibling = (encoded.peek((key[0], key[1], WHOLE if mode == AFTER_TOOL else AFTER_TOOL)) or []) if mode in (WHOLE, AFTER_TOOL) else []
             if len(sibling) == len(segments):
                 segments = [replace(segment, pixel_values=other.pixel_values)
                             if other.image_keys == segment.image_keys and other.pixel_values is not None
                             and segment.pixel_values is not None and torch.equal(other.pixel_values, segment.pixel_values) else segment
                             for segment, other in zip(segments, sibling)]
-            encoded[key] = segments
-        return encoded[key]
+            encoded.put(key, segments)
+        return segments
 
     def draw(order: random.Random, share: float, mode: str) -> tuple[int, int, str]:
         if share > 0 and pools[1] and order.random() < share:
