@@ -47,8 +47,8 @@ export const CALL_TARGETS: readonly CallTarget[] = ['on', 'partly', 'off', 'unkn
 
 /** A call's target in words (the badge beside a call) and why. */
 export const CALL_TARGET_LEGEND: Readonly<Record<CallTarget, { label: string; meaning: string }>> = {
-  on: { label: 'on target', meaning: "the call acted on the task's target (the gold call's arguments, the named points, the grounding box)" },
-  partly: { label: 'partly on target', meaning: "the call acted on the task's target and on other things too, or on part of it" },
+  on: { label: 'on target', meaning: "the call acted on the task's target (the gold call's arguments, the named points, a search scene's target box held and legible)" },
+  partly: { label: 'partly on target', meaning: "the call acted on the task's target and on other things too, or on part of it, or (a search crop) held it too small to read" },
   off: { label: 'off target', meaning: "the call missed the task's target" },
   unknown: { label: 'target unknown', meaning: 'the task carries no target to score the call against (a loader without metadata)' },
 };

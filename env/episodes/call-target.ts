@@ -22,6 +22,13 @@
  *   points. Box: on at IoU ≥ 0.5, partly when they overlap at all, off otherwise (also when an
  *   earlier zoom cropped the target away). Points: on when the crop holds every one, partly some,
  *   off none.
+ * - zoom_in and crop (and its alias image_zoom_in_tool) on search scenes (search-target.ts): the
+ *   rectangle of the task image the call's output shows (through every earlier zoom and crop)
+ *   against the record's exact target box. A good crop is larger than its target, so the rule is
+ *   the generator's need-for-zoom criterion, not IoU: on when the crop holds the whole target box
+ *   and the question's features are legible in the output at the task's pixel budget, partly when
+ *   it overlaps the target otherwise (cuts some away, or shows it too small to read), off when it
+ *   shares nothing with it. The other tools on a search scene are unknown.
  * - Everything else is unknown: converted data sets carry no gold calls or grounding boxes, the
  *   locate family has no gold call, and the line, mark and OCR tools on charts have no target.
  * Pure.
@@ -29,6 +36,8 @@
 import type { CallRecord } from './trajectory.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { lookupLabel } from '../tools/labels.js';
+import { intersect, iou } from './box-overlap.js';
+import { searchCropIou, searchTarget } from './search-target.js';
 import { BAND_FAMILIES, bandKey, type BandFamily, type BBox, type PixelMetadata, type PointXY } from '../tools/metadata.js';
 import { clipRegion } from '../tools/region.js';
 import type { ToolCall } from '../tools/types.js';
@@ -36,14 +45,19 @@ import { ZOOM_MIN_SIDE } from '../tools/zoom.js';
 
 export type CallTarget = NonNullable<CallRecord['target']>;
 
+export { iou } from './box-overlap.js';
+
 /** What the call read: the image's size and its metadata then (moved by earlier zooms). */
 export interface CallScene {
   meta: PixelMetadata;
   width: number;
   height: number;
+  /** The metadata the call handed back, where it moved pixels (zoom_in, crop): where its output lies in the task image. */
+  result?: PixelMetadata;
 }
 
-export type TargetTask = Pick<TaskRecord, 'kind' | 'gold' | 'query' | 'table'>;
+/** What the judgement reads of a task: its gold calls and query; for search scenes its metadata and the budget it was made for. */
+export type TargetTask = Pick<TaskRecord, 'kind' | 'gold' | 'query' | 'table' | 'generator'> & Partial<Pick<TaskRecord, 'meta'>>;
 
 /** A zoom is on target from this intersection-over-union with the target box (COCO's usual 0.5). */
 export const ZOOM_ON_TARGET_IOU = 0.5;
@@ -56,6 +70,7 @@ const FOCUS_NAME = /^focus_on_(columns|rows|x_values|y_values)_with_(mask|draw|h
 const BINDING: Partial<Record<BandFamily, BandFamily>> = { rows: 'y_values', columns: 'x_values' };
 
 export function callTarget(task: TargetTask, call: ToolCall, scene: CallScene): CallTarget {
+  if (task.kind === 'search') return searchTarget(task, call, scene.result);
   const focus = FOCUS_NAME.exec(call.name);
   if (focus) return focusTarget(task, focus[1] as BandFamily, call.arguments[focus[1] as BandFamily], scene.meta);
   if (call.name === 'zoom_in') return zoomTarget(task, call.arguments, scene);
@@ -183,21 +198,6 @@ function goldBox(task: TargetTask, meta: PixelMetadata): BBox | null {
   return (boxes as BBox[]).reduce<BBox | null>((acc, b) => (acc === null ? null : intersect(acc, b)), boxes[0] as BBox);
 }
 
-function intersect(a: BBox, b: BBox): BBox | null {
-  const box = { x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1), x2: Math.min(a.x2, b.x2), y2: Math.min(a.y2, b.y2) };
-  return box.x1 < box.x2 && box.y1 < box.y2 ? box : null;
-}
-
-const area = (b: BBox): number => (b.x2 - b.x1) * (b.y2 - b.y1);
-
-/** Intersection over union of two boxes (0 when they do not overlap). */
-export function iou(a: BBox, b: BBox): number {
-  const shared = intersect(a, b);
-  if (shared === null) return 0;
-  const inter = area(shared);
-  return inter / (area(a) + area(b) - inter);
-}
-
 /** The crop a zoom_in with these arguments takes of a width×height image, as the tool takes it; null when the box is unusable. */
 export function zoomCrop(args: Record<string, unknown>, width: number, height: number): BBox | null {
   const bbox = args.bbox;
@@ -209,11 +209,14 @@ export function zoomCrop(args: Record<string, unknown>, width: number, height: n
 /**
  * The intersection-over-union of a zoom_in's crop with the target box in the image the call read
  * (the box zoomTarget judges it by): on a chart or table with gold calls, the box around the gold
- * bands; 0 when an earlier zoom cropped the target away. Null where there is no target box (a
+ * bands; 0 when an earlier zoom cropped the target away. On a search scene, a zoom_in's or crop's
+ * rectangle of the task image against the record's target box (search-target.ts; IoU is the same
+ * in either image's pixels, a zoom scaling both boxes alike). Null where there is no target box (a
  * geometry diagram's target is points, a task without gold calls has none, an unusable box crops
  * nothing) and for every other tool: never a guess. The trainer's `tools/crop_iou` averages it.
  */
 export function zoomTargetIou(task: TargetTask, call: ToolCall, scene: CallScene): number | null {
+  if (task.kind === 'search') return searchCropIou(task, call, scene.result);
   if (call.name !== 'zoom_in' || task.kind === 'geometry' || goldLabels(task).size === 0) return null;
   const crop = zoomCrop(call.arguments, scene.width, scene.height);
   if (crop === null) return null;

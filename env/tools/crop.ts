@@ -20,7 +20,8 @@
  *     exactly the size the processor would show it at.
  * Nested: the outcome's metadata carries `crop_view` (the source's id and the rectangle), so the
  * next crop maps its box through the crop's shown size back to the source and cuts from the source
- * again, never from a resample. The source is the episode's task image (ToolContext.original); with
+ * again, never from a resample (and `original_view`, where the crop lies in the task image through
+ * any resample: original-view.ts). The source is the episode's task image (ToolContext.original); with
  * no context (the CLI, the playground) the current image is its own source and no chain is kept.
  * A `crop_view` naming a source the context does not hold → E5 (not the model's fault).
  */

@@ -15,12 +15,14 @@
  *  5. Resampled with the Catmull-Rom cubic kernel (resize.ts), in integer arithmetic: the same
  *     bytes on every machine. A factor of 1 returns the crop itself.
  * The outcome carries the metadata moved into the new image's coordinates (bands that leave the
- * crop are dropped), since every later call speaks in the new image's pixels.
+ * crop are dropped), since every later call speaks in the new image's pixels, and the new image's
+ * place in the task image (`original_view`, original-view.ts).
  */
 import type { RgbImage } from '../core/image.js';
 import { releasePixels } from '../core/pixel-pool.js';
 import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata, type PointXY } from './metadata.js';
 import { inlineJson, toolError, toolSuccess } from './outcome.js';
+import { composeView, originalViewOf } from './original-view.js';
 import { clipRegion, type PixelRegion } from './region.js';
 import { cropImage, resizeCubic } from './resize.js';
 import type { ToolDefinition, ToolOutcome } from './types.js';
@@ -76,6 +78,8 @@ export function zoomMetadata(meta: PixelMetadata, plan: ZoomPlan): PixelMetadata
   const out: PixelMetadata = { ...meta, unit: 'pixels' };
   // A resampled image is no longer a rectangle of crop's source (crop.ts): the chain ends here.
   delete out.crop_view;
+  // Where it lies in the task image survives any resample (original-view.ts).
+  out.original_view = composeView(originalViewOf(meta), plan);
   for (const family of BAND_FAMILIES) {
     const key = bandKey(family);
     const bands = meta[key];

@@ -63,3 +63,63 @@ test('a zoom is judged in the image it read; a mask of every column changes noth
   assert.equal(first?.image_out, first?.image_in);
   assert.deepEqual(episode.scan(), ['degenerate_edit']);
 });
+
+/**
+ * A hand-made search scene on a plain 1120×840 image (shown as is: both sides are multiples of 28):
+ * the target is a 41 px square at [400, 320, 441, 361] labelled in 15 px type (cap height 10.95 px),
+ * judged at the default budget (50176 pixels, legible from 6 px).
+ */
+async function searchEpisode() {
+  const task: TaskRecord = {
+    id: 'hand-search',
+    image: 'scene.png',
+    question: 'What is written on the red square?',
+    answer: 'X7',
+    kind: 'search',
+    difficulty: 1,
+    source: 'test',
+    family: 'text_on',
+    query: { family: 'text_on', colour: 'red', shape: 'square' },
+    meta: {
+      unit: 'pixels',
+      label_font_size: 15,
+      objects: [{ shape: 'square', colour: 'red', text: 'X7', bbox: { x1: 400, y1: 320, x2: 441, y2: 361 } }],
+      targets: [0],
+      target_bbox: { x1: 400, y1: 320, x2: 441, y2: 361 },
+    },
+  };
+  const image = { width: 1120, height: 840, data: Buffer.alloc(1120 * 840 * 3, 128) };
+  const store = new ImageStore(await mkdtemp(join(tmpdir(), 'vistool-search-targets-')));
+  return (await Episode.start(task, image, resolveMetadata(task.meta, 1120, 840), store)).episode;
+}
+
+test('search: nested crops and zooms are judged where they lie in the task image, with their IoU in the record', async () => {
+  const episode = await searchEpisode();
+  // [224, 224, 896, 700]: holds the target, but 672×476 is seen at √(50176 / 319872) = 0.396: 4.3 px.
+  await episode.step({ text: call('crop', { bbox: [224, 224, 896, 700] }) });
+  // Its [168, 84, 336, 196] as shown (672×476, as is) → [392, 308, 560, 420] of the task image, 168×112 at full size: 10.95 px.
+  await episode.step({ text: call('crop', { bbox: [168, 84, 336, 196] }) });
+  // zoom_in 2× into its [0, 0, 84, 56] → [392, 308, 476, 364], 84×56 shown at 168×112: 21.9 px.
+  await episode.step({ text: call('zoom_in', { bbox: [0, 0, 84, 56], factor: 2 }) });
+  // A crop of the zoomed image (no original pixels behind it): its [0, 0, 56, 56] is [392, 308, 420, 336], cutting
+  // the target: 20 × 16 = 320 px² shared, union 28 × 28 + 1681 − 320 = 2145.
+  await episode.step({ text: call('crop', { bbox: [0, 0, 56, 56] }) });
+  await episode.step({ text: '<answer>X7</answer>' });
+  const calls = episode.trajectory().turns.flatMap((t) => (t.role === 'assistant' ? t.calls : []));
+  assert.deepEqual(calls.map((c) => [c.name, c.ok, c.target, c.target_iou]), [
+    ['crop', true, 'partly', 1681 / (672 * 476)],
+    ['crop', true, 'on', 1681 / (168 * 112)],
+    ['zoom_in', true, 'on', 1681 / (84 * 56)],
+    ['crop', true, 'partly', 320 / 2145],
+  ]);
+  assert.deepEqual(episode.scan(), []);
+});
+
+test('search: a crop beside the target is off, with IoU 0, and the off-target scanner fires', async () => {
+  const episode = await searchEpisode();
+  await episode.step({ text: call('image_zoom_in_tool', { bbox_2d: [0, 0, 112, 112], label: 'the red square' }) });
+  await episode.step({ text: '<answer>X7</answer>' });
+  const [first] = episode.trajectory().turns.flatMap((t) => (t.role === 'assistant' ? t.calls : []));
+  assert.deepEqual([first?.target, first?.target_iou], ['off', 0]);
+  assert.deepEqual(episode.scan(), ['off_target_call']);
+});

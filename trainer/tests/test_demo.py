@@ -305,7 +305,8 @@ def test_the_search_demo_runs_end_to_end_on_tiny_budgets(tmp_path, cli_bundle):
     for arm in ARMS:
         assert json.loads((root / arm / "run.json").read_text())["status"] == "finished"
         assert summary["arms"][arm]["after_rl"]["n"] == 4
-    # The env has no target box for a search zoom yet: the summary says not measured rather than 0.
+    # No zoom fits in 8 new tokens (one is about 30), so no crop was measured: the summary says not
+    # measured rather than 0.
     assert summary["arms"]["tools"]["after_rl"]["crop_iou"] is None
     assert summary["range"] == [f"no measured range is stored for the search demo (examples/demo-range.json): "
                                 f"{json.loads((Path(__file__).resolve().parents[2] / 'examples' / 'demo-range.json').read_text())['search']['measured']}"]

@@ -71,3 +71,22 @@ def test_the_scanner_names_are_the_rollout_records_findings():
     from pathlib import Path
     schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "rollout-record.schema.json").read_text())
     assert list(FINDINGS) == schema["properties"]["findings"]["items"]["enum"]
+
+
+def test_a_search_episode_counts_its_crops_like_any_call():
+    """The calls of the env's nested search episode (test/episodes/episode-targets.test.ts), as the record carries them:
+    crops and zooms judged against the scene's target box, each with its plain IoU."""
+    from vistool_trainer.rollouts.turn_metrics import turn_metrics
+
+    def crop(name, target, iou):
+        return {"name": name, "arguments": {"bbox": [0, 0, 56, 56]}, "ok": True, "target": target, "target_iou": iou}
+
+    calls = [crop("crop", "partly", 1681 / 319872), crop("crop", "on", 1681 / 18816),
+             crop("zoom_in", "on", 1681 / 4704), crop("crop", "partly", 320 / 2145)]
+    trajectory = {**_trajectory(calls), "end_reason": "answer", "tool_calls": 4}
+    counts = call_target_counts([trajectory])
+    assert counts["tools/calls_on_target"] == 2.0 and counts["tools/calls_partly_on_target"] == 2.0
+    assert counts["tools/call_on_target_rate"] == 0.5  # 2 on of 4 known
+    metrics = turn_metrics([trajectory], [True])
+    assert metrics["tools/crop_iou_calls"] == 4.0
+    assert metrics["tools/crop_iou"] == pytest.approx((1681 / 319872 + 1681 / 18816 + 1681 / 4704 + 320 / 2145) / 4)

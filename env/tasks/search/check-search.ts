@@ -44,7 +44,7 @@ function objectProblems(objects: readonly SearchObject[], width: number, height:
 }
 
 /** The budget the criterion is judged under: the checker's, else the generator's, else the defaults. */
-export function budgetOf(task: TaskRecord, given: Partial<ZoomBudget> = {}): ZoomBudget {
+export function budgetOf(task: Pick<TaskRecord, 'generator'>, given: Partial<ZoomBudget> = {}): ZoomBudget {
   return {
     maxPixels: given.maxPixels ?? task.generator?.max_pixels ?? DEFAULT_MAX_PIXELS,
     legiblePx: given.legiblePx ?? task.generator?.legible_px ?? DEFAULT_LEGIBLE_PX,

@@ -42,12 +42,20 @@ export function shapeDetail(box: BBox): number {
   return Math.min(box.x2 - box.x1, box.y2 - box.y1) / 2;
 }
 
+/**
+ * The scale at which the policy sees native pixels in an image of outWidth × outHeight that shows
+ * a region `regionWidth` native pixels wide, under the budget: the enlargement (along x), then the
+ * budget's downscale.
+ */
+export function viewScale(regionWidth: number, outWidth: number, outHeight: number, maxPixels: number): number {
+  return (outWidth / regionWidth) * budgetScale(outWidth, outHeight, maxPixels);
+}
+
 /** The scale at which the policy sees the output of zoom_in(bbox, factor) on a W×H image under the budget; null when the zoom cannot be made. */
 export function zoomViewScale(width: number, height: number, bbox: readonly number[], factor: number, maxPixels: number): number | null {
   const plan = planZoom(width, height, bbox, factor);
   if (typeof plan === 'string') return null;
-  const enlarge = plan.outWidth / (plan.right - plan.left);
-  return enlarge * budgetScale(plan.outWidth, plan.outHeight, maxPixels);
+  return viewScale(plan.right - plan.left, plan.outWidth, plan.outHeight, maxPixels);
 }
 
 export interface Legibility {

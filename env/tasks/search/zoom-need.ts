@@ -26,13 +26,24 @@ export interface ZoomCase {
   factor: number;
 }
 
-export function zoomNeed(c: ZoomCase, budget: ZoomBudget): Legibility {
+/** The features a question needs, at native size (px): the deciding one, and every one needed in the zoom's view (the deciding one included). */
+export interface SearchFeatures {
+  deciding: number;
+  needed: number[];
+}
+
+export function searchFeatures(c: Pick<ZoomCase, 'family' | 'objects' | 'targets' | 'fontSize'>): SearchFeatures {
   const box = (i: number) => (c.objects[i] as SearchObject).bbox;
   const cap = capHeight(c.fontSize);
   if (c.family === 'how_many') {
     const details = c.targets.map((i) => shapeDetail(box(i)));
-    return judgeLegibility(c.width, c.height, Math.min(...details), details, c.crop, c.factor, budget);
+    return { deciding: Math.min(...details), needed: details };
   }
   const named = c.family === 'colour_of' ? [] : [shapeDetail(box(c.targets[0] as number))];
-  return judgeLegibility(c.width, c.height, cap, [cap, ...named], c.crop, c.factor, budget);
+  return { deciding: cap, needed: [cap, ...named] };
+}
+
+export function zoomNeed(c: ZoomCase, budget: ZoomBudget): Legibility {
+  const features = searchFeatures(c);
+  return judgeLegibility(c.width, c.height, features.deciding, features.needed, c.crop, c.factor, budget);
 }

@@ -6,10 +6,11 @@ Names (stable):
   (end_reason 'answer'); left out when none did. `rollout/answered` counts those episodes.
 - `rollout/calls_per_correct`: tool calls that ran / correct answers, over the step's episodes;
   left out when none was correct.
-- `tools/crop_iou`: the mean, over zoom_in calls that ran on a task with a target box, of the
-  crop's IoU with that box (the call record's `target_iou`, computed by the env server where the
-  target is known: env/episodes/call-target.ts, zoomTargetIou); left out when no call had one
-  (tasks without a target box report nothing). `tools/crop_iou_calls` counts those calls.
+- `tools/crop_iou`: the mean, over zoom calls that ran on a task with a target box (zoom_in on a
+  chart or table with gold bands; zoom_in and crop on a search scene), of the crop's IoU with that
+  box (the call record's `target_iou`, computed by the env server where the target is known:
+  env/episodes/call-target.ts, zoomTargetIou); left out when no call had one (tasks without a
+  target box report nothing). `tools/crop_iou_calls` counts those calls.
 
 Means of different populations (answered episodes, measured calls), so a multi-rank step merges
 them with `merge_turn_metrics`, weighting by those counts, never by rollouts. Evaluations name the

@@ -726,8 +726,10 @@ run. Unlike the bars and geometry demos, the call carries coordinates the policy
 <li>It does not show search in the sense of deep multi-turn exploration: the gold is one zoom, the turn budget allows one
 more, and the question names a colour that the whole view shows, so finding the region is a one-look task; only counting
 needs the zoom.</li>
-<li>Where the zooms went is not measured yet: the env scores a zoom against a target box only on charts and tables with gold
-bands, so calls on target and the crops' IoU with the target read "not measured" for search scenes.</li>
+<li>Where the zooms went is measured against each scene's exact target box (the counted objects' union, in the task image):
+a call is on target when its crop holds every counted object and shows them legibly at the budget (the generator's own
+criterion), partly when it overlaps them otherwise, off when it misses them. The crops' IoU with the target box stays plain IoU:
+a good crop holds the target with room around it, so its IoU is well under 1.</li>
 <li>It does not show anything about real photographs, real models or the other search questions (text on an object, its colour,
 its neighbour), whose answers a micro model cannot learn as a set in these minutes: one synthetic family, a micro model trained
 from scratch.</li>
