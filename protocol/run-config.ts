@@ -644,6 +644,10 @@ export interface RunConfig {
      */
     every_steps: number;
     /**
+     * Save every N SFT steps, so a run killed in its warm-up resumes there instead of from step 0 (0: only at the end of SFT and on SIGINT). A checkpoint of the micro model takes a few MB and a fraction of a second.
+     */
+    sft_every_steps: number;
+    /**
      * Checkpoints kept.
      */
     keep: number;

@@ -280,6 +280,7 @@ class EvalConfig:
 @schema_section('checkpoint')
 class CheckpointConfig:
     every_steps: int
+    sft_every_steps: int
     keep: int
 
 

@@ -310,7 +310,7 @@ def _resume_demo(root: Path, stderr: TextIO, say: Any, overrides: dict[str, Any]
     earlier = read_json_or_none(root / "summary.json") or {}
     started = time.time() - 60 * float(earlier.get("minutes") or 0)
     return _run_arms(root, configs, states, int(demo.get("threads") or 0), started, float(demo.get("minutes_cap") or 0),
-                     str(demo.get("model", "micro")), str(demo.get("task", "bars")), say, stderr)
+                     str(demo.get("model", PolicyConfig.model)), str(demo.get("task", "bars")), say, stderr)
 
 
 DEMO_ARM_STATES = {"new": "not started", "finished": "finished (kept)", "resume": "continues from its newest checkpoint",

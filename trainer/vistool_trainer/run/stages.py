@@ -157,6 +157,11 @@ class SftStage:
             if ctx.dist.agree(self.probe is not None and self.schedule.reached(step, record)):
                 self.end_phase(step, record)
         ctx.publish_step(record)
+        # A warm-up killed by the OOM killer or a closed laptop resumes from here, not from step 0
+        # (the batch is a pure function of seed and step, and the schedule's state is saved).
+        every = ctx.config.checkpoint.sft_every_steps
+        if every and step % every == 0 and step < sft.steps and not self.schedule.finished(step):
+            ctx.save_checkpoint(self.optimizer)
 
     def end_phase(self, step: int, record: dict[str, Any]) -> str:
         """The probe reached the current phase's target after `step` steps (`record` holds its
