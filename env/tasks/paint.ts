@@ -54,10 +54,14 @@ interface Coverage {
   cols: Int32Array;
   rows: Int32Array;
   alpha: Uint8Array;
+  /** Stretches of full coverage along a row, as (row, first column, length) triples; their pixels are not in the lists above. */
+  runs: Int32Array;
 }
 
+const NO_RUNS = new Int32Array(0);
+
 /** A coverage being computed, in scratch arrays that grow as needed and are reused. */
-const scratch: Coverage = { count: 0, cols: new Int32Array(4096), rows: new Int32Array(4096), alpha: new Uint8Array(4096) };
+const scratch: Coverage = { count: 0, cols: new Int32Array(4096), rows: new Int32Array(4096), alpha: new Uint8Array(4096), runs: NO_RUNS };
 
 function pushCoverage(u: number, v: number, a: number): void {
   if (scratch.count === scratch.alpha.length) {
@@ -74,9 +78,36 @@ function pushCoverage(u: number, v: number, a: number): void {
   scratch.alpha[scratch.count++] = a;
 }
 
+/** Full coverage along this many pixels of a row or more is kept as a run, written as one. */
+const MIN_RUN = 4;
+
+/**
+ * The scratch coverage as one to keep: its fully covered stretches as runs, the rest pixel by
+ * pixel. A shape drawn again is mostly its solid inside, which a run writes at once.
+ */
 function keepCoverage(): Coverage {
   const n = scratch.count;
-  return { count: n, cols: scratch.cols.slice(0, n), rows: scratch.rows.slice(0, n), alpha: scratch.alpha.slice(0, n) };
+  const { cols, rows, alpha } = scratch;
+  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => (rows[a] as number) - (rows[b] as number) || (cols[a] as number) - (cols[b] as number));
+  const single: number[] = [];
+  const runs: number[] = [];
+  for (let i = 0; i < n;) {
+    let j = i + 1;
+    const first = order[i] as number;
+    if (alpha[first] === 255) {
+      while (j < n && alpha[order[j] as number] === 255 && rows[order[j] as number] === rows[first] && cols[order[j] as number] === (cols[first] as number) + (j - i)) j++;
+    }
+    if (j - i >= MIN_RUN) runs.push(rows[first] as number, cols[first] as number, j - i);
+    else for (let k = i; k < j; k++) single.push(order[k] as number);
+    i = j;
+  }
+  return {
+    count: single.length,
+    cols: Int32Array.from(single, (k) => cols[k] as number),
+    rows: Int32Array.from(single, (k) => rows[k] as number),
+    alpha: Uint8Array.from(single, (k) => alpha[k] as number),
+    runs: Int32Array.from(runs),
+  };
 }
 
 /**
@@ -232,15 +263,22 @@ class Painter {
       edges.push(box[4 * i + 1] as number, box[4 * i + 3] as number);
     });
     const cuts = [...new Set(edges)].sort((a, b) => a - b);
+    // Rects by their top edge, taken into the band's set as the bands come down.
+    const byTop = Array.from({ length: n }, (_, i) => i).sort((a, b) => (box[4 * a + 1] as number) - (box[4 * b + 1] as number));
+    let taken = 0;
+    let active: number[] = [];
     const stride = width * 3;
     const d = this.data;
     for (let c = 0; c + 1 < cuts.length; c++) {
       const top = cuts[c] as number, bottom = cuts[c + 1] as number;
       if (top >= height) break;
+      while (taken < n && (box[4 * (byTop[taken] as number) + 1] as number) <= top) active.push(byTop[taken++] as number);
+      active = active.filter((i) => (box[4 * i + 3] as number) > top && (box[4 * i + 2] as number) > (box[4 * i] as number));
+      // In paint order, so that where rects overlap the later one wins, as painted one by one.
+      active.sort((a, b) => a - b);
       const spans: [number, number][] = [];
-      for (let i = 0; i < n; i++) {
+      for (const i of active) {
         const x1 = box[4 * i] as number, x2 = box[4 * i + 2] as number;
-        if (x2 <= x1 || (box[4 * i + 1] as number) > top || (box[4 * i + 3] as number) <= top) continue;
         const [r, g, b] = parseColour((rects[i] as RectPrimitive).fill);
         this.solidRun(top * width + x1, x2 - x1, r, g, b);
         spans.push([x1, x2]);
@@ -290,9 +328,10 @@ class Painter {
 
   /** Blends a coverage whose box starts at (x1, y1): each pixel once, so the order does not change the result. */
   private blendCoverage(cover: Coverage, x1: number, y1: number, r: number, g: number, b: number): void {
-    const { cols, rows, alpha, count } = cover;
+    const { cols, rows, alpha, count, runs } = cover;
     const width = this.width;
     for (let k = 0; k < count; k++) this.blend((y1 + (rows[k] as number)) * width + x1 + (cols[k] as number), r, g, b, alpha[k] as number);
+    for (let k = 0; k < runs.length; k += 3) this.solidRun((y1 + (runs[k] as number)) * width + x1 + (runs[k + 1] as number), runs[k + 2] as number, r, g, b);
   }
 
   polyline(l: PolylinePrimitive): void {
