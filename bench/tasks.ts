@@ -19,7 +19,6 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 import sharp from 'sharp';
-import { encodeRgbPng } from '../env/core/png-encode.js';
 import { releaseBuffers } from '../env/core/pixel-pool.js';
 import { checkAnswer, checkGeometry, checkGold, checkRecord, checkTask } from '../env/tasks/check.js';
 import { defaultConcurrency, generateDataset, planTask, type DatasetOptions } from '../env/tasks/dataset.js';
@@ -30,6 +29,7 @@ import { renderWithLabelMapSvg } from '../env/tasks/label-map-svg.js';
 import type { TaskPlan } from '../env/tasks/make-task.js';
 import { renderWithLabelMap } from '../env/tasks/paint.js';
 import { recordLine } from '../env/tasks/record-line.js';
+import { encodeTaskPng } from '../env/tasks/task-png.js';
 
 type SetOptions = Omit<DatasetOptions, 'split' | 'seed' | 'n'>;
 
@@ -161,7 +161,7 @@ async function stages(kind: DatasetOptions['kind'], n: number): Promise<Record<s
     const { image, labelMap } = await renderWithLabelMap(built.scene);
     add('paint + label map', t);
     t = cpuMs();
-    encodeRgbPng(image);
+    await encodeTaskPng(image);
     add('png encode', t);
     t = cpuMs();
     checkRecord(built.record);

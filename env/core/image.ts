@@ -55,7 +55,7 @@ export async function decodeImage(input: string | Buffer, options: { maxPixels?:
  * 347–422 steps/s with inline encodes against 317–352 asynchronous and 290–298 with sharp. The
  * price: one server encodes on one core; on a many-core machine, run more than one server.
  */
-// Synchronous callers (the task generator) call png-encode.ts's encodeRgbPng directly.
+// The task generator calls png-encode.ts's encodeRgbPng directly (env/tasks/task-png.ts), or sharp for large canvases.
 export async function encodePng(image: RgbImage): Promise<Buffer> {
   return encodeRgbPng(image);
 }

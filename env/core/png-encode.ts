@@ -1,7 +1,8 @@
 /**
- * The PNG writer for every image vistool makes: 8-bit RGB, no interlace, filter type 0 on every
- * row, one IDAT chunk compressed by node's zlib at level 1 (docs/CONTRACTS.md, "The PNG files
- * vistool writes", has why).
+ * The PNG writer for every image vistool makes but generated task canvases of 2 megapixels or
+ * more (env/tasks/task-png.ts): 8-bit RGB, no interlace, filter type 0 on every row, one IDAT
+ * chunk compressed by node's zlib at level 1 (docs/CONTRACTS.md, "The PNG files vistool writes",
+ * has why).
  *
  * Why not sharp, which still decodes everything: the encode is most of a tool step and a third
  * of making a task, and for the same pixels at the same level node's zlib spent a third less CPU

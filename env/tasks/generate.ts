@@ -5,7 +5,6 @@
  * is what lets `vistool data check` regenerate a stored task and compare byte for byte.
  */
 import type { RgbImage } from '../core/image.js';
-import { encodeRgbPng } from '../core/png-encode.js';
 import { layoutCategoryChart, type ChartColours } from './category-chart-layout.js';
 import { recordCell, type DataTable } from './data-table.js';
 import { CHART_PROFILES, DIFFICULTIES as DIFFICULTY_LEVELS, TABLE_PROFILES, TABLE_STYLES, type Difficulty } from './difficulty.js';
@@ -26,6 +25,7 @@ import { askQuestion, DEFAULT_FAMILIES, leadsBy, type AskedQuestion } from './qu
 import type { GeneratedKind, GeneratorProvenance, QuestionFamily, TaskRecord } from './record.js';
 import type { Scene } from './scene.js';
 import { layoutTable } from './table-layout.js';
+import { encodeTaskPng } from './task-png.js';
 import { CHART_MEASURES, PALETTES } from './vocabulary.js';
 
 /** Bump when a change to the generator changes its output for the same spec. */
@@ -380,7 +380,7 @@ export interface RenderedTask extends BuiltTask {
 
 export async function renderTask(task: BuiltTask): Promise<RenderedTask> {
   const { image, labelMap } = await renderWithLabelMap(task.scene);
-  return { ...task, image, labelMap, png: encodeRgbPng(image) };
+  return { ...task, image, labelMap, png: await encodeTaskPng(image) };
 }
 
 /** The spec a stored record was generated from, or null if it is not a generated task. */

@@ -11,8 +11,14 @@
  * - polyline (round joins): clamp(w/2 + ½ − distance to the nearest segment, 0, 1), the union of
  *   its segments, blended once;
  * - text: glyph masks from glyph-cache.ts at the glyph table's pen positions.
+ *
+ * A circle's or a stroke's coverage depends only on where it lies relative to the pixel grid, so
+ * one drawn again a whole number of pixels away has the same coverage. Where every coordinate is
+ * a multiple of ½ (a search scene's objects and pebbles: hundreds per scene, a dozen distinct
+ * sizes), the arithmetic is exact and the coverage computed once is reused bit for bit.
  */
 import type { RgbImage } from '../core/image.js';
+import { LruCache } from '../core/lru-cache.js';
 import { releaseBuffers, takeFloat32s, takeInt32s, takePixels } from '../core/pixel-pool.js';
 import { ensureGlyphs, glyphMask, placeGlyphs, type PlacedGlyph } from './glyph-cache.js';
 import { CONFLICT, labelMapFromIds, NO_INK, type LabelMap } from './label-map.js';
@@ -41,6 +47,77 @@ export function parseColour(fill: string): Rgb {
 let columnCover = new Float64Array(1024);
 /** Scratch for the pixels a stroke reaches (indices into its box), reused for the same reason. */
 let touchedScratch = new Int32Array(4096);
+
+/** A primitive's 8-bit coverage over its drawing box: the pixels it reaches (box-relative) and their coverage (1–255). */
+interface Coverage {
+  count: number;
+  cols: Int32Array;
+  rows: Int32Array;
+  alpha: Uint8Array;
+  /** Stretches of full coverage along a row, as (row, first column, length) triples; their pixels are not in the lists above. */
+  runs: Int32Array;
+}
+
+const NO_RUNS = new Int32Array(0);
+
+/** A coverage being computed, in scratch arrays that grow as needed and are reused. */
+const scratch: Coverage = { count: 0, cols: new Int32Array(4096), rows: new Int32Array(4096), alpha: new Uint8Array(4096), runs: NO_RUNS };
+
+function pushCoverage(u: number, v: number, a: number): void {
+  if (scratch.count === scratch.alpha.length) {
+    const grow = <T extends Int32Array | Uint8Array>(old: T, made: T): T => {
+      made.set(old);
+      return made;
+    };
+    scratch.cols = grow(scratch.cols, new Int32Array(2 * scratch.count));
+    scratch.rows = grow(scratch.rows, new Int32Array(2 * scratch.count));
+    scratch.alpha = grow(scratch.alpha, new Uint8Array(2 * scratch.count));
+  }
+  scratch.cols[scratch.count] = u;
+  scratch.rows[scratch.count] = v;
+  scratch.alpha[scratch.count++] = a;
+}
+
+/** Full coverage along this many pixels of a row or more is kept as a run, written as one. */
+const MIN_RUN = 4;
+
+/**
+ * The scratch coverage as one to keep: its fully covered stretches as runs, the rest pixel by
+ * pixel. A shape drawn again is mostly its solid inside, which a run writes at once.
+ */
+function keepCoverage(): Coverage {
+  const n = scratch.count;
+  const { cols, rows, alpha } = scratch;
+  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => (rows[a] as number) - (rows[b] as number) || (cols[a] as number) - (cols[b] as number));
+  const single: number[] = [];
+  const runs: number[] = [];
+  for (let i = 0; i < n;) {
+    let j = i + 1;
+    const first = order[i] as number;
+    if (alpha[first] === 255) {
+      while (j < n && alpha[order[j] as number] === 255 && rows[order[j] as number] === rows[first] && cols[order[j] as number] === (cols[first] as number) + (j - i)) j++;
+    }
+    if (j - i >= MIN_RUN) runs.push(rows[first] as number, cols[first] as number, j - i);
+    else for (let k = i; k < j; k++) single.push(order[k] as number);
+    i = j;
+  }
+  return {
+    count: single.length,
+    cols: Int32Array.from(single, (k) => cols[k] as number),
+    rows: Int32Array.from(single, (k) => rows[k] as number),
+    alpha: Uint8Array.from(single, (k) => alpha[k] as number),
+    runs: Int32Array.from(runs),
+  };
+}
+
+/**
+ * Coverages by shape and position relative to their drawing box. A search scene draws a dozen or
+ * so distinct ones; a bound keeps scenes of arbitrary strokes (a line chart's, which rarely repeat) from growing it.
+ */
+const coverages = new LruCache<string, Coverage>(256);
+
+/** Whether v is a multiple of ½ small enough that sums and products of such values are exact in a double. */
+const onHalfGrid = (v: number): boolean => Number.isInteger(v * 2) && Math.abs(v) < 2 ** 20;
 
 // Local copies of the label-map codes: the per-pixel loops below read them millions of times, and
 // a module namespace's export (what tsx turns an import into) is a getter call each time.
@@ -167,23 +244,94 @@ class Painter {
     }
   }
 
+  /**
+   * Plain rects (isPlainRect), in paint order: a background texture's thousands of tiles or
+   * bricks. Between two consecutive rect edges every row is covered by the same rects, each
+   * opaque, so those rows come out identical where covered: the band's first row is painted rect
+   * by rect and copied down, a copy per row instead of a fill per rect per row.
+   */
+  plainRects(rects: readonly RectPrimitive[]): void {
+    const { width, height } = this;
+    const n = rects.length;
+    const box = new Int32Array(4 * n);
+    const edges: number[] = [];
+    rects.forEach((k, i) => {
+      box[4 * i] = Math.max(0, k.x);
+      box[4 * i + 1] = Math.max(0, k.y);
+      box[4 * i + 2] = Math.min(width, k.x + k.width);
+      box[4 * i + 3] = Math.min(height, k.y + k.height);
+      edges.push(box[4 * i + 1] as number, box[4 * i + 3] as number);
+    });
+    const cuts = [...new Set(edges)].sort((a, b) => a - b);
+    // Rects by their top edge, taken into the band's set as the bands come down.
+    const byTop = Array.from({ length: n }, (_, i) => i).sort((a, b) => (box[4 * a + 1] as number) - (box[4 * b + 1] as number));
+    let taken = 0;
+    let active: number[] = [];
+    const stride = width * 3;
+    const d = this.data;
+    for (let c = 0; c + 1 < cuts.length; c++) {
+      const top = cuts[c] as number, bottom = cuts[c + 1] as number;
+      if (top >= height) break;
+      while (taken < n && (box[4 * (byTop[taken] as number) + 1] as number) <= top) active.push(byTop[taken++] as number);
+      active = active.filter((i) => (box[4 * i + 3] as number) > top && (box[4 * i + 2] as number) > (box[4 * i] as number));
+      // In paint order, so that where rects overlap the later one wins, as painted one by one.
+      active.sort((a, b) => a - b);
+      const spans: [number, number][] = [];
+      for (const i of active) {
+        const x1 = box[4 * i] as number, x2 = box[4 * i + 2] as number;
+        const [r, g, b] = parseColour((rects[i] as RectPrimitive).fill);
+        this.solidRun(top * width + x1, x2 - x1, r, g, b);
+        spans.push([x1, x2]);
+      }
+      if (spans.length === 0) continue;
+      // The covered columns as disjoint intervals: only those rows are the same across the band.
+      spans.sort((a, b) => a[0] - b[0]);
+      const covered: [number, number][] = [];
+      for (const [x1, x2] of spans) {
+        const last = covered[covered.length - 1];
+        if (last && x1 <= last[1]) last[1] = Math.max(last[1], x2);
+        else covered.push([x1, x2]);
+      }
+      for (let y = top + 1; y < bottom; y++) for (const [x1, x2] of covered) d.copyWithin(y * stride + x1 * 3, top * stride + x1 * 3, top * stride + x2 * 3);
+    }
+  }
+
   circle(k: CirclePrimitive): void {
     const [r, g, b] = parseColour(k.fill);
-    const x1 = Math.max(0, Math.floor(k.cx - k.r - 1)), x2 = Math.min(this.width, Math.ceil(k.cx + k.r + 1));
-    const y1 = Math.max(0, Math.floor(k.cy - k.r - 1)), y2 = Math.min(this.height, Math.ceil(k.cy + k.r + 1));
+    const bx1 = Math.floor(k.cx - k.r - 1), bx2 = Math.ceil(k.cx + k.r + 1);
+    const by1 = Math.floor(k.cy - k.r - 1), by2 = Math.ceil(k.cy + k.r + 1);
+    const x1 = Math.max(0, bx1), x2 = Math.min(this.width, bx2);
+    const y1 = Math.max(0, by1), y2 = Math.min(this.height, by2);
     this.search(x1, y1, x2, y2);
-    // Coverage is 0 from r + ½ out: such pixels are skipped on their squared distance (no square root).
-    const reach = k.r + 0.5;
-    const reach2 = reach * reach;
-    for (let y = y1; y < y2; y++) {
-      for (let x = x1; x < x2; x++) {
-        const ex = x + 0.5 - k.cx, ey = y + 0.5 - k.cy;
-        if (ex * ex + ey * ey >= reach2) continue;
-        const d = Math.hypot(ex, ey);
-        const a = Math.round(Math.min(1, Math.max(0, reach - d)) * 255);
-        if (a > 0) this.blend(y * this.width + x, r, g, b, a);
+    const unclipped = x1 === bx1 && x2 === bx2 && y1 === by1 && y2 === by2;
+    const key = unclipped && onHalfGrid(k.cx) && onHalfGrid(k.cy) && onHalfGrid(k.r) ? `c ${k.cx - x1} ${k.cy - y1} ${k.r}` : null;
+    let cover = key === null ? undefined : coverages.get(key);
+    if (!cover) {
+      scratch.count = 0;
+      // Coverage is 0 from r + ½ out: such pixels are skipped on their squared distance (no square root).
+      const reach = k.r + 0.5;
+      const reach2 = reach * reach;
+      for (let y = y1; y < y2; y++) {
+        for (let x = x1; x < x2; x++) {
+          const ex = x + 0.5 - k.cx, ey = y + 0.5 - k.cy;
+          if (ex * ex + ey * ey >= reach2) continue;
+          const d = Math.hypot(ex, ey);
+          const a = Math.round(Math.min(1, Math.max(0, reach - d)) * 255);
+          if (a > 0) pushCoverage(x - x1, y - y1, a);
+        }
       }
+      cover = scratch;
+      if (key !== null) coverages.set(key, (cover = keepCoverage()));
     }
+    this.blendCoverage(cover, x1, y1, r, g, b);
+  }
+
+  /** Blends a coverage whose box starts at (x1, y1): each pixel once, so the order does not change the result. */
+  private blendCoverage(cover: Coverage, x1: number, y1: number, r: number, g: number, b: number): void {
+    const { cols, rows, alpha, count, runs } = cover;
+    const width = this.width;
+    for (let k = 0; k < count; k++) this.blend((y1 + (rows[k] as number)) * width + x1 + (cols[k] as number), r, g, b, alpha[k] as number);
+    for (let k = 0; k < runs.length; k += 3) this.solidRun((y1 + (runs[k] as number)) * width + x1 + (runs[k + 1] as number), runs[k + 2] as number, r, g, b);
   }
 
   polyline(l: PolylinePrimitive): void {
@@ -194,11 +342,20 @@ class Painter {
     const reach2 = reach * reach;
     const xs = l.points.map((p) => p[0]);
     const ys = l.points.map((p) => p[1]);
-    const bx1 = Math.max(0, Math.floor(Math.min(...xs) - reach)), bx2 = Math.min(this.width, Math.ceil(Math.max(...xs) + reach));
-    const by1 = Math.max(0, Math.floor(Math.min(...ys) - reach)), by2 = Math.min(this.height, Math.ceil(Math.max(...ys) + reach));
+    const ux1 = Math.floor(Math.min(...xs) - reach), ux2 = Math.ceil(Math.max(...xs) + reach);
+    const uy1 = Math.floor(Math.min(...ys) - reach), uy2 = Math.ceil(Math.max(...ys) + reach);
+    const bx1 = Math.max(0, ux1), bx2 = Math.min(this.width, ux2);
+    const by1 = Math.max(0, uy1), by2 = Math.min(this.height, uy2);
     const bw = bx2 - bx1;
     if (bw <= 0 || by2 <= by1) return;
     this.search(bx1, by1, bx2, by2);
+    const unclipped = bx1 === ux1 && bx2 === ux2 && by1 === uy1 && by2 === uy2;
+    const key = unclipped && onHalfGrid(l.width) && l.points.every(([x, y]) => onHalfGrid(x) && onHalfGrid(y)) ? `l ${l.width} ${l.points.map(([x, y]) => `${x - bx1},${y - by1}`).join(' ')}` : null;
+    const known = key === null ? undefined : coverages.get(key);
+    if (known) {
+      this.blendCoverage(known, bx1, by1, r, g, b);
+      return;
+    }
     // The stroke's coverage over its box, and the pixels it reaches (a line chart's box is most of
     // the plot, its stroke a thin part of it): only those are blended, each once, at its largest coverage.
     const cover = takeFloat32s(bw * (by2 - by1)).fill(0);
@@ -235,13 +392,16 @@ class Painter {
         }
       }
     }
-    // Each pixel blends on its own, so the order they are blended in does not change the result.
+    scratch.count = 0;
     for (let k = 0; k < touchedCount; k++) {
       const i = touched[k] as number;
       const a = Math.round(Math.min(1, cover[i] as number) * 255);
-      if (a > 0) this.blend((by1 + Math.floor(i / bw)) * this.width + bx1 + (i % bw), r, g, b, a);
+      if (a > 0) pushCoverage(i % bw, Math.floor(i / bw), a);
     }
     releaseBuffers(cover);
+    const made = key === null ? scratch : keepCoverage();
+    if (key !== null) coverages.set(key, made);
+    this.blendCoverage(made, bx1, by1, r, g, b);
   }
 
   glyphs(placed: readonly PlacedGlyph[], fill: string): void {
@@ -268,6 +428,11 @@ class Painter {
   }
 }
 
+/** A rect of no mark on whole pixels: opaque over exactly its box, nothing but pixels to write. */
+function isPlainRect(p: Primitive, mark: number): p is RectPrimitive {
+  return mark === UNOWNED && p.kind === 'rect' && Number.isInteger(p.x) && Number.isInteger(p.y) && Number.isInteger(p.width) && Number.isInteger(p.height);
+}
+
 /** Every primitive of the scene in paint order, each with the index of the mark it belongs to (or NO_INK). */
 function flatten(scene: Scene, marks: Mark[]): { p: Primitive; mark: number }[] {
   const index = new Map(marks.map((m, i) => [m, i]));
@@ -282,8 +447,18 @@ export async function renderWithLabelMap(scene: Scene): Promise<{ image: RgbImag
   for (const { p } of items) if (p.kind === 'text') placed.set(p, placeGlyphs(p));
   await ensureGlyphs([...placed.values()].flatMap((g) => g.map((x) => x.key)));
   const painter = new Painter(scene.width, scene.height, parseColour(scene.background), marks.length);
-  for (const { p, mark } of items) {
+  for (let i = 0; i < items.length; i++) {
+    const { p, mark } = items[i] as { p: Primitive; mark: number };
     painter.mark = mark;
+    if (isPlainRect(p, mark)) {
+      let end = i + 1;
+      while (end < items.length && isPlainRect((items[end] as { p: Primitive }).p, (items[end] as { mark: number }).mark)) end++;
+      if (end - i > 1) {
+        painter.plainRects(items.slice(i, end).map((item) => item.p as RectPrimitive));
+        i = end - 1;
+        continue;
+      }
+    }
     if (p.kind === 'rect') painter.rect(p);
     else if (p.kind === 'circle') painter.circle(p);
     else if (p.kind === 'polyline') painter.polyline(p);

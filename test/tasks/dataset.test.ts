@@ -8,6 +8,7 @@ import { checkTask } from '../../env/tasks/check.js';
 import { generateDataset, MIN_TASKS_FOR_WORKERS, planTask } from '../../env/tasks/dataset.js';
 import { readGlyphStore, writeGlyphStore } from '../../env/tasks/glyph-store.js';
 import { loadTasks } from '../../env/tasks/load.js';
+import { workerExecArgv } from '../../env/tasks/task-pool.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'vistool-tasks-'));
@@ -109,4 +110,11 @@ test('glyph masks kept on disk give the same bytes as masks rasterised afresh, a
   await sameFiles(join(dir, 'cold'), join(dir, 'rejected'));
   const replaced = new Map(readGlyphStore(join(store, file)));
   for (const [key, mask] of entries.slice(0, 50)) assert.deepEqual(replaced.get(key), mask, key);
+});
+
+test('a bundled worker starts with the parent\'s Node options less its loaders, in either spelling', () => {
+  assert.deepEqual(workerExecArgv(['--import', 'tsx', '--max-old-space-size=900', '--require=./hook.cjs', '-r', 'x', '--cpu-prof', '--loader=ts-node/esm', '--experimental-loader', 'y']), ['--max-old-space-size=900', '--cpu-prof']);
+  assert.deepEqual(workerExecArgv([]), []);
+  // A flag whose name only begins like a loader's is kept.
+  assert.deepEqual(workerExecArgv(['--import-meta-resolve', '--required-x']), ['--import-meta-resolve', '--required-x']);
 });

@@ -163,3 +163,40 @@ test('rects, circles and strokes are painted exactly as the coverage rules say, 
   }
   assert.ok(roundsWithConflicts >= 3, `only ${roundsWithConflicts} rounds had overlapping marks`);
 });
+
+test('shapes on the half-pixel grid drawn again elsewhere, and runs of whole-pixel rects, are painted exactly as the coverage rules say', async () => {
+  const rng = taskStream(9, 'test', 0, 0);
+  for (let round = 0; round < 6; round++) {
+    const width = 120, height = 80;
+    const layers: Scene['layers'] = [];
+    // A texture of whole-pixel rects, some past the canvas's edges, overlapping (the later wins), in a few runs.
+    for (let run = 0; run < 3; run++) {
+      for (let i = 0; i < 25; i++) {
+        const grey = rng.int(150, 240).toString(16).padStart(2, '0');
+        layers.push({ kind: 'rect', x: rng.int(-20, width), y: rng.int(-10, height), width: rng.int(1, 50), height: rng.int(1, 30), fill: rng.chance(0.3) ? '#20a060' : `#${grey}${grey}${grey}` });
+      }
+      // A rect off the whole-pixel grid ends the run.
+      layers.push({ kind: 'rect', x: rng.int(0, 100) + 0.5, y: rng.int(0, 60), width: 7.25, height: 9, fill: '#cc3311' });
+    }
+    // A few templates, each drawn at several whole-pixel offsets: the first draw computes its coverage, the rest reuse it.
+    const side = 2 * rng.int(4, 9) + 1;
+    const circle = (x: number, y: number): Primitive => ({ kind: 'circle', cx: x + side / 2, cy: y + side / 2, r: (side - 1) / 2, fill: '#336699' });
+    const triangle = (x: number, y: number): Primitive => ({ kind: 'polyline', points: [[x + side / 2, y + 2.5], [x + side - 2.5, y + side - 2.5], [x + 2.5, y + side - 2.5], [x + side / 2, y + 2.5]], stroke: '#cc3311', width: 4 });
+    // The triangle upside down: the same x coordinates, other y coordinates.
+    const vee = (x: number, y: number): Primitive => ({ kind: 'polyline', points: [[x + side / 2, y + side - 2.5], [x + side - 2.5, y + 2.5], [x + 2.5, y + 2.5], [x + side / 2, y + side - 2.5]], stroke: '#8c4fbf', width: 4 });
+    const pebble = (x: number, y: number): Primitive => ({ kind: 'circle', cx: x + 0.5, cy: y + rng.pick([0, 0.5]), r: rng.int(4, 8) / 2, fill: '#777777' });
+    for (let i = 0; i < 18; i++) {
+      const make = rng.pick([circle, triangle, vee, pebble]);
+      // Some reach past the edge (clipped: painted without the reused coverage).
+      const primitive = make(rng.int(-6, width - side + 6), rng.int(-6, height - side + 6));
+      layers.push(rng.chance(0.6) ? { name: `mark ${i}`, owners: {}, draw: () => [primitive] } : primitive);
+    }
+    const scene: Scene = { width, height, background: '#ffffff', layers, meta: { unit: 'pixels', source: 'generator' } };
+    const ours = await renderWithLabelMap(scene);
+    const ref = referencePaint(scene);
+    assert.ok(Buffer.from(ref.data).equals(ours.image.data), `round ${round}: pixels differ from the reference`);
+    assert.deepEqual(ours.labelMap.ids, ref.ids, `round ${round}: owners differ from the reference`);
+    const full = labelMapFromIds(width, height, ours.labelMap.marks, ref.ids);
+    assert.deepEqual([ours.labelMap.extents, ours.labelMap.conflicts, ours.labelMap.firstConflict], [full.extents, full.conflicts, full.firstConflict]);
+  }
+});
