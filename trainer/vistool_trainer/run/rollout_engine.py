@@ -50,10 +50,16 @@ class RolloutEngine:
         return self.sampler
 
     def after_update(self) -> dict[str, float]:
-        """Push the trained weights into the engine (after each RL step); the metric it took."""
+        """Push the trained weights into the engine (after each RL step); its metrics: the time it
+        took and, for a LoRA policy, the share of the adapters' update the engine's dtype rounded
+        away (`training/lora_delta_lost_in_engine`: 0 the engine samples the trained policy, 1 the
+        base policy; docs/VLLM.md)."""
         if self.sampler is None:
             return {}
-        return {"timing/weight_sync_s": self.sampler.push_weights()}
+        metrics = {"timing/weight_sync_s": self.sampler.push_weights()}
+        if self.sampler.lora_delta_lost is not None:
+            metrics["training/lora_delta_lost_in_engine"] = self.sampler.lora_delta_lost
+        return metrics
 
     def close(self) -> None:
         sampler, self.sampler = self.sampler, None
