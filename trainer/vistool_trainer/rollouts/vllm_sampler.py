@@ -109,8 +109,7 @@ class VllmSampler:
         directory = Path(tempfile.mkdtemp(prefix="vistool-vllm-weights-", dir=work_directory))
         try:
             policy.save(directory)
-            config = unwrap_text_config(policy.model)
-            max_model_len = min(int(config.max_position_embeddings), MAX_MODEL_LEN_CAP)
+            max_model_len = engine_max_model_len(policy)
             dtype = str(next(policy.model.parameters()).dtype).removeprefix("torch.")
             engine_options: dict[str, Any] = {}
             if policy.device.type == "cpu":
@@ -228,6 +227,18 @@ class VllmSampler:
         if len(prompt.expected_ids) + max_new_tokens > self.max_model_len:
             raise ValueError(f"a prompt of {len(prompt.expected_ids)} tokens plus {max_new_tokens} new ones exceeds the vLLM "
                              f"engine's max_model_len {self.max_model_len}: shorten the episode (env.max_turns, policy.view)")
+
+
+def engine_max_model_len(policy: Policy) -> int:
+    """The longest conversation (prompt and reply) the engine is started for."""
+    return min(int(unwrap_text_config(policy.model).max_position_embeddings), MAX_MODEL_LEN_CAP)
+
+
+def most_image_tokens(policy: Policy) -> int:
+    """The most tokens one image can take in a prompt: Qwen2-VL's processor resizes it to at most
+    max_pixels in whole (patch × merge)² cells, one token each (12,845,056 pixels: 16,384 tokens)."""
+    cell = int(policy.processor.image_processor.patch_size) * policy.processor.merge_size
+    return policy.processor.pixel_bounds["max_pixels"] // (cell * cell)
 
 
 def unwrap_text_config(model: torch.nn.Module) -> Any:
