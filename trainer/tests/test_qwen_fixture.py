@@ -88,6 +88,8 @@ def test_added_tokens_sit_at_qwen25_vl_ids_and_the_vocabulary_is_padded(tokenize
     assert tokenizer.convert_tokens_to_ids("<tool_call>") == 151657
     assert tokenizer.convert_tokens_to_ids("<|file_sep|>") == 151664
     assert (tokenizer.eos_token, tokenizer.pad_token) == ("<|im_end|>", "<|endoftext|>")
+    # Published: "bos_token": null, "unk_token": null (not Qwen2Tokenizer's default unk, <|endoftext|>).
+    assert (tokenizer.bos_token, tokenizer.unk_token, tokenizer.unk_token_id) == (None, None, None)
     config = json.loads((fixture_dir / "config.json").read_text())
     assert config["text_config"]["vocab_size"] == QWEN_PADDED_VOCAB == 151936
     assert (config["image_token_id"], config["video_token_id"], config["vision_start_token_id"]) == (151655, 151656, 151652)
