@@ -35,10 +35,13 @@ class FoldingLoss:
     lost_squared: float = 0.0
     delta_squared: float = 0.0
 
-    def add(self, folded: torch.Tensor, delta: torch.Tensor) -> None:
-        exact = folded.detach().float()
-        self.lost_squared += float((exact - folded.detach().to(self.engine_dtype).float()).pow(2).sum())
-        self.delta_squared += float(delta.detach().float().pow(2).sum())
+    def add(self, base: torch.Tensor, delta: torch.Tensor, sent: torch.Tensor) -> None:
+        """One folded layer: its base weight W, its ΔW and the tensor sent for W + ΔW. The exact sum
+        is taken in fp32 here, so a sum the sender already rounded counts as lost too."""
+        delta = delta.detach().float()
+        exact = base.detach().float() + delta
+        self.lost_squared += float((exact - sent.detach().to(self.engine_dtype).float()).pow(2).sum())
+        self.delta_squared += float(delta.pow(2).sum())
 
     def share_lost(self) -> float | None:
         """None while the adapters are a no-op (ΔW = 0, LoRA's B as initialised): nothing to lose."""
@@ -80,7 +83,7 @@ def merged_state_dict(model: torch.nn.Module, folding_loss: FoldingLoss | None =
                 delta = sum(layer.get_delta_weight(adapter) for adapter in layer.active_adapters if adapter in layer.lora_A)
                 folded = (layer.get_base_layer().weight + delta).detach()
                 if folding_loss is not None and torch.is_tensor(delta):  # no active adapter: sum() is 0, nothing folded
-                    folding_loss.add(folded, delta)
+                    folding_loss.add(layer.get_base_layer().weight, delta, folded)
                 yield f"{module_name}.weight", folded
             continue
         yield f"{module_name}.{leaf}", tensor.detach()
