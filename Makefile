@@ -157,11 +157,13 @@ test-vllm: setup vllm-env
 # micro policy (docs/QWEN_FIXTURE.md): a tiny Qwen2.5-VL with Qwen2.5's real tokenizer, its padded
 # 151,936-row vocabulary and Qwen2.5-VL's image-processor defaults, written once into
 # $(QWEN_FIXTURE_DIR). Tokenizer parity, SFT then two GRPO steps with transformers rollouts,
-# `vistool eval --policy checkpoint:`, the optimizer's step memory and non-finite gradients, then
-# the vLLM suite (prompt ids, log-probs, weight sync, two RL steps with vLLM rollouts). ~15 min.
+# `vistool eval --policy checkpoint:`, the optimizer's step memory and non-finite gradients, a run
+# resumed mid-RL against its KL reference, then the vLLM suite (prompt ids, log-probs, weight sync,
+# two RL steps with vLLM rollouts). ~15 min before the KL-resume test was added (three short runs on the fixture).
 QWEN_FIXTURE_DIR ?= $(abspath runs/qwen-micro-fixture)
 QWEN_TESTS := trainer/tests/test_qwen_fixture.py trainer/tests/test_nonfinite_gradients.py trainer/tests/test_optimizer_memory.py \
 	trainer/tests/test_end_to_end.py::test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_events \
+	trainer/tests/test_end_to_end.py::test_a_run_resumed_mid_rl_keeps_the_kl_reference_rl_started_from \
 	trainer/tests/test_eval_agrees_with_trainer.py trainer/tests/test_lora_merge_rounding.py trainer/tests/test_sampler_limits.py
 test-qwen: setup venv vllm-env
 	VISTOOL_TEST_POLICY=qwen-micro VISTOOL_QWEN_FIXTURE_DIR=$(QWEN_FIXTURE_DIR) $(PY) -m pytest -q $(QWEN_TESTS)

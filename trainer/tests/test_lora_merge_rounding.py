@@ -7,7 +7,9 @@ the engine samples (nearly) the base policy while the trainer scores Wx + B(Ax) 
 This test measures both on the policy under test in bf16 (the Qwen fixture under `make test-qwen`;
 its random weights have Qwen's spread, ~0.02) after one AdamW step at the one-GPU recipe's RL lr
 with its rank, α and targets, and prints the numbers docs/VLLM.md quotes. It asserts the effect
-is there, so a change that removes it (an fp32 engine, vLLM's own LoRA support) shows up here.
+is there, so a change that removes it (an fp32 engine, vLLM's own LoRA support) shows up here, and
+that the share the vLLM sampler reports after each push (`training/lora_delta_lost_in_engine`,
+merged_weights.FoldingLoss) is the one measured here layer by layer.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from PIL import Image
 
 from vistool_trainer.checkout import repo_root
 from vistool_trainer.config import PolicyConfig, from_dict
-from vistool_trainer.model.merged_weights import merged_state_dict
+from vistool_trainer.model.merged_weights import FoldingLoss, merged_state_dict
 from vistool_trainer.model.policy import Policy, score_tokens
 
 CORPUS = ["Question: Is the revenue of D low, medium or high?", "<answer>low</answer>"] * 20
@@ -43,8 +45,10 @@ def test_one_lora_step_at_lr_1e_5_mostly_vanishes_when_folded_into_bf16_weights(
     optimizer.step()
     policy.model.eval()
 
-    merged = dict(merged_state_dict(policy.model))
+    reported = FoldingLoss(torch.bfloat16)
+    merged = dict(merged_state_dict(policy.model, reported))
     erased, total, relative = 0, 0, []
+    lost_squared, delta_squared = 0.0, 0.0
     for module in policy.model.modules():
         if not hasattr(module, "get_delta_weight") or not hasattr(module, "lora_A"):
             continue
@@ -59,7 +63,10 @@ def test_one_lora_step_at_lr_1e_5_mostly_vanishes_when_folded_into_bf16_weights(
         erased += int(((moved == 0) & (delta != 0)).sum())
         total += int((delta != 0).sum())
         relative.append(float((folded.float() - exact).norm() / delta.norm()))
+        lost_squared += float((folded.float() - exact).pow(2).sum())
+        delta_squared += float(delta.pow(2).sum())
     erased_share = erased / total
+    lost_share = (lost_squared / delta_squared) ** 0.5
 
     def scores(model):
         with torch.no_grad():
@@ -77,7 +84,9 @@ def test_one_lora_step_at_lr_1e_5_mostly_vanishes_when_folded_into_bf16_weights(
     gap_step = float((trained - base_scores).abs().mean())
     with capsys.disabled():
         print(f"\nLoRA r{lora['r']} α{lora['alpha']}, one AdamW step at lr {lr:g}, bf16: {erased_share:.1%} of the ΔW entries erased by "
-              f"folding into bf16 (|folded − exact| / |ΔW| {min(relative):.2f}–{max(relative):.2f}); mean |Δ log p| trainer vs folded "
+              f"folding into bf16 (|folded − exact| / |ΔW| {min(relative):.2f}–{max(relative):.2f} per layer, {lost_share:.3f} over all); mean |Δ log p| trainer vs folded "
               f"{gap_folded:.2e}, trainer vs the policy before the step {gap_step:.2e}")
     assert erased_share > 0.5
     assert gap_step > 0
+    assert reported.share_lost() is not None and abs(reported.share_lost() - lost_share) < 1e-6 * lost_share
+    assert 0.5 < lost_share <= 1.0

@@ -88,6 +88,8 @@ def test_added_tokens_sit_at_qwen25_vl_ids_and_the_vocabulary_is_padded(tokenize
     assert tokenizer.convert_tokens_to_ids("<tool_call>") == 151657
     assert tokenizer.convert_tokens_to_ids("<|file_sep|>") == 151664
     assert (tokenizer.eos_token, tokenizer.pad_token) == ("<|im_end|>", "<|endoftext|>")
+    # Published: "bos_token": null, "unk_token": null (not Qwen2Tokenizer's default unk, <|endoftext|>).
+    assert (tokenizer.bos_token, tokenizer.unk_token, tokenizer.unk_token_id) == (None, None, None)
     config = json.loads((fixture_dir / "config.json").read_text())
     assert config["text_config"]["vocab_size"] == QWEN_PADDED_VOCAB == 151936
     assert (config["image_token_id"], config["video_token_id"], config["vision_start_token_id"]) == (151655, 151656, 151652)
@@ -181,3 +183,35 @@ def test_the_one_gpu_recipes_lora_targets_reach_the_vision_towers_mlps(fixture_d
     vision = [name for name in adapted if ".visual." in name]
     assert sorted(name.rsplit(".", 1)[-1] for name in vision) == sorted(["gate_proj", "up_proj", "down_proj"] * 2)  # 2 blocks
     assert not any(".attn." in name for name in vision)  # q/k/v/o_proj are the text model's names only
+
+
+def test_the_sampler_and_the_scorer_never_give_mass_to_control_tokens_or_padding_rows(fixture_dir):
+    """Issue 39, defect 1, without vLLM: the ids both samplers suppress and the scorer gives
+    probability 0 (Policy.suppressed_token_ids) are Qwen2.5-VL's control tokens and the 271 LM-head
+    rows past its tokenizer (151,665-151,935), and nothing the policy must write (<|im_end|>, the
+    tool tags). The ids are Qwen2.5-VL's published ones, not read from the code under test."""
+    import torch
+
+    from vistool_trainer.config import PolicyConfig, from_dict
+    from vistool_trainer.model.policy import Policy, score_tokens
+
+    policy = Policy.create(from_dict(PolicyConfig, {"model": str(fixture_dir)}), ["x"], 1, "cpu")
+    suppressed = set(policy.suppressed_token_ids)
+    control = {151643, 151644, 151652, 151653, 151654, 151655, 151656}  # endoftext, im_start, vision_start/end/pad, image/video_pad
+    padding = set(range(151665, 151936))
+    assert len(padding) == 271
+    assert suppressed == control | padding
+    assert not {151645, 151657, 151658} & suppressed  # <|im_end|>, <tool_call>, </tool_call>
+    fields = policy.sampling_fields(8, 1.0, greedy=False)
+    assert set(fields.suppressed_token_ids) == suppressed  # what transformers' suppress_tokens and vLLM's logit_bias get
+    # The scorer: the suppressed ids hold no probability, and the rest sum to 1.
+    inputs = policy.batch([policy.encoder.encode([{"role": "user", "content": [{"type": "text", "text": "Which bar is tallest?"}]},
+                                                   {"role": "assistant", "content": [{"type": "text", "text": "<answer>B</answer>"}]}],
+                                                  add_generation_prompt=False)])
+    with torch.no_grad():
+        scored, mask, _ = score_tokens(policy.model, inputs, suppressed_token_ids=policy.suppressed_token_ids)
+        unmasked, _, _ = score_tokens(policy.model, inputs)
+    positions = mask.bool()
+    # The fixture's random head gives the 278 suppressed ids their share (~278 / 151,936 each position):
+    # scoring without them raises every log-prob by exactly log(1 / (1 − that share)) > 0.
+    assert (scored[positions] > unmasked[positions]).all()

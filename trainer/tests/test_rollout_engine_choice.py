@@ -61,3 +61,28 @@ def test_scoring_without_the_control_tokens_is_the_softmax_over_the_others():
     assert torch.allclose(masked[on], expected[on], atol=1e-5)
     assert (masked[on] > plain[on]).all()  # the suppressed tokens' mass is given to the others
     assert torch.isfinite(entropy[on]).all()
+
+
+def test_the_vllm_engine_warns_when_images_at_the_pixel_bounds_fill_its_length(tmp_path):
+    """Issue 39, defect 7: with `policy.max_pixels: null` a Qwen2.5-VL processor takes images up to
+    12,845,056 pixels, 12,845,056 / 28² = 16,384 tokens (patch 14, merge 2), the whole of the engine's
+    16,384-token max_model_len; vLLM profiles its encoder for that image at start. The run says so
+    before the engine starts. Qwen-faithful processor defaults: the fixture (model_under_test.py)."""
+    from model_under_test import qwen_fixture_dir
+
+    from vistool_trainer.run.rollout_engine import image_budget_warning
+
+    fixture = str(qwen_fixture_dir())
+    defaults = Policy.create(from_dict(PolicyConfig, {"model": fixture}), CORPUS, 1, "cpu")
+    warning = image_budget_warning(defaults, 3)
+    assert warning is not None
+    assert "12,845,056" in warning and "16,384 tokens" in warning and "49,152 tokens of images" in warning
+    assert "max_model_len 16,384" in warning and "policy.max_pixels" in warning
+    # The 4-GPU recipe's bound: 1,003,520 / 784 = 1,280 tokens an image, 5 of them 6,400: no warning.
+    bounded = Policy.create(from_dict(PolicyConfig, {"model": fixture, "max_pixels": 1_003_520}), CORPUS, 1, "cpu")
+    assert image_budget_warning(bounded, 5) is None
+    # 13 images of 1,280 tokens (16,640) do not fit.
+    assert "16,640 tokens of images" in image_budget_warning(bounded, 13)
+    # The micro policy's tiny images never fill its engine.
+    micro = Policy.create(from_dict(PolicyConfig, {"model": "micro", "micro": {"vocab_size": 300}}), CORPUS, 1, "cpu")
+    assert image_budget_warning(micro, 3) is None

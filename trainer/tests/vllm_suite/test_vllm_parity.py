@@ -106,12 +106,17 @@ def test_a_lora_policy_is_sampled_with_its_adapters_folded_in(engine, noised_pol
     lora.eval()  # scoring never drops out (the old log-probs are computed in eval mode)
     try:
         engine.push_weights(lora)
+        # What the push reports losing of ΔW (training/lora_delta_lost_in_engine): an fp32 engine keeps
+        # the update but for fp32's own rounding of W + ΔW (test_lora_merge_rounding.py measures bf16).
+        assert engine.engine_dtype == torch.float32
+        assert engine.lora_delta_lost is not None and engine.lora_delta_lost < 1e-5, engine.lora_delta_lost
         largest, _ = sample_and_compare(engine, noised_policy, lora, prompts, 1.0)
         assert largest < LORA_TOLERANCE, largest
         _, mean_gap = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, 1.0)
         assert mean_gap > 0.1, mean_gap  # the adapters matter: scoring without them disagrees
     finally:
         engine.push_weights(noised_policy.model)
+    assert engine.lora_delta_lost is None  # a full model: nothing folded
 
 
 def _pre_032_allowed_token_ids_check(self, tokenizer_length):

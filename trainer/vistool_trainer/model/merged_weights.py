@@ -9,19 +9,51 @@ A LoRA model (peft) gives its base weights with each adapted layer's weight repl
 W + ΔW (peft's own `get_delta_weight`), one layer at a time: no second copy of the model, and the
 trained model itself is never touched. Only the vanilla LoRA the run config can ask for (Linear
 layers, no bias, no DoRA-style variant) is folded; anything else is refused by name.
+
+The engine stores what it is sent in its own dtype. In bf16 the sum W + ΔW rounds back to W
+wherever ΔW is below half of bf16's spacing next to W (~1e-4 for a weight of 0.02), which an
+early LoRA update at lr 1e-5 mostly is: the engine then samples a policy that lags the one the
+trainer scores (docs/VLLM.md). A `FoldingLoss` given to `merged_state_dict` measures that share.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import torch
 
 from .policy import unwrap_model
 
 
-def merged_state_dict(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tensor]]:
+@dataclass
+class FoldingLoss:
+    """How much of the adapters' ΔW an engine holding the folded weights in `engine_dtype` loses:
+    ‖(W + ΔW) − stored(W + ΔW)‖ / ‖ΔW‖ over every folded layer, where stored() is the cast to the
+    engine's dtype. 0: the engine holds the whole update; 1: it holds the base weights alone."""
+    engine_dtype: torch.dtype
+    lost_squared: float = 0.0
+    delta_squared: float = 0.0
+
+    def add(self, base: torch.Tensor, delta: torch.Tensor, sent: torch.Tensor) -> None:
+        """One folded layer: its base weight W, its ΔW and the tensor sent for W + ΔW. The exact sum
+        is taken in fp32 here, so a sum the sender already rounded counts as lost too."""
+        delta = delta.detach().float()
+        exact = base.detach().float() + delta
+        self.lost_squared += float((exact - sent.detach().to(self.engine_dtype).float()).pow(2).sum())
+        self.delta_squared += float(delta.pow(2).sum())
+
+    def share_lost(self) -> float | None:
+        """None while the adapters are a no-op (ΔW = 0, LoRA's B as initialised): nothing to lose."""
+        if self.delta_squared == 0:
+            return None
+        return math.sqrt(self.lost_squared / self.delta_squared)
+
+
+def merged_state_dict(model: torch.nn.Module, folding_loss: FoldingLoss | None = None) -> Iterator[tuple[str, torch.Tensor]]:
     """(name, tensor) for every weight of the plain model `model` stands for. Tensors are the
-    model's own (detached) where nothing is folded: the caller copies them if it must."""
+    model's own (detached) where nothing is folded: the caller copies them if it must. Each folded
+    layer is added to `folding_loss` when one is given."""
     if not hasattr(model, "get_base_model"):
         for name, tensor in unwrap_model(model).state_dict().items():
             yield name, tensor.detach()
@@ -49,6 +81,9 @@ def merged_state_dict(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tenso
         if layer is not None and leaf == "weight":
             with torch.no_grad():
                 delta = sum(layer.get_delta_weight(adapter) for adapter in layer.active_adapters if adapter in layer.lora_A)
-                yield f"{module_name}.weight", (layer.get_base_layer().weight + delta).detach()
+                folded = (layer.get_base_layer().weight + delta).detach()
+                if folding_loss is not None and torch.is_tensor(delta):  # no active adapter: sum() is 0, nothing folded
+                    folding_loss.add(layer.get_base_layer().weight, delta, folded)
+                yield f"{module_name}.weight", folded
             continue
         yield f"{module_name}.{leaf}", tensor.detach()

@@ -39,8 +39,11 @@ class PolicyProcessor:
     def control_token_ids(self) -> list[int]:
         """Tokens the policy must never write: vision placeholders and turn openers."""
         names = ["<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|im_start|>", "<|endoftext|>"]
-        ids = [self.tokenizer.convert_tokens_to_ids(name) for name in names]
-        return [int(i) for i in ids if i is not None and i != self.tokenizer.unk_token_id]
+        # A name the tokenizer lacks maps to its unknown token; keep an id only if it maps back to the
+        # name. (Not `id != unk_token_id`: Qwen2Tokenizer's unk_token defaults to <|endoftext|> when a
+        # checkpoint does not set it to null, and that test then dropped <|endoftext|> itself.)
+        ids = [(name, self.tokenizer.convert_tokens_to_ids(name)) for name in names]
+        return [int(i) for name, i in ids if i is not None and self.tokenizer.convert_ids_to_tokens(int(i)) == name]
 
     @property
     def pixel_bounds(self) -> dict[str, int]:

@@ -47,7 +47,7 @@ QWEN_MAX_PIXELS = 12845056  # 16,384 tokens
 PATCH = 14
 MERGE = 2
 # Bumped whenever what write_qwen_fixture writes changes: a saved copy of another version is rewritten.
-FIXTURE_VERSION = 1
+FIXTURE_VERSION = 2
 
 # Qwen2.5-VL's published chat template (chat_template.json of the Qwen2.5-VL Instruct checkpoints):
 # a default system message when the first message is not one, images as one pad between the vision
@@ -148,6 +148,10 @@ def write_qwen_fixture(directory: Path, seed: int = 0) -> dict[str, Any]:
     # What the Qwen checkpoints name: transformers' Qwen2Tokenizer reads tokenizer.json back unchanged.
     tokenizer_config = json.loads((directory / "tokenizer_config.json").read_text())
     tokenizer_config["tokenizer_class"] = "Qwen2Tokenizer"
+    # The published tokenizer_config.json sets both to null. Left out, Qwen2Tokenizer's defaults
+    # apply and unk_token becomes <|endoftext|> (version 1 of the fixture did that).
+    tokenizer_config["bos_token"] = None
+    tokenizer_config["unk_token"] = None
     (directory / "tokenizer_config.json").write_text(json.dumps(tokenizer_config, indent=2) + "\n")
     image_processor.save_pretrained(directory)
     summary = {"directory": str(directory), "parameters": sum(p.numel() for p in model.parameters()),

@@ -10,7 +10,8 @@ has the facts this relies on, each checked by trainer/tests/vllm_suite/:
 - the log-probabilities returned are vLLM's "processed" ones: of the distribution the token was
   drawn from (temperature applied, suppressed tokens excluded by a -inf logit bias), not the raw
   softmax at T = 1;
-- the engine is seeded once; per-request seeds crash vLLM's CPU sampler;
+- the engine is seeded once; per-request seeds crash vLLM's CPU sampler; starting it leaves the
+  process's global generators as the trainer had them (vLLM reseeds them in-process);
 - weights go in through the workers' `reload_weights` in checkpoint format (the loader repacks
   them for its kernels), then the encoder and prefix caches are emptied: both hold results
   computed with the old weights.
@@ -22,15 +23,19 @@ from __future__ import annotations
 
 import gc
 import os
+import random
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy
 import torch
 
-from ..model.merged_weights import merged_state_dict
+from ..model.merged_weights import FoldingLoss, merged_state_dict
 from ..model.policy import Policy, SampledTurn
 from ..model.sampling import SamplingFields
 from .vllm_prompt import VllmPrompt, vllm_prompt
@@ -41,6 +46,25 @@ CPU_KV_CACHE_BYTES = 1 << 30
 # vLLM sizes its buffers for the longest sequence it may see; past this, a model's own (often
 # 32k-128k) position limit only costs memory. A conversation longer than this is refused by name.
 MAX_MODEL_LEN_CAP = 16384
+
+
+@contextmanager
+def _global_generators_kept() -> Iterator[None]:
+    """Put Python's, numpy's and torch's global generators (CUDA's too) back as they were after the
+    block. An in-process vLLM engine seeds them all with `LLM(seed=…)` while it starts (vLLM's
+    docs/usage/reproducibility.md, "Locality of random state"), and the RL stage starts it after a
+    resumed run restored them from its checkpoint: without this a resumed run's generators restart
+    from the seed instead of where the checkpoint left them."""
+    torch_state, python_state, numpy_state = torch.get_rng_state(), random.getstate(), numpy.random.get_state()
+    cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    try:
+        yield
+    finally:
+        torch.set_rng_state(torch_state)
+        random.setstate(python_state)
+        numpy.random.set_state(numpy_state)
+        if cuda_states is not None:
+            torch.cuda.set_rng_state_all(cuda_states)
 
 
 def _prepare_process_environment() -> None:
@@ -63,7 +87,12 @@ class VllmSampler:
         # vLLM's v1 engines before 0.32 refuse any allowed id at or past len(tokenizer), which Qwen2.5-VL's
         # padded vocabulary (151,936 rows, 151,665 tokens) puts in it (docs/VLLM.md).
         self.suppressed_bias = {int(token): float("-inf") for token in policy.suppressed_token_ids}
+        # The engine is started in the policy's dtype (start()) and keeps what it is pushed in it.
+        self.engine_dtype = next(policy.model.parameters()).dtype
         self.pushes = 0
+        # Of the last push: the share of the LoRA adapters' ΔW the engine's dtype rounded away
+        # (merged_weights.FoldingLoss); None for a full model or while ΔW is 0.
+        self.lora_delta_lost: float | None = None
 
     # ---- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -80,8 +109,7 @@ class VllmSampler:
         directory = Path(tempfile.mkdtemp(prefix="vistool-vllm-weights-", dir=work_directory))
         try:
             policy.save(directory)
-            config = unwrap_text_config(policy.model)
-            max_model_len = min(int(config.max_position_embeddings), MAX_MODEL_LEN_CAP)
+            max_model_len = engine_max_model_len(policy)
             dtype = str(next(policy.model.parameters()).dtype).removeprefix("torch.")
             engine_options: dict[str, Any] = {}
             if policy.device.type == "cpu":
@@ -93,8 +121,9 @@ class VllmSampler:
                 engine_options["gpu_memory_utilization"] = gpu_memory_utilization
             # generation_config "vllm": the checkpoint's generation_config.json (a Qwen Instruct one carries a
             # repetition penalty) never becomes a default; every field is set per request anyway.
-            llm = LLM(model=str(directory), dtype=dtype, seed=seed, max_model_len=max_model_len, generation_config="vllm",
-                      limit_mm_per_prompt={"image": max_images}, logprobs_mode="processed_logprobs", **engine_options)
+            with _global_generators_kept():
+                llm = LLM(model=str(directory), dtype=dtype, seed=seed, max_model_len=max_model_len, generation_config="vllm",
+                          limit_mm_per_prompt={"image": max_images}, logprobs_mode="processed_logprobs", **engine_options)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
             raise
@@ -117,7 +146,9 @@ class VllmSampler:
     def push_weights(self, model: torch.nn.Module | None = None) -> float:
         """Copy `model`'s weights (default: the policy's) into the engine; seconds it took."""
         started = time.perf_counter()
-        weights = list(merged_state_dict(model if model is not None else self.policy.model))
+        folding_loss = FoldingLoss(self.engine_dtype)
+        weights = list(merged_state_dict(model if model is not None else self.policy.model, folding_loss))
+        self.lora_delta_lost = folding_loss.share_lost()
         self.llm.collective_rpc("reload_weights", kwargs={"weights_iterator": weights, "is_checkpoint_format": True})
         # Vision-tower outputs and KV blocks computed with the old weights must not be reused; a
         # stale encoder cache also crashes the next request on an image it has seen.
@@ -196,6 +227,18 @@ class VllmSampler:
         if len(prompt.expected_ids) + max_new_tokens > self.max_model_len:
             raise ValueError(f"a prompt of {len(prompt.expected_ids)} tokens plus {max_new_tokens} new ones exceeds the vLLM "
                              f"engine's max_model_len {self.max_model_len}: shorten the episode (env.max_turns, policy.view)")
+
+
+def engine_max_model_len(policy: Policy) -> int:
+    """The longest conversation (prompt and reply) the engine is started for."""
+    return min(int(unwrap_text_config(policy.model).max_position_embeddings), MAX_MODEL_LEN_CAP)
+
+
+def most_image_tokens(policy: Policy) -> int:
+    """The most tokens one image can take in a prompt: Qwen2-VL's processor resizes it to at most
+    max_pixels in whole (patch × merge)² cells, one token each (12,845,056 pixels: 16,384 tokens)."""
+    cell = int(policy.processor.image_processor.patch_size) * policy.processor.merge_size
+    return policy.processor.pixel_bounds["max_pixels"] // (cell * cell)
 
 
 def unwrap_text_config(model: torch.nn.Module) -> Any:

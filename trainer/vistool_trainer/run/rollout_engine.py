@@ -42,6 +42,9 @@ class RolloutEngine:
         images = 1 + max(env.max_tool_calls, 1)  # the task's image and one per tool call
         if view.latest_images is not None:
             images = min(images, view.latest_images)
+        warning = image_budget_warning(policy, images)
+        if warning is not None:
+            self.events.warning(warning)
         started = time.perf_counter()
         self.sampler = VllmSampler.start(policy, seed=self.config.seed, max_images=images,
                                          gpu_memory_utilization=self.config.rl.vllm_gpu_memory_utilization)
@@ -50,12 +53,36 @@ class RolloutEngine:
         return self.sampler
 
     def after_update(self) -> dict[str, float]:
-        """Push the trained weights into the engine (after each RL step); the metric it took."""
+        """Push the trained weights into the engine (after each RL step); its metrics: the time it
+        took and, for a LoRA policy, the share of the adapters' update the engine's dtype rounded
+        away (`training/lora_delta_lost_in_engine`: 0 the engine samples the trained policy, 1 the
+        base policy; docs/VLLM.md)."""
         if self.sampler is None:
             return {}
-        return {"timing/weight_sync_s": self.sampler.push_weights()}
+        metrics = {"timing/weight_sync_s": self.sampler.push_weights()}
+        if self.sampler.lora_delta_lost is not None:
+            metrics["training/lora_delta_lost_in_engine"] = self.sampler.lora_delta_lost
+        return metrics
 
     def close(self) -> None:
         sampler, self.sampler = self.sampler, None
         if sampler is not None:
             sampler.close()
+
+
+def image_budget_warning(policy: Policy, max_images: int) -> str | None:
+    """Why images at the policy's pixel bounds do not fit the vLLM engine, or None. vLLM sizes its
+    encoder cache and its start-up profiling run for the largest image the processor can make, and
+    every image of an episode counts against max_model_len: with Qwen2.5-VL's default max_pixels
+    (`policy.max_pixels: null`) one image is up to 16,384 tokens, the whole of the engine's length,
+    and the episode ends when a prompt stops fitting (rollout.py, rollout/ended_early)."""
+    from ..rollouts.vllm_sampler import engine_max_model_len, most_image_tokens
+
+    per_image, length = most_image_tokens(policy), engine_max_model_len(policy)
+    if max_images * per_image < length:
+        return None
+    max_pixels = policy.processor.pixel_bounds["max_pixels"]
+    return (f"an image at the policy's max_pixels ({max_pixels:,}) is up to {per_image:,} tokens, and a prompt may hold {max_images} "
+            f"(the task's and one per tool call): {max_images * per_image:,} tokens of images against the vLLM engine's max_model_len {length:,}. "
+            "vLLM profiles its vision encoder for the largest image at start, and an episode whose images fill the length ends early "
+            "(rollout/ended_early). Set policy.max_pixels (1,003,520 is at most 1,280 tokens an image).")
