@@ -29,15 +29,22 @@
  *   and the question's features are legible in the output at the task's pixel budget, partly when
  *   it overlaps the target otherwise (cuts some away, or shows it too small to read), off when it
  *   shares nothing with it. The other tools on a search scene are unknown.
- * - Everything else is unknown: converted data sets carry no gold calls or grounding boxes, the
- *   locate family has no gold call, and the line, mark and OCR tools on charts have no target.
+ * - zoom_in, crop and image_zoom_in_tool on a converted benchmark photo whose record carries target
+ *   boxes (V*'s `meta.targets`, benchmark-target.ts): the same rectangle of the task image, by
+ *   containment only (a photo's record gives no feature sizes to judge legibility by): on when the
+ *   crop holds every target box, partly when it overlaps at least one but not all of them, off
+ *   when it overlaps none. Its crop IoU is against the union box of the targets.
+ * - Everything else is unknown: converted data sets without target boxes carry no gold calls or
+ *   grounding boxes (HR-Bench, VisualProbe, ChartQA's pies ...), the locate family has no gold
+ *   call, and the line, mark and OCR tools on charts have no target.
  * Pure.
  */
 import type { CallRecord } from './trajectory.js';
 import type { TaskRecord } from '../tasks/record.js';
 import { lookupLabel } from '../tools/labels.js';
 import { intersect, iou } from './box-overlap.js';
-import { searchCropIou, searchTarget } from './search-target.js';
+import { benchmarkCropIou, benchmarkTarget, benchmarkTargetBoxes, type ImageSize } from './benchmark-target.js';
+import { SEARCH_ZOOM_TOOLS, searchCropIou, searchTarget } from './search-target.js';
 import { BAND_FAMILIES, bandKey, type BandFamily, type BBox, type PixelMetadata, type PointXY } from '../tools/metadata.js';
 import { clipRegion } from '../tools/region.js';
 import type { ToolCall } from '../tools/types.js';
@@ -54,6 +61,8 @@ export interface CallScene {
   height: number;
   /** The metadata the call handed back, where it moved pixels (zoom_in, crop): where its output lies in the task image. */
   result?: PixelMetadata;
+  /** The task image's size, where the caller knows it: a benchmark's target box past its edge is judged by its part inside (benchmark-target.ts). */
+  taskSize?: ImageSize;
 }
 
 /** What the judgement reads of a task: its gold calls and query; for search scenes its metadata and the budget it was made for. */
@@ -71,6 +80,7 @@ const BINDING: Partial<Record<BandFamily, BandFamily>> = { rows: 'y_values', col
 
 export function callTarget(task: TargetTask, call: ToolCall, scene: CallScene): CallTarget {
   if (task.kind === 'search') return searchTarget(task, call, scene.result);
+  if (SEARCH_ZOOM_TOOLS.has(call.name) && benchmarkTargetBoxes(task) !== null) return benchmarkTarget(task, call, scene.result, scene.taskSize);
   const focus = FOCUS_NAME.exec(call.name);
   if (focus) return focusTarget(task, focus[1] as BandFamily, call.arguments[focus[1] as BandFamily], scene.meta);
   if (call.name === 'zoom_in') return zoomTarget(task, call.arguments, scene);
@@ -211,12 +221,15 @@ export function zoomCrop(args: Record<string, unknown>, width: number, height: n
  * (the box zoomTarget judges it by): on a chart or table with gold calls, the box around the gold
  * bands; 0 when an earlier zoom cropped the target away. On a search scene, a zoom_in's or crop's
  * rectangle of the task image against the record's target box (search-target.ts; IoU is the same
- * in either image's pixels, a zoom scaling both boxes alike). Null where there is no target box (a
+ * in either image's pixels, a zoom scaling both boxes alike). On a converted benchmark photo with
+ * target boxes, a zoom tool's rectangle of the task image against the union box of its targets
+ * (benchmark-target.ts). Null where there is no target box (a
  * geometry diagram's target is points, a task without gold calls has none, an unusable box crops
  * nothing) and for every other tool: never a guess. The trainer's `tools/crop_iou` averages it.
  */
 export function zoomTargetIou(task: TargetTask, call: ToolCall, scene: CallScene): number | null {
   if (task.kind === 'search') return searchCropIou(task, call, scene.result);
+  if (SEARCH_ZOOM_TOOLS.has(call.name) && benchmarkTargetBoxes(task) !== null) return benchmarkCropIou(task, call, scene.result, scene.taskSize);
   if (call.name !== 'zoom_in' || task.kind === 'geometry' || goldLabels(task).size === 0) return null;
   const crop = zoomCrop(call.arguments, scene.width, scene.height);
   if (crop === null) return null;

@@ -345,8 +345,9 @@ export class Episode {
         break;
       }
       // Judged against the image the call read, before a zoom moves the boxes (call-target.ts); a
-      // zoom on a search scene by where its output lies in the task image (the metadata it returned).
-      const scene = { meta: this.meta, width: image.width, height: image.height, ...(outcome.meta ? { result: outcome.meta } : {}) };
+      // zoom on a search scene or a benchmark photo by where its output lies in the task image (the metadata it returned).
+      const taskSize = { width: this.taskImage.width, height: this.taskImage.height };
+      const scene = { meta: this.meta, width: image.width, height: image.height, taskSize, ...(outcome.meta ? { result: outcome.meta } : {}) };
       const target = callTarget(this.task, call, scene);
       const targetIou = zoomTargetIou(this.task, call, scene);
       this.record.tool_calls += 1;
