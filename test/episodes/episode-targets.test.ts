@@ -1,11 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Episode } from '../../env/episodes/episode.js';
 import { ImageStore } from '../../env/episodes/image-store.js';
 import { resolveMetadata } from '../../env/tools/metadata.js';
+import sharp from 'sharp';
+import { loadTasks } from '../../env/tasks/load.js';
+import { writeConverted } from '../../env/tasks/loaders/common.js';
+import { loadVStar } from '../../env/tasks/loaders/vstar.js';
 import type { TaskRecord } from '../../env/tasks/record.js';
 import { tableFixture } from '../fixtures/render.js';
 
@@ -121,5 +125,54 @@ test('search: a crop beside the target is off, with IoU 0, and the off-target sc
   await episode.step({ text: '<answer>X7</answer>' });
   const [first] = episode.trajectory().turns.flatMap((t) => (t.role === 'assistant' ? t.calls : []));
   assert.deepEqual([first?.target, first?.target_iou], ['off', 0]);
+  assert.deepEqual(episode.scan(), ['off_target_call']);
+});
+
+/**
+ * A V* relative_position record converted by the real loader (loadVStar, written and read back as
+ * `data convert` does), on a 224×168 image (shown as is under the default bounds: both sides are
+ * multiples of 28). bbox [[20, 40, 30, 90], [100, 50, 100, 70]] → the ladder at [20, 40, 50, 130],
+ * the wagon at [100, 50, 200, 120]; their union box [20, 40, 200, 130] is 180 × 90 = 16200 px².
+ */
+async function vstarEpisode(t: { after: (fn: () => Promise<void>) => void }) {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-vstar-targets-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const folder = join(dir, 'vstar_bench', 'relative_position');
+  await mkdir(folder, { recursive: true });
+  await sharp({ create: { width: 224, height: 168, channels: 3, background: '#888' } }).jpeg().toFile(join(folder, 'sa_1.jpg'));
+  const annotation = { target_object: ['steel ladder', 'wagon'], bbox: [[20, 40, 30, 90], [100, 50, 100, 70]], question: 'Is the steel ladder on the left or right side of the wagon?', options: ['The steel ladder is on the left side of the wagon.', 'The steel ladder is on the right side of the wagon.'] };
+  await writeFile(join(folder, 'sa_1.json'), JSON.stringify(annotation));
+  await writeConverted(join(dir, 'out'), await loadVStar(join(dir, 'vstar_bench')));
+  const [task] = await loadTasks(join(dir, 'out', 'tasks.jsonl'));
+  if (task === undefined) return assert.fail('the loader wrote no record');
+  const image = { width: 224, height: 168, data: Buffer.alloc(224 * 168 * 3, 128) };
+  const store = new ImageStore(join(dir, 'store'));
+  return (await Episode.start(task, image, resolveMetadata(task.meta, 224, 168), store)).episode;
+}
+
+test('V*: a zoom and a nested crop are judged by containment of both targets where they lie in the task image', async (t) => {
+  const episode = await vstarEpisode(t);
+  // [10, 30, 210, 140] holds both: on, IoU 16200 / (200 × 110). The output is 400×220.
+  await episode.step({ text: call('zoom_in', { bbox: [10, 30, 210, 140], factor: 2 }) });
+  // Shown at 392×224, its [0, 0, 98, 224] is [0, 0, 100, 220] of the zoom → [10, 30, 60, 140] of the task image:
+  // the ladder whole, none of the wagon. Shares [20, 40, 60, 130] = 3600 with the union box; 5500 + 16200 − 3600.
+  await episode.step({ text: call('crop', { bbox: [0, 0, 98, 224] }) });
+  await episode.step({ text: '<answer>A</answer>' });
+  const calls = episode.trajectory().turns.flatMap((turn) => (turn.role === 'assistant' ? turn.calls : []));
+  assert.deepEqual(calls.map((c) => [c.name, c.ok, c.target, c.target_iou]), [
+    ['zoom_in', true, 'on', 16200 / 22000],
+    ['crop', true, 'partly', 3600 / 18100],
+  ]);
+  assert.deepEqual(episode.scan(), []);
+});
+
+test('V*: a crop between the two targets is off and the off-target scanner fires', async (t) => {
+  const episode = await vstarEpisode(t);
+  // [56, 0, 98, 168]: right of the ladder (ends before 50), left of the wagon (starts at 100). IoU with the
+  // union box: [56, 40, 98, 130] = 42 × 90 = 3780 shared, 42 × 168 + 16200 − 3780.
+  await episode.step({ text: call('image_zoom_in_tool', { bbox_2d: [56, 0, 98, 168], label: 'the ladder' }) });
+  await episode.step({ text: '<answer>A</answer>' });
+  const [first] = episode.trajectory().turns.flatMap((turn) => (turn.role === 'assistant' ? turn.calls : []));
+  assert.deepEqual([first?.target, first?.target_iou], ['off', 3780 / (42 * 168 + 16200 - 3780)]);
   assert.deepEqual(episode.scan(), ['off_target_call']);
 });
