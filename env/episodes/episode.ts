@@ -236,7 +236,7 @@ export class Episode {
    * findings in it: the env server does so when it scores the episode.
    */
   scan(): Finding[] {
-    const findings = scanTrajectory(this.record, { taskImage: this.taskImage });
+    const findings = scanTrajectory(this.record, { taskImage: this.taskImage, ...(this.options.pixelBounds ? { bounds: this.options.pixelBounds } : {}) });
     this.record.findings = findings;
     return [...findings];
   }

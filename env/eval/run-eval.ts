@@ -386,6 +386,8 @@ class EvalRun {
       });
       // The task image's metadata lets the scanners judge a zoom on empty space (env/episodes/scanners).
       const taskImage = { meta: loaded.meta, width: loaded.image.width, height: loaded.image.height };
+      // A crop's box is in the image as the policy was shown it: under the episode's bounds.
+      const scan = { taskImage, ...(this.options.pixelBounds ? { bounds: this.options.pixelBounds } : {}) };
       if (arm === 'tools' && this.options.counterfactual) {
         const config = this.plan.scorer.config.answer;
         const rule = answerRuleFor(task);
@@ -398,10 +400,10 @@ class EvalRun {
         });
         // Attached before scoring, so the scanners see it (answered_without_looking).
         if (replay !== null) trajectory.counterfactual = replay;
-        const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measure(), { taskImage });
+        const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measure(), scan);
         return { result: { ...result, counterfactual: replay }, trajectory };
       }
-      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measure(), { taskImage });
+      const result = await scoreCompleted(trajectory, task, arm, this.plan.scorer, measure(), scan);
       return { result, trajectory };
     } catch (err) {
       if (this.signal.aborted) return null;

@@ -119,13 +119,14 @@ test('search: nested crops and zooms are judged where they lie in the task image
   assert.deepEqual(episode.scan(), []);
 });
 
-test('search: a crop beside the target is off, with IoU 0, and the off-target scanner fires', async () => {
+test('search: a crop beside the target is off, with IoU 0; on background it is a degenerate edit too', async () => {
   const episode = await searchEpisode();
   await episode.step({ text: call('image_zoom_in_tool', { bbox_2d: [0, 0, 112, 112], label: 'the red square' }) });
   await episode.step({ text: '<answer>X7</answer>' });
   const [first] = episode.trajectory().turns.flatMap((t) => (t.role === 'assistant' ? t.calls : []));
   assert.deepEqual([first?.target, first?.target_iou], ['off', 0]);
-  assert.deepEqual(episode.scan(), ['off_target_call']);
+  // The scene's one object lies at [400, 320, 441, 361]: [0, 0, 112, 112] of the task image shows background only.
+  assert.deepEqual(episode.scan(), ['off_target_call', 'degenerate_edit']);
 });
 
 /**

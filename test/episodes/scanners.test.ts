@@ -67,6 +67,37 @@ test('degenerate_edit: an edit whose output is its input; a zoom on the task ima
   assert.equal(fires('degenerate_edit', zoom([0, 0, 10, 5], 'e'.repeat(64)), { taskImage: { ...context.taskImage!, meta: { unit: 'pixels', figure_bbox: { x1: 60, y1: 40, x2: 180, y2: 90 } } } }), false, 'a zoom of a zoomed image: the task’s boxes do not describe it');
 });
 
+test('degenerate_edit on a search scene: a zoom or crop of the task image that touches no object; the crop read under the episode’s bounds', () => {
+  const record = (c: CallRecord) => trajectory([callTurn([c]), observation(), answerTurn('X7')]);
+  const on = (name: string, args: Record<string, unknown>, imageIn = TASK_IMAGE) => record(ran(name, args, { image_in: imageIn, image_out: 'd'.repeat(64) }));
+  // A 1120×840 scene (shown as is under the default bounds) with two objects; no figure box, bands or points.
+  const objects = [
+    { shape: 'circle', colour: 'blue', text: 'K3', bbox: { x1: 100, y1: 100, x2: 141, y2: 141 } },
+    { shape: 'square', colour: 'red', text: 'X7', bbox: { x1: 400, y1: 320, x2: 441, y2: 361 } },
+  ];
+  const scene: ScanContext = { taskImage: { width: 1120, height: 840, meta: { unit: 'pixels', label_font_size: 15, objects, targets: [1], target_bbox: objects[1]!.bbox } } };
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [600, 600, 700, 700] }), scene), true, 'background only');
+  assert.equal(fires('degenerate_edit', on('zoom_in', { bbox: [600, 600, 700, 700], factor: 2 }), scene), true);
+  assert.equal(fires('degenerate_edit', on('image_zoom_in_tool', { bbox_2d: [600, 600, 700, 700] }), scene), true);
+  // Not the target, but an object: a wrong look (off target), not an empty one.
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [90, 90, 110, 110] }), scene), false);
+  // [440, 360, 500, 400] touches the square's last column and row (x 440, y 360): not empty.
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [440, 360, 500, 400] }), scene), false);
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [441, 361, 500, 400] }), scene), true, 'half-open boxes: just past the square');
+  // Shown at 252×168 under a 50176-pixel budget, [90, 60, 99, 70] is [400, 300, 440, 350] of the task image (×40/9, ×5):
+  // it reaches the square. Under the default bounds it is [90, 60, 99, 70] grown to 28 px, clear of both objects.
+  const small = { minPixels: 3136, maxPixels: 50176 };
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [90, 60, 99, 70] }), { ...scene, bounds: small }), false);
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [90, 60, 99, 70] }), scene), true);
+  // A crop of a crop: where it lies in the task image is not in the record, so it is not judged.
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [600, 600, 700, 700] }, 'e'.repeat(64)), scene), false);
+  // A converted V* photo's target boxes do not locate everything in it: a crop beside them is not empty space.
+  const vstar: ScanContext = { taskImage: { width: 1120, height: 840, meta: { unit: 'pixels', source: 'dataset', targets: [{ label: 'glove', bbox: { x1: 400, y1: 320, x2: 441, y2: 361 } }] } } };
+  assert.equal(fires('degenerate_edit', on('crop', { bbox: [600, 600, 700, 700] }), vstar), false);
+  // A crop of the whole image at its own size changes no pixel: the unchanged-output rule, as for any edit.
+  assert.equal(fires('degenerate_edit', record(ran('crop', { bbox: [0, 0, 1120, 840] }, { image_in: TASK_IMAGE, image_out: TASK_IMAGE })), scene), true);
+});
+
 test('format_collapse: the last assistant turn has no answer and no call', () => {
   const garbled = callTurn([], 'the the the', [actionError('E1', 'no action')]);
   assert.equal(fires('format_collapse', trajectory([callTurn([ran('zoom_in', { bbox: [0, 0, 9, 9] })]), observation(), garbled], { answer: null, end_reason: 'max_turns' })), true);

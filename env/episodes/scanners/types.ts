@@ -3,6 +3,7 @@
  * misusing the tools happened in it (issue 43; like Inspect AI's scanners). Each fires or not;
  * the names are the rollout record's `findings` (schemas/rollout-record.schema.json).
  */
+import type { PixelBounds } from '../../config/qwen-image-tokens.js';
 import type { CallScene } from '../call-target.js';
 import type { AssistantTurn, Trajectory } from '../trajectory.js';
 
@@ -15,6 +16,8 @@ export type Finding = NonNullable<Trajectory['findings']>[number];
  */
 export interface ScanContext {
   taskImage?: CallScene;
+  /** The bounds the policy's images were shown under (a crop's box is in the shown image's coordinates); absent: the crop tool's default, as it crops without them. */
+  bounds?: PixelBounds;
 }
 
 export interface Scanner {
