@@ -200,11 +200,11 @@ export interface CallRecord {
   summary?: string;
   error?: ActionError;
   /**
-   * Whether the call acted on the task's target (the gold call's arguments, geometry's named points, a search scene's target box): on, partly, off, or unknown where the task carries no target. Set on calls that ran (ok).
+   * Whether the call acted on the task's target (the gold call's arguments, geometry's named points, a search scene's target box, a converted benchmark photo's target boxes): on, partly, off, or unknown where the task carries no target. Set on calls that ran (ok).
    */
   target?: 'on' | 'partly' | 'off' | 'unknown';
   /**
-   * A zoom_in that ran on a task with a target box (a chart or table with gold calls: the box around the gold bands in the image the call read), or a zoom_in or crop on a search scene (its rectangle of the task image, through earlier zooms and crops, against meta.target_bbox): the intersection over union of its crop with that box, 0 when an earlier zoom cropped the target away (env/episodes/call-target.ts, zoomTargetIou). Absent for other calls and tasks without a target box. The trainer averages it as tools/crop_iou.
+   * A zoom_in that ran on a task with a target box (a chart or table with gold calls: the box around the gold bands in the image the call read), or a zoom_in or crop on a search scene (its rectangle of the task image, through earlier zooms and crops, against meta.target_bbox), or a zoom_in or crop on a converted benchmark photo whose record carries target boxes (V*'s meta.targets; the same rectangle against the union box of the targets): the intersection over union of its crop with that box, 0 when an earlier zoom cropped the target away (env/episodes/call-target.ts, zoomTargetIou). Absent for other calls and tasks without a target box. The trainer averages it as tools/crop_iou.
    */
   target_iou?: number;
 }

@@ -11,7 +11,8 @@
  * subtask folder. Each record becomes a lettered multiple-choice question (multiple-choice.ts);
  * since V* always lists the right option first, the options are put in an order drawn from the
  * record's id (same id, same order), so the right letter is not always A. The target boxes are
- * kept in `meta.targets` as pixel edges (x2 = x + w), with `unit: "pixels"`.
+ * kept in `meta.targets` as pixel edges (x2 = x + w), with `unit: "pixels"`: an episode judges
+ * each zoom and crop against them (env/episodes/benchmark-target.ts).
  *
  * Refused: an annotation without its image or an image without its annotation (V*'s evaluation
  * reads both), a box count other than the name count, a box that is not four finite numbers with a
