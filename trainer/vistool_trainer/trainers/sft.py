@@ -46,9 +46,10 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
     encoder decodes the file each time it encodes a conversation that is in neither of its bounded
     caches (ConversationEncoder's preprocessed images, EncodingCache's encodings), and the same PNG
     decodes to the same pixels, so training is unchanged bit for bit (test_sft_lazy_images.py).
-    Decoded, every conversation held its images for the whole warm-up: a 768x576 scene is 1.3 MB as
-    RGB, so the search demo's 4,000 tasks (tool and direct conversations) held ~10 GB before the
-    first step; 200 such tasks measured 553 MB decoded against 1.6 MB undecoded (docs/DEMO.md).
+    Decoded, every conversation held its images for the whole warm-up, so memory grew with tasks
+    times image size: 200 of the search demo's tasks (768x576 scenes, 1.8 MB each in Pillow; tool
+    and direct conversations) held 719 MiB decoded against 3.1 MiB as paths, ~14 GB for its 4,000
+    (bench/gold_image_memory.py, docs/DEMO.md). The price: a scene's file decoded again, 2-10 ms.
     The files must outlive the conversations: the server's image store never deletes one, and
     `decode_images` decodes them here for a caller whose images folder goes away first.
     """
