@@ -40,7 +40,12 @@ def load_image_part(part: dict[str, Any]) -> Image.Image:
     if isinstance(part.get("image"), Image.Image):
         return part["image"]
     if part.get("path"):
-        with Image.open(Path(part["path"])) as opened:
+        path = Path(part["path"])
+        if not path.is_file():
+            # SFT's gold conversations keep only the path and decode it at each encode (trainers/sft.py).
+            raise FileNotFoundError(f"image part {part.get('ref', '?')}: its file {path} is gone; a conversation that names an image by path "
+                                    "needs the env server's images folder (--images-dir) for as long as it is encoded")
+        with Image.open(path) as opened:
             return opened.convert("RGB")
     if part.get("data"):
         raw = part["data"]

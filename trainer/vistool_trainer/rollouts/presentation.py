@@ -84,9 +84,14 @@ def episode_options(config: RunConfig, processor: PolicyProcessor | None = None)
                           images=env.images, presentation=presentation_of(config.policy), pixel_bounds=bounds)
 
 
-def load_images(messages: list[Message], loaded: dict[str, Any] | None = None) -> list[Message]:
+def load_images(messages: list[Message], loaded: dict[str, Any] | None = None, decode_files: bool = True) -> list[Message]:
     """Image parts with the image itself under "image" (PIL, loaded once per ref in `loaded`), so
-    every later encode of the conversation reuses it; inline data is dropped once loaded."""
+    every later encode of the conversation reuses it; inline data is dropped once loaded.
+
+    `decode_files` False: a part with a `path` stays as the server wrote it, and the encoder decodes
+    the file when it encodes the conversation (ConversationEncoder._image, load_image_part). For
+    conversations kept a long time (SFT's gold, trainers/sft.py): the file must outlive them. Inline
+    data is still decoded here: it has no file to go back to."""
     loaded = {} if loaded is None else loaded
     out = []
     for message in messages:
@@ -94,7 +99,7 @@ def load_images(messages: list[Message], loaded: dict[str, Any] | None = None) -
         if isinstance(content, list):
             parts = []
             for part in content:
-                if part.get("type") == "image":
+                if part.get("type") == "image" and not (part.get("path") and not decode_files):
                     key = part.get("ref")
                     image = loaded.get(key) if key else None
                     if image is None:
@@ -109,18 +114,20 @@ def load_images(messages: list[Message], loaded: dict[str, Any] | None = None) -
     return out
 
 
-def opened_conversation(opened: dict[str, Any], loaded: dict[str, Any] | None = None) -> Conversation:
-    """The conversation of an episode the server just started: its first prompt."""
+def opened_conversation(opened: dict[str, Any], loaded: dict[str, Any] | None = None, decode_files: bool = True) -> Conversation:
+    """The conversation of an episode the server just started: its first prompt (`decode_files`: as load_images)."""
     presentation = opened.get("presentation") or {}
     if "prompt" not in opened.get("observation", {}):
         raise ValueError("the env server opened an episode without its prompt (observation.prompt): it predates the presentation "
                          "contract (docs/CONTRACTS.md); run this checkout's `vistool serve`")
-    return Conversation(prompts=[load_images(opened["observation"]["prompt"], loaded)],
+    return Conversation(prompts=[load_images(opened["observation"]["prompt"], loaded, decode_files)],
                         prompts_only_grow=bool(presentation.get("prompts_only_grow", True)))
 
 
-def continue_conversation(conversation: Conversation, reply: Message, step: dict[str, Any], loaded: dict[str, Any] | None = None) -> None:
-    """Adds the policy's `reply` and, while the episode goes on, the next prompt the server presents."""
+def continue_conversation(conversation: Conversation, reply: Message, step: dict[str, Any], loaded: dict[str, Any] | None = None,
+                          decode_files: bool = True) -> None:
+    """Adds the policy's `reply` and, while the episode goes on, the next prompt the server presents
+    (`decode_files`: as load_images)."""
     conversation.replies.append(reply)
     if step.get("done"):
         return
@@ -128,7 +135,7 @@ def continue_conversation(conversation: Conversation, reply: Message, step: dict
     if prompt is None:
         raise ValueError("the env server answered a step without the next prompt (observation.prompt): it predates the presentation "
                          "contract (docs/CONTRACTS.md); run this checkout's `vistool serve`")
-    conversation.prompts.append(with_replies(load_images(prompt, loaded), conversation.replies))
+    conversation.prompts.append(with_replies(load_images(prompt, loaded, decode_files), conversation.replies))
 
 
 def policy_corpus(client: EnvClient, tasks: list[dict[str, Any]], presentation: dict[str, Any] | None) -> list[str]:

@@ -33,13 +33,25 @@ WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_
 
 
 def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64,
-                       no_tool_fraction: float = 0.0, seed: int = 0, direct_answers: bool = False) -> list[Conversation]:
+                       no_tool_fraction: float = 0.0, seed: int = 0, direct_answers: bool = False,
+                       decode_images: bool = False) -> list[Conversation]:
     """Replay gold turns through the server; returns one full conversation per task.
 
     A `no_tool_fraction` share of the tasks (chosen by `seed`) is replayed in a tools-off episode
     as a direct answer, so the policy also sees what answering without tools looks like. With
     `direct_answers` every task is answered directly in a tools-on episode instead: the answers a
     policy gives when it could call a tool and does not (sft.direct_answer_fraction mixes them in).
+
+    Images the server gives by path (options.images 'path', the run's default) stay undecoded: the
+    encoder decodes the file each time it encodes a conversation that is in neither of its bounded
+    caches (ConversationEncoder's preprocessed images, EncodingCache's encodings), and the same PNG
+    decodes to the same pixels, so training is unchanged bit for bit (test_sft_lazy_images.py).
+    Decoded, every conversation held its images for the whole warm-up, so memory grew with tasks
+    times image size: 200 of the search demo's tasks (768x576 scenes, 1.8 MB each in Pillow; tool
+    and direct conversations) held 719 MiB decoded against 3.1 MiB as paths, ~14 GB for its 4,000
+    (bench/gold_image_memory.py, docs/DEMO.md). The price: a scene's file decoded again, 2-10 ms.
+    The files must outlive the conversations: the server's image store never deletes one, and
+    `decode_images` decodes them here for a caller whose images folder goes away first.
     """
     chooser = random.Random(seed * 104_729 + 17)
     tool_free = {index for index in range(len(tasks)) if chooser.random() < no_tool_fraction} if options.tools else set(range(len(tasks)))
@@ -56,7 +68,7 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
                                         for task, with_tools in zip(batch, arms)])
         ids = [result["episode_id"] for result in opened]
         images: list[dict[str, Any]] = [{} for _ in opened]
-        replayed = [opened_conversation(result, loaded) for result, loaded in zip(opened, images)]
+        replayed = [opened_conversation(result, loaded, decode_images) for result, loaded in zip(opened, images)]
         gold = client.gold(batch)
         scripts = [(transcript["tool_turns"] if with_tools and (offset + i) not in direct else []) + [transcript["answer"]]
                    for i, (transcript, with_tools) in enumerate(zip(gold, arms))]
@@ -67,7 +79,7 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
                 break
             steps = client.step_episodes([{"episode_id": ids[i], "text": scripts[i][turn_index]} for i in pending])
             for i, step in zip(pending, steps):
-                continue_conversation(replayed[i], {"role": "assistant", "content": [{"type": "text", "text": scripts[i][turn_index]}]}, step, images[i])
+                continue_conversation(replayed[i], {"role": "assistant", "content": [{"type": "text", "text": scripts[i][turn_index]}]}, step, images[i], decode_images)
                 done[i] = bool(step["done"])
         for episode_id in ids:
             client.close_episode(episode_id)
