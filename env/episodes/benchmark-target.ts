@@ -27,7 +27,7 @@ import type { BBox, PixelMetadata } from '../tools/metadata.js';
 import { originalViewOf, viewBox } from '../tools/original-view.js';
 import type { ToolCall } from '../tools/types.js';
 import { contains, intersect, iou } from './box-overlap.js';
-import type { CallTarget, TargetTask } from './call-target.js';
+import type { CallTarget, TargetTask } from './target-task.js';
 import { SEARCH_ZOOM_TOOLS, VIEW_EDGE_SLACK_PX } from './search-target.js';
 
 /** The size of the task image, to clip target boxes that run past its edge. */

@@ -39,8 +39,6 @@
  *   call, and the line, mark and OCR tools on charts have no target.
  * Pure.
  */
-import type { CallRecord } from './trajectory.js';
-import type { TaskRecord } from '../tasks/record.js';
 import { lookupLabel } from '../tools/labels.js';
 import { intersect, iou } from './box-overlap.js';
 import { benchmarkCropIou, benchmarkTarget, benchmarkTargetBoxes, type ImageSize } from './benchmark-target.js';
@@ -49,8 +47,9 @@ import { BAND_FAMILIES, bandKey, type BandFamily, type BBox, type PixelMetadata,
 import { clipRegion } from '../tools/region.js';
 import type { ToolCall } from '../tools/types.js';
 import { ZOOM_MIN_SIDE } from '../tools/zoom.js';
+import type { CallTarget, TargetTask } from './target-task.js';
 
-export type CallTarget = NonNullable<CallRecord['target']>;
+export type { CallTarget, TargetTask } from './target-task.js';
 
 export { iou } from './box-overlap.js';
 
@@ -65,8 +64,6 @@ export interface CallScene {
   taskSize?: ImageSize;
 }
 
-/** What the judgement reads of a task: its gold calls and query; for search scenes its metadata and the budget it was made for. */
-export type TargetTask = Pick<TaskRecord, 'kind' | 'gold' | 'query' | 'table' | 'generator'> & Partial<Pick<TaskRecord, 'meta'>>;
 
 /** A zoom is on target from this intersection-over-union with the target box (COCO's usual 0.5). */
 export const ZOOM_ON_TARGET_IOU = 0.5;

@@ -35,7 +35,7 @@ import { viewScale, type ZoomBudget } from '../tasks/search/legibility.js';
 import type { SearchObject } from '../tasks/search/objects.js';
 import { searchFeatures } from '../tasks/search/zoom-need.js';
 import { contains, intersect, iou } from './box-overlap.js';
-import type { CallTarget, TargetTask } from './call-target.js';
+import type { CallTarget, TargetTask } from './target-task.js';
 
 /** The tools that cut a region out of the task image: judged against the target. */
 export const SEARCH_ZOOM_TOOLS: ReadonlySet<string> = new Set(['zoom_in', 'crop', CROP_ALIAS]);

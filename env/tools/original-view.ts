@@ -10,7 +10,7 @@
  * where a call looked (env/episodes/search-target.ts), never for cutting pixels.
  */
 import type { BBox, PixelMetadata } from './metadata.js';
-import type { ZoomPlan } from './zoom.js';
+import type { ZoomPlan } from './region.js';
 
 export interface OriginalView {
   /** The rectangle of the original shown, in the original's pixels (x2, y2 just past the last). */

@@ -15,6 +15,12 @@ export interface PixelRegion {
   grown: boolean;
 }
 
+/** A zoom's crop and the size its output is scaled to (zoom.ts plans it; original-view.ts follows it). */
+export interface ZoomPlan extends PixelRegion {
+  outWidth: number;
+  outHeight: number;
+}
+
 export function clipRegion(width: number, height: number, bbox: readonly number[], minSide: number): PixelRegion | string {
   const [x1, y1, x2, y2] = bbox as [number, number, number, number];
   const shown = inlineJson(bbox);

@@ -23,7 +23,7 @@ import { releasePixels } from '../core/pixel-pool.js';
 import { BAND_FAMILIES, bandKey, type BBox, type PixelMetadata, type PointXY } from './metadata.js';
 import { inlineJson, toolError, toolSuccess } from './outcome.js';
 import { composeView, originalViewOf } from './original-view.js';
-import { clipRegion, type PixelRegion } from './region.js';
+import { clipRegion, type ZoomPlan } from './region.js';
 import { cropImage, resizeCubic } from './resize.js';
 import type { ToolDefinition, ToolOutcome } from './types.js';
 
@@ -34,10 +34,7 @@ export const ZOOM_DEFAULT_FACTOR = 2;
 const NAME = 'zoom_in';
 
 /** The crop in source pixels (half-open; `grown` when a side was grown to the 28 px minimum) and the output size. */
-export interface ZoomPlan extends PixelRegion {
-  outWidth: number;
-  outHeight: number;
-}
+export type { ZoomPlan } from './region.js';
 
 /** Where a zoom will crop and how big its output will be, or the reason it cannot be done. */
 export function planZoom(width: number, height: number, bbox: readonly number[], factor: number): ZoomPlan | string {
