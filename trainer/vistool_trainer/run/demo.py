@@ -37,7 +37,7 @@ from ..config import PolicyConfig, RunConfig, to_dict
 from .demo_range import range_lines, recipe_fingerprint
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
-from .demo_resume import arm_state, disagreements, move_aside, read_json_or_none, read_stored_demo
+from .demo_resume import arm_state, disagreements, move_aside, read_json_or_none, read_stored_demo, rename_aside
 from .run_config import ConfigError, load_config, resolve_config
 from .run_directory import read_json_lines, write_json_atomic
 from .train import generate_tasks
@@ -137,12 +137,7 @@ def keep_previous_demo(root: Path) -> Path | None:
     move a non-empty <out> aside to <out>-<time it was last written>, and return where it went."""
     if not root.is_dir() or not any(root.iterdir()):
         return None
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(root.stat().st_mtime))
-    target, n = root.with_name(f"{root.name}-{stamp}"), 2
-    while target.exists():
-        target, n = root.with_name(f"{root.name}-{stamp}-{n}"), n + 1
-    root.rename(target)
-    return target
+    return rename_aside(root)
 
 
 def generate_demo_data(root: Path, config: RunConfig) -> tuple[Path, Path]:

@@ -81,14 +81,19 @@ def arm_state(run_dir: Path) -> ArmState:
     return "restart"
 
 
+def rename_aside(path: Path, infix: str = "") -> Path:
+    """`path` renamed to `<name>-<infix><time it was last written>` (`-2`, `-3`... if taken), never deleted."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+    target, n = path.with_name(f"{path.name}-{infix}{stamp}"), 2
+    while target.exists():
+        target, n = path.with_name(f"{path.name}-{infix}{stamp}-{n}"), n + 1
+    path.rename(target)
+    return target
+
+
 def move_aside(run_dir: Path) -> Path:
     """An arm folder with no checkpoint to continue from goes to `<arm>-abandoned-<time>`, kept."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(run_dir.stat().st_mtime))
-    target, n = run_dir.with_name(f"{run_dir.name}-abandoned-{stamp}"), 2
-    while target.exists():
-        target, n = run_dir.with_name(f"{run_dir.name}-abandoned-{stamp}-{n}"), n + 1
-    run_dir.rename(target)
-    return target
+    return rename_aside(run_dir, "abandoned-")
 
 
 def read_json_or_none(path: Path) -> dict[str, Any] | None:
