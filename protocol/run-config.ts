@@ -601,6 +601,14 @@ export interface RunConfig {
      * With rollout_engine 'vllm' on CUDA: the fraction of the GPU's memory vLLM takes for its copy of the weights and its KV cache; the trainer keeps the rest. Ignored on CPU, where the engine reserves a 1 GiB KV cache. Not yet measured on a GPU (docs/VLLM.md).
      */
     vllm_gpu_memory_utilization: number;
+    /**
+     * Truncated importance sampling between the engine that sampled and the trainer (veRL's algorithm.rollout_correction.rollout_is, decoupled mode): each loss token's policy loss is weighted by min(π_old / π_rollout, rl.rollout_is_threshold), with π_rollout the log-probability the vLLM engine returned for the token. The engine samples from bf16 weights (with LoRA, the adapters folded into bf16 weights, which rounds most of an early update away: training/lora_delta_lost_in_engine), so without a correction PPO's ratio is taken against a policy that did not sample. 'token': a weight per token; 'sequence': one per training sequence, the product of its tokens' ratios; 'off': no weights. Needs rl.rollout_engine 'vllm' (the transformers sampler samples the trained model itself). Every step logs rollout_corr/rollout_is_mean, _max, _min, _ratio_fraction_high, _ratio_fraction_low and _eff_sample_size (docs/VLLM.md).
+     */
+    rollout_is: 'off' | 'token' | 'sequence';
+    /**
+     * The cap on rl.rollout_is's weights (veRL's rollout_is_threshold; TIS): a token the engine gave far less mass than the trainer counts at most this many times. veRL's default is 2.
+     */
+    rollout_is_threshold: number;
   };
   /**
    * Held-out evaluation (greedy): accuracy with tools, without tools, tool-call rate, format validity.

@@ -120,6 +120,28 @@ function groupSize({ raw, config, add }: CheckContext): void {
   }
 }
 
+// The importance weights need the engine's own log-probs; the transformers sampler returns none.
+function rolloutIsNeedsVllm({ raw, config, add }: CheckContext): void {
+  const rl = section(config, 'rl');
+  const level = rl.rollout_is;
+  const engine = rl.rollout_engine ?? schemaAt('/rl/rollout_engine')?.default;
+  if (rlOn(config) && typeof level === 'string' && level !== 'off' && engine !== 'vllm') {
+    add(
+      problem({
+        code: 'rl/rollout-is-needs-vllm',
+        severity: 'error',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['rl', 'rollout_is'], ['rl']),
+        message: `rl.rollout_is is '${level}' but rl.rollout_engine is '${String(engine)}': the importance weights correct for a rollout engine that samples from another copy of the weights (vLLM's), and the transformers sampler samples the trained model itself, returning no log-probs to weigh by. Set rl.rollout_is to 'off', or rl.rollout_engine to 'vllm'.`,
+        fixes: [
+          { kind: 'set', title: "Set rl.rollout_is to 'off'", pointer: '/rl/rollout_is', value: 'off' },
+          { kind: 'set', title: "Set rl.rollout_engine to 'vllm'", pointer: '/rl/rollout_engine', value: 'vllm' },
+        ],
+      }),
+    );
+  }
+}
+
 function microBatchEven({ raw, config, add }: CheckContext): void {
   const rl = section(config, 'rl');
   const group = num(rl.group_size);
@@ -506,6 +528,7 @@ function toolBonusRequires({ raw, config, add }: CheckContext): void {
 const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   clipHigherRange,
   groupSize,
+  rolloutIsNeedsVllm,
   microBatchEven,
   someStageOn,
   toolCallsLeaveATurn,

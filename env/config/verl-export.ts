@@ -434,6 +434,12 @@ function algorithmSection(y: VerlYaml, { config: { rl } }: ExportPlan): void {
   if (rl.dynamic_sampling) {
     y.set('algorithm.filter_groups.metric', rl.dynamic_sampling_metric === 'accuracy' ? 'acc' : 'reward', `rl.dynamic_sampling_metric '${rl.dynamic_sampling_metric}'${rl.dynamic_sampling_metric === 'accuracy' ? ' (the reward function returns acc)' : " (veRL's own name for the episode reward it holds, rm_scores)"}`);
   }
+  // veRL's decoupled rollout correction is vistool's rl.rollout_is; it needs the engine's log-probs back.
+  if (rl.rollout_is !== 'off') {
+    y.set('algorithm.rollout_correction.rollout_is', rl.rollout_is, 'rl.rollout_is');
+    y.set('algorithm.rollout_correction.rollout_is_threshold', float(rl.rollout_is_threshold), 'rl.rollout_is_threshold');
+    y.set('actor_rollout_ref.rollout.calculate_log_probs', true, "rl.rollout_is (the weights need vLLM's log-probs of the sampled tokens)");
+  }
 }
 
 function rewardSection(y: VerlYaml): void {

@@ -449,3 +449,23 @@ test('rl.failed_groups goes into the sampler\'s kwargs, and only drop turns on v
     assert.match(text, /^ +sync_refill_failed_groups: (true|false) # vistool: rl\.failed_groups /m);
   }
 });
+
+test('rl.rollout_is becomes veRL\'s rollout correction with the engine\'s log-probs turned on, and off writes neither', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-rollout-is-'));
+  const dapo = JSON.parse(await readFile(DAPO, 'utf8')) as Tree;
+  const exported = async (rolloutIs: Tree) => {
+    const file = join(dir, `${String(rolloutIs.rollout_is ?? 'default')}.vistool.json`);
+    await writeFile(file, JSON.stringify({ ...dapo, data: { train: null, eval: null }, rl: { ...(dapo.rl as Tree), rollout_engine: 'vllm', ...rolloutIs } }));
+    const { verlYaml } = await exportTo(file, ['--base-dir', root]);
+    return { verlYaml, yaml: jsYaml.load(verlYaml) as Tree };
+  };
+  const token = await exported({ rollout_is: 'sequence', rollout_is_threshold: 3 });
+  assert.equal(at(token.yaml, 'algorithm.rollout_correction.rollout_is'), 'sequence');
+  assert.equal(at(token.yaml, 'algorithm.rollout_correction.rollout_is_threshold'), 3);
+  assert.equal(at(token.yaml, 'actor_rollout_ref.rollout.calculate_log_probs'), true);
+  assert.match(token.verlYaml, /^ +rollout_is: sequence # vistool: rl\.rollout_is$/m);
+  const off = await exported({});
+  assert.equal('rollout_correction' in (at(off.yaml, 'algorithm') as Tree), false);
+  assert.equal('calculate_log_probs' in (at(off.yaml, 'actor_rollout_ref.rollout') as Tree), false);
+});
+

@@ -105,6 +105,16 @@ test('a GRPO group of one is an error that offers 8, and RL turned off silences 
   assert.deepEqual(check(config({ rl: { enabled: false, group_size: 1 } })), []);
 });
 
+test('importance weights without the vLLM engine are an error offering both ways out; with vLLM or RL off there is none', () => {
+  const [found, ...rest] = check(config({ rl: { rollout_is: 'token' } }));
+  assert.equal(found?.code, 'rl/rollout-is-needs-vllm');
+  assert.match(found?.message ?? '', /rl\.rollout_engine is 'hf'/);
+  assert.deepEqual(found?.fixes.map((fix) => [fix.pointer, fix.kind === 'set' ? fix.value : undefined]), [['/rl/rollout_is', 'off'], ['/rl/rollout_engine', 'vllm']]);
+  assert.deepEqual(rest.filter((p) => p.code === 'rl/rollout-is-needs-vllm'), []);
+  assert.deepEqual(check(config({ rl: { rollout_is: 'sequence', rollout_engine: 'vllm' } })).filter((p) => p.code === 'rl/rollout-is-needs-vllm'), []);
+  assert.deepEqual(check(config({ rl: { enabled: false, rollout_is: 'token' } })).filter((p) => p.code === 'rl/rollout-is-needs-vllm'), []);
+});
+
 test('a batch that micro-batches do not divide evenly is a warning that names a divisor', () => {
   const [found] = check(config({ rl: { prompts_per_step: 3, group_size: 6, micro_batch_size: 8 } }));
   assert.equal(found?.code, 'rl/micro-batch-uneven');

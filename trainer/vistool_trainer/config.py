@@ -259,6 +259,8 @@ class RlConfig:
     max_grad_norm: float
     rollout_engine: Literal['hf', 'vllm']
     vllm_gpu_memory_utilization: float
+    rollout_is: Literal['off', 'token', 'sequence']
+    rollout_is_threshold: float
 
     def __post_init__(self) -> None:
         refuse(rl_problems(self))
@@ -346,6 +348,11 @@ def rl_problems(rl: RlConfig) -> list[str]:
         problems.append(f"rl.group_size is {rl.group_size}: GRPO's advantage compares rollouts of the same prompt, so a group of "
                         f"{rl.group_size} has no baseline and every advantage is 0. Set rl.group_size to 2 or more (8 is common), "
                         "or turn RL off with rl.enabled: false [rl/group-too-small]")
+    if rl.rollout_is != "off" and rl.rollout_engine != "vllm":
+        problems.append(f"rl.rollout_is is '{rl.rollout_is}' but rl.rollout_engine is '{rl.rollout_engine}': the importance weights correct "
+                        "for a rollout engine that samples from another copy of the weights (vLLM's), and the transformers sampler "
+                        "samples the trained model itself, returning no log-probs to weigh by. Set rl.rollout_is to 'off', or "
+                        "rl.rollout_engine to 'vllm' [rl/rollout-is-needs-vllm]")
     return problems
 
 

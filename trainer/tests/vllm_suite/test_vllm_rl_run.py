@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from model_under_test import policy_section
 from record_schemas import assert_valid_metrics_lines, assert_valid_rollout_records
 
@@ -16,7 +17,7 @@ from vistool_trainer.checkout import repo_root
 from vistool_trainer.run.run_directory import read_json_lines
 
 
-def micro_config(tmp_path, vbar_data) -> dict:
+def micro_config(tmp_path, vbar_data, rollout_is: str = "off") -> dict:
     config = json.loads((repo_root() / "examples" / "micro-cpu.vistool.json").read_text())
     train_path, eval_path = vbar_data
     config.update({"name": "vllm-rl", "output_dir": str(tmp_path / "run"), "threads": 1,
@@ -28,16 +29,18 @@ def micro_config(tmp_path, vbar_data) -> dict:
     config["sft"].update({"steps": 4, "batch_size": 4, "probe_tasks": 4, "probe_every": 50})
     # Every group kept (a barely trained policy earns the same reward on every rollout of a task).
     config["rl"].update({"steps": 2, "prompts_per_step": 2, "group_size": 4, "ppo_mini_batch_size": 1, "max_new_tokens": 16,
-                         "dynamic_sampling": False, "rollout_engine": "vllm"})
+                         "dynamic_sampling": False, "rollout_engine": "vllm", "rollout_is": rollout_is})
     config["eval"].update({"n": 3, "max_new_tokens": 8, "every_steps": 0})
     config["checkpoint"].update({"every_steps": 1})
     config["logging"] = {"rollouts_per_step": 8}
     return config
 
 
-def test_two_rl_steps_of_the_micro_config_sample_with_vllm(tmp_path, vbar_data, cli_bundle):
+# "token": the same run with the rollout correction on (rl.rollout_is, docs/VLLM.md).
+@pytest.mark.parametrize("rollout_is", ["off", "token"])
+def test_two_rl_steps_of_the_micro_config_sample_with_vllm(tmp_path, vbar_data, cli_bundle, rollout_is):
     path = tmp_path / "vllm-rl.vistool.json"
-    path.write_text(json.dumps(micro_config(tmp_path, vbar_data)))
+    path.write_text(json.dumps(micro_config(tmp_path, vbar_data, rollout_is)))
     result = subprocess.run([sys.executable, "-m", "vistool_trainer", "train", "--config", str(path)], cwd=repo_root(),
                             capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
@@ -56,6 +59,14 @@ def test_two_rl_steps_of_the_micro_config_sample_with_vllm(tmp_path, vbar_data, 
         assert line["training/rollout_probs_diff_max"] < 1e-3, line
         assert line["timing/weight_sync_s"] > 0
         assert line["actor/optimizer_steps"] >= 1
+        if rollout_is == "off":
+            assert not any(key.startswith("rollout_corr/") for key in line)
+        else:
+            # Every sequence paired token by token with the engine's values; with the engine in
+            # agreement (the line above) every weight is 1 to rounding, so nothing is cut.
+            assert line["rollout_corr/sequences_uncorrected"] == 0
+            assert abs(line["rollout_corr/rollout_is_mean"] - 1) < 1e-2 and line["rollout_corr/rollout_is_ratio_fraction_high"] == 0
+            assert line["rollout_corr/rollout_is_eff_sample_size"] > 0.99
     rollouts = [record for step in ("000005", "000006") for record in read_json_lines(run / "rollouts" / f"step-{step}.jsonl")]
     assert len(rollouts) == 16
     assert_valid_rollout_records(rollouts)

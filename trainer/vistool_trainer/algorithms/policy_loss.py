@@ -36,11 +36,13 @@ def clipped_policy_loss(
     clip_ratio_c: float = RlConfig.clip_ratio_c,
     aggregation: str | LossAggregation = RlConfig.loss_agg_mode,
     normalizer: float | None = None,
+    token_weights: torch.Tensor | None = None,
 ) -> PolicyLossResult:
     """`advantages` is [B, T] (or [B], broadcast over tokens); every tensor shares `mask`'s shape.
     The loss is aggregated by loss_aggregation.agg_loss: `aggregation` is a LossAggregation (a
     micro-batch's mode, scope and mini-batch totals), or a mode name with Dr. GRPO's `normalizer`
-    for a matrix that is the whole batch."""
+    for a matrix that is the whole batch. `token_weights` (mask's shape, no gradient) multiplies each
+    token's loss after the clip: the rollout correction's importance weights (rollout_correction.py)."""
     if isinstance(aggregation, str):
         aggregation = LossAggregation(mode=aggregation, constant=normalizer)
     if clip_ratio_c <= 1.0:
@@ -55,6 +57,8 @@ def clipped_policy_loss(
     dual = -advantages * clip_ratio_c
     capped = torch.minimum(dual, upper)
     per_token = torch.where(advantages < 0, capped, upper)
+    if token_weights is not None:
+        per_token = per_token * token_weights.detach()
     return PolicyLossResult(
         loss=agg_loss(per_token, mask, aggregation),
         clipfrac=masked_mean(torch.gt(clipped, unclipped).float(), mask),

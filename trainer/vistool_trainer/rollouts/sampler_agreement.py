@@ -55,3 +55,23 @@ def sampler_agreement(rollouts_messages: Sequence[Sequence[dict[str, Any]]], own
         if pair is not None:
             pairs.append(pair)
     return rollout_probs_diff(pairs)
+
+
+def engine_log_probs_per_sequence(rollouts_messages: Sequence[Sequence[dict[str, Any]]], owners: Sequence[int],
+                                  scored: Sequence[ScoredPositions]) -> list[list[float] | None]:
+    """For each training sequence j (of rollout `owners[j]`), the engine's log-probs of its loss
+    tokens, in the order the trainer scored them; None where the engine returned none or the
+    rollout's sequences do not spell its sampled turns (then nothing can be paired token by token).
+    A rollout's sequences take its sampled tokens in turn order, each as many as it scores."""
+    out: list[list[float] | None] = [None] * len(owners)
+    for index, messages in enumerate(rollouts_messages):
+        mine = [j for j, owner in enumerate(owners) if owner == index]
+        pair = sampled_and_scored(messages, [scored[j] for j in mine])
+        if pair is None:
+            continue
+        engine, start = pair[0], 0
+        for j in mine:
+            count = len(scored[j].token_ids)
+            out[j] = engine[start:start + count]
+            start += count
+    return out

@@ -24,6 +24,7 @@ from ..algorithms.kl_penalty import kl_penalty
 from ..algorithms.loss_aggregation import LossAggregation, MiniBatchTotals, agg_loss, masked_mean
 from ..algorithms.micro_batches import MicroBatching
 from ..algorithms.policy_loss import clipped_policy_loss
+from ..algorithms.rollout_correction import RolloutWeights, rollout_is_metrics, rollout_is_weights
 from ..algorithms.turn_masking import TRUNCATED_MASKED, masked_loss_mask, over_turn_mask
 from ..algorithms.update_schedule import dr_grpo_constant, mean_over_micro_batches, mini_batch_ranges
 from ..config import RlConfig
@@ -32,7 +33,7 @@ from ..engines.training_engine import TrainingEngine
 from ..model.policy import Policy, score_tokens
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
-from ..rollouts.sampler_agreement import sampler_agreement
+from ..rollouts.sampler_agreement import engine_log_probs_per_sequence, sampler_agreement
 from ..rollouts.token_view import ScoredPositions, token_view
 from ..rollouts.target_metrics import CALL_ON_TARGET_RATE, call_target_counts, scan_counts, with_call_on_target_rate
 from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
@@ -216,11 +217,16 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         rollout.token_view = token_view(rollout.conversation.replies, rollout.trajectory.get("turns") or [], mine)
     # The rollout engine's probabilities against these, when it returned any (sampler_agreement.py).
     agreement = sampler_agreement([rollout.conversation.replies for rollout in rollouts], owners, scored)
+    # rl.rollout_is: the engine sampled another copy of the weights; each token's loss is weighed by
+    # min(π_old / π_rollout, threshold), fixed for the whole update (rollout_correction.py).
+    weights, correction = _rollout_correction(rl, [rollout.conversation.replies for rollout in rollouts], owners, scored, old_log_probs)
     if masked is not None and any(masked):
         for j, owner in enumerate(owners):
             if masked[owner]:
                 segments[j] = replace(segments[j], loss_mask=masked_loss_mask(segments[j].loss_mask, True))
                 old_log_probs[j] = old_log_probs[j][:0]
+                if weights is not None:
+                    weights[j] = weights[j][:0]
     segment_advantages = advantages[torch.tensor(owners, dtype=torch.long)] if owners else advantages[:0]
     # Every rank takes the same number of optimizer steps: the count the whole batch needs.
     count = len(mini_batch_ranges(global_rollouts, rl.group_size, rl.ppo_mini_batch_size))
@@ -238,7 +244,8 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     for _ in range(rl.ppo_epochs):
         for part in parts:
             result = _mini_batch_step(context, [segments[j] for j in part], [old_log_probs[j] for j in part],
-                                      segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0])
+                                      segment_advantages[torch.tensor(part, dtype=torch.long)] if part else segment_advantages[:0],
+                                      [weights[j] for j in part] if weights is not None else None)
             for key in per_micro:
                 per_micro[key] += result[key]
             loss_sum += result["loss"]
@@ -264,7 +271,31 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         "actor/optimizer_steps": float(steps - nonfinite),
         "actor/tokens": tokens / rl.ppo_epochs,
         **agreement,
+        **correction,
     }
+
+
+def _rollout_correction(rl: RlConfig, rollouts_messages: list[Any], owners: list[int], scored: list[ScoredPositions],
+                        old_log_probs: list[torch.Tensor]) -> tuple[list[torch.Tensor] | None, dict[str, float]]:
+    """Per training sequence, the importance weights of its loss tokens (None: rl.rollout_is is
+    off), and the step's rollout_corr/* metrics. A sequence whose tokens the engine returned no
+    log-probs for keeps weight 1, and is counted in rollout_corr/sequences_uncorrected."""
+    if rl.rollout_is == "off":
+        return None, {}
+    engine = engine_log_probs_per_sequence(rollouts_messages, owners, scored)
+    weights: list[torch.Tensor] = []
+    computed: list[RolloutWeights] = []
+    uncorrected = 0
+    for j, old in enumerate(old_log_probs):
+        values = engine[j]
+        if values is None or len(values) != old.numel():
+            uncorrected += 1
+            weights.append(torch.ones_like(old, dtype=torch.float32))
+            continue
+        result = rollout_is_weights(old.float(), torch.tensor(values, dtype=torch.float32), rl.rollout_is, rl.rollout_is_threshold)
+        computed.append(result)
+        weights.append(result.applied)
+    return weights, {**rollout_is_metrics(computed, rl.rollout_is_threshold), "rollout_corr/sequences_uncorrected": float(uncorrected)}
 
 
 def rl_micro_batching(rl: RlConfig) -> MicroBatching:
@@ -331,7 +362,7 @@ class MiniBatchContext:
 
 
 def _mini_batch_step(context: MiniBatchContext, encoded: list[Any], old_log_probs: list[torch.Tensor],
-                     advantages: torch.Tensor) -> dict[str, Any]:
+                     advantages: torch.Tensor, is_weights: list[torch.Tensor] | None = None) -> dict[str, Any]:
     """One optimizer step on this rank's share of one mini-batch. Returns this rank's per-micro-batch
     metric values (lists), the mini-batch's loss, the grad norm and its global token count.
 
@@ -364,7 +395,9 @@ def _mini_batch_step(context: MiniBatchContext, encoded: list[Any], old_log_prob
             continue
         chunk_adv = advantages[torch.tensor(part, dtype=torch.long)].to(log_probs.device)
         old = _laid_out([old_log_probs[j] for j in part], mask)
-        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high, rl.clip_ratio_c, aggregation)
+        token_weights = _laid_out([is_weights[j] for j in part], mask) if is_weights is not None else None
+        result = clipped_policy_loss(log_probs, old, chunk_adv, mask, rl.clip_ratio_low, rl.clip_ratio_high, rl.clip_ratio_c, aggregation,
+                                     token_weights=token_weights)
         loss = result.loss
         if rl.kl_coef > 0 and context.reference is not None:
             with torch.no_grad():
