@@ -157,7 +157,7 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
         here = float(arms["tools"]["after_rl"]["acc"])
         verdict = "the same" if abs(measured - here) < 1e-9 else "not the same: this machine follows another trajectory"
         lines.append(f"  seed {seed} at {threads} threads, kernels {kernels_label(same[0])}, gave tools after RL {100 * measured:.1f} % "
-                     f"where the range was measured; here {100 * here:.1f} % (kernels {recorded or 'not recorded'}), {verdict}")
+                     f"where the range was measured; here {100 * here:.1f} %, {verdict}")
     return lines
 
 
