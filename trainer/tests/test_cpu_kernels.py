@@ -115,6 +115,9 @@ def test_the_cli_offers_the_kernel_paths_the_demo_knows(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["demo", "--cpu-kernels", "sse4"])
     assert "invalid choice: 'sse4'" in capsys.readouterr().err
+    from pathlib import Path
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    assert "$(if $(DEMO_KERNELS),--cpu-kernels $(DEMO_KERNELS))" in makefile and "DEMO_KERNELS ?=\n" in makefile
 
 
 def test_a_resumed_demo_keeps_the_kernel_path_it_started_with(tmp_path):

@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "named colour and shape a scene holds, read through a zoom (examples/micro-search.vistool.json)")
     demo.add_argument("--threads", type=int, default=None, help="trainer threads of each arm (make demo DEMO_THREADS=N; default: "
                       "every core on a CPU). On the machine the range was measured on, another count did not change the numbers "
-                      "(docs/DEMO.md): it is no stand-in for another CPU; --cpu-kernels default is")
+                      "(docs/DEMO.md): it is no stand-in for another CPU; --cpu-kernels default stands in for another CPU's kernels")
     demo.add_argument("--cpu-kernels", default=None, choices=DEMO_CPU_KERNELS,
                       help="the ATen CPU kernel path of each arm's trainer (make demo DEMO_KERNELS=...; sets ATEN_CPU_CAPABILITY; "
                            "default: the CPU's own, and an ATEN_CPU_CAPABILITY in the environment is not passed on). 'default', "

@@ -2,7 +2,7 @@
 
 Why: a demo run is deterministic on one machine, and another CPU gave another result (docs/DEMO.md,
 issue 40). The thread count turned out not to change a single rounding at the demo's shapes here,
-so it stands in for nothing; what another CPU does change is the kernel path: ATen dispatches its
+so it stands in for no other CPU; what another CPU does change is the kernel path: ATen dispatches its
 vectorised kernels (sums, softmax, exp...) to an AVX-512, an AVX2 or a scalar `default` build by
 what the CPU has, and each path rounds differently. `ATEN_CPU_CAPABILITY` picks the path, so
 `--cpu-kernels default` makes this machine sum as a CPU without AVX2 would.
