@@ -20,15 +20,20 @@ SEED ?= 1
 # `make demo TASK=geometry`: the same comparison on geometry diagrams (examples/micro-geometry.vistool.json);
 # `make demo TASK=search`: on visual search, counting shapes through a zoom (examples/micro-search.vistool.json).
 TASK ?= bars
-# `make demo DEMO_THREADS=1`: each arm's trainer threads (default: every core). Another count sums in
-# another order, which stands in for another CPU (docs/DEMO.md, "How the result varies").
+# `make demo DEMO_THREADS=1`: each arm's trainer threads (default: every core). On the machine the range was
+# measured on, another count did not change the numbers (docs/DEMO.md, "How the result varies"): it is no
+# stand-in for another CPU.
 DEMO_THREADS ?=
+# `make demo DEMO_KERNELS=default`: each arm's ATen CPU kernel path (ATEN_CPU_CAPABILITY: default, avx2 or
+# avx512; default: the CPU's own). `default`, the scalar kernels, stands in for another CPU's kernels.
+DEMO_KERNELS ?=
 # `make demo RESUME=1`: continue the interrupted demo in DEMO_DIR (finished arms kept, a stopped arm from its
-# newest checkpoint) with the settings it started with; give its SEED, TASK and DEMO_THREADS if not the defaults.
+# newest checkpoint) with the settings it started with; give its SEED, TASK, DEMO_THREADS and DEMO_KERNELS
+# if not the defaults.
 RESUME ?=
 
 demo: setup venv
-	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK) $(if $(DEMO_THREADS),--threads $(DEMO_THREADS)) $(if $(RESUME),--resume)
+	$(PY) -m vistool_trainer demo --out $(DEMO_DIR) --model $(MODEL) --device $(DEVICE) --minutes $(DEMO_MINUTES) --seed $(SEED) --task $(TASK) $(if $(DEMO_THREADS),--threads $(DEMO_THREADS)) $(if $(DEMO_KERNELS),--cpu-kernels $(DEMO_KERNELS)) $(if $(RESUME),--resume)
 
 test: setup venv browser vscode
 	npm run typecheck

@@ -257,6 +257,10 @@ def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, 
     assert all(json.loads((root / f"{arm}.vistool.json").read_text())["threads"] == 1 for arm in ARMS)
     assert json.loads((root / "demo.json").read_text())["threads"] == 1
     summary = json.loads((root / "summary.json").read_text())
+    # No --cpu-kernels: each arm ran, and recorded, the CPU's own kernel path (run/cpu_kernels.py).
+    from vistool_trainer.run.cpu_kernels import native_capability
+    assert summary["threads"] == 1 and summary["cpu_kernels"] is None
+    assert {summary["arms"][arm]["cpu_capability"] for arm in ARMS} == {native_capability()}
     for arm in ARMS:
         run = json.loads((root / arm / "run.json").read_text())
         assert run["status"] == "finished"

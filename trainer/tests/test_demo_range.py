@@ -64,15 +64,21 @@ def _tools_config(seed=1, threads=1, sft_steps=2500, root="runs/x"):
             "sft": {"steps": sft_steps, "max_seconds": 900.0}, "rl": {"steps": 30, "max_seconds": 240.0}}
 
 
-def _finished_run(root, seed, threads, tools_rl, text_rl, task="bars", sft_steps=2500):
+def _finished_run(root, seed, threads, tools_rl, text_rl, task="bars", sft_steps=2500, kernels=None):
+    """A finished demo folder; `kernels` (asked, recorded): a run of this code that asked for a kernel
+    path (asked None: the CPU's own); None: a run finished before the path was recorded."""
     import json
     root.mkdir(parents=True)
     (root / "tools.vistool.json").write_text(json.dumps(_tools_config(seed, threads, sft_steps, str(root))))
-    (root / "demo.json").write_text(json.dumps({"seed": seed, "threads": threads, "task": task}))
+    demo = {"seed": seed, "threads": threads, "task": task}
+    recorded = {}
+    if kernels is not None:
+        demo["cpu_kernels"], recorded = kernels[0], {"cpu_capability": kernels[1]}
+    (root / "demo.json").write_text(json.dumps(demo))
     (root / "summary.json").write_text(json.dumps({
         "minutes": 21.44, "time_caps_reached": {},
         "targets": [{"met": True}, {"met": tools_rl > 0.5}, {"met": True}],
-        "arms": {"tools": {"after_sft": {"acc": 0.3333}, "budget": {"sft_steps": 700},
+        "arms": {"tools": {**recorded, "after_sft": {"acc": 0.3333}, "budget": {"sft_steps": 700},
                            "after_rl": {"acc": tools_rl, "acc_ci95": [tools_rl - 0.04, tools_rl + 0.03], "tool_call_rate": 0.99}},
                  "text": {"after_rl": {"acc": text_rl}}}}))
     return root
@@ -94,9 +100,43 @@ def test_recording_runs_replaces_the_same_seed_and_threads_and_the_table_gives_m
     assert [(r["seed"], r["threads"], r["tools_after_rl"]) for r in stored["runs"]] == [(1, 1, 0.9167), (2, 1, 0.95), (5, 2, 0.43)]
     assert stored["runs"][2]["claims_met"] == 2 and stored["runs"][2]["claims"] == 3 and stored["runs"][0]["minutes"] == 21.4
     table = range_table(stored["runs"]).splitlines()
-    assert table[2] == "| 1 | 1 | 700 | 33.3 % | 91.7 % [87.7, 94.7] (0.99) | 33.3 % | 3 of 3 |"
+    # Runs that did not record their kernel path say so rather than name one.
+    assert table[0].startswith("| seed | threads | kernels | SFT steps |")
+    assert table[2] == "| 1 | 1 | not recorded | 700 | 33.3 % | 91.7 % [87.7, 94.7] (0.99) | 33.3 % | 3 of 3 |"
     # min / median / max of tools after RL over 0.9167, 0.95, 0.43: 43.0 / 91.7 / 95.0
-    assert table[5] == "| tools after RL: min / median / max | | | | 43.0 / 91.7 / 95.0 % over 3 runs | | |"
+    assert table[5] == "| tools after RL: min / median / max | | | | | 43.0 / 91.7 / 95.0 % over 3 runs | | |"
+
+
+def test_a_run_on_another_kernel_path_is_stored_beside_the_same_seed_and_placed_against_its_own(tmp_path):
+    """`--cpu-kernels default` is another measurement of the same seed and threads: stored beside the
+    run on the CPU's own path, not over it, and a closing line compares a run with the stored run of
+    its own kernel path. A stored run without the fields ran the CPU's own path, shown as not recorded."""
+    import json
+    from vistool_trainer.run.demo_range import range_table, recipe_of, record_runs
+    store = tmp_path / "demo-range.json"
+    old = {"seed": 1, "threads": 2, "tools_after_rl": 0.99, "tools_after_sft": 0.3, "text_after_rl": 0.33, "sft_steps": 1}
+    store.write_text(json.dumps({"bars": {"recipe_config": recipe_of(_tools_config()), "runs": [old]}}))
+    stored = record_runs([_finished_run(tmp_path / "a", 1, 2, 0.577, 0.33, kernels=("default", "DEFAULT"))], store)["bars"]
+    assert [(r["seed"], r["threads"], r.get("cpu_kernels"), r.get("cpu_capability"), r["tools_after_rl"]) for r in stored["runs"]] == [
+        (1, 2, None, None, 0.99), (1, 2, "default", "DEFAULT", 0.577)]
+    rows = range_table(stored["runs"]).splitlines()
+    assert rows[2].startswith("| 1 | 2 | not recorded | 1 |") and rows[3].startswith("| 1 | 2 | DEFAULT | 700 |")
+    # Stored again on the CPU's own path (recorded AVX2): it replaces the run that did not record one.
+    stored = record_runs([_finished_run(tmp_path / "b", 1, 2, 0.98, 0.33, kernels=(None, "AVX2"))], store)["bars"]
+    assert [(r.get("cpu_kernels"), r.get("cpu_capability"), r["tools_after_rl"]) for r in stored["runs"]] == [
+        (None, "AVX2", 0.98), ("default", "DEFAULT", 0.577)]
+
+    ranges = {"bars": {"cpu": "AMD EPYC", "runs": [old, stored["runs"][1]]}}
+    head = range_lines({**_summary(0.577), "cpu_kernels": "default"}, "bars", 2, ranges)[0]
+    assert "kernel path DEFAULT, not recorded)" in head
+    summary = _summary(0.577)
+    summary.update(cpu_kernels="default")
+    summary["arms"]["tools"]["cpu_capability"] = "DEFAULT"
+    assert range_lines(summary, "bars", 2, ranges)[-1] == (
+        "  seed 1 at 2 threads, kernels DEFAULT, gave tools after RL 57.7 % where the range was measured; here 57.7 %, the same")
+    # The CPU's own path, not recorded by either side: compared with the stored run that asked for none.
+    assert range_lines(_summary(0.99), "bars", 2, ranges)[-1] == (
+        "  seed 1 at 2 threads, kernels not recorded, gave tools after RL 99.0 % where the range was measured; here 99.0 %, the same")
 
 
 def test_recording_a_folder_that_is_not_a_finished_run_names_what_is_missing(tmp_path):

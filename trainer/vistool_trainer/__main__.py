@@ -53,6 +53,8 @@ def _eval(args: argparse.Namespace) -> int:
 # `demo --task`: the keys of run/demo.py's DEMO_CONFIGS (a test holds them equal), named here so that
 # building the parser imports no trainer module.
 DEMO_TASKS = ("bars", "geometry", "search")
+# `demo --cpu-kernels`: run/cpu_kernels.py's CPU_KERNELS (a test holds them equal), for the same reason.
+DEMO_CPU_KERNELS = ("default", "avx2", "avx512")
 
 
 def _demo_range(args: argparse.Namespace) -> int:
@@ -83,7 +85,7 @@ def _demo(args: argparse.Namespace) -> int:
             return 2
         overrides["seed"] = args.seed
     return run_demo(args.out, args.minutes, args.model, args.device, overrides=overrides, task=args.task,
-                    threads=args.threads, resume=args.resume)
+                    threads=args.threads, resume=args.resume, cpu_kernels=args.cpu_kernels)
 
 
 def _serve_policy(args: argparse.Namespace) -> int:
@@ -133,7 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
                            "points passes above or below a third (examples/micro-geometry.vistool.json); search: how many objects of a "
                            "named colour and shape a scene holds, read through a zoom (examples/micro-search.vistool.json)")
     demo.add_argument("--threads", type=int, default=None, help="trainer threads of each arm (make demo DEMO_THREADS=N; default: "
-                      "every core on a CPU). Another count sums in another order: the stand-in for another CPU (docs/DEMO.md)")
+                      "every core on a CPU). On the machine the range was measured on, another count did not change the numbers "
+                      "(docs/DEMO.md): it is no stand-in for another CPU; --cpu-kernels default stands in for another CPU's kernels")
+    demo.add_argument("--cpu-kernels", default=None, choices=DEMO_CPU_KERNELS,
+                      help="the ATen CPU kernel path of each arm's trainer (make demo DEMO_KERNELS=...; sets ATEN_CPU_CAPABILITY; "
+                           "default: the CPU's own, and an ATEN_CPU_CAPABILITY in the environment is not passed on). 'default', "
+                           "the scalar kernels, stands in for another CPU's kernels; a path this CPU lacks is refused. "
+                           "--device cpu only; each arm records the path it ran (run.json cpu_capability)")
     demo.add_argument("--resume", action="store_true", help="continue the interrupted demo in --out with the settings it started "
                       "with (make demo RESUME=1): finished arms are kept, a stopped one continues from its newest checkpoint")
     demo.set_defaults(handler=_demo)

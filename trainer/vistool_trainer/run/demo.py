@@ -34,6 +34,7 @@ from typing import Any, TextIO
 
 from ..checkout import repo_root
 from ..config import PolicyConfig, RunConfig, to_dict
+from .cpu_kernels import arm_environment, check_cpu_kernels
 from .demo_range import range_lines, recipe_fingerprint
 from .demo_report import write_demo_report
 from .demo_summary import demo_summary
@@ -195,8 +196,9 @@ def _eval_line(event: dict[str, Any]) -> str:
     return ", ".join(parts) + f" (n={int(event.get('eval/n', 0))})"
 
 
-def _start_arm(arm: str, config_path: Path, logs: Path, threads: int, resume: bool = False) -> subprocess.Popen[str]:
-    environment = {**os.environ, **({"OMP_NUM_THREADS": str(threads)} if threads else {})}
+def _start_arm(arm: str, config_path: Path, logs: Path, threads: int, resume: bool = False,
+               cpu_kernels: str | None = None) -> subprocess.Popen[str]:
+    environment = arm_environment(os.environ, threads, cpu_kernels)
     stderr = open(logs / f"{arm}.stderr.log", "a")
     return subprocess.Popen([sys.executable, "-m", "vistool_trainer", "train", "--config", str(config_path)] + (["--resume"] if resume else []),
                             stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=repo_root(), env=environment,
@@ -230,7 +232,7 @@ def sft_steps_trained(run_dir: Path) -> int | None:
 
 def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: str = "cpu",
              stderr: TextIO | None = None, overrides: dict[str, Any] | None = None, task: str = "bars",
-             threads: int | None = None, resume: bool = False) -> int:
+             threads: int | None = None, resume: bool = False, cpu_kernels: str | None = None) -> int:
     stderr = stderr or sys.stderr
     started = time.time()
     root = Path(out).resolve()
@@ -245,11 +247,13 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
                      f"{root}/data); use `python -m vistool_trainer train` for a run of your own\n")
         return 2
     if resume:
-        return _resume_demo(root, stderr, say, overrides, {"task": task, "model": model, "device": device, "threads": threads})
+        return _resume_demo(root, stderr, say, overrides, {"task": task, "model": model, "device": device, "threads": threads,
+                                                           "cpu_kernels": cpu_kernels})
     # Both arms' configs before anything on disk moves: a config the demo cannot run (an unknown
-    # task, a search budget the model is not shown images at) is said in one line, and the previous
-    # demo stays where it is.
+    # task, a search budget the model is not shown images at, a kernel path this CPU lacks) is said
+    # in one line, and the previous demo stays where it is.
     try:
+        check_cpu_kernels(cpu_kernels, device)
         configs = {arm: demo_config(out, minutes, model, device, arm, overrides, task) for arm in ARMS}
     except ValueError as error:  # a ConfigError is one
         stderr.write(f"demo: {error}\n")
@@ -262,19 +266,21 @@ def run_demo(out: str, minutes: float, model: str = PolicyConfig.model, device: 
     generate_demo_data(root, configs["tools"])
     # The arms run one after the other, each alone on the machine with every core, so neither arm's
     # steps slow the other's and each stage's time cap stays a safety net (docs/DEMO.md "Budgets and
-    # time"). A fixed thread count keeps a run's numbers the same from one run to the next; `threads`
-    # (make demo DEMO_THREADS=N) sets another, and with it another floating-point reduction order: the
-    # stand-in for another CPU that docs/DEMO.md's range over seeds and thread counts is measured with.
+    # time"). `threads` (make demo DEMO_THREADS=N) sets each arm's trainer threads; at the demo's
+    # shapes another count did not change a rounding on the machine the range was measured on
+    # (docs/DEMO.md), so it is no stand-in for another CPU. `cpu_kernels` (DEMO_KERNELS) is: another
+    # ATen kernel path, as another CPU's instruction set takes (cpu_kernels.py).
     threads = demo_threads(threads, device)
     for arm, config in configs.items():
         if config.threads and threads:
             config.threads = threads
         write_json_atomic(root / f"{arm}.vistool.json", to_dict(config))
     write_json_atomic(root / "demo.json", {"model": model, "device": device, "minutes_cap": minutes, "seed": configs["tools"].seed,
-                                           "threads": threads,
+                                           "threads": threads, "cpu_kernels": cpu_kernels,
                                            "order": list(ARMS), "arms": list(ARMS), "started_at": started, "task": task})
     say(f"arms {', '.join(ARMS)} one after the other; configs in {root}/<arm>.vistool.json, logs in {root / 'logs'}")
-    return _run_arms(root, configs, {arm: "new" for arm in ARMS}, threads, started, minutes, model, task, say, stderr)
+    return _run_arms(root, configs, {arm: "new" for arm in ARMS}, ArmSettings(threads, cpu_kernels), started, minutes, model, task,
+                     say, stderr)
 
 
 def _resume_demo(root: Path, stderr: TextIO, say: Any, overrides: dict[str, Any] | None, asked: dict[str, Any]) -> int:
@@ -289,7 +295,9 @@ def _resume_demo(root: Path, stderr: TextIO, say: Any, overrides: dict[str, Any]
         differ = disagreements(stored.demo, asked)
         if differ:
             raise ConfigError("a resumed demo runs with the settings it started with; these differ: " + "; ".join(differ)
-                              + " (make demo RESUME=1 passes TASK, SEED's default and DEMO_THREADS: give the demo's own)")
+                              + " (make demo RESUME=1 passes TASK, SEED's default, DEMO_THREADS and DEMO_KERNELS: give the demo's own)")
+        # The kernel path it started with, checked again: a demo may be resumed on another machine.
+        check_cpu_kernels(stored.demo.get("cpu_kernels"), str(stored.demo.get("device", "cpu")))
     except ConfigError as error:
         stderr.write(f"demo: {error}\n")
         return 2
@@ -304,7 +312,8 @@ def _resume_demo(root: Path, stderr: TextIO, say: Any, overrides: dict[str, Any]
     # The summary's minutes are the demo's working time: the earlier invocations' (their summary) plus this one's.
     earlier = read_json_or_none(root / "summary.json") or {}
     started = time.time() - 60 * float(earlier.get("minutes") or 0)
-    return _run_arms(root, configs, states, int(demo.get("threads") or 0), started, float(demo.get("minutes_cap") or 0),
+    settings = ArmSettings(int(demo.get("threads") or 0), demo.get("cpu_kernels"))
+    return _run_arms(root, configs, states, settings, started, float(demo.get("minutes_cap") or 0),
                      str(demo.get("model", PolicyConfig.model)), str(demo.get("task", "bars")), say, stderr)
 
 
@@ -312,9 +321,19 @@ DEMO_ARM_STATES = {"new": "not started", "finished": "finished (kept)", "resume"
                    "restart": "starts over"}
 
 
-def _run_arms(root: Path, configs: dict[str, RunConfig], states: dict[str, str], threads: int, started: float, minutes: float,
-              model: str, task: str, say: Any, stderr: TextIO) -> int:
+@dataclass(frozen=True)
+class ArmSettings:
+    """What each arm's trainer process is started with besides its config: its OpenMP threads (0: the
+    trainer's default) and its ATen kernel path (None: the CPU's own)."""
+
+    threads: int
+    cpu_kernels: str | None = None
+
+
+def _run_arms(root: Path, configs: dict[str, RunConfig], states: dict[str, str], settings: ArmSettings, started: float,
+              minutes: float, model: str, task: str, say: Any, stderr: TextIO) -> int:
     """Each arm that has not finished, one after the other, then the summary and the report."""
+    threads = settings.threads
     arms: list[ArmProcess] = []
     interrupted = {"flag": False}
 
@@ -339,7 +358,8 @@ def _run_arms(root: Path, configs: dict[str, RunConfig], states: dict[str, str],
                     configs["text"].sft.steps = trained
                     write_json_atomic(root / "text.vistool.json", to_dict(configs["text"]))
                     say(f"text arm: sft.steps {trained}, the SFT steps the tools arm trained")
-            process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads, resume=states[name] == "resume")
+            process = _start_arm(name, root / f"{name}.vistool.json", root / "logs", threads, resume=states[name] == "resume",
+                                 cpu_kernels=settings.cpu_kernels)
             arm = ArmProcess(name, process)
             arm.reader = threading.Thread(target=_follow, args=(arm, say), daemon=True)
             arm.reader.start()
@@ -359,7 +379,7 @@ def _run_arms(root: Path, configs: dict[str, RunConfig], states: dict[str, str],
         signal.signal(signal.SIGINT, previous)
 
     summary = demo_summary(root, minutes=(time.time() - started) / 60)
-    # Where this run's numbers fall in the range measured over seeds and thread counts (demo_range.py).
+    # Where this run's numbers fall in the range measured over seeds, threads and kernel paths (demo_range.py).
     recipe = recipe_fingerprint(json.loads((root / "tools.vistool.json").read_text()))
     summary["range"] = range_lines(summary, task, threads, recipe=recipe) if model == "micro" else []
     write_json_atomic(root / "summary.json", summary)
@@ -373,7 +393,8 @@ def _run_arms(root: Path, configs: dict[str, RunConfig], states: dict[str, str],
     failed = [arm.arm for arm in arms if arm.process.returncode != 0]
     if failed or interrupted["flag"]:
         say(f"to continue this demo where it stopped: make demo RESUME=1 DEMO_DIR={root} SEED={configs['tools'].seed}"
-            + (f" TASK={task}" if task != "bars" else "") + (f" DEMO_THREADS={threads}" if threads else ""))
+            + (f" TASK={task}" if task != "bars" else "") + (f" DEMO_THREADS={threads}" if threads else "")
+            + (f" DEMO_KERNELS={settings.cpu_kernels}" if settings.cpu_kernels else ""))
     finished = len(arms) + sum(state == "finished" for state in states.values())
     return 1 if failed or finished < len(ARMS) else 0
 

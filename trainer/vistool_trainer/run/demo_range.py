@@ -1,11 +1,16 @@
-"""Where one demo's numbers fall in the range measured over seeds and thread counts.
+"""Where one demo's numbers fall in the range measured over seeds, thread counts and kernel paths.
 
 A demo run is deterministic on one machine, but another CPU sums in another order and the micro
 model's training amplifies that into another trajectory (issue 40: seed 1 gave 99.0 % here and
-57.7 % on another AMD EPYC). So the repo states the result as a range, measured over seeds and
-thread counts (a different thread count is a different reduction order, the stand-in for another
-CPU), and stores it in examples/demo-range.json; at its end `make demo` says where its own numbers
-fall in that range. docs/DEMO.md has the table the range comes from.
+57.7 % on another AMD EPYC). So the repo states the result as a range, measured over seeds (and
+thread counts, which turned out not to change a rounding here; and ATen kernel paths,
+`--cpu-kernels`, the stand-in for another CPU's instruction set: cpu_kernels.py), and stores it in
+examples/demo-range.json; at its end `make demo` says where its own numbers fall in that range.
+docs/DEMO.md has the table the range comes from.
+
+Each stored run carries the kernel path its tools arm recorded (`cpu_capability`, torch's name) and
+the one asked for (`cpu_kernels`, null: the CPU's own). Runs stored before either was recorded have
+neither: they ran the measuring machine's own path, which is shown as not recorded, never guessed.
 
 A range says something only about the recipe it was measured with: each stored task carries its
 runs' recipe (`recipe_config`: the tools arm's config less what differs from run to run by design,
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checkout import repo_root
+from .cpu_kernels import CAPABILITY_NAMES
 
 DEMO_RANGE = repo_root() / "examples" / "demo-range.json"
 # The numbers placed, by their key in each stored run and where they sit in summary.json.
@@ -94,6 +100,23 @@ def placement(value: float, values: list[float]) -> str:
     return f"inside it ({below} of {len(values)} measured runs lower)"
 
 
+def kernels_label(run: dict[str, Any]) -> str:
+    """A stored run's kernel path as a table and a closing line say it: the one its trainer recorded,
+    or "not recorded" (a run stored before it was), with the request beside it when one was made."""
+    recorded, asked = run.get("cpu_capability"), run.get("cpu_kernels")
+    if recorded and asked and recorded != CAPABILITY_NAMES.get(asked):
+        return f"{recorded} (asked {asked})"
+    return recorded or ("not recorded" + (f" (asked {asked})" if asked else ""))
+
+
+def same_kernel_path(run: dict[str, Any], asked: str | None, recorded: str | None) -> bool:
+    """Whether a stored run ran the kernel path of a run that asked for `asked` and recorded `recorded`:
+    by the recorded paths when both have one, else by the request (absent: the CPU's own path)."""
+    if run.get("cpu_capability") and recorded:
+        return bool(run["cpu_capability"] == recorded)
+    return run.get("cpu_kernels") == asked
+
+
 def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges: dict[str, Any] | None = None,
                 recipe: str | None = None) -> list[str]:
     """The console's closing lines: each measure of this run against the stored range of `task`, if
@@ -111,8 +134,10 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
                 "runs of this recipe"]
     seeds = sorted({int(run["seed"]) for run in runs})
     thread_counts = sorted({int(run["threads"]) for run in runs})
+    paths = sorted({kernels_label(run) for run in runs})
     lines = [f"the {task} demo measured on {len(runs)} runs (seeds {', '.join(map(str, seeds))} x threads "
-             f"{', '.join(map(str, thread_counts))}, {stored.get('cpu', 'CPU not recorded')}, {stored.get('date', 'date not recorded')}); "
+             f"{', '.join(map(str, thread_counts))}, {stored.get('cpu', 'CPU not recorded')}, {stored.get('date', 'date not recorded')}, "
+             f"kernel path {', '.join(paths)}); "
              "another CPU sums in another order and follows another trajectory, so a run elsewhere may fall outside it"
              + (f"; {stored['measured']}" if stored.get("measured") else "") + ":"]
     arms = summary.get("arms") or {}
@@ -125,13 +150,14 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
         lines.append(f"  {name}: {100 * value:.1f} % — {placement(value, values)} "
                      f"(min {100 * low:.1f} / median {100 * median:.1f} / max {100 * high:.1f} %)")
     seed = summary.get("seed")
-    same = [run for run in runs if run.get("seed") == seed and run.get("threads") == threads]
+    asked, recorded = summary.get("cpu_kernels"), (arms.get("tools") or {}).get("cpu_capability")
+    same = [run for run in runs if run.get("seed") == seed and run.get("threads") == threads and same_kernel_path(run, asked, recorded)]
     if same and "after_rl" in (arms.get("tools") or {}):
         measured = float(same[0]["tools_after_rl"])
         here = float(arms["tools"]["after_rl"]["acc"])
         verdict = "the same" if abs(measured - here) < 1e-9 else "not the same: this machine follows another trajectory"
-        lines.append(f"  seed {seed} at {threads} threads gave tools after RL {100 * measured:.1f} % where the range was measured; "
-                     f"here {100 * here:.1f} %, {verdict}")
+        lines.append(f"  seed {seed} at {threads} threads, kernels {kernels_label(same[0])}, gave tools after RL {100 * measured:.1f} % "
+                     f"where the range was measured; here {100 * here:.1f} %, {verdict}")
     return lines
 
 
@@ -154,6 +180,8 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
     tools = arms.get("tools") or {}
     after_rl = tools.get("after_rl") or {}
     entry = {"seed": int(demo["seed"]), "threads": int(demo["threads"]),
+             # The kernel path asked for (null: the CPU's own) and the one the tools arm's trainer recorded (null: not recorded).
+             "cpu_kernels": demo.get("cpu_kernels"), "cpu_capability": tools.get("cpu_capability"),
              "tools_after_sft": accuracy("tools", "after_sft"), "tools_after_rl": accuracy("tools", "after_rl"),
              "tools_after_rl_ci95": [round(float(x), 4) for x in after_rl["acc_ci95"]] if after_rl.get("acc_ci95") else None,
              "tool_call_rate_after_rl": round(float(after_rl["tool_call_rate"]), 4) if "tool_call_rate" in after_rl else None,
@@ -169,9 +197,9 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
 
 
 def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = None, date: str | None = None) -> dict[str, Any]:
-    """Store each finished run in `path`, replacing the entry of the same task, seed and threads. A run
-    of another recipe than the stored runs' replaces them all (and the stored notes about them): a
-    range mixes no recipes."""
+    """Store each finished run in `path`, replacing the entry of the same task, seed, threads and asked
+    kernel path (a stored run without one: the CPU's own). A run of another recipe than the stored
+    runs' replaces them all (and the stored notes about them): a range mixes no recipes."""
     ranges = load_ranges(path)
     for root in roots:
         task, entry = run_entry(root)
@@ -180,8 +208,8 @@ def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = No
         if stored_fingerprint(stored) != recipe_fingerprint(recipe):
             stored.clear()
             stored["recipe_config"] = recipe
-        stored["runs"] = sorted([run for run in stored.get("runs", []) if (run["seed"], run["threads"]) != (entry["seed"], entry["threads"])]
-                                + [entry], key=lambda run: (run["threads"], run["seed"]))
+        stored["runs"] = sorted([run for run in stored.get("runs", []) if run_identity(run) != run_identity(entry)] + [entry],
+                                key=lambda run: (run.get("cpu_kernels") or "", run["threads"], run["seed"]))
         if cpu:
             stored["cpu"] = cpu
         if date:
@@ -190,23 +218,28 @@ def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = No
     return ranges
 
 
+def run_identity(run: dict[str, Any]) -> tuple[int, int, str | None]:
+    """What makes two stored runs the same measurement: seed, threads and the kernel path asked for."""
+    return int(run["seed"]), int(run["threads"]), run.get("cpu_kernels")
+
+
 def range_table(runs: list[dict[str, Any]]) -> str:
     """The markdown table docs/DEMO.md shows: one row per run, then min / median / max of each number."""
     def pct(value: float | None) -> str:
         return "not run" if value is None else f"{100 * value:.1f} %"
 
-    rows = ["| seed | threads | SFT steps | tools after SFT | tools after RL [95 % CI] (calls) | text after RL | claims met |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| seed | threads | kernels | SFT steps | tools after SFT | tools after RL [95 % CI] (calls) | text after RL | claims met |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for run in runs:
         interval = f" [{100 * run['tools_after_rl_ci95'][0]:.1f}, {100 * run['tools_after_rl_ci95'][1]:.1f}]" if run.get("tools_after_rl_ci95") else ""
         calls = f" ({run['tool_call_rate_after_rl']:.2f})" if run.get("tool_call_rate_after_rl") is not None else ""
         claims = f"{run['claims_met']} of {run['claims']}" if run.get("claims") else "not recorded"
-        rows.append(f"| {run['seed']} | {run['threads']} | {run['sft_steps']:,} | {pct(run['tools_after_sft'])} | "
+        rows.append(f"| {run['seed']} | {run['threads']} | {kernels_label(run)} | {run['sft_steps']:,} | {pct(run['tools_after_sft'])} | "
                     f"{pct(run['tools_after_rl'])}{interval}{calls} | {pct(run['text_after_rl'])} | {claims} |")
     for key, _, _, name in MEASURES:
         values = [float(run[key]) for run in runs if run.get(key) is not None]
         if values:
             low, median, high = spread(values)
-            rows.append(f"| {name}: min / median / max | | | | {100 * low:.1f} / {100 * median:.1f} / {100 * high:.1f} % "
+            rows.append(f"| {name}: min / median / max | | | | | {100 * low:.1f} / {100 * median:.1f} / {100 * high:.1f} % "
                         f"over {len(values)} runs | | |")
     return "\n".join(rows)

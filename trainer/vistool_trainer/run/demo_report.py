@@ -220,6 +220,21 @@ def write_report(run_dir: Path) -> str:
 
 # ---- the demo's report ---------------------------------------------------------------------
 
+def arm_process_words(summary: dict[str, Any]) -> str:
+    """How the arms' trainers ran, as the report says it: their threads and the ATen kernel path each
+    recorded, with whether it was asked for (`--cpu-kernels`) or the CPU's own."""
+    threads = summary.get("threads")
+    words = f"{threads} trainer thread{'' if threads == 1 else 's'} per arm" if threads else "the trainer's default threads"
+    recorded = {arm: numbers.get("cpu_capability") for arm, numbers in (summary.get("arms") or {}).items()}
+    asked = summary.get("cpu_kernels")
+    how = f"asked with --cpu-kernels {asked}" if asked else "the CPU's own"
+    if not any(recorded.values()):
+        return f"{words}; ATen kernel path not recorded" + (f" ({how})" if asked else "")
+    if len(set(recorded.values())) == 1:
+        return f"{words}; ATen kernels {next(iter(recorded.values()))} ({how})"
+    return f"{words}; ATen kernels " + ", ".join(f"{arm} {path or 'not recorded'}" for arm, path in recorded.items()) + f" ({how})"
+
+
 def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
 
@@ -628,7 +643,8 @@ training seeds.</li></ul>"""
 {time_cap_banner_html(summary)}
 {erosion_note_html(summary)}
 {evaluation_summary_html(summary)}
-<p>Policy <code>{html.escape(str(summary.get('model')))}</code> on <code>{html.escape(str(summary.get('device')))}</code>;
+<p>Policy <code>{html.escape(str(summary.get('model')))}</code> on <code>{html.escape(str(summary.get('device')))}</code>
+({html.escape(arm_process_words(summary))});
 {f'{minutes:.1f} minutes of wall time' if minutes is not None else 'wall time not recorded'}. Two runs from the same initial model
 (the weight checksums below are equal), the same training tasks, the same SFT and RL step budgets: the <b>tools</b> arm may call
 the image tools, the <b>text</b> arm has them switched off in the env. The dashboard shows both overlaid:

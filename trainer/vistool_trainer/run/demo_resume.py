@@ -2,8 +2,8 @@
 
 A demo is an hour of CPU on a small machine; a Ctrl-C, a closed laptop lid or a killed shell must
 not cost it. The demo folder already holds everything a continuation needs: `demo.json` (task,
-model, device, seed, threads), each arm's resolved config (`<arm>.vistool.json`) and the generated
-splits. Each arm is then in one of three states, read from its `run.json` and checkpoints:
+model, device, seed, threads, cpu_kernels), each arm's resolved config (`<arm>.vistool.json`) and
+the generated splits. Each arm is then in one of three states, read from its `run.json` and checkpoints:
 
 - finished: kept as it is, never rerun;
 - stopped with a complete checkpoint (interrupted, failed, or killed mid-run): `train --resume`

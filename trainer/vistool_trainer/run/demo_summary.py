@@ -12,7 +12,10 @@ paired one for after RL − after SFT (the same held-out tasks).
 `tool_effect` is the counterfactual replay's (eval.counterfactual; trainers/evaluate.py):
 {"effect", "ci95": [lo, hi], "n", "answer_changed_rate", "method": "newcombe-paired"}, accuracy as run
 − accuracy with the tool results withheld on the same tasks; null where it was not measured (the
-text arm, eval.counterfactual off). `call_on_target_rate` is the evaluation's
+text arm, eval.counterfactual off). Each arm's `cpu_capability` is the ATen kernel path its trainer
+dispatched to (torch.backends.cpu.get_cpu_capability(): "AVX2", "DEFAULT"...; null where the run did
+not record it); the top-level `threads` and `cpu_kernels` are what the demo started the arms with
+(demo.json; `cpu_kernels` null: the CPU's own path). `call_on_target_rate` is the evaluation's
 `eval/call_on_target_rate`; null where the evaluation did not measure it. `crop_iou` is the
 evaluation's `eval/crop_iou` (the mean IoU of the tools arm's zoom crops with the task's target box,
 rollouts/turn_metrics.py); null where no call had a target box to measure against.
@@ -94,6 +97,8 @@ def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:
                          "sft_seconds": sum(m.get("timing/step_s", 0.0) for m in sft),
                          "rl_seconds": sum(m.get("timing/step_s", 0.0) for m in rl)}
     summary["initial_weights_checksum"] = run.get("initial_weights_checksum")
+    # The ATen kernel path the arm's trainer ran (torch's own name, from inside it); None: a trainer that did not record it.
+    summary["cpu_capability"] = run.get("cpu_capability")
     # A stage its time cap stopped (run/time_caps.py): its outcome depends on the machine's speed.
     summary["time_caps_reached"] = run.get("time_caps_reached") or {}
     # A warm-up phase that lowered an earlier phase's skill by more than the guard's margin (warmup_guard.py).
@@ -219,4 +224,6 @@ def demo_summary(root: Path, minutes: float | None = None) -> dict[str, Any]:
     return {"arms": arms, "differences": differences(arms), "eval_split": eval_split(root), "targets": targets(arms), "minutes": minutes,
             "minutes_cap": demo.get("minutes_cap"), "seed": demo.get("seed"), "time_caps_reached": time_caps_reached(arms),
             "warmup_erosion": warmup_erosion(arms),
-            "model": demo.get("model"), "device": demo.get("device")}
+            "model": demo.get("model"), "device": demo.get("device"),
+            # How the arms' trainers were started: their threads and the kernel path asked for (None: the CPU's own).
+            "threads": demo.get("threads"), "cpu_kernels": demo.get("cpu_kernels")}
