@@ -1,7 +1,7 @@
 /**
  * The trainer's JSON events (docs/ARCHITECTURE.md, contract 3; trainer/vistool_trainer/run/events.py): one
- * object per line on its stdout — started, env (its env server is up), stage, step, rollouts,
- * checkpoint, eval, warning, finished, failed. This reads a line into a typed event and says it
+ * object per line on its stdout — started, env (its env server is up), stage, progress (long
+ * preparation inside a stage), step, rollouts, checkpoint, eval, warning, finished, failed. This reads a line into a typed event and says it
  * in one line for the run's log channel.
  *
  * Editor-free (unit-tested under plain Node).
@@ -41,6 +41,8 @@ export function describeTrainerEvent(event: TrainerEvent): string {
       return `env server ${String(field('url'))} (pid ${String(field('pid') ?? '?')}, log ${String(field('log') ?? '?')})`;
     case 'stage':
       return `stage ${String(field('stage'))}`;
+    case 'progress':
+      return `${String(field('stage') ?? '?')}: ${String(field('what'))} ${String(field('done'))}/${String(field('total'))}`;
     case 'step': {
       const parts = HEADLINE.flatMap((name) => {
         const text = number(field(name));

@@ -103,6 +103,7 @@ test("trainer events are read from their JSON lines and said in one line for the
   assert.ok(step);
   assert.equal(describeTrainerEvent(step), 'step 7 (rl): reward/mean 0.612, tool/call_rate 0.500, timing/step_s 0.250');
   assert.equal(describeTrainerEvent({ event: 'failed', error: 'RuntimeError: boom' }), 'failed: RuntimeError: boom');
+  assert.equal(describeTrainerEvent({ event: 'progress', stage: 'sft', what: 'gold conversations', done: 640, total: 4000 }), 'sft: gold conversations 640/4000');
   assert.equal(describeTrainerEvent({ event: 'eval', label: 'after_rl', 'eval/acc_tools': 0.5, step: 3 }), 'eval after_rl: acc_tools 0.500');
   assert.equal(describeTrainerEvent({ event: 'started', name: 'micro', pid: 12, run_dir: '/r', resume: true }), 'started micro (pid 12), resuming in /r');
   assert.equal(describeTrainerEvent({ event: 'env', url: 'http://127.0.0.1:4100', pid: 13, log: '/r/logs/env-server.log' }), 'env server http://127.0.0.1:4100 (pid 13, log /r/logs/env-server.log)');

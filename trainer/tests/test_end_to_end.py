@@ -43,6 +43,10 @@ def test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_
     names = [event["event"] for event in events]
     assert names[0] == "started" and names[-1] == "finished"
     assert {"step", "rollouts", "checkpoint", "eval"} <= set(names)
+    # The warm-up's gold replay says how far it got, and ends on the whole count before the first SFT step.
+    gold = [e for e in events if e["event"] == "progress" and e["what"] == "gold conversations"]
+    assert gold and gold[-1]["stage"] == "sft" and gold[-1]["done"] == gold[-1]["total"] > 0
+    assert events.index(gold[-1]) < next(i for i, e in enumerate(events) if e["event"] == "step")
     run = tmp_path / "full"
     metrics = read_json_lines(run / "metrics.jsonl")
     rl = [m for m in metrics if m["stage"] == "rl"]

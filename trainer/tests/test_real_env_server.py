@@ -24,7 +24,10 @@ def test_rollouts_through_the_real_env_server_carry_server_trajectories_and_scor
 def test_gold_replay_shows_the_edited_image_the_gold_call_produced(env_server, vbar_data):
     client, _ = env_server
     tasks = load_tasks(vbar_data[0])[:3]
-    conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, presentation={"system_prompt": ""}))
+    replayed: list[int] = []
+    conversations = gold_conversations(client, tasks, EpisodeOptions(max_turns=2, presentation={"system_prompt": ""}), chunk=2,
+                                       progress=replayed.append)
+    assert replayed == [2, 3]  # after each chunk, the count so far
     for task, conversation in zip(tasks, conversations):
         messages = conversation.messages
         roles = [message["role"] for message in messages]

@@ -178,6 +178,8 @@ def _follow(arm: ArmProcess, say: Any) -> None:
                 arm.step = f"sft {event.get('sft/step')} loss {event.get('sft/loss', float('nan')):.3f}"
             elif event.get("stage") == "rl":
                 arm.step = f"rl {event.get('rl/step')} reward {event.get('reward/mean', float('nan')):.2f}"
+        elif kind == "progress":
+            arm.step = f"{event.get('stage')}: {event.get('what')} {event.get('done')}/{event.get('total')}"
         elif kind == "eval":
             arm.evaluations[str(event.get("label"))] = event
             say(f"{arm.arm} eval {event.get('label')}: " + _eval_line(event))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
 import torch
@@ -41,6 +42,23 @@ class StageOutcome:
 
 GO_ON = StageOutcome()
 
+
+
+PROGRESS_EVERY_S = 5.0
+
+
+def gold_progress(ctx: StageContext, what: str, total: int) -> Callable[[int], None]:
+    """A `progress` event (stage, what, done, total) at most every PROGRESS_EVERY_S seconds and at
+    the end, while the env server replays the warm-up's gold: thousands of large scenes take minutes
+    before the first SFT step, and a silent trainer looks hung."""
+    last = [float("-inf")]
+
+    def report(done: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= PROGRESS_EVERY_S:
+            last[0] = now
+            ctx.events.emit("progress", stage="sft", what=what, done=done, total=total)
+    return report
 
 class TrainingStage(Protocol):
     name: ClassVar[str]
@@ -103,9 +121,11 @@ class SftStage:
         ctx, sft, seed = self.ctx, self.sft, self.ctx.config.seed
         ctx.events.emit("stage", stage="sft")
         sft_tasks, self.probe_tasks = split_probe(ctx.tasks.train, sft.probe_tasks)
-        conversations = gold_conversations(ctx.client, sft_tasks, ctx.options, no_tool_fraction=sft.no_tool_fraction, seed=seed)
+        conversations = gold_conversations(ctx.client, sft_tasks, ctx.options, no_tool_fraction=sft.no_tool_fraction, seed=seed,
+                                           progress=gold_progress(ctx, "gold conversations", len(sft_tasks)))
         # Direct answers with the tools on, mixed into the batches as sft.direct_answer_fraction says.
-        direct = (gold_conversations(ctx.client, sft_tasks, ctx.options, seed=seed, direct_answers=True)
+        direct = (gold_conversations(ctx.client, sft_tasks, ctx.options, seed=seed, direct_answers=True,
+                                     progress=gold_progress(ctx, "direct-answer conversations", len(sft_tasks)))
                   if ctx.options.tools and sft.direct_answer_fraction > 0 else None)
         self.probe = self.build_probe()
         self.optimizer = ctx.engine.make_optimizer(sft.lr, sft.weight_decay, 1.0)

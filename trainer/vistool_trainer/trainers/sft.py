@@ -34,7 +34,7 @@ WHOLE, AFTER_TOOL, CALLS_WITHOUT_IMAGES, AFTER_TOOL_AND_CALLS = "whole", "after_
 
 def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: EpisodeOptions, chunk: int = 64,
                        no_tool_fraction: float = 0.0, seed: int = 0, direct_answers: bool = False,
-                       decode_images: bool = False) -> list[Conversation]:
+                       decode_images: bool = False, progress: Callable[[int], None] | None = None) -> list[Conversation]:
     """Replay gold turns through the server; returns one full conversation per task.
 
     A `no_tool_fraction` share of the tasks (chosen by `seed`) is replayed in a tools-off episode
@@ -52,6 +52,8 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
     (bench/gold_image_memory.py, docs/DEMO.md). The price: a scene's file decoded again, 2-10 ms.
     The files must outlive the conversations: the server's image store never deletes one, and
     `decode_images` decodes them here for a caller whose images folder goes away first.
+    `progress` is called with the count replayed so far after each chunk (the search demo's 4,000
+    scenes take minutes on 2 cores, with nothing else to show).
     """
     chooser = random.Random(seed * 104_729 + 17)
     tool_free = {index for index in range(len(tasks)) if chooser.random() < no_tool_fraction} if options.tools else set(range(len(tasks)))
@@ -84,6 +86,8 @@ def gold_conversations(client: EnvClient, tasks: list[dict[str, Any]], options: 
         for episode_id in ids:
             client.close_episode(episode_id)
         conversations.extend(replayed)
+        if progress is not None:
+            progress(len(conversations))
     return conversations
 
 
