@@ -6,6 +6,7 @@
  * metadata it gave, and the reason.
  */
 import type { RgbImage } from '../core/image.js';
+import type { TaskKind } from '../tasks/record.js';
 import { bandFamiliesOf, resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import type { Grounding, GroundingOptions } from './ground.js';
 
@@ -18,9 +19,20 @@ export interface MetadataChoice {
   reason?: string;
 }
 
-export async function metadataOrGrounding(image: RgbImage, given: PixelMetadata | undefined, options: GroundingOptions = {}): Promise<MetadataChoice> {
+/**
+ * Kinds whose tools never read chart bands: a diagram's labelled points, a scene's boxes in its own
+ * pixels. OCR would look for a chart or table layout that is not there, and a 768x576 scene costs
+ * it about a second of CPU (the search demo's warm-up replayed 4,000 of them).
+ */
+const KINDS_WITHOUT_BANDS: ReadonlySet<TaskKind> = new Set<TaskKind>(['geometry', 'search']);
+
+export async function metadataOrGrounding(image: RgbImage, given: PixelMetadata | undefined, options: GroundingOptions = {},
+  kind?: TaskKind): Promise<MetadataChoice> {
   const base: PixelMetadata = given ?? resolveMetadata({}, image.width, image.height);
   if (bandFamiliesOf(base).length > 0) return { meta: base, source: 'given' };
+  if (kind !== undefined && KINDS_WITHOUT_BANDS.has(kind)) {
+    return { meta: base, source: 'none', reason: `a ${kind} task's tools take ${kind === 'geometry' ? 'its labelled points' : 'boxes in the image'}, not chart bands: no OCR` };
+  }
   // A diagram's labelled points are what its tools use; OCR looks for chart and table layouts.
   if (Object.keys(base.points ?? {}).length > 0) return { meta: base, source: 'given' };
   let grounding: Grounding;

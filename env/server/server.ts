@@ -300,9 +300,8 @@ export class EnvServer {
       } catch (err) {
         throw new HttpError(400, `task ${task.id}: bad metadata: ${(err as Error).message}`);
       }
-      // A diagram's tools take points, not bands: OCR would look for a chart layout that is not there.
-      if (task.kind === 'geometry') return meta;
-      return (await metadataOrGrounding(image, meta)).meta;
+      // A diagram's or a scene's tools take points or boxes, not bands: no OCR (grounding/fallback.ts).
+      return (await metadataOrGrounding(image, meta, {}, task.kind)).meta;
     };
     if (inline !== undefined) {
       const image = await decodeImage(Buffer.from(inline, 'base64'), { maxPixels: this.maxPixels() }).catch((err: Error) => {

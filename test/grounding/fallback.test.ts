@@ -24,6 +24,18 @@ test('an image without metadata gets OCR bands, and a focus tool works on them r
   assert.ok(outcome.ok, JSON.stringify(outcome));
 });
 
+test('a search scene or a geometry diagram is never sent to OCR, even when the image is a chart OCR would ground', async () => {
+  const f = await horizontalBarsFixture();
+  for (const kind of ['search', 'geometry'] as const) {
+    const choice = await metadataOrGrounding(f.image, undefined, {}, kind);
+    assert.equal(choice.source, 'none');
+    assert.equal(choice.grounding, undefined);
+    assert.match(choice.reason ?? '', new RegExp(`a ${kind} task's tools take .* not chart bands: no OCR`));
+  }
+  // The same image as a chart task is grounded.
+  assert.equal((await metadataOrGrounding(f.image, undefined, {}, 'hbar')).source, 'ocr');
+});
+
 test('an image with nothing to ground keeps the metadata it had and says why', async () => {
   const blank = { width: 64, height: 48, data: Buffer.alloc(64 * 48 * 3, 255) };
   const given = resolveMetadata({ figure_bbox: { x1: 0, y1: 0, x2: 10, y2: 10 } }, 64, 48);
