@@ -6,7 +6,6 @@
  * metadata it gave, and the reason.
  */
 import type { RgbImage } from '../core/image.js';
-import type { TaskKind } from '../tasks/record.js';
 import { bandFamiliesOf, resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import type { Grounding, GroundingOptions } from './ground.js';
 
@@ -20,19 +19,14 @@ export interface MetadataChoice {
 }
 
 /**
- * Kinds whose tools never read chart bands: a diagram's labelled points, a scene's boxes in its own
- * pixels. OCR would look for a chart or table layout that is not there, and a 768x576 scene costs
- * it about a second of CPU (the search demo's warm-up replayed 4,000 of them).
+ * `noGrounding`: why the caller's task is never grounded (tasks/grounding-need.ts); then no OCR runs
+ * and the caller keeps the metadata it gave, with that reason.
  */
-const KINDS_WITHOUT_BANDS: ReadonlySet<TaskKind> = new Set<TaskKind>(['geometry', 'search']);
-
 export async function metadataOrGrounding(image: RgbImage, given: PixelMetadata | undefined, options: GroundingOptions = {},
-  kind?: TaskKind): Promise<MetadataChoice> {
+  noGrounding: string | null = null): Promise<MetadataChoice> {
   const base: PixelMetadata = given ?? resolveMetadata({}, image.width, image.height);
   if (bandFamiliesOf(base).length > 0) return { meta: base, source: 'given' };
-  if (kind !== undefined && KINDS_WITHOUT_BANDS.has(kind)) {
-    return { meta: base, source: 'none', reason: `a ${kind} task's tools take ${kind === 'geometry' ? 'its labelled points' : 'boxes in the image'}, not chart bands: no OCR` };
-  }
+  if (noGrounding !== null) return { meta: base, source: 'none', reason: `${noGrounding}: no OCR` };
   // A diagram's labelled points are what its tools use; OCR looks for chart and table layouts.
   if (Object.keys(base.points ?? {}).length > 0) return { meta: base, source: 'given' };
   let grounding: Grounding;

@@ -18,6 +18,7 @@ import { resolveMetadata, type PixelMetadata } from '../tools/metadata.js';
 import { toolsAsOpenAIFunctions, toolsPromptBlock, listTools } from '../tools/registry.js';
 import { metadataOrGrounding } from '../grounding/fallback.js';
 import { goldTranscript } from '../tasks/gold.js';
+import { whyNoGrounding } from '../tasks/grounding-need.js';
 import { questionText } from '../episodes/prompt.js';
 import { parsePresentation, PresentationError, type Presentation } from '../presentation/presentation.js';
 import { presentationTexts } from '../presentation/texts.js';
@@ -300,8 +301,8 @@ export class EnvServer {
       } catch (err) {
         throw new HttpError(400, `task ${task.id}: bad metadata: ${(err as Error).message}`);
       }
-      // A diagram's or a scene's tools take points or boxes, not bands: no OCR (grounding/fallback.ts).
-      return (await metadataOrGrounding(image, meta, {}, task.kind)).meta;
+      // Diagrams, scenes and benchmark photographs are never grounded: their tools take points or boxes.
+      return (await metadataOrGrounding(image, meta, {}, whyNoGrounding(task))).meta;
     };
     if (inline !== undefined) {
       const image = await decodeImage(Buffer.from(inline, 'base64'), { maxPixels: this.maxPixels() }).catch((err: Error) => {

@@ -24,16 +24,14 @@ test('an image without metadata gets OCR bands, and a focus tool works on them r
   assert.ok(outcome.ok, JSON.stringify(outcome));
 });
 
-test('a search scene or a geometry diagram is never sent to OCR, even when the image is a chart OCR would ground', async () => {
+test('a task that is never grounded keeps its metadata with the reason, even when its image is a chart OCR would ground', async () => {
   const f = await horizontalBarsFixture();
-  for (const kind of ['search', 'geometry'] as const) {
-    const choice = await metadataOrGrounding(f.image, undefined, {}, kind);
-    assert.equal(choice.source, 'none');
-    assert.equal(choice.grounding, undefined);
-    assert.match(choice.reason ?? '', new RegExp(`a ${kind} task's tools take .* not chart bands: no OCR`));
-  }
-  // The same image as a chart task is grounded.
-  assert.equal((await metadataOrGrounding(f.image, undefined, {}, 'hbar')).source, 'ocr');
+  const choice = await metadataOrGrounding(f.image, undefined, {}, "a search task's tools take boxes in the scene, not chart bands");
+  assert.equal(choice.source, 'none');
+  assert.equal(choice.grounding, undefined);
+  assert.equal(choice.reason, "a search task's tools take boxes in the scene, not chart bands: no OCR");
+  // The same image with no reason is grounded.
+  assert.equal((await metadataOrGrounding(f.image, undefined, {}, null)).source, 'ocr');
 });
 
 test('an image with nothing to ground keeps the metadata it had and says why', async () => {

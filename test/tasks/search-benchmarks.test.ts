@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { whyNoGrounding } from '../../env/tasks/grounding-need.js';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -244,7 +245,10 @@ test('vistool data convert --from vstar, hrbench and visualprobe write records l
     const command = createDataConvertCommand({ stdout: { write: (s: string) => out.push(s) }, stderr: { write: () => true } });
     assert.equal(await command.run(['--from', format, src, '--out', join(dir, format)]), 0);
     assert.equal(JSON.parse(out.join('')).tasks, n, format);
-    assert.equal((await loadTasks(join(dir, format, 'tasks.jsonl'))).length, n, format);
+    const converted = await loadTasks(join(dir, format, 'tasks.jsonl'));
+    assert.equal(converted.length, n, format);
+    // The env server never sends these photographs to OCR grounding (tasks/grounding-need.ts).
+    for (const task of converted) assert.match(whyNoGrounding(task) ?? '', new RegExp(`a ${format} photograph's tools take boxes`), task.id);
   }
   const [hr] = await loadTasks(join(dir, 'hrbench', 'tasks.jsonl'));
   assert.deepEqual([hr?.id, hr?.answer, hr?.question], ['hrbench-8k-5', 'B', 'Q?\nChoices: A. x  B. y\nAnswer with the letter of the correct choice.']);
