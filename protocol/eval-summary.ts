@@ -52,7 +52,9 @@ export function independentDifference(x: { correct: number; n: number }, y: { co
  * p1 − p2 on the same n tasks, from the 2×2 table of outcomes: `both` right in both, `onlyFirst`
  * right in the first only, `onlySecond` in the second only, `neither`. Newcombe's paired method 10:
  * the hybrid interval with the cross term −2·phi·(p1 − l1)(u2 − p2) (and its mirror), phi the
- * table's correlation (0 when a margin is empty).
+ * table's correlation continuity-corrected as method 10 defines it: with A = both·neither −
+ * onlyFirst·onlySecond, its numerator is A − n/2 when A > n/2, 0 when 0 ≤ A ≤ n/2, A when A < 0
+ * (0 when a margin is empty). Uncorrected, concordant pairs only give a zero-width interval.
  */
 export function pairedDifference(table: { both: number; onlyFirst: number; onlySecond: number; neither: number }, z = Z_95): AccuracyDifference {
   const { both: a, onlyFirst: b, onlySecond: c, neither: d } = table;
@@ -63,7 +65,9 @@ export function pairedDifference(table: { both: number; onlyFirst: number; onlyS
   const [l1, u1] = wilsonInterval(a + b, n, z);
   const [l2, u2] = wilsonInterval(a + c, n, z);
   const margins = (a + b) * (c + d) * (a + c) * (b + d);
-  const phi = margins === 0 ? 0 : (a * d - b * c) / Math.sqrt(margins);
+  const cross = a * d - b * c;
+  const corrected = cross > n / 2 ? cross - n / 2 : cross >= 0 ? 0 : cross;
+  const phi = margins === 0 ? 0 : corrected / Math.sqrt(margins);
   const diff = p1 - p2;
   const down = Math.sqrt(Math.max(0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2));
   const up = Math.sqrt(Math.max(0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2));

@@ -33,11 +33,18 @@ test("paired difference: Newcombe's paired method 10 reproduces the paper's exam
   near(a.ci95[0], 0.0569);
   near(a.ci95[1], 0.3404);
   assert.equal(a.method, 'newcombe-paired');
-  // Python, written out: (150, 23, 40, 87) → (−0.10758983565682387, −0.005186847356725054).
+  // An independent Python computation of method 10 from its definition (phi continuity-corrected).
   const b = pairedDifference({ both: 150, onlyFirst: 23, onlySecond: 40, neither: 87 });
   near(b.diff, -17 / 300, 1e-12);
-  near(b.ci95[0], -0.10758983565682387, 1e-12);
-  near(b.ci95[1], -0.005186847356725054, 1e-12);
+  near(b.ci95[0], -0.10799639137976139, 1e-12);
+  near(b.ci95[1], -0.004773558886495256, 1e-12);
+  // Concordant pairs only: narrow, not zero-wide (uncorrected phi would be 1 and the interval [0, 0]).
+  const c = pairedDifference({ both: 150, onlyFirst: 0, onlySecond: 0, neither: 150 });
+  near(c.ci95[0], -0.006491782298810898, 1e-12);
+  near(c.ci95[1], 0.006491782298810898, 1e-12);
+  const cavo = pairedDifference({ both: 59, onlyFirst: 6, onlySecond: 16, neither: 80 });
+  near(cavo.ci95[0], -0.11862119563870992, 1e-12);
+  near(cavo.ci95[1], -0.004625113933050061, 1e-12);
 });
 
 const rollout = (promptId: string, gold: string, answer: string | null, arm: 'tools' | 'no_tools', toolCalls = 0): RolloutSummary => ({

@@ -66,3 +66,19 @@ def test_newcombe_paired_reproduces_the_papers_example():
     from vistool_trainer.algorithms.intervals import newcombe_paired
     diff, low, high = newcombe_paired(36, 12, 2, 0)
     assert abs(diff - 0.2) < 1e-12 and abs(low - 0.0569) < 1e-4 and abs(high - 0.3404) < 1e-4
+
+
+def test_newcombe_paired_takes_method_10s_continuity_corrected_phi():
+    # Values from an independent computation of Newcombe (1998) method 10 from its definition.
+    from vistool_trainer.algorithms.intervals import newcombe_paired, paired_phi
+    # Concordant pairs only (the tool changed no answer on 300 tasks): a narrow interval, never zero-wide.
+    diff, low, high = newcombe_paired(150, 0, 0, 150)
+    assert diff == 0.0 and abs(low + 0.006491782298810898) < 1e-12 and abs(high - 0.006491782298810898) < 1e-12
+    # A > n/2 (the numerator loses n/2): Cavo et al. (2012), the paired-table textbook example.
+    diff, low, high = newcombe_paired(59, 6, 16, 80)
+    assert abs(diff + 0.06211180124223603) < 1e-12
+    assert abs(low + 0.11862119563870992) < 1e-12 and abs(high + 0.004625113933050061) < 1e-12
+    # 0 ≤ A ≤ n/2: phi is 0 (1·12 − 1·7 = 5 ≤ 10.5); A < 0 keeps its value; an empty margin gives 0.
+    assert paired_phi(1, 1, 7, 12) == 0.0
+    assert abs(paired_phi(36, 12, 2, 0) - (-24 / (48 * 2 * 38 * 12) ** 0.5)) < 1e-15
+    assert paired_phi(5, 0, 3, 0) == 0.0

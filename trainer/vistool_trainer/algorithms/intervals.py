@@ -38,16 +38,29 @@ def newcombe_hybrid(x1: int, n1: int, x2: int, n2: int, z: float = Z_95) -> tupl
 def newcombe_paired(both: int, only_first: int, only_second: int, neither: int, z: float = Z_95) -> tuple[float, float, float]:
     """p1 − p2 on the same tasks (the 2×2 table of right/wrong in each) and its 95% interval:
     Newcombe's paired score interval (Newcombe 1998, Statistics in Medicine 17:2635, method 10):
-    the hybrid interval with the correlation phi of the pairs (0 when a margin is empty)."""
+    the hybrid interval with the correlation phi of the pairs, continuity-corrected as method 10
+    defines it (paired_phi). Uncorrected, a table of concordant pairs only (every answer the same
+    both ways) has phi 1 and a zero-width interval, as if 300 tasks proved the difference exactly 0."""
     n = both + only_first + only_second + neither
     if n == 0:
         return 0.0, -1.0, 1.0
     p1, p2 = (both + only_first) / n, (both + only_second) / n
     l1, u1 = wilson_interval(both + only_first, n, z)
     l2, u2 = wilson_interval(both + only_second, n, z)
-    margins = (both + only_first) * (only_second + neither) * (both + only_second) * (only_first + neither)
-    phi = 0.0 if margins == 0 else (both * neither - only_first * only_second) / math.sqrt(margins)
+    phi = paired_phi(both, only_first, only_second, neither)
     diff = p1 - p2
     down = math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
     up = math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
     return diff, max(-1.0, diff - down), min(1.0, diff + up)
+
+
+def paired_phi(both: int, only_first: int, only_second: int, neither: int) -> float:
+    """Method 10's correlation of the pairs: with A = both·neither − only_first·only_second, phi's
+    numerator is A − n/2 when A > n/2, 0 when 0 ≤ A ≤ n/2, and A when A < 0; 0 when a margin is empty."""
+    n = both + only_first + only_second + neither
+    margins = (both + only_first) * (only_second + neither) * (both + only_second) * (only_first + neither)
+    if margins == 0:
+        return 0.0
+    cross = both * neither - only_first * only_second
+    numerator = cross - n / 2 if cross > n / 2 else (0.0 if cross >= 0 else cross)
+    return numerator / math.sqrt(margins)
