@@ -312,8 +312,9 @@ def test_the_search_demo_runs_end_to_end_on_tiny_budgets(tmp_path, cli_bundle):
     # No zoom fits in 8 new tokens (one is about 30), so no crop was measured: the summary says not
     # measured rather than 0.
     assert summary["arms"]["tools"]["after_rl"]["crop_iou"] is None
-    assert summary["range"] == [f"no measured range is stored for the search demo (examples/demo-range.json): "
-                                f"{json.loads((Path(__file__).resolve().parents[2] / 'examples' / 'demo-range.json').read_text())['search']['measured']}"]
+    # Tiny budgets are another recipe than the stored search range's: told so, and not placed in it.
+    assert len(summary["range"]) == 1
+    assert summary["range"][0].startswith("the stored range of the search demo (examples/demo-range.json) was measured with another recipe")
     page = (root / "report.html").read_text()
     assert "how many such objects there are" in page and "25,088 pixels" in page
     assert "It does not show search in the sense of deep multi-turn exploration" in page

@@ -1,5 +1,5 @@
 """Where a demo's numbers fall in the range stored in examples/demo-range.json (run/demo_range.py)."""
-from vistool_trainer.run.demo_range import DEMO_RANGE, load_ranges, placement, range_lines, spread
+from vistool_trainer.run.demo_range import stored_fingerprint, DEMO_RANGE, load_ranges, placement, range_lines, spread
 
 
 def test_placement_names_below_inside_the_ends_and_above():
@@ -213,11 +213,13 @@ def test_a_key_added_since_a_run_was_made_does_not_change_its_fingerprint():
     assert recipe_fingerprint(older) != recipe_fingerprint(today)
 
 
-def test_the_search_demo_says_no_range_was_measured_with_the_stored_reason():
-    """The search variant has no finished run yet: the closing line says so, and why, from the stored
-    entry, instead of placing the run in another task's range."""
+def test_the_search_demo_is_placed_in_its_own_range_never_the_bars_one():
+    """The search variant's one finished run is stored under its task and recipe: a search run of
+    that recipe is placed against it, one of another recipe is told so, never placed in the bars range."""
     stored = load_ranges(DEMO_RANGE)["search"]
-    assert stored["runs"] == []
-    lines = range_lines(_summary(0.5), "search", 2, recipe="anything")
-    assert lines == [f"no measured range is stored for the search demo (examples/demo-range.json): {stored['measured']}"]
-    assert "not run yet" in lines[0]
+    assert [(run["seed"], run["threads"], run["tools_after_rl"]) for run in stored["runs"]] == [(1, 1, 0.2533)]
+    lines = range_lines(_summary(0.5), "search", 2, recipe=stored_fingerprint(stored))
+    assert lines[0].startswith("the search demo measured on 1 run (seed 1 x threads 1, ")
+    assert lines[1] == "  tools after RL: 50.0 % — above the measured range (min 25.3 / median 25.3 / max 25.3 %)"
+    other = range_lines(_summary(0.5), "search", 2, recipe="anything")
+    assert other[0].startswith("the stored range of the search demo (examples/demo-range.json) was measured with another recipe")

@@ -135,10 +135,11 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
     seeds = sorted({int(run["seed"]) for run in runs})
     thread_counts = sorted({int(run["threads"]) for run in runs})
     paths = sorted({kernels_label(run) for run in runs})
-    lines = [f"the {task} demo measured on {len(runs)} runs (seeds {', '.join(map(str, seeds))} x threads "
+    lines = [f"the {task} demo measured on {len(runs)} run{'s' if len(runs) != 1 else ''} "
+             f"(seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds))} x threads "
              f"{', '.join(map(str, thread_counts))}, {stored.get('cpu', 'CPU not recorded')}, {stored.get('date', 'date not recorded')}, "
              f"kernel path {', '.join(paths)}); "
-             "another CPU sums in another order and follows another trajectory, so a run elsewhere may fall outside it"
+             "another CPU rounds differently (its kernels) and follows another trajectory, so a run elsewhere may fall outside it"
              + (f"; {stored['measured']}" if stored.get("measured") else "") + ":"]
     arms = summary.get("arms") or {}
     for key, arm, label, name in MEASURES:
