@@ -53,7 +53,9 @@ test('the summary opens the dashboard: each arm at its last evaluation, tools �
   assert.equal(await difference.innerText(), '+40.0 points [−16.3, 72.6]');
   assert.match((await difference.getAttribute('title')) ?? '', /Newcombe's hybrid score interval/);
   const change = page.locator('[data-testid=summary-row][data-run=tools] [data-testid=summary-change][data-from=after_sft] [data-testid=summary-change-value]');
-  assert.equal(await change.innerText(), '+0.0 points [−42.6, 42.6]');
+  // The paired table (2 right both times, 1 each way, 1 wrong both): A = 2·1 − 1·1 = 1 ≤ n/2, so method 10's
+  // phi is 0 (an independent computation gives ±46.5; the uncorrected phi gave ±42.6).
+  assert.equal(await change.innerText(), '+0.0 points [−46.5, 46.5]');
   assert.match((await change.getAttribute('title')) ?? '', /paired/);
   // The grid: gold 34 answered 34 three times, 28 twice.
   const cell = (gold: string, answer: string) => page.locator(`[data-testid=answer-grid][data-run=tools] [data-testid=grid-cell][data-gold="${gold}"][data-answer="${answer}"]`);
