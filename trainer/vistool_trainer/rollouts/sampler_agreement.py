@@ -49,12 +49,12 @@ def rollout_probs_diff(pairs: Sequence[tuple[list[float], list[float]]]) -> dict
 def sampler_agreement(rollouts_messages: Sequence[Sequence[dict[str, Any]]], owners: Sequence[int],
                       scored: Sequence[ScoredPositions]) -> dict[str, float]:
     """The metrics for a step: `scored[j]` is training sequence j, which belongs to rollout `owners[j]`."""
-    pairs = []
-    for index, messages in enumerate(rollouts_messages):
-        pair = sampled_and_scored(messages, [scored[j] for j, owner in enumerate(owners) if owner == index])
-        if pair is not None:
-            pairs.append(pair)
-    return rollout_probs_diff(pairs)
+    return agreement_of(engine_log_probs_per_sequence(rollouts_messages, owners, scored), scored)
+
+
+def agreement_of(engine: Sequence[list[float] | None], scored: Sequence[ScoredPositions]) -> dict[str, float]:
+    """rollout_probs_diff over the sequences the engine's values were paired with (engine_log_probs_per_sequence)."""
+    return rollout_probs_diff([(values, part.log_probs) for values, part in zip(engine, scored) if values is not None])
 
 
 def engine_log_probs_per_sequence(rollouts_messages: Sequence[Sequence[dict[str, Any]]], owners: Sequence[int],

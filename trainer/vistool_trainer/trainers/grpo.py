@@ -33,7 +33,7 @@ from ..engines.training_engine import TrainingEngine
 from ..model.policy import Policy, score_tokens
 from ..rollouts.env_client import EnvClient
 from ..rollouts.rollout import EpisodeOptions, Rollout, RolloutTiming, run_rollouts
-from ..rollouts.sampler_agreement import engine_log_probs_per_sequence, sampler_agreement
+from ..rollouts.sampler_agreement import agreement_of, engine_log_probs_per_sequence
 from ..rollouts.token_view import ScoredPositions, token_view
 from ..rollouts.target_metrics import CALL_ON_TARGET_RATE, call_target_counts, scan_counts, with_call_on_target_rate
 from ..rollouts.tool_metrics import COUNT_PREFIXES, tool_use_counts
@@ -216,10 +216,11 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
         mine = [scored[j] for j, owner in enumerate(owners) if owner == index]
         rollout.token_view = token_view(rollout.conversation.replies, rollout.trajectory.get("turns") or [], mine)
     # The rollout engine's probabilities against these, when it returned any (sampler_agreement.py).
-    agreement = sampler_agreement([rollout.conversation.replies for rollout in rollouts], owners, scored)
+    engine_log_probs = engine_log_probs_per_sequence([rollout.conversation.replies for rollout in rollouts], owners, scored)
+    agreement = agreement_of(engine_log_probs, scored)
     # rl.rollout_is: the engine sampled another copy of the weights; each token's loss is weighed by
     # min(π_old / π_rollout, threshold), fixed for the whole update (rollout_correction.py).
-    weights, correction = _rollout_correction(rl, [rollout.conversation.replies for rollout in rollouts], owners, scored, old_log_probs)
+    weights, correction = _rollout_correction(rl, engine_log_probs, old_log_probs)
     if masked is not None and any(masked):
         for j, owner in enumerate(owners):
             if masked[owner]:
@@ -275,14 +276,13 @@ def _update(policy: Policy, engine: TrainingEngine, optimizer: torch.optim.Optim
     }
 
 
-def _rollout_correction(rl: RlConfig, rollouts_messages: list[Any], owners: list[int], scored: list[ScoredPositions],
+def _rollout_correction(rl: RlConfig, engine: list[list[float] | None],
                         old_log_probs: list[torch.Tensor]) -> tuple[list[torch.Tensor] | None, dict[str, float]]:
     """Per training sequence, the importance weights of its loss tokens (None: rl.rollout_is is
     off), and the step's rollout_corr/* metrics. A sequence whose tokens the engine returned no
     log-probs for keeps weight 1, and is counted in rollout_corr/sequences_uncorrected."""
     if rl.rollout_is == "off":
         return None, {}
-    engine = engine_log_probs_per_sequence(rollouts_messages, owners, scored)
     weights: list[torch.Tensor] = []
     computed: list[RolloutWeights] = []
     uncorrected = 0
