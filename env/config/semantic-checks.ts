@@ -142,6 +142,27 @@ function rolloutIsNeedsVllm({ raw, config, add }: CheckContext): void {
   }
 }
 
+// Folding is for the transformers sampler; the vLLM engine is sent folded weights anyway.
+function foldNeedsHf({ raw, config, add }: CheckContext): void {
+  const rl = section(config, 'rl');
+  const engine = rl.rollout_engine ?? schemaAt('/rl/rollout_engine')?.default;
+  if (rlOn(config) && rl.fold_lora_for_sampling === true && engine !== 'hf') {
+    add(
+      problem({
+        code: 'rl/fold-needs-hf',
+        severity: 'error',
+        source: 'semantic',
+        pointer: firstWritten(raw, ['rl', 'fold_lora_for_sampling'], ['rl']),
+        message: `rl.fold_lora_for_sampling is true but rl.rollout_engine is '${String(engine)}': folding is for the transformers sampler, and the vLLM engine is always sent the folded weights. Set rl.fold_lora_for_sampling to false, or rl.rollout_engine to 'hf'.`,
+        fixes: [
+          { kind: 'set', title: 'Set rl.fold_lora_for_sampling to false', pointer: '/rl/fold_lora_for_sampling', value: false },
+          { kind: 'set', title: "Set rl.rollout_engine to 'hf'", pointer: '/rl/rollout_engine', value: 'hf' },
+        ],
+      }),
+    );
+  }
+}
+
 function microBatchEven({ raw, config, add }: CheckContext): void {
   const rl = section(config, 'rl');
   const group = num(rl.group_size);
@@ -529,6 +550,7 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   clipHigherRange,
   groupSize,
   rolloutIsNeedsVllm,
+  foldNeedsHf,
   microBatchEven,
   someStageOn,
   toolCallsLeaveATurn,

@@ -115,6 +115,15 @@ test('importance weights without the vLLM engine are an error offering both ways
   assert.deepEqual(check(config({ rl: { enabled: false, rollout_is: 'token' } })).filter((p) => p.code === 'rl/rollout-is-needs-vllm'), []);
 });
 
+test('folding the adapters with the vLLM engine is an error offering both ways out; with the transformers sampler there is none', () => {
+  const found = check(config({ rl: { fold_lora_for_sampling: true, rollout_engine: 'vllm' } })).filter((p) => p.code === 'rl/fold-needs-hf');
+  assert.equal(found.length, 1);
+  assert.match(found[0]?.message ?? '', /rl\.rollout_engine is 'vllm'/);
+  assert.deepEqual(found[0]?.fixes.map((fix) => [fix.pointer, fix.kind === 'set' ? fix.value : undefined]), [['/rl/fold_lora_for_sampling', false], ['/rl/rollout_engine', 'hf']]);
+  assert.deepEqual(check(config({ rl: { fold_lora_for_sampling: true } })).filter((p) => p.code === 'rl/fold-needs-hf'), []);
+  assert.deepEqual(check(config({ rl: { enabled: false, fold_lora_for_sampling: true, rollout_engine: 'vllm' } })).filter((p) => p.code === 'rl/fold-needs-hf'), []);
+});
+
 test('a batch that micro-batches do not divide evenly is a warning that names a divisor', () => {
   const [found] = check(config({ rl: { prompts_per_step: 3, group_size: 6, micro_batch_size: 8 } }));
   assert.equal(found?.code, 'rl/micro-batch-uneven');

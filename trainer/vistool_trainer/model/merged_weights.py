@@ -58,19 +58,8 @@ def merged_state_dict(model: torch.nn.Module, folding_loss: FoldingLoss | None =
         for name, tensor in unwrap_model(model).state_dict().items():
             yield name, tensor.detach()
         return
-    from peft.tuners.lora import LoraLayer
-    from peft.tuners.lora import Linear as LoraLinear
-
     base = model.get_base_model()
-    adapted: dict[str, torch.nn.Module] = {}
-    for name, module in base.named_modules():
-        if isinstance(module, LoraLayer):
-            if not isinstance(module, LoraLinear) or module.lora_variant or any(module.lora_bias.values()):
-                raise ValueError(f"LoRA layer {name} ({type(module).__name__}) is not a plain Linear LoRA: "
-                                 "only those can be folded into the weights a rollout engine is sent")
-            if module.merged:
-                raise ValueError(f"LoRA layer {name} has its adapters merged in place: unmerge them before pushing weights")
-            adapted[name] = module
+    adapted = dict(plain_lora_layers(model))
     for name, tensor in base.state_dict().items():
         if ".lora_" in name:
             continue
@@ -87,3 +76,22 @@ def merged_state_dict(model: torch.nn.Module, folding_loss: FoldingLoss | None =
                 yield f"{module_name}.weight", folded
             continue
         yield f"{module_name}.{leaf}", tensor.detach()
+
+
+def plain_lora_layers(model: torch.nn.Module) -> list[tuple[str, torch.nn.Module]]:
+    """(name in the base model, layer) for every LoRA layer of the peft model `model`; anything but
+    the vanilla Linear LoRA the run config can ask for (no DoRA-style variant, no bias), or a layer
+    whose adapters peft has merged in place, is refused by name."""
+    from peft.tuners.lora import LoraLayer
+    from peft.tuners.lora import Linear as LoraLinear
+
+    layers = []
+    for name, module in model.get_base_model().named_modules():
+        if isinstance(module, LoraLayer):
+            if not isinstance(module, LoraLinear) or module.lora_variant or any(module.lora_bias.values()):
+                raise ValueError(f"LoRA layer {name} ({type(module).__name__}) is not a plain Linear LoRA: "
+                                 "only those can be folded into the weights a rollout engine is sent")
+            if module.merged:
+                raise ValueError(f"LoRA layer {name} has its adapters merged in place: unmerge them before pushing weights")
+            layers.append((name, module))
+    return layers

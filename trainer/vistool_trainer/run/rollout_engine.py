@@ -35,7 +35,9 @@ class RolloutEngine:
     def start(self, policy: Policy) -> TurnSampler | None:
         """The sampler for the RL stage; None means the policy's own (run_rollouts' default)."""
         if self.name == "hf":
-            return None
+            if not self.config.rl.fold_lora_for_sampling:
+                return None
+            return self._start_folded(policy)
         from ..rollouts.vllm_sampler import VllmSampler
 
         env, view = self.config.env, self.config.policy.view
@@ -52,6 +54,19 @@ class RolloutEngine:
                         f"(max_model_len {self.sampler.max_model_len}, up to {images} images per prompt)")
         return self.sampler
 
+    def _start_folded(self, policy: Policy) -> TurnSampler:
+        from ..rollouts.folded_sampler import FoldedAdapterSampler
+
+        strategy = self.config.distributed.strategy
+        if strategy != "ddp":
+            raise ValueError(f"rl.fold_lora_for_sampling folds each adapted layer's whole weight, and distributed.strategy "
+                             f"'{strategy}' shards the weights across processes. Set rl.fold_lora_for_sampling to false, "
+                             "or distributed.strategy to 'ddp'")
+        self.sampler = FoldedAdapterSampler(policy)
+        self.events.log("rollout engine: the transformers sampler with the LoRA adapters folded into the weights while it "
+                        "samples (rl.fold_lora_for_sampling)")
+        return self.sampler
+
     def after_update(self) -> dict[str, float]:
         """Push the trained weights into the engine (after each RL step); its metrics: the time it
         took and, for a LoRA policy, the share of the adapters' update the engine's dtype rounded
@@ -59,6 +74,11 @@ class RolloutEngine:
         base policy; docs/VLLM.md)."""
         if self.sampler is None:
             return {}
+        if not hasattr(self.sampler, "push_weights"):
+            # The folding sampler reads the trained weights at every call: nothing to push. Its share is
+            # of the newest call's fold, the weights this step's rollouts were sampled from.
+            lost = self.sampler.lora_delta_lost
+            return {} if lost is None else {"training/lora_delta_lost_in_engine": lost}
         metrics = {"timing/weight_sync_s": self.sampler.push_weights()}
         if self.sampler.lora_delta_lost is not None:
             metrics["training/lora_delta_lost_in_engine"] = self.sampler.lora_delta_lost
