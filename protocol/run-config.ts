@@ -461,6 +461,13 @@ export interface RunConfig {
      */
     weight_decay: number;
     /**
+     * AdamW's (β1, β2) for the SFT warm-up (and the perception stage, which takes SFT's optimizer settings): the decay of the first and second moment averages (veRL's optim.betas). β2 sets how many steps of squared gradients scale each step, about 1 / (1 − β2): 1,000 at PyTorch's 0.999, 20 at 0.95, the value GPT-3 and LLaMA were trained with. With phases that change what is trained every few hundred steps, a 1,000-step memory scales a new phase's steps by the old phase's gradients (docs/DEMO.md, issue 40).
+     *
+     * @minItems 2
+     * @maxItems 2
+     */
+    betas: [number, number];
+    /**
      * Trajectories per forward/backward (gradients accumulate over the step's micro-batches); null: the process's whole share of the batch in one pass. Ignored when use_dynamic_bsz is true.
      */
     micro_batch_size: number | null;
@@ -609,6 +616,17 @@ export interface RunConfig {
      * The cap on rl.rollout_is's weights (veRL's rollout_is_threshold; TIS): a token the engine gave far less mass than the trainer counts at most this many times. veRL's default is 2.
      */
     rollout_is_threshold: number;
+    /**
+     * AdamW's (β1, β2) for the RL updates (veRL's actor_rollout_ref.actor.optim.betas). β2 sets how many steps of squared gradients scale each step, about 1 / (1 − β2): 1,000 at PyTorch's 0.999, 20 at 0.95.
+     *
+     * @minItems 2
+     * @maxItems 2
+     */
+    betas: [number, number];
+    /**
+     * With rl.rollout_engine 'hf' and policy.lora: fold the adapters into the weights while the transformers sampler writes rollout turns (W + ΔW in each adapted layer, the adapters off), then put the trained weights back bit for bit. Each adapted projection is then one matmul per decoded token instead of the base matmul plus peft's A, B, dropout and scaling. The folded copies cost the adapted weights' size in memory while sampling. In bf16 the fold rounds most of an early LoRA update away, as a rollout engine's copy does: the sampler then samples a policy that lags the one the trainer scores (training/lora_delta_lost_in_engine measures it each step; rl.rollout_is cannot correct it here: the transformers sampler returns no log-probs). Off: the sampler runs the trained LoRA model itself, exactly. Not with rl.rollout_engine 'vllm' (the engine folds anyway) or a sharded distributed.strategy.
+     */
+    fold_lora_for_sampling: boolean;
   };
   /**
    * Held-out evaluation (greedy): accuracy with tools, without tools, tool-call rate, format validity.

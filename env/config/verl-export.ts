@@ -376,6 +376,7 @@ function actorSection(y: VerlYaml, { config, miniBatch, microBatch, microNote, n
   y.set('actor_rollout_ref.actor.optim.lr', float(rl.lr), 'rl.lr');
   y.fixed('actor_rollout_ref.actor.optim.weight_decay', float(0.0), "vistool's RL AdamW has no weight decay (veRL's default is 0.01)");
   y.set('actor_rollout_ref.actor.optim.clip_grad', float(rl.max_grad_norm), 'rl.max_grad_norm');
+  y.set('actor_rollout_ref.actor.optim.betas', rl.betas.map(float), 'rl.betas');
   y.set('actor_rollout_ref.actor.ppo_mini_batch_size', miniBatch, rl.ppo_mini_batch_size === null ? 'rl.ppo_mini_batch_size (null: the whole batch, rl.prompts_per_step)' : 'rl.ppo_mini_batch_size');
   y.set('actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', microBatch, microNote ?? 'rl.micro_batch_size');
   y.set('actor_rollout_ref.actor.use_dynamic_bsz', rl.use_dynamic_bsz, 'rl.use_dynamic_bsz');

@@ -66,6 +66,8 @@ test('exporting the DAPO example gives a verl.yaml whose values are the run conf
     'actor_rollout_ref.ref.strategy': 'fsdp2',
     'actor_rollout_ref.actor.optim.lr': rl.lr,
     'actor_rollout_ref.actor.optim.clip_grad': rl.max_grad_norm,
+    // The example sets no rl.betas: the schema's default, PyTorch's and veRL's (0.9, 0.999).
+    'actor_rollout_ref.actor.optim.betas': [0.9, 0.999],
     'actor_rollout_ref.actor.ppo_mini_batch_size': rl.ppo_mini_batch_size,
     'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': rl.micro_batch_size,
     'actor_rollout_ref.actor.clip_ratio_low': rl.clip_ratio_low,

@@ -220,6 +220,7 @@ class SftConfig:
     probe_every: int
     lr: float
     weight_decay: float
+    betas: list[float]
     micro_batch_size: int | None
     use_dynamic_bsz: bool
     max_token_len_per_gpu: int
@@ -261,6 +262,8 @@ class RlConfig:
     vllm_gpu_memory_utilization: float
     rollout_is: Literal['off', 'token', 'sequence']
     rollout_is_threshold: float
+    betas: list[float]
+    fold_lora_for_sampling: bool
 
     def __post_init__(self) -> None:
         refuse(rl_problems(self))
@@ -353,6 +356,10 @@ def rl_problems(rl: RlConfig) -> list[str]:
                         "for a rollout engine that samples from another copy of the weights (vLLM's), and the transformers sampler "
                         "samples the trained model itself, returning no log-probs to weigh by. Set rl.rollout_is to 'off', or "
                         "rl.rollout_engine to 'vllm' [rl/rollout-is-needs-vllm]")
+    if rl.fold_lora_for_sampling and rl.rollout_engine != "hf":
+        problems.append(f"rl.fold_lora_for_sampling is true but rl.rollout_engine is '{rl.rollout_engine}': folding is for the "
+                        "transformers sampler, and the vLLM engine is always sent the folded weights. Set "
+                        "rl.fold_lora_for_sampling to false, or rl.rollout_engine to 'hf' [rl/fold-needs-hf]")
     return problems
 
 

@@ -30,14 +30,15 @@ def adamw_options(device_type: str) -> dict[str, bool]:
     return {"fused": True} if device_type == "cuda" else {"foreach": False}
 
 
-def adamw(parameters: Iterable[torch.Tensor], lr: float, weight_decay: float, device_type: str | None = None) -> torch.optim.AdamW:
+def adamw(parameters: Iterable[torch.Tensor], lr: float, weight_decay: float, device_type: str | None = None,
+          betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.AdamW:
     """AdamW with the implementation for where the parameters live (`device_type` overrides it:
     the tests build the CUDA choice on CPU tensors, where the fused kernel runs too)."""
     params = list(parameters)
     if device_type is None:
         devices = {p.device.type for p in params}
         device_type = devices.pop() if len(devices) == 1 else "mixed"
-    return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, **adamw_options(device_type))
+    return torch.optim.AdamW(params, lr=lr, betas=tuple(betas), weight_decay=weight_decay, **adamw_options(device_type))
 
 
 def resolved_implementation(optimizer: torch.optim.Optimizer, device_type: str) -> str:

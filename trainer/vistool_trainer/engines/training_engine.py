@@ -71,11 +71,12 @@ class TrainingEngine:
         """The module whose parameters the optimizer updates."""
         return self.policy.model
 
-    def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
+    def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float,
+                       betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.Optimizer:
         """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside.
         Fused on CUDA: torch's CUDA default (foreach) allocates a copy of every parameter's second
         moment during step() (engines/optimizer.py)."""
-        return adamw(self.trained_tensors(), lr=lr, weight_decay=weight_decay)
+        return adamw(self.trained_tensors(), lr=lr, weight_decay=weight_decay, betas=betas)
 
     def trained_tensors(self) -> list[torch.Tensor]:
         """What the optimizer steps: the fp32 masters of half-precision parameters, and the

@@ -61,11 +61,12 @@ class DeepSpeedZero3Training(TrainingEngine):
             return self.policy.model
         return self.engine.module.policy_model
 
-    def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float) -> torch.optim.Optimizer:
+    def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float,
+                       betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.Optimizer:
         """A DeepSpeed engine per stage, partitioned from the policy's current (whole) weights."""
         self.close()
         trained = copy.deepcopy(self.policy.model)
-        optimizer = adamw([p for p in trained.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
+        optimizer = adamw([p for p in trained.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay, betas=betas)
         dtype = next(trained.parameters()).dtype
         zero: dict[str, object] = {"stage": 3}
         if self.cpu_offload:
