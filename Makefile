@@ -170,7 +170,7 @@ QWEN_TESTS := trainer/tests/test_qwen_fixture.py trainer/tests/test_nonfinite_gr
 	trainer/tests/test_end_to_end.py::test_sft_then_grpo_through_the_real_env_server_writes_the_run_directory_and_events \
 	trainer/tests/test_end_to_end.py::test_a_run_resumed_mid_rl_keeps_the_kl_reference_rl_started_from \
 	trainer/tests/test_eval_agrees_with_trainer.py trainer/tests/test_lora_merge_rounding.py trainer/tests/test_rollout_correction.py \
-	trainer/tests/test_sampler_limits.py
+	trainer/tests/test_sampler_limits.py trainer/tests/test_folded_sampling.py
 test-qwen: setup venv vllm-env
 	VISTOOL_TEST_POLICY=qwen-micro VISTOOL_QWEN_FIXTURE_DIR=$(QWEN_FIXTURE_DIR) $(PY) -m pytest -q $(QWEN_TESTS)
 	VISTOOL_TEST_POLICY=qwen-micro VISTOOL_QWEN_FIXTURE_DIR=$(QWEN_FIXTURE_DIR) $(VLLM_PY) -m pytest -q trainer/tests/vllm_suite

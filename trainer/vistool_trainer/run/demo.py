@@ -89,6 +89,13 @@ REAL_MODEL_SETTINGS: dict[str, Any] = {
     "rl.lr": 1e-5, "rl.prompts_per_step": 16, "rl.group_size": 8, "rl.ppo_mini_batch_size": 8, "rl.ppo_epochs": 1,
     "rl.use_dynamic_bsz": True, "rl.ppo_max_token_len_per_gpu": 16384,
     "rl.max_new_tokens": 256, "eval.max_new_tokens": 256,
+    # Decoding with unmerged LoRA runs the base matmul plus peft's A, B, dropout and scaling in each of
+    # the 7 adapted projections per token: the sampler folds the adapters into the weights instead and
+    # gives the trained tensors back after each call (model/folded_adapters.py). In bf16 it samples
+    # the folded policy, as a vLLM engine would; training/lora_delta_lost_in_engine says how far.
+    "rl.fold_lora_for_sampling": True,
+    # PyTorch's and veRL's AdamW (the micro demo's shorter second-moment memory is for its phases).
+    "sft.betas": [0.9, 0.999], "rl.betas": [0.9, 0.999],
     # 200 held-out tasks (a Wilson interval of about +-7 points at 50 %) every 20 RL steps: the
     # micro recipe's 300 every 10 would cost a 3B model as much generation as the RL steps between.
     "eval.n": 200, "eval.every_steps": 20,
