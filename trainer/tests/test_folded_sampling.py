@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from lora_updates import give_adapters_an_update
 from model_under_test import policy_section
 from PIL import Image
 
@@ -35,12 +36,7 @@ def _lora_policy(dtype: str) -> Policy:
     section = policy_section(dtype=dtype, gradient_checkpointing=False,
                              lora={"enabled": True, "r": 8, "alpha": 16, "dropout": 0.0, "target_modules": lora["target_modules"]})
     policy = Policy.create(from_dict(PolicyConfig, section), CORPUS, 5, "cpu")
-    # peft starts B at zero (ΔW = 0): give every adapter an update, as training would.
-    generator = torch.Generator().manual_seed(0)
-    with torch.no_grad():
-        for name, parameter in policy.model.named_parameters():
-            if "lora_B" in name:
-                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.05)
+    give_adapters_an_update(policy.model, 0.05)
     return policy
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from lora_updates import give_adapters_an_update
 from PIL import Image
 
 from vistool_trainer.config import PolicyConfig, from_dict
@@ -39,11 +40,7 @@ def _policy(lora: bool = False, dropout: float = 0.05) -> Policy:
         setattr(core.generation_config, key, value)
     if lora:
         # peft starts B at zero, where dropout on the adapter path changes nothing: noise it.
-        generator = torch.Generator().manual_seed(0)
-        with torch.no_grad():
-            for name, parameter in policy.model.named_parameters():
-                if "lora_B" in name:
-                    parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.5)
+        give_adapters_an_update(policy.model, 0.5)
     return policy
 
 

@@ -18,7 +18,7 @@ trainer/tests/test_optimizer_memory.py holds the engine's optimizer to it.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
@@ -30,8 +30,12 @@ def adamw_options(device_type: str) -> dict[str, bool]:
     return {"fused": True} if device_type == "cuda" else {"foreach": False}
 
 
+# PyTorch's and veRL's AdamW betas, the schema's default for sft.betas and rl.betas.
+DEFAULT_BETAS = (0.9, 0.999)
+
+
 def adamw(parameters: Iterable[torch.Tensor], lr: float, weight_decay: float, device_type: str | None = None,
-          betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.AdamW:
+          betas: Sequence[float] = DEFAULT_BETAS) -> torch.optim.AdamW:
     """AdamW with the implementation for where the parameters live (`device_type` overrides it:
     the tests build the CUDA choice on CPU tensors, where the fused kernel runs too)."""
     params = list(parameters)

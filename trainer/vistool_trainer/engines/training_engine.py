@@ -15,6 +15,7 @@ zero-weight ones.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import torch
 from ..model.policy import Policy, score_tokens
 from .distributed import Distributed
 from .master_weights import MasterWeights
-from .optimizer import adamw
+from .optimizer import DEFAULT_BETAS, adamw
 
 ScoreResult = tuple[torch.Tensor, torch.Tensor, "torch.Tensor | None"]
 
@@ -72,7 +73,7 @@ class TrainingEngine:
         return self.policy.model
 
     def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float,
-                       betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.Optimizer:
+                       betas: Sequence[float] = DEFAULT_BETAS) -> torch.optim.Optimizer:
         """A fresh AdamW for a stage (SFT and RL each get one); `max_grad_norm` is for engines that clip inside.
         Fused on CUDA: torch's CUDA default (foreach) allocates a copy of every parameter's second
         moment during step() (engines/optimizer.py)."""

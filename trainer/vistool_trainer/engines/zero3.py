@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -24,7 +25,7 @@ from ..config import DistributedConfig
 from ..model.policy import Policy
 from .distributed import Distributed
 from .training_engine import ScoreResult, TokenScorer, TrainingEngine, disable_dropout
-from .optimizer import adamw
+from .optimizer import DEFAULT_BETAS, adamw
 
 CHECKPOINT_FOLDER = "deepspeed"
 CHECKPOINT_TAG = "optimizer"
@@ -62,7 +63,7 @@ class DeepSpeedZero3Training(TrainingEngine):
         return self.engine.module.policy_model
 
     def make_optimizer(self, lr: float, weight_decay: float, max_grad_norm: float,
-                       betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.Optimizer:
+                       betas: Sequence[float] = DEFAULT_BETAS) -> torch.optim.Optimizer:
         """A DeepSpeed engine per stage, partitioned from the policy's current (whole) weights."""
         self.close()
         trained = copy.deepcopy(self.policy.model)

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 import torch
 
-from .merged_weights import FoldingLoss, plain_lora_layers
+from .merged_weights import FoldingLoss, active_delta, plain_lora_layers
 
 
 @contextmanager
@@ -41,11 +41,10 @@ def adapters_folded(model: torch.nn.Module, folding_loss: FoldingLoss | None = N
     try:
         with torch.no_grad():
             for _, layer in plain_lora_layers(model):
-                adapters = [a for a in layer.active_adapters if a in layer.lora_A]
-                if not adapters:
+                delta = active_delta(layer)
+                if delta is None:
                     continue
                 weight = layer.get_base_layer().weight
-                delta = sum(layer.get_delta_weight(adapter).float() for adapter in adapters)
                 folded = (weight.detach().float() + delta).to(weight.dtype)
                 if folding_loss is not None:
                     folding_loss.add(weight, delta, folded)

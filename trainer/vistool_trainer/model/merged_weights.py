@@ -69,10 +69,13 @@ def merged_state_dict(model: torch.nn.Module, folding_loss: FoldingLoss | None =
         layer = adapted.get(module_name)
         if layer is not None and leaf == "weight":
             with torch.no_grad():
-                delta = sum(layer.get_delta_weight(adapter) for adapter in layer.active_adapters if adapter in layer.lora_A)
-                folded = (layer.get_base_layer().weight + delta).detach()
-                if folding_loss is not None and torch.is_tensor(delta):  # no active adapter: sum() is 0, nothing folded
-                    folding_loss.add(layer.get_base_layer().weight, delta, folded)
+                weight, delta = layer.get_base_layer().weight, active_delta(layer)
+                if delta is None:  # no active adapter: nothing folded
+                    yield f"{module_name}.weight", weight.detach()
+                    continue
+                folded = (weight + delta).detach()
+                if folding_loss is not None:
+                    folding_loss.add(weight, delta, folded)
                 yield f"{module_name}.weight", folded
             continue
         yield f"{module_name}.{leaf}", tensor.detach()
@@ -95,3 +98,10 @@ def plain_lora_layers(model: torch.nn.Module) -> list[tuple[str, torch.nn.Module
                 raise ValueError(f"LoRA layer {name} has its adapters merged in place: unmerge them before pushing weights")
             layers.append((name, module))
     return layers
+
+
+def active_delta(layer: torch.nn.Module) -> torch.Tensor | None:
+    """ΔW of a plain LoRA layer's active adapters (peft's own `get_delta_weight`), summed in fp32;
+    None when no adapter is active."""
+    deltas = [layer.get_delta_weight(adapter).float() for adapter in layer.active_adapters if adapter in layer.lora_A]
+    return sum(deltas[1:], deltas[0]) if deltas else None

@@ -74,12 +74,11 @@ class RolloutEngine:
         base policy; docs/VLLM.md)."""
         if self.sampler is None:
             return {}
-        if not hasattr(self.sampler, "push_weights"):
-            # The folding sampler reads the trained weights at every call: nothing to push. Its share is
-            # of the newest call's fold, the weights this step's rollouts were sampled from.
-            lost = self.sampler.lora_delta_lost
-            return {} if lost is None else {"training/lora_delta_lost_in_engine": lost}
-        metrics = {"timing/weight_sync_s": self.sampler.push_weights()}
+        metrics: dict[str, float] = {}
+        # The folding sampler reads the trained weights at every call: nothing to push, and its share is
+        # of the newest call's fold, the weights this step's rollouts were sampled from.
+        if hasattr(self.sampler, "push_weights"):
+            metrics["timing/weight_sync_s"] = self.sampler.push_weights()
         if self.sampler.lora_delta_lost is not None:
             metrics["training/lora_delta_lost_in_engine"] = self.sampler.lora_delta_lost
         return metrics

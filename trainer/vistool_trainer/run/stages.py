@@ -85,7 +85,7 @@ class PerceptionStage:
         stage_config = perception_sft_config(config)
         ctx.events.emit("stage", stage="perception")
         conversations = gold_conversations(ctx.client, ctx.tasks.perception_train, ctx.options, seed=config.seed)
-        optimizer = ctx.engine.make_optimizer(stage_config.lr, stage_config.weight_decay, 1.0, tuple(stage_config.betas))
+        optimizer = ctx.engine.make_optimizer(stage_config.lr, stage_config.weight_decay, 1.0, stage_config.betas)
         done = ctx.state.perception_step or 0
         ctx.resume_optimizer(optimizer, done)
         step, optimizer = run_sft(ctx.policy, conversations, stage_config, config.seed, self.on_step, done, ctx.out_of_steps, optimizer,
@@ -128,7 +128,7 @@ class SftStage:
                                      progress=gold_progress(ctx, "direct-answer conversations", len(sft_tasks)))
                   if ctx.options.tools and sft.direct_answer_fraction > 0 else None)
         self.probe = self.build_probe()
-        self.optimizer = ctx.engine.make_optimizer(sft.lr, sft.weight_decay, 1.0, tuple(sft.betas))
+        self.optimizer = ctx.engine.make_optimizer(sft.lr, sft.weight_decay, 1.0, sft.betas)
         ctx.warn_about_precision(sft.lr, "sft")
         ctx.resume_optimizer(self.optimizer, ctx.state.sft_step)
         self.record_schedule()  # the dashboard marks the phases from run.json while SFT runs
@@ -217,7 +217,7 @@ class RlStage:
     def run(self) -> StageOutcome:
         ctx, rl = self.ctx, self.rl
         ctx.events.emit("stage", stage="rl")
-        optimizer = ctx.engine.make_optimizer(rl.lr, 0.0, rl.max_grad_norm, tuple(rl.betas))
+        optimizer = ctx.engine.make_optimizer(rl.lr, 0.0, rl.max_grad_norm, rl.betas)
         ctx.warn_about_precision(rl.lr, "rl")
         ctx.resume_optimizer(optimizer, ctx.state.rl_step)
         reference = self.reference_model()

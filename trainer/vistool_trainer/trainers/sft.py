@@ -141,7 +141,7 @@ def run_sft(policy: Policy, conversations: list[Conversation], config: SftConfig
     kept between steps (encoding_cache.py); it changes memory and time, never the result."""
     schedule = schedule or SftSchedule.from_config(config)
     engine = engine or TrainingEngine(policy, dist)
-    optimizer = optimizer or engine.make_optimizer(config.lr, config.weight_decay, 1.0, tuple(config.betas))
+    optimizer = optimizer or engine.make_optimizer(config.lr, config.weight_decay, 1.0, config.betas)
     engine.train_mode()
     micro_batching = sft_micro_batching(config)
     started = time.perf_counter()
