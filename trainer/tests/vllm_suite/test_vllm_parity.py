@@ -12,7 +12,13 @@ from vllm_helpers import noise_weights, prompts_with_images, trainer_log_probs
 
 from vistool_trainer.rollouts.vllm_prompt import vllm_prompt
 
-TOLERANCE = 1e-4  # fp32 on both sides
+# fp32 on both sides, two bounds over the ~144 tokens a comparison samples. The mean is the stable
+# statistic: 4-7e-6 on the micro policy and on the Qwen fixture. The largest token is a tail: its
+# measured values spread from 1.6e-5 to 1.16e-4 over repeated runs (the two above 1e-4 broke this
+# test's earlier single bound of 1e-4 in 2 of 9 runs). Stale weights, another prompt or another
+# temperature give a mean over 0.1, which both bounds catch by three orders of magnitude or more.
+TOLERANCE = 3e-4
+MEAN_TOLERANCE = 2e-5
 # The engine holds W + BA folded into one matrix, the trainer computes Wx + B(Ax): the same value
 # summed in another order. With the test's large random B (logits far from the base model's) that
 # rounding reaches ~2e-4; the negative control below (scoring without the adapters) is > 0.1.
@@ -55,8 +61,8 @@ def test_sampled_log_probs_agree_with_the_trainers_at_temperature_one_and_below(
     _, conversations = gold
     prompts = prompts_with_images(conversations, 1) + prompts_with_images(conversations, 2)
     for temperature in (1.0, 0.7):
-        largest, _ = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, temperature)
-        assert largest < TOLERANCE, (temperature, largest)
+        largest, mean_gap = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, temperature)
+        assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (temperature, largest, mean_gap)
     # Not a model so confident that temperature (or anything else) leaves its log-probs alone:
     turns = engine.sample_turns(prompts, 12, 0.7, greedy=False)
     shift = [abs(a - b) for prompt, turn in zip(prompts, turns)
@@ -82,13 +88,13 @@ def test_vllm_follows_pushed_weights_and_only_pushed_ones(engine, noised_policy,
         assert mean_gap > 0.1, mean_gap
         # Pushed: the same prompts (and images the engine has already encoded) follow the new weights.
         seconds = engine.push_weights(updated)
-        largest, _ = sample_and_compare(engine, noised_policy, updated, prompts, 1.0)
-        assert largest < TOLERANCE, largest
+        largest, mean_gap = sample_and_compare(engine, noised_policy, updated, prompts, 1.0)
+        assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (largest, mean_gap)
         assert seconds < 10
     finally:
         engine.push_weights(original)
-    largest, _ = sample_and_compare(engine, noised_policy, original, prompts, 1.0)
-    assert largest < TOLERANCE
+    largest, mean_gap = sample_and_compare(engine, noised_policy, original, prompts, 1.0)
+    assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (largest, mean_gap)
 
 
 def test_a_lora_policy_is_sampled_with_its_adapters_folded_in(engine, noised_policy, gold):
