@@ -624,6 +624,10 @@ export interface RunConfig {
      */
     betas: [number, number];
     /**
+     * How many training tasks, the last ones of the training split, are RL's alone: SFT's batches and its probe never see them, and RL draws every prompt from them. A warm-up that trains for several passes over its tasks learns their answers by heart, so RL on those tasks finds most groups all right (dynamic sampling drops them) and learns from the few it still misses, which need not be like the held-out tasks (docs/DEMO.md). 0: RL draws from every training task, SFT's included.
+     */
+    fresh_tasks: number;
+    /**
      * With rl.rollout_engine 'hf' and policy.lora: fold the adapters into the weights while the transformers sampler writes rollout turns (W + ΔW in each adapted layer, the adapters off), then put the trained weights back bit for bit. Each adapted projection is then one matmul per decoded token instead of the base matmul plus peft's A, B, dropout and scaling. The folded copies cost the adapted weights' size in memory while sampling. In bf16 the fold rounds most of an early LoRA update away, as a rollout engine's copy does: the sampler then samples a policy that lags the one the trainer scores (training/lora_delta_lost_in_engine measures it each step; rl.rollout_is cannot correct it here: the transformers sampler returns no log-probs). Off: the sampler runs the trained LoRA model itself, exactly. Not with rl.rollout_engine 'vllm' (the engine folds anyway) or a sharded distributed.strategy.
      */
     fold_lora_for_sampling: boolean;

@@ -350,6 +350,32 @@ function evalWithinGenerated({ raw, config, add }: CheckContext): void {
   }
 }
 
+// rl.fresh_tasks keeps the last training tasks from SFT; with a generated split its size is known here.
+function freshTasksLeaveSft({ raw, config, add }: CheckContext): void {
+  const data = section(config, 'data');
+  const rl = section(config, 'rl');
+  const sft = section(config, 'sft');
+  const fresh = num(rl.fresh_tasks) ?? 0;
+  const nTrain = num(section(data, 'generate').n_train) ?? num(schemaAt('/data/generate/n_train')?.default);
+  if (!rlOn(config) || fresh === 0 || typeof data.train === 'string' || nTrain === null) return;
+  const probe = sft.enabled === false ? 0 : num(sft.probe_tasks) ?? num(schemaAt('/sft/probe_tasks')?.default) ?? 0;
+  const needed = 1 + probe;
+  if (nTrain - fresh >= needed) return;
+  add(
+    problem({
+      code: 'rl/fresh-tasks-too-many',
+      severity: 'error',
+      source: 'semantic',
+      pointer: firstWritten(raw, ['rl', 'fresh_tasks'], ['rl']),
+      message: `rl.fresh_tasks (${fresh}) keeps too many of data.generate.n_train's ${nTrain} training tasks from SFT, which needs at least ${needed} (one to train on${probe ? `, and sft.probe_tasks ${probe} for its probe` : ''}). Raise data.generate.n_train to ${fresh + needed} or more, or lower rl.fresh_tasks.`,
+      fixes: [
+        { kind: 'set', title: `Set data.generate.n_train to ${fresh + needed}`, pointer: '/data/generate/n_train', value: fresh + needed },
+        { kind: 'set', title: 'Set rl.fresh_tasks to 0 (RL draws from every training task)', pointer: '/rl/fresh_tasks', value: 0 },
+      ],
+    }),
+  );
+}
+
 // --- Policy ----------------------------------------------------------------------------------
 
 /** policy.model is 'micro', a model folder, or a Hugging Face id (cached or not). */
@@ -559,6 +585,7 @@ const SEMANTIC_CHECKS: readonly SemanticCheck[] = [
   generateUnused,
   familiesOfKind,
   evalWithinGenerated,
+  freshTasksLeaveSft,
   policyModel,
   microShapes,
   pixelRanges,

@@ -471,3 +471,17 @@ test('rl.rollout_is becomes veRL\'s rollout correction with the engine\'s log-pr
   assert.equal('calculate_log_probs' in (at(off.yaml, 'actor_rollout_ref.rollout') as Tree), false);
 });
 
+
+test('rl.fresh_tasks, which veRL has no counterpart for, is warned about with how to convert only those tasks; 0 says nothing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vistool-export-fresh-tasks-'));
+  const dapo = JSON.parse(await readFile(DAPO, 'utf8')) as Tree;
+  const exported = async (fresh: number) => {
+    const file = join(dir, `fresh-${fresh}.vistool.json`);
+    await writeFile(file, JSON.stringify({ ...dapo, data: { train: null, eval: null }, rl: { ...(dapo.rl as Tree), fresh_tasks: fresh } }));
+    return exportTo(file, ['--base-dir', root]);
+  };
+  const kept = await exported(100);
+  assert.match(kept.stderr, /rl\.fresh_tasks \(100\) is not applied/);
+  assert.match(kept.stderr, /tail -n 100 DIR\/tasks\.jsonl/);
+  assert.doesNotMatch((await exported(0)).stderr, /fresh_tasks/);
+});

@@ -341,3 +341,17 @@ test("rewards.tool.tool_bonus_requires 'on_target' is flagged where no tool bonu
   assert.deepEqual(codes(check(config({ rewards: { tool: { tool_bonus_requires: 'on_target', group_ranking: true } } }))), ['rewards/tool-bonus-requires-unused']);
   assert.deepEqual(check(config({ rewards: { weights: { tool_bonus: 0 }, tool: { tool_bonus_requires: 'success' } } })), []);
 });
+
+test('rl.fresh_tasks that leaves SFT no task besides its probe is an error offering more tasks or none kept; a split with room has none', () => {
+  const tooMany = config({ data: { generate: { n_train: 100 } }, sft: { probe_tasks: 10 }, rl: { fresh_tasks: 95 } });
+  const found = check(tooMany).filter((p) => p.code === 'rl/fresh-tasks-too-many');
+  assert.equal(found.length, 1);
+  // 100 tasks: 95 kept for RL leave 5, and SFT needs 1 to train on beside the probe's 10.
+  assert.match(found[0]?.message ?? '', /needs at least 11/);
+  assert.deepEqual(found[0]?.fixes.map((fix) => [fix.pointer, fix.kind === 'set' ? fix.value : undefined]), [['/data/generate/n_train', 106], ['/rl/fresh_tasks', 0]]);
+  assert.deepEqual(check(applyFirstFix(tooMany, found[0]!)).filter((p) => p.code === 'rl/fresh-tasks-too-many'), []);
+  assert.deepEqual(check(config({ data: { generate: { n_train: 100 } }, sft: { probe_tasks: 10 }, rl: { fresh_tasks: 89 } })).filter((p) => p.code === 'rl/fresh-tasks-too-many'), []);
+  // SFT off: no probe to leave room for; RL off: nothing is kept from SFT.
+  assert.deepEqual(check(config({ data: { generate: { n_train: 100 } }, sft: { enabled: false }, rl: { fresh_tasks: 99 } })).filter((p) => p.code === 'rl/fresh-tasks-too-many'), []);
+  assert.deepEqual(check(config({ data: { generate: { n_train: 100 } }, rl: { enabled: false, fresh_tasks: 100 } })).filter((p) => p.code === 'rl/fresh-tasks-too-many'), []);
+});

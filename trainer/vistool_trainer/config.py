@@ -263,6 +263,7 @@ class RlConfig:
     rollout_is: Literal['off', 'token', 'sequence']
     rollout_is_threshold: float
     betas: list[float]
+    fresh_tasks: int
     fold_lora_for_sampling: bool
 
     def __post_init__(self) -> None:

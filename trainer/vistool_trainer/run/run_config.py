@@ -116,7 +116,22 @@ def resolve_config(raw: dict[str, Any], base_dir: Path | None = None) -> RunConf
             config["data"][key] = str((base / path).resolve())
     resolved = from_dict(RunConfig, config)
     _check_search_budget(resolved)
+    _check_fresh_tasks(resolved)
     return resolved
+
+
+def _check_fresh_tasks(config: RunConfig) -> None:
+    """rl/fresh-tasks-too-many, where the generated training split's size is known before any task exists."""
+    rl, sft = config.rl, config.sft
+    if config.data.train or not rl.enabled or rl.fresh_tasks == 0:
+        return
+    n_train = config.data.generate.n_train
+    needed = 1 + (sft.probe_tasks if sft.enabled else 0)
+    if n_train - rl.fresh_tasks < needed:
+        raise ConfigError(f"run config is invalid: rl.fresh_tasks ({rl.fresh_tasks}) keeps too many of data.generate.n_train's {n_train} "
+                          f"training tasks from SFT, which needs at least {needed} (one to train on"
+                          f"{f', and sft.probe_tasks {sft.probe_tasks} for its probe' if sft.enabled and sft.probe_tasks else ''}). "
+                          f"Raise data.generate.n_train to {rl.fresh_tasks + needed} or more, or lower rl.fresh_tasks [rl/fresh-tasks-too-many]")
 
 
 # `data gen --max-pixels`'s default: env/tasks/search/profiles.ts, DEFAULT_MAX_PIXELS.

@@ -46,11 +46,28 @@ class Interrupted:
 
 @dataclass
 class TaskSets:
-    """The run's tasks: training and held-out, and a curriculum's perception tasks (empty without one)."""
+    """The run's tasks: training and held-out, and a curriculum's perception tasks (empty without one).
+    With `rl.fresh_tasks` (`fresh_tasks` here) the last training tasks are RL's alone: SFT trains on
+    `sft_train` and RL draws its prompts from `rl_train`."""
     train: list[Task]
     eval: list[Task]
     perception_train: list[Task] = field(default_factory=list)
     perception_eval: list[Task] = field(default_factory=list)
+    fresh_tasks: int = 0
+
+    def __post_init__(self) -> None:
+        if self.fresh_tasks and self.fresh_tasks >= len(self.train):
+            raise ValueError(f"rl.fresh_tasks ({self.fresh_tasks}) keeps every one of the {len(self.train)} training tasks from SFT; "
+                             f"lower it under {len(self.train)}, or give more training tasks (data.train, or data.generate.n_train) "
+                             "[rl/fresh-tasks-too-many]")
+
+    @property
+    def sft_train(self) -> list[Task]:
+        return self.train[: -self.fresh_tasks] if self.fresh_tasks else self.train
+
+    @property
+    def rl_train(self) -> list[Task]:
+        return self.train[-self.fresh_tasks:] if self.fresh_tasks else self.train
 
 
 @dataclass

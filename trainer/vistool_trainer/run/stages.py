@@ -120,7 +120,7 @@ class SftStage:
     def run(self) -> StageOutcome:
         ctx, sft, seed = self.ctx, self.sft, self.ctx.config.seed
         ctx.events.emit("stage", stage="sft")
-        sft_tasks, self.probe_tasks = split_probe(ctx.tasks.train, sft.probe_tasks)
+        sft_tasks, self.probe_tasks = split_probe(ctx.tasks.sft_train, sft.probe_tasks)
         conversations = gold_conversations(ctx.client, sft_tasks, ctx.options, no_tool_fraction=sft.no_tool_fraction, seed=seed,
                                            progress=gold_progress(ctx, "gold conversations", len(sft_tasks)))
         # Direct answers with the tools on, mixed into the batches as sft.direct_answer_fraction says.
@@ -230,7 +230,7 @@ class RlStage:
                     record_time_cap(ctx.run, ctx.events, "rl", ctx.state.rl_step, rl.steps, float(rl.max_seconds or 0))
                 break
             step_started = time.perf_counter()
-            result = grpo_step(ctx.policy, optimizer, ctx.client, ctx.tasks.train, rl, ctx.options, ctx.config.seed, ctx.state.rl_step,
+            result = grpo_step(ctx.policy, optimizer, ctx.client, ctx.tasks.rl_train, rl, ctx.options, ctx.config.seed, ctx.state.rl_step,
                                reference, ctx.dist, ctx.engine, sampler)
             synced = ctx.rollout_engine.after_update() if ctx.rollout_engine is not None else {}
             ctx.state.rl_step += 1

@@ -183,8 +183,12 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         if not dist.is_main:
             train_path = Path(data.train) if data.train else generate_tasks(run.root / "data" / "train", generate, seed, "train", write=False)
             eval_path = Path(data.eval) if data.eval else generate_tasks(run.root / "data" / "eval", generate, seed, "test", write=False)
-        tasks = TaskSets(load_tasks(train_path), load_tasks(eval_path)[: config.eval.n])
+        fresh = config.rl.fresh_tasks if config.rl.enabled else 0
+        tasks = TaskSets(load_tasks(train_path), load_tasks(eval_path)[: config.eval.n], fresh_tasks=fresh)
         events.log(f"{len(tasks.train)} training tasks from {train_path}, {len(tasks.eval)} held-out from {eval_path}")
+        if fresh:
+            events.log(f"rl.fresh_tasks: RL draws its prompts from the last {fresh} training tasks only, which SFT never trains on "
+                       f"(SFT has the first {len(tasks.sft_train)})")
         perception_paths: list[Path] = []
         if config.curriculum.perception_first:
             if dist.is_main:
