@@ -46,7 +46,7 @@ def test_the_split_is_the_training_list_cut_before_its_last_n():
     both = TaskSets(tasks, [], fresh_tasks=3)
     assert [t["id"] for t in both.sft_train] == [str(index) for index in range(7)]
     assert [t["id"] for t in both.rl_train] == ["7", "8", "9"]
-    everything = TaskSets(tasks, [])
+    everything = TaskSets(tasks, [], fresh_tasks=0)
     assert everything.sft_train == everything.rl_train == tasks
     with pytest.raises(ValueError, match=r"rl\.fresh_tasks \(10\) keeps every one of the 10 training tasks.*\[rl/fresh-tasks-too-many\]"):
         TaskSets(tasks, [], fresh_tasks=10)

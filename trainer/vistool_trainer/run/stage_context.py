@@ -51,9 +51,9 @@ class TaskSets:
     `sft_train` and RL draws its prompts from `rl_train`."""
     train: list[Task]
     eval: list[Task]
+    fresh_tasks: int  # rl.fresh_tasks, or 0 where RL does not run
     perception_train: list[Task] = field(default_factory=list)
     perception_eval: list[Task] = field(default_factory=list)
-    fresh_tasks: int = 0
 
     def __post_init__(self) -> None:
         if self.fresh_tasks and self.fresh_tasks >= len(self.train):
