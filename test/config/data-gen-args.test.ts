@@ -36,7 +36,7 @@ test('Generate Tasks and the veRL export ask `data gen` for what the trainer wou
 test('the plan names the config and describes its tasks; a broken config says what is wrong', () => {
   const plan = generationJobs(readFileSync(join(root, CONFIGS[0]!), 'utf8'), 'out');
   assert.equal(plan.name, 'micro-cpu');
-  assert.equal(plan.description, 'vbar · 4000 train + 300 held-out · difficulty 2 · 224x112 · level · labels A B C D E F');
+  assert.equal(plan.description, 'vbar · 5000 train + 300 held-out · difficulty 2 · 224x112 · level · labels A B C D E F');
   // Defaults fill what a config leaves out (schema defaults: table, 400 + 100, difficulty 1, 224x112).
   assert.equal(describeGenerate({ kind: 'line', n_train: 5, n_eval: 2, difficulty: 3, image_size: '320x240', families: ['argmax'] }), 'line · 5 train + 2 held-out · difficulty 3 · 320x240 · argmax');
   assert.equal(generationJobs('{"name": "bare"}', 'o').description, 'table · 400 train + 100 held-out · difficulty 1 · 224x112');
