@@ -8,7 +8,7 @@ tools off, the refusal), and the sequences SFT trains on. A change that moves an
 the demo, and must come with a new golden file and a new demo run (docs/DEMO.md).
 
 Everything is the trainer's own path: the demo's resolved run configs (run/demo.py), its task
-generator options (4,000 training tasks, seed 1), the tokenizer corpus the trainer builds
+generator options (5,000 training tasks, seed 1), the tokenizer corpus the trainer builds
 (`tokenizer_corpus`), the real env server, `run_rollouts` and `gold_conversations`. Only the
 sampling is scripted: the policy writes the task's gold tool call and then its gold answer, so
 the second prompt always follows a tool observation, whatever the untrained weights would write.
