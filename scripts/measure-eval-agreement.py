@@ -37,7 +37,7 @@ def main() -> int:
     parser.add_argument("--fresh-seed", type=int, default=2)
     parser.add_argument("--fresh-n", type=int, default=300)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
-                        help="a run-config override for the arm, as `demo --set` takes it (e.g. data.generate.n_train=64 to try the script quickly)")
+                        help="a run-config override for the arm, as `demo --set` takes it (e.g. data.generate.n_train=64 with rl.fresh_tasks=16 to try the script quickly)")
     args = parser.parse_args()
 
     from vistool_trainer.algorithms.intervals import wilson_interval

@@ -585,7 +585,9 @@ def _demo_config(context: Context, root: Path) -> Path:
     overrides = {"sft.steps": plan.demo_sft_steps, "sft.probe_every": max(1, plan.demo_sft_steps // 3),
                  "rl.steps": plan.demo_rl_steps, "eval.n": plan.demo_eval_n, "eval.every_steps": 0,
                  "checkpoint.every_steps": 2, "checkpoint.keep": 3, "env.node": context.node, "threads": 0,
-                 "logging.rollouts_per_step": 32}
+                 "logging.rollouts_per_step": 32,
+                 # The recipe keeps its last 1,000 of 5,000 tasks for RL; prepare.sh carries 512, the last 128 of them RL's.
+                 "rl.fresh_tasks": 128}
     if plan.dry_run:
         overrides.update({"sft.batch_size": 4, "rl.prompts_per_step": 2, "rl.group_size": 4, "sft.probe_tasks": 8})
     config = demo_config(str(root.parent), 60.0, "micro", plan.device, "tools", overrides)

@@ -75,7 +75,7 @@ from pathlib import Path
 from vistool_trainer.run.demo import DEMO_CONFIG
 from vistool_trainer.run.run_config import load_config
 from vistool_trainer.run.train import generate_tasks
-config = load_config(DEMO_CONFIG, {"data.generate.n_train": 512, "data.generate.n_eval": 64})
+config = load_config(DEMO_CONFIG, {"data.generate.n_train": 512, "rl.fresh_tasks": 128, "data.generate.n_eval": 64})
 out = Path(sys.argv[1])
 generate_tasks(out / "train", config.data.generate, config.seed, "train")
 generate_tasks(out / "eval", config.data.generate, config.seed, "test")

@@ -241,7 +241,7 @@ def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_
 def test_the_demo_runs_both_arms_and_leaves_summary_json_and_a_report(tmp_path, cli_bundle):
     """Both arms as real `train` subprocesses on tiny budgets (the numbers mean nothing here; the
     shape, the provenance and the plumbing do)."""
-    overrides = {"data.generate.n_train": 12, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 1,
+    overrides = {"data.generate.n_train": 12, "rl.fresh_tasks": 4, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 1,
                  "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 2, "rl.prompts_per_step": 2, "rl.group_size": 2,
                  "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
                  "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,
@@ -291,7 +291,7 @@ def test_the_search_demo_runs_end_to_end_on_tiny_budgets(tmp_path, cli_bundle):
     """`demo --task search` through the real path: tasks generated for the policy's budget, gold zooms
     replayed in SFT, RL rollouts whose calls reach the env, both arms evaluated, and the report's
     search sections (the numbers mean nothing here)."""
-    overrides = {"data.generate.n_train": 8, "data.generate.n_eval": 4, "eval.n": 4, "eval.every_steps": 0,
+    overrides = {"data.generate.n_train": 8, "rl.fresh_tasks": 3, "data.generate.n_eval": 4, "eval.n": 4, "eval.every_steps": 0,
                  "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 1, "rl.prompts_per_step": 2, "rl.group_size": 2,
                  "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
                  "checkpoint.every_steps": 0, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,

@@ -10,7 +10,7 @@ import sys
 from vistool_trainer.run.demo import ARMS, run_demo
 from vistool_trainer.run.demo_resume import arm_state, disagreements, move_aside
 
-TINY = {"data.generate.n_train": 12, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 0,
+TINY = {"data.generate.n_train": 12, "rl.fresh_tasks": 4, "data.generate.n_eval": 6, "eval.n": 6, "eval.every_steps": 0,
         "sft.steps": 2, "sft.batch_size": 4, "rl.steps": 2, "rl.prompts_per_step": 2, "rl.group_size": 2,
         "rl.micro_batch_size": 4, "rl.max_new_tokens": 8, "eval.max_new_tokens": 8, "policy.micro.vocab_size": 400,
         "checkpoint.every_steps": 1, "logging.rollouts_per_step": 4, "sft.probe_tasks": 2, "sft.probe_every": 1,

@@ -28,7 +28,8 @@ def micro_config(tmp_path, vbar_data, rollout_is: str = "off") -> dict:
     config["sft"].update({"steps": 4, "batch_size": 4, "probe_tasks": 4, "probe_every": 50})
     # Every group kept (a barely trained policy earns the same reward on every rollout of a task).
     config["rl"].update({"steps": 2, "prompts_per_step": 2, "group_size": 4, "ppo_mini_batch_size": 1, "max_new_tokens": 16,
-                         "dynamic_sampling": False, "rollout_engine": "vllm", "rollout_is": rollout_is})
+                         "dynamic_sampling": False, "rollout_engine": "vllm", "rollout_is": rollout_is,
+                         "fresh_tasks": 8})  # of the 24 tasks: SFT keeps 16, its probe 4 of them
     config["eval"].update({"n": 3, "max_new_tokens": 8, "every_steps": 0})
     config["checkpoint"].update({"every_steps": 1})
     config["logging"] = {"rollouts_per_step": 8}
