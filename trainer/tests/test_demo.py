@@ -225,7 +225,8 @@ def test_a_local_checkpoint_folder_trains_through_the_same_path_as_a_hub_id(tmp_
     config.output_dir = str(tmp_path / "run")
     config.data.train, config.data.eval = str(train_path), str(eval_path)
     config.sft = replace(config.sft, steps=1, batch_size=2, probe_tasks=2)
-    config.rl = replace(config.rl, steps=1, prompts_per_step=1, group_size=2, max_new_tokens=6, micro_batch_size=2, ppo_mini_batch_size=None)
+    config.rl = replace(config.rl, steps=1, prompts_per_step=1, group_size=2, max_new_tokens=6, micro_batch_size=2, ppo_mini_batch_size=None,
+                        fresh_tasks=4)
     config.eval = replace(config.eval, before_and_after=False, every_steps=0)
     config.policy.system_prompt = ""  # keeps this CPU test short; the real model keeps the server's
     stdout = io.StringIO()
