@@ -25,6 +25,11 @@ MEAN_TOLERANCE = 2e-5
 LORA_TOLERANCE = 1e-3
 
 
+def assert_scored_alike(largest: float, mean_gap: float, *context) -> None:
+    """Both bounds above: every token within TOLERANCE, and their mean within MEAN_TOLERANCE."""
+    assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (*context, largest, mean_gap)
+
+
 def sample_and_compare(engine, policy, model, prompts, temperature, max_new_tokens=12):
     """(largest |Δ log p|, mean |Δ log p|) over every token vLLM sampled for `prompts`."""
     turns = engine.sample_turns(prompts, max_new_tokens, temperature, greedy=False)
@@ -61,8 +66,7 @@ def test_sampled_log_probs_agree_with_the_trainers_at_temperature_one_and_below(
     _, conversations = gold
     prompts = prompts_with_images(conversations, 1) + prompts_with_images(conversations, 2)
     for temperature in (1.0, 0.7):
-        largest, mean_gap = sample_and_compare(engine, noised_policy, noised_policy.model, prompts, temperature)
-        assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (temperature, largest, mean_gap)
+        assert_scored_alike(*sample_and_compare(engine, noised_policy, noised_policy.model, prompts, temperature), temperature)
     # Not a model so confident that temperature (or anything else) leaves its log-probs alone:
     turns = engine.sample_turns(prompts, 12, 0.7, greedy=False)
     shift = [abs(a - b) for prompt, turn in zip(prompts, turns)
@@ -88,13 +92,11 @@ def test_vllm_follows_pushed_weights_and_only_pushed_ones(engine, noised_policy,
         assert mean_gap > 0.1, mean_gap
         # Pushed: the same prompts (and images the engine has already encoded) follow the new weights.
         seconds = engine.push_weights(updated)
-        largest, mean_gap = sample_and_compare(engine, noised_policy, updated, prompts, 1.0)
-        assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (largest, mean_gap)
+        assert_scored_alike(*sample_and_compare(engine, noised_policy, updated, prompts, 1.0))
         assert seconds < 10
     finally:
         engine.push_weights(original)
-    largest, mean_gap = sample_and_compare(engine, noised_policy, original, prompts, 1.0)
-    assert largest < TOLERANCE and mean_gap < MEAN_TOLERANCE, (largest, mean_gap)
+    assert_scored_alike(*sample_and_compare(engine, noised_policy, original, prompts, 1.0))
 
 
 def test_a_lora_policy_is_sampled_with_its_adapters_folded_in(engine, noised_policy, gold):

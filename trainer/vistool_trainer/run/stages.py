@@ -222,6 +222,7 @@ class RlStage:
         ctx.resume_optimizer(optimizer, ctx.state.rl_step)
         reference = self.reference_model()
         sampler = ctx.rollout_engine.start(ctx.policy) if ctx.rollout_engine is not None else None
+        prompts = ctx.tasks.rl_train
         started = time.perf_counter()
         while ctx.state.rl_step < rl.steps:
             time_is_up = rl.max_seconds is not None and time.perf_counter() - started > rl.max_seconds
@@ -230,7 +231,7 @@ class RlStage:
                     record_time_cap(ctx.run, ctx.events, "rl", ctx.state.rl_step, rl.steps, float(rl.max_seconds or 0))
                 break
             step_started = time.perf_counter()
-            result = grpo_step(ctx.policy, optimizer, ctx.client, ctx.tasks.rl_train, rl, ctx.options, ctx.config.seed, ctx.state.rl_step,
+            result = grpo_step(ctx.policy, optimizer, ctx.client, prompts, rl, ctx.options, ctx.config.seed, ctx.state.rl_step,
                                reference, ctx.dist, ctx.engine, sampler)
             synced = ctx.rollout_engine.after_update() if ctx.rollout_engine is not None else {}
             ctx.state.rl_step += 1
