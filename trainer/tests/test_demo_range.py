@@ -27,7 +27,7 @@ def test_the_closing_lines_place_each_measure_and_compare_the_same_seed_and_thre
     assert lines[1] == "  tools after RL: 57.7 % — below the measured range (min 92.0 / median 95.0 / max 99.0 %)"
     assert lines[2].startswith("  tools after SFT: 33.0 % — at its minimum")
     assert lines[3].startswith("  text after RL: 33.0 % — inside it (1 of 3 measured runs lower)")
-    assert lines[4].endswith("gave tools after RL 99.0 % where the range was measured; here 57.7 %, not the same: "
+    assert lines[4].endswith("gave tools after RL 99.0 % on the CPU the range was measured on; here 57.7 %, not the same: "
                              "this machine follows another trajectory")
     assert range_lines(_summary(0.99), "bars", 2, ranges)[-1].endswith("here 99.0 %, the same")
     # A run stored without its text arm places the tools arm alone.
@@ -89,22 +89,24 @@ def test_recording_runs_replaces_the_same_seed_and_threads_and_the_table_gives_m
     from vistool_trainer.run.demo_range import recipe_of, range_table, record_runs
     store = tmp_path / "demo-range.json"
     recipe = recipe_of(_tools_config())
-    store.write_text(json.dumps({"bars": {"recipe_config": recipe, "runs": [{"seed": 1, "threads": 1, "tools_after_rl": 0.5,
+    store.write_text(json.dumps({"bars": {"recipe_config": recipe, "runs": [{"seed": 1, "threads": 1, "tools_after_rl": 0.5, "cpu": "AMD EPYC",
                                                                                   "tools_after_sft": 0.3, "text_after_rl": None, "sft_steps": 1}]}}))
     runs = [_finished_run(tmp_path / "a", 1, 1, 0.9167, 0.3333), _finished_run(tmp_path / "b", 5, 2, 0.43, 0.337),
             _finished_run(tmp_path / "c", 2, 1, 0.95, 0.30)]
     ranges = record_runs(runs, store, cpu="AMD EPYC", date="2026-12-06")
     stored = json.loads(store.read_text())["bars"]
-    assert stored == ranges["bars"] and stored["cpu"] == "AMD EPYC"
-    # Seed 1 at 1 thread replaced (0.5 → 0.9167); ordered by threads, then seed.
-    assert [(r["seed"], r["threads"], r["tools_after_rl"]) for r in stored["runs"]] == [(1, 1, 0.9167), (2, 1, 0.95), (5, 2, 0.43)]
+    assert stored == ranges["bars"] and stored["date"] == "2026-12-06"
+    # Seed 1 at 1 thread on the same CPU replaced (0.5 → 0.9167; --cpu names the CPU of runs that did not
+    # record theirs); ordered by threads, then seed.
+    assert [(r["seed"], r["threads"], r["tools_after_rl"], r["cpu"]) for r in stored["runs"]] == [
+        (1, 1, 0.9167, "AMD EPYC"), (2, 1, 0.95, "AMD EPYC"), (5, 2, 0.43, "AMD EPYC")]
     assert stored["runs"][2]["claims_met"] == 2 and stored["runs"][2]["claims"] == 3 and stored["runs"][0]["minutes"] == 21.4
     table = range_table(stored["runs"]).splitlines()
     # Runs that did not record their kernel path say so rather than name one.
-    assert table[0].startswith("| seed | threads | kernels | SFT steps |")
-    assert table[2] == "| 1 | 1 | not recorded | 700 | 33.3 % | 91.7 % [87.7, 94.7] (0.99) | 33.3 % | 3 of 3 |"
+    assert table[0].startswith("| seed | threads | kernels | CPU | SFT steps |")
+    assert table[2] == "| 1 | 1 | not recorded | AMD EPYC | 700 | 33.3 % | 91.7 % [87.7, 94.7] (0.99) | 33.3 % | 3 of 3 |"
     # min / median / max of tools after RL over 0.9167, 0.95, 0.43: 43.0 / 91.7 / 95.0
-    assert table[5] == "| tools after RL: min / median / max | | | | | 43.0 / 91.7 / 95.0 % over 3 runs | | |"
+    assert table[5] == "| tools after RL: min / median / max | | | | | | 43.0 / 91.7 / 95.0 % over 3 runs | | |"
 
 
 def test_a_run_on_another_kernel_path_is_stored_beside_the_same_seed_and_placed_against_its_own(tmp_path):
@@ -120,7 +122,7 @@ def test_a_run_on_another_kernel_path_is_stored_beside_the_same_seed_and_placed_
     assert [(r["seed"], r["threads"], r.get("cpu_kernels"), r.get("cpu_capability"), r["tools_after_rl"]) for r in stored["runs"]] == [
         (1, 2, None, None, 0.99), (1, 2, "default", "DEFAULT", 0.577)]
     rows = range_table(stored["runs"]).splitlines()
-    assert rows[2].startswith("| 1 | 2 | not recorded | 1 |") and rows[3].startswith("| 1 | 2 | DEFAULT | 700 |")
+    assert rows[2].startswith("| 1 | 2 | not recorded | not recorded | 1 |") and rows[3].startswith("| 1 | 2 | DEFAULT | not recorded | 700 |")
     # Stored again on the CPU's own path (recorded AVX2): it replaces the run that did not record one.
     stored = record_runs([_finished_run(tmp_path / "b", 1, 2, 0.98, 0.33, kernels=(None, "AVX2"))], store)["bars"]
     assert [(r.get("cpu_kernels"), r.get("cpu_capability"), r["tools_after_rl"]) for r in stored["runs"]] == [
@@ -133,10 +135,10 @@ def test_a_run_on_another_kernel_path_is_stored_beside_the_same_seed_and_placed_
     summary.update(cpu_kernels="default")
     summary["arms"]["tools"]["cpu_capability"] = "DEFAULT"
     assert range_lines(summary, "bars", 2, ranges)[-1] == (
-        "  seed 1 at 2 threads, kernels DEFAULT, gave tools after RL 57.7 % where the range was measured; here 57.7 %, the same")
+        "  seed 1 at 2 threads, kernels DEFAULT, gave tools after RL 57.7 % on the CPU the range was measured on; here 57.7 %, the same")
     # The CPU's own path, not recorded by either side: compared with the stored run that asked for none.
     assert range_lines(_summary(0.99), "bars", 2, ranges)[-1] == (
-        "  seed 1 at 2 threads, kernels not recorded, gave tools after RL 99.0 % where the range was measured; here 99.0 %, the same")
+        "  seed 1 at 2 threads, kernels not recorded, gave tools after RL 99.0 % on the CPU the range was measured on; here 99.0 %, the same")
 
 
 def test_recording_a_folder_that_is_not_a_finished_run_names_what_is_missing(tmp_path):
@@ -223,3 +225,46 @@ def test_the_search_demo_is_placed_in_its_own_range_never_the_bars_one():
     assert lines[1] == "  tools after RL: 50.0 % — above the measured range (min 25.3 / median 25.3 / max 25.3 %)"
     other = range_lines(_summary(0.5), "search", 2, recipe="anything")
     assert other[0].startswith("the stored range of the search demo (examples/demo-range.json) was measured with another recipe")
+
+def test_a_run_on_another_cpu_is_stored_beside_and_compared_with_the_run_of_its_own_cpu(tmp_path):
+    """Two machines sold under one name round differently (their BLAS picks its code by CPU): a run's CPU,
+    recorded by its trainer, is part of what it measured. The same seed, threads and path on another CPU is
+    stored beside, the closing line compares a run with the run of its own CPU first, and names the CPUs."""
+    import json
+    from vistool_trainer.run.demo_range import range_table, recipe_of, record_runs
+    store = tmp_path / "demo-range.json"
+    older = {"seed": 1, "threads": 1, "cpu_kernels": None, "cpu_capability": "AVX2", "cpu": "AMD EPYC (no AVX-512)",
+             "tools_after_rl": 0.9233, "tools_after_sft": 0.33, "text_after_rl": 0.24, "sft_steps": 700}
+    store.write_text(json.dumps({"bars": {"recipe_config": recipe_of(_tools_config()), "cpu": "a note from before", "runs": [older]}}))
+    root = _finished_run(tmp_path / "a", 1, 1, 0.97, 0.33, kernels=(None, "AVX512"))
+    summary_file = root / "summary.json"
+    summary = json.loads(summary_file.read_text())
+    summary["arms"]["tools"]["cpu"] = "AMD EPYC (family 25, model 17)"
+    summary_file.write_text(json.dumps(summary))
+    # --cpu names only runs that did not record theirs: this one did.
+    stored = record_runs([root], store, cpu="ignored here")["bars"]
+    assert [(r["cpu"], r["cpu_capability"], r["tools_after_rl"]) for r in stored["runs"]] == [
+        ("AMD EPYC (no AVX-512)", "AVX2", 0.9233), ("AMD EPYC (family 25, model 17)", "AVX512", 0.97)]
+    assert [row.split(" | ")[3] for row in range_table(stored["runs"]).splitlines()[2:4]] == [
+        "AMD EPYC (no AVX-512)", "AMD EPYC (family 25, model 17)"]
+
+    here = _summary(0.97)
+    here["arms"]["tools"].update(cpu_capability="AVX512", cpu="AMD EPYC (family 25, model 17)")
+    lines = range_lines(here, "bars", 1, {"bars": stored})
+    assert "CPUs AMD EPYC (family 25, model 17); AMD EPYC (no AVX-512)" in lines[0] and "a note from before" not in lines[0]
+    assert lines[-1] == ("  seed 1 at 1 threads, kernels AVX512, gave tools after RL 97.0 % on AMD EPYC (family 25, model 17); "
+                         "here 97.0 %, the same")
+    # A run of the CPU's own path on a third CPU (AVX2, like the first): compared with the first, by its path.
+    there = _summary(0.9233)
+    there["arms"]["tools"].update(cpu_capability="AVX2", cpu="Intel Xeon (family 6, model 85)")
+    assert range_lines(there, "bars", 1, {"bars": stored})[-1].endswith("gave tools after RL 92.3 % on AMD EPYC (no AVX-512); "
+                                                                          "here 92.3 %, the same")
+
+
+def test_the_cpu_is_read_from_proc_cpuinfo_with_its_family_and_model():
+    from vistool_trainer.run.cpu_kernels import cpu_model
+    cpuinfo = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n"
+               "flags\t\t: fpu avx2 avx512f\n\nprocessor\t: 1\ncpu family\t: 99\nmodel\t\t: 1\nmodel name\t: Other\n")
+    assert cpu_model(cpuinfo) == "AMD EPYC (family 25, model 17)"
+    # Without family and model (an ARM kernel's cpuinfo has neither): the name alone.
+    assert cpu_model("processor\t: 0\nmodel name\t: Neoverse-N1\n") == "Neoverse-N1"

@@ -314,7 +314,7 @@ def test_off_target_calls_follow_the_scanners_verdict_where_every_called_record_
     assert older["rule"] == "question-label" and older["off_target"] == 1 and older["off_target_accuracy"]["correct"] == 1
 
 
-def test_summary_and_report_say_the_threads_and_the_kernel_path_each_arm_recorded(tmp_path):
+def test_summary_and_report_say_the_threads_the_kernel_path_and_the_cpu_each_arm_recorded(tmp_path):
     from vistool_trainer.run.demo_report import arm_process_words
     _arm(tmp_path, "tools", {"after_sft": _eval("tools", 120, calls=0.1), "after_rl": _eval("tools", 270, calls=0.97)}, [0.02, 0.05])
     _arm(tmp_path, "text", {"after_sft": _eval("no_tools", 100), "after_rl": _eval("no_tools", 104)}, [0.0, 0.03])
@@ -322,14 +322,18 @@ def test_summary_and_report_say_the_threads_and_the_kernel_path_each_arm_recorde
     write_json_atomic(tmp_path / "demo.json", {"seed": 1, "threads": 2, "cpu_kernels": "default", "model": "micro", "device": "cpu"})
     for arm in ("tools", "text"):
         run = json.loads((tmp_path / arm / "run.json").read_text())
-        write_json_atomic(tmp_path / arm / "run.json", {**run, "cpu_capability": "DEFAULT"})
+        write_json_atomic(tmp_path / arm / "run.json", {**run, "cpu_capability": "DEFAULT", "cpu": "AMD EPYC (family 25, model 17)"})
     summary = demo_summary(tmp_path)
     assert summary["threads"] == 2 and summary["cpu_kernels"] == "default"
     assert summary["arms"]["tools"]["cpu_capability"] == summary["arms"]["text"]["cpu_capability"] == "DEFAULT"
+    assert summary["arms"]["tools"]["cpu"] == "AMD EPYC (family 25, model 17)"
     write_demo_report(tmp_path, summary)
-    assert "(2 trainer threads per arm; ATen kernels DEFAULT (asked with --cpu-kernels default))" in (tmp_path / "report.html").read_text()
-    # The CPU's own path; one arm's trainer did not record it (a run from before it was recorded).
+    assert ("(2 trainer threads per arm; ATen kernels DEFAULT (asked with --cpu-kernels default), on AMD EPYC (family 25, model 17))"
+            in (tmp_path / "report.html").read_text())
+    # The CPU's own path; one arm's trainer did not record it, nor the CPU (a run from before either was recorded).
     summary.update(cpu_kernels=None)
+    for arm in ("tools", "text"):
+        summary["arms"][arm]["cpu"] = None
     summary["arms"]["text"]["cpu_capability"] = None
     assert arm_process_words(summary) == "2 trainer threads per arm; ATen kernels tools DEFAULT, text not recorded (the CPU's own)"
     summary["arms"]["tools"]["cpu_capability"] = None

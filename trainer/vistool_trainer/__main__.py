@@ -155,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo_range = commands.add_parser("demo-range", help="store finished demo runs in examples/demo-range.json (the range make demo "
                                                         "compares itself with) and print docs/DEMO.md's table of it")
     demo_range.add_argument("runs", nargs="*", help="finished demo run folders (each with demo.json and summary.json)")
-    demo_range.add_argument("--cpu", default=None, help="the CPU model the runs were measured on (lscpu's model name)")
+    demo_range.add_argument("--cpu", default=None, help="the CPU of runs that did not record theirs (runs record it since 2026-12-07: "
+                            "model name, family and model, as /proc/cpuinfo gives them)")
     demo_range.add_argument("--date", default=None, help="the date of the measurement")
     demo_range.add_argument("--task", default="bars", choices=DEMO_TASKS, help="the task whose table to print")
     demo_range.set_defaults(handler=_demo_range)

@@ -18,9 +18,11 @@ before any work otherwise.
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from .run_config import ConfigError
 
@@ -29,6 +31,30 @@ CPU_KERNELS = ("default", "avx2", "avx512")
 CAPABILITY_NAMES = {"default": "DEFAULT", "avx2": "AVX2", "avx512": "AVX512"}
 VARIABLE = "ATEN_CPU_CAPABILITY"
 PROBE = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def cpu_model(cpuinfo: str | None = None) -> str | None:
+    """The CPU a run trained on, as a range names it: the kernel path says how ATen's own kernels
+    rounded, not what else the CPU chose (the BLAS library picks its code by CPU too), and two
+    machines under one name differ: the demo's range was measured on an "AMD EPYC" without AVX-512
+    and on one with it. So the model name with its family and model numbers (`/proc/cpuinfo`, the
+    first processor: x86 Linux), else what `platform` says, else None."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = CPUINFO.read_text(errors="replace")
+        except OSError:
+            cpuinfo = ""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.split("\n\n", 1)[0].splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name") or platform.processor()
+    if not name or name == "unknown":
+        return None
+    if name and fields.get("cpu family") and fields.get("model"):
+        return f"{name} (family {fields['cpu family']}, model {fields['model']})"
+    return name
 
 
 def arm_environment(base: Mapping[str, str], threads: int, cpu_kernels: str | None) -> dict[str, str]:

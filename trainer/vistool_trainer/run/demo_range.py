@@ -8,9 +8,11 @@ thread counts, which turned out not to change a rounding here; and ATen kernel p
 examples/demo-range.json; at its end `make demo` says where its own numbers fall in that range.
 docs/DEMO.md has the table the range comes from.
 
-Each stored run carries the kernel path its tools arm recorded (`cpu_capability`, torch's name) and
-the one asked for (`cpu_kernels`, null: the CPU's own). Runs stored before either was recorded have
-neither: they ran the measuring machine's own path, which is shown as not recorded, never guessed.
+Each stored run carries the kernel path its tools arm recorded (`cpu_capability`, torch's name), the
+one asked for (`cpu_kernels`, null: the CPU's own) and the CPU it ran on (`cpu`: recorded by the
+trainer, or given with `demo-range --cpu` for a run that did not record it). Runs stored before the
+path was recorded ran the measuring machine's own path, which is shown as not recorded, never guessed.
+A run on another CPU is another measurement: stored beside the same seed, threads and path.
 
 A range says something only about the recipe it was measured with: each stored task carries its
 runs' recipe (`recipe_config`: the tools arm's config less what differs from run to run by design,
@@ -137,7 +139,7 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
     paths = sorted({kernels_label(run) for run in runs})
     lines = [f"the {task} demo measured on {len(runs)} run{'s' if len(runs) != 1 else ''} "
              f"(seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds))} x threads "
-             f"{', '.join(map(str, thread_counts))}, {stored.get('cpu', 'CPU not recorded')}, {stored.get('date', 'date not recorded')}, "
+             f"{', '.join(map(str, thread_counts))}, {cpus_label(stored)}, {stored.get('date', 'date not recorded')}, "
              f"kernel path {', '.join(paths)}); "
              "another CPU rounds differently (its kernels) and follows another trajectory, so a run elsewhere may fall outside it"
              + (f"; {stored['measured']}" if stored.get("measured") else "") + ":"]
@@ -151,15 +153,27 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
         lines.append(f"  {name}: {100 * value:.1f} % — {placement(value, values)} "
                      f"(min {100 * low:.1f} / median {100 * median:.1f} / max {100 * high:.1f} %)")
     seed = summary.get("seed")
-    asked, recorded = summary.get("cpu_kernels"), (arms.get("tools") or {}).get("cpu_capability")
+    tools = arms.get("tools") or {}
+    asked, recorded, cpu = summary.get("cpu_kernels"), tools.get("cpu_capability"), tools.get("cpu")
     same = [run for run in runs if run.get("seed") == seed and run.get("threads") == threads and same_kernel_path(run, asked, recorded)]
-    if same and "after_rl" in (arms.get("tools") or {}):
+    # The same seed, threads and path measured on this very CPU first, where one was.
+    same = [run for run in same if cpu and run.get("cpu") == cpu] or same
+    if same and "after_rl" in tools:
         measured = float(same[0]["tools_after_rl"])
-        here = float(arms["tools"]["after_rl"]["acc"])
+        here = float(tools["after_rl"]["acc"])
         verdict = "the same" if abs(measured - here) < 1e-9 else "not the same: this machine follows another trajectory"
         lines.append(f"  seed {seed} at {threads} threads, kernels {kernels_label(same[0])}, gave tools after RL {100 * measured:.1f} % "
-                     f"where the range was measured; here {100 * here:.1f} %, {verdict}")
+                     f"on {same[0].get('cpu') or 'the CPU the range was measured on'}; here {100 * here:.1f} %, {verdict}")
     return lines
+
+
+def cpus_label(stored: dict[str, Any]) -> str:
+    """The CPUs a stored range was measured on: those its runs recorded, else the range's own note
+    (a range stored before runs carried theirs)."""
+    cpus = sorted({str(run["cpu"]) for run in stored.get("runs") or [] if run.get("cpu")})
+    if cpus:
+        return ("CPU " if len(cpus) == 1 else "CPUs ") + "; ".join(cpus)
+    return str(stored.get("cpu") or "CPU not recorded")
 
 
 def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
@@ -182,7 +196,7 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
     after_rl = tools.get("after_rl") or {}
     entry = {"seed": int(demo["seed"]), "threads": int(demo["threads"]),
              # The kernel path asked for (null: the CPU's own) and the one the tools arm's trainer recorded (null: not recorded).
-             "cpu_kernels": demo.get("cpu_kernels"), "cpu_capability": tools.get("cpu_capability"),
+             "cpu_kernels": demo.get("cpu_kernels"), "cpu_capability": tools.get("cpu_capability"), "cpu": tools.get("cpu"),
              "tools_after_sft": accuracy("tools", "after_sft"), "tools_after_rl": accuracy("tools", "after_rl"),
              "tools_after_rl_ci95": [round(float(x), 4) for x in after_rl["acc_ci95"]] if after_rl.get("acc_ci95") else None,
              "tool_call_rate_after_rl": round(float(after_rl["tool_call_rate"]), 4) if "tool_call_rate" in after_rl else None,
@@ -198,12 +212,15 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
 
 
 def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = None, date: str | None = None) -> dict[str, Any]:
-    """Store each finished run in `path`, replacing the entry of the same task, seed, threads and asked
-    kernel path (a stored run without one: the CPU's own). A run of another recipe than the stored
-    runs' replaces them all (and the stored notes about them): a range mixes no recipes."""
+    """Store each finished run in `path`, replacing the entry of the same task, seed, threads, asked
+    kernel path (a stored run without one: the CPU's own) and CPU. `cpu` names the CPU of a run that
+    did not record its own. A run of another recipe than the stored runs' replaces them all (and the
+    stored notes about them): a range mixes no recipes."""
     ranges = load_ranges(path)
     for root in roots:
         task, entry = run_entry(root)
+        if entry["cpu"] is None and cpu:
+            entry["cpu"] = cpu
         recipe = recipe_of(json.loads((root / "tools.vistool.json").read_text()))
         stored = ranges.setdefault(task, {})
         if stored_fingerprint(stored) != recipe_fingerprint(recipe):
@@ -211,17 +228,15 @@ def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = No
             stored["recipe_config"] = recipe
         stored["runs"] = sorted([run for run in stored.get("runs", []) if run_identity(run) != run_identity(entry)] + [entry],
                                 key=lambda run: (run.get("cpu_kernels") or "", run["threads"], run["seed"]))
-        if cpu:
-            stored["cpu"] = cpu
         if date:
             stored["date"] = date
     path.write_text(json.dumps(ranges, indent=2) + "\n")
     return ranges
 
 
-def run_identity(run: dict[str, Any]) -> tuple[int, int, str | None]:
-    """What makes two stored runs the same measurement: seed, threads and the kernel path asked for."""
-    return int(run["seed"]), int(run["threads"]), run.get("cpu_kernels")
+def run_identity(run: dict[str, Any]) -> tuple[int, int, str | None, str | None]:
+    """What makes two stored runs the same measurement: seed, threads, the kernel path asked for and the CPU."""
+    return int(run["seed"]), int(run["threads"]), run.get("cpu_kernels"), run.get("cpu")
 
 
 def range_table(runs: list[dict[str, Any]]) -> str:
@@ -229,18 +244,18 @@ def range_table(runs: list[dict[str, Any]]) -> str:
     def pct(value: float | None) -> str:
         return "not run" if value is None else f"{100 * value:.1f} %"
 
-    rows = ["| seed | threads | kernels | SFT steps | tools after SFT | tools after RL [95 % CI] (calls) | text after RL | claims met |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| seed | threads | kernels | CPU | SFT steps | tools after SFT | tools after RL [95 % CI] (calls) | text after RL | claims met |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for run in runs:
         interval = f" [{100 * run['tools_after_rl_ci95'][0]:.1f}, {100 * run['tools_after_rl_ci95'][1]:.1f}]" if run.get("tools_after_rl_ci95") else ""
         calls = f" ({run['tool_call_rate_after_rl']:.2f})" if run.get("tool_call_rate_after_rl") is not None else ""
         claims = f"{run['claims_met']} of {run['claims']}" if run.get("claims") else "not recorded"
-        rows.append(f"| {run['seed']} | {run['threads']} | {kernels_label(run)} | {run['sft_steps']:,} | {pct(run['tools_after_sft'])} | "
+        rows.append(f"| {run['seed']} | {run['threads']} | {kernels_label(run)} | {run.get('cpu') or 'not recorded'} | {run['sft_steps']:,} | {pct(run['tools_after_sft'])} | "
                     f"{pct(run['tools_after_rl'])}{interval}{calls} | {pct(run['text_after_rl'])} | {claims} |")
     for key, _, _, name in MEASURES:
         values = [float(run[key]) for run in runs if run.get(key) is not None]
         if values:
             low, median, high = spread(values)
-            rows.append(f"| {name}: min / median / max | | | | | {100 * low:.1f} / {100 * median:.1f} / {100 * high:.1f} % "
+            rows.append(f"| {name}: min / median / max | | | | | | {100 * low:.1f} / {100 * median:.1f} / {100 * high:.1f} % "
                         f"over {len(values)} runs | | |")
     return "\n".join(rows)

@@ -222,7 +222,12 @@ def write_report(run_dir: Path) -> str:
 
 def arm_process_words(summary: dict[str, Any]) -> str:
     """How the arms' trainers ran, as the report says it: their threads and the ATen kernel path each
-    recorded, with whether it was asked for (`--cpu-kernels`) or the CPU's own."""
+    recorded, with whether it was asked for (`--cpu-kernels`) or the CPU's own, and the CPU."""
+    cpus = sorted({str(numbers["cpu"]) for numbers in (summary.get("arms") or {}).values() if numbers.get("cpu")})
+    return _threads_and_kernels(summary) + (f", on {' and '.join(cpus)}" if cpus else "")
+
+
+def _threads_and_kernels(summary: dict[str, Any]) -> str:
     threads = summary.get("threads")
     words = f"{threads} trainer thread{'' if threads == 1 else 's'} per arm" if threads else "the trainer's default threads"
     recorded = {arm: numbers.get("cpu_capability") for arm, numbers in (summary.get("arms") or {}).items()}
