@@ -32,8 +32,12 @@ def native():
 
 
 def test_the_arm_environment_carries_the_threads_and_the_kernel_path_and_drops_an_inherited_one():
-    base = {"PATH": "/usr/bin", "ATEN_CPU_CAPABILITY": "avx2", "OMP_NUM_THREADS": "8"}
-    assert arm_environment(base, 1, "default") == {"PATH": "/usr/bin", "OMP_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"}
+    base = {"PATH": "/usr/bin", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "OMP_NUM_THREADS": "8"}
+    # ATen's path, and oneDNN capped at the same instruction set (oneDNN's names; SSE4.1 is its floor on x86).
+    assert arm_environment(base, 1, "default") == {"PATH": "/usr/bin", "OMP_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default",
+                                                   "ONEDNN_MAX_CPU_ISA": "SSE41"}
+    assert arm_environment(base, 1, "avx2")["ONEDNN_MAX_CPU_ISA"] == "AVX2"
+    assert arm_environment(base, 1, "avx512")["ONEDNN_MAX_CPU_ISA"] == "AVX512_CORE"
     # No path asked: the CPU's own, whatever the caller's shell held; no threads asked: the caller's count.
     assert arm_environment(base, 0, None) == {"PATH": "/usr/bin", "OMP_NUM_THREADS": "8"}
     assert base["ATEN_CPU_CAPABILITY"] == "avx2"  # the caller's environment is left as it was
@@ -66,10 +70,14 @@ def _run_arm(root, arm, cpu_kernels):
 
 
 def test_the_arm_trainer_runs_and_records_the_kernel_path_asked_for(tmp_path, native, monkeypatch):
-    assert _run_arm(tmp_path / "asked", "tools", "default")["cpu_capability"] == _torch_capability("default") == "DEFAULT"
+    asked = _run_arm(tmp_path / "asked", "tools", "default")
+    assert asked["cpu_capability"] == _torch_capability("default") == "DEFAULT"
+    assert asked["onednn_max_cpu_isa"] == "SSE41" and asked["cpu"]
     # Not asked: the CPU's own path, even when the shell that started the demo set another.
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
-    assert _run_arm(tmp_path / "own", "tools", None)["cpu_capability"] == native
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "SSE41")
+    own = _run_arm(tmp_path / "own", "tools", None)
+    assert own["cpu_capability"] == native and own["onednn_max_cpu_isa"] is None
 
 
 def test_the_paths_a_cpu_can_run_are_those_up_to_its_own():

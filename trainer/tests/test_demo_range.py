@@ -268,3 +268,22 @@ def test_the_cpu_is_read_from_proc_cpuinfo_with_its_family_and_model():
     assert cpu_model(cpuinfo) == "AMD EPYC (family 25, model 17)"
     # Without family and model (an ARM kernel's cpuinfo has neither): the name alone.
     assert cpu_model("processor\t: 0\nmodel name\t: Neoverse-N1\n") == "Neoverse-N1"
+
+
+def test_a_run_that_capped_onednn_is_another_measurement_and_says_so():
+    """Since 2026-12-07 a kernel path caps oneDNN too (run/cpu_kernels.py): a stored run from before,
+    which capped ATen's path alone, is not the same measurement, and the table says which is which."""
+    from vistool_trainer.run.demo_range import kernels_label, run_identity
+    before = {"seed": 4, "threads": 1, "cpu_kernels": "default", "cpu_capability": "DEFAULT", "cpu": "AMD EPYC"}
+    after = {**before, "onednn_max_cpu_isa": "SSE41"}
+    assert run_identity(before) != run_identity(after)
+    assert kernels_label(before) == "DEFAULT" and kernels_label(after) == "DEFAULT, oneDNN SSE41"
+    here = _summary(0.9, seed=4)
+    here.update(cpu_kernels="default")
+    here["arms"]["tools"].update(cpu_capability="DEFAULT", onednn_max_cpu_isa="SSE41", cpu="AMD EPYC")
+    ranges = {"bars": {"runs": [{**before, "tools_after_rl": 0.97, "tools_after_sft": 0.3, "text_after_rl": 0.3}]}}
+    # Only the ATen-only run is stored: no run of this one's path to compare with, so no such line.
+    assert not any(line.startswith("  seed 4") for line in range_lines(here, "bars", 1, ranges))
+    ranges["bars"]["runs"].append({**after, "tools_after_rl": 0.9, "tools_after_sft": 0.3, "text_after_rl": 0.3})
+    assert range_lines(here, "bars", 1, ranges)[-1].endswith("kernels DEFAULT, oneDNN SSE41, gave tools after RL 90.0 % on AMD EPYC; "
+                                                             "here 90.0 %, the same")

@@ -14,6 +14,15 @@ process with an illegal instruction (measured: `avx512` on an AVX2-only AMD EPYC
 exit 132 on a sum). Off x86 (VSX, ZVECTOR, SVE) only `default` is understood. So a request is
 honoured only up to the path torch picks by itself on this CPU, its native one, and refused
 before any work otherwise.
+
+ATen's path is not the whole CPU. oneDNN, which torch calls for some image operations (the vision
+tower's patch convolution among them), picks its own code by the CPU. Measured on an AMD EPYC with
+AVX-512, seed 1, `avx2`: ATen's path alone gave other SFT losses than the AVX2-only machine from the
+first step with images in the batch, and another run; capping oneDNN at AVX2 as well
+(`ONEDNN_MAX_CPU_ISA`) gave the same losses as capping oneDNN and MKL both (MKL, torch's BLAS,
+changed none), and the AVX2-only machine's run (docs/DEMO.md, "On a second machine"). So a request
+caps oneDNN at the same instruction set (ONEDNN_ISA); oneDNN's own floor on x86 is SSE4.1, which is
+what `default` gets.
 """
 from __future__ import annotations
 
@@ -30,6 +39,9 @@ CPU_KERNELS = ("default", "avx2", "avx512")
 # torch.backends.cpu.get_cpu_capability()'s name of each path, lowest first.
 CAPABILITY_NAMES = {"default": "DEFAULT", "avx2": "AVX2", "avx512": "AVX512"}
 VARIABLE = "ATEN_CPU_CAPABILITY"
+# oneDNN's cap under each path (its ONEDNN_MAX_CPU_ISA names): the highest instruction set it may use.
+ONEDNN_VARIABLE = "ONEDNN_MAX_CPU_ISA"
+ONEDNN_ISA = {"default": "SSE41", "avx2": "AVX2", "avx512": "AVX512_CORE"}
 PROBE = "import torch; print(torch.backends.cpu.get_cpu_capability())"
 CPUINFO = Path("/proc/cpuinfo")
 
@@ -59,13 +71,15 @@ def cpu_model(cpuinfo: str | None = None) -> str | None:
 
 def arm_environment(base: Mapping[str, str], threads: int, cpu_kernels: str | None) -> dict[str, str]:
     """The environment of one arm's trainer: `base` with its OpenMP threads (0: left as it is) and its
-    kernel path. Without `cpu_kernels` the CPU's own path: an ATEN_CPU_CAPABILITY inherited from the
-    caller is dropped, so that demo.json's `cpu_kernels: null` is what the arm ran."""
-    environment = {key: value for key, value in base.items() if key != VARIABLE}
+    kernel path, ATen's and oneDNN's cap. Without `cpu_kernels` the CPU's own: an ATEN_CPU_CAPABILITY
+    or ONEDNN_MAX_CPU_ISA inherited from the caller is dropped, so that demo.json's `cpu_kernels:
+    null` is what the arm ran."""
+    environment = {key: value for key, value in base.items() if key not in (VARIABLE, ONEDNN_VARIABLE)}
     if threads:
         environment["OMP_NUM_THREADS"] = str(threads)
     if cpu_kernels is not None:
         environment[VARIABLE] = cpu_kernels
+        environment[ONEDNN_VARIABLE] = ONEDNN_ISA[cpu_kernels]
     return environment
 
 

@@ -104,16 +104,21 @@ def placement(value: float, values: list[float]) -> str:
 
 def kernels_label(run: dict[str, Any]) -> str:
     """A stored run's kernel path as a table and a closing line say it: the one its trainer recorded,
-    or "not recorded" (a run stored before it was), with the request beside it when one was made."""
+    or "not recorded" (a run stored before it was), with the request beside it when one was made,
+    and oneDNN's cap where there was one (runs before 2026-12-07 asked ATen's path alone)."""
     recorded, asked = run.get("cpu_capability"), run.get("cpu_kernels")
+    onednn = f", oneDNN {run['onednn_max_cpu_isa']}" if run.get("onednn_max_cpu_isa") else ""
     if recorded and asked and recorded != CAPABILITY_NAMES.get(asked):
-        return f"{recorded} (asked {asked})"
-    return recorded or ("not recorded" + (f" (asked {asked})" if asked else ""))
+        return f"{recorded}{onednn} (asked {asked})"
+    return (recorded + onednn) if recorded else ("not recorded" + onednn + (f" (asked {asked})" if asked else ""))
 
 
-def same_kernel_path(run: dict[str, Any], asked: str | None, recorded: str | None) -> bool:
-    """Whether a stored run ran the kernel path of a run that asked for `asked` and recorded `recorded`:
-    by the recorded paths when both have one, else by the request (absent: the CPU's own path)."""
+def same_kernel_path(run: dict[str, Any], asked: str | None, recorded: str | None, onednn: str | None = None) -> bool:
+    """Whether a stored run ran the kernel path of a run that asked for `asked`, recorded `recorded`
+    and capped oneDNN at `onednn`: by the recorded paths when both have one, else by the request
+    (absent: the CPU's own path), and by oneDNN's cap (absent: none)."""
+    if run.get("onednn_max_cpu_isa") != onednn:
+        return False
     if run.get("cpu_capability") and recorded:
         return bool(run["cpu_capability"] == recorded)
     return run.get("cpu_kernels") == asked
@@ -155,7 +160,8 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
     seed = summary.get("seed")
     tools = arms.get("tools") or {}
     asked, recorded, cpu = summary.get("cpu_kernels"), tools.get("cpu_capability"), tools.get("cpu")
-    same = [run for run in runs if run.get("seed") == seed and run.get("threads") == threads and same_kernel_path(run, asked, recorded)]
+    same = [run for run in runs if run.get("seed") == seed and run.get("threads") == threads
+            and same_kernel_path(run, asked, recorded, tools.get("onednn_max_cpu_isa"))]
     # The same seed, threads and path measured on this very CPU first, where one was.
     same = [run for run in same if cpu and run.get("cpu") == cpu] or same
     if same and "after_rl" in tools:
@@ -197,6 +203,8 @@ def run_entry(root: Path) -> tuple[str, dict[str, Any]]:
     entry = {"seed": int(demo["seed"]), "threads": int(demo["threads"]),
              # The kernel path asked for (null: the CPU's own) and the one the tools arm's trainer recorded (null: not recorded).
              "cpu_kernels": demo.get("cpu_kernels"), "cpu_capability": tools.get("cpu_capability"), "cpu": tools.get("cpu"),
+             # oneDNN's cap (null: the CPU's own; runs before 2026-12-07 capped ATen's path alone).
+             "onednn_max_cpu_isa": tools.get("onednn_max_cpu_isa"),
              "tools_after_sft": accuracy("tools", "after_sft"), "tools_after_rl": accuracy("tools", "after_rl"),
              "tools_after_rl_ci95": [round(float(x), 4) for x in after_rl["acc_ci95"]] if after_rl.get("acc_ci95") else None,
              "tool_call_rate_after_rl": round(float(after_rl["tool_call_rate"]), 4) if "tool_call_rate" in after_rl else None,
@@ -234,9 +242,10 @@ def record_runs(roots: list[Path], path: Path = DEMO_RANGE, cpu: str | None = No
     return ranges
 
 
-def run_identity(run: dict[str, Any]) -> tuple[int, int, str | None, str | None]:
-    """What makes two stored runs the same measurement: seed, threads, the kernel path asked for and the CPU."""
-    return int(run["seed"]), int(run["threads"]), run.get("cpu_kernels"), run.get("cpu")
+def run_identity(run: dict[str, Any]) -> tuple[int, int, str | None, str | None, str | None]:
+    """What makes two stored runs the same measurement: seed, threads, the kernel path asked for,
+    oneDNN's cap and the CPU."""
+    return int(run["seed"]), int(run["threads"]), run.get("cpu_kernels"), run.get("onednn_max_cpu_isa"), run.get("cpu")
 
 
 def range_table(runs: list[dict[str, Any]]) -> str:

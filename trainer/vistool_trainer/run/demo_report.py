@@ -223,8 +223,11 @@ def write_report(run_dir: Path) -> str:
 def arm_process_words(summary: dict[str, Any]) -> str:
     """How the arms' trainers ran, as the report says it: their threads and the ATen kernel path each
     recorded, with whether it was asked for (`--cpu-kernels`) or the CPU's own, and the CPU."""
-    cpus = sorted({str(numbers["cpu"]) for numbers in (summary.get("arms") or {}).values() if numbers.get("cpu")})
-    return _threads_and_kernels(summary) + (f", on {' and '.join(cpus)}" if cpus else "")
+    arms = (summary.get("arms") or {}).values()
+    caps = sorted({str(numbers["onednn_max_cpu_isa"]) for numbers in arms if numbers.get("onednn_max_cpu_isa")})
+    cpus = sorted({str(numbers["cpu"]) for numbers in arms if numbers.get("cpu")})
+    return (_threads_and_kernels(summary) + (f", oneDNN at most {' and '.join(caps)}" if caps else "")
+            + (f", on {' and '.join(cpus)}" if cpus else ""))
 
 
 def _threads_and_kernels(summary: dict[str, Any]) -> str:

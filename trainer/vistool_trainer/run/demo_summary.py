@@ -14,8 +14,8 @@ paired one for after RL − after SFT (the same held-out tasks).
 − accuracy with the tool results withheld on the same tasks; null where it was not measured (the
 text arm, eval.counterfactual off). Each arm's `cpu_capability` is the ATen kernel path its trainer
 dispatched to (torch.backends.cpu.get_cpu_capability(): "AVX2", "DEFAULT"...; null where the run did
-not record it), and its `cpu` the CPU the trainer ran on (model name, family and model; null where
-not recorded); the top-level `threads` and `cpu_kernels` are what the demo started the arms with
+not record it), its `onednn_max_cpu_isa` oneDNN's cap (null: the CPU's own), and its `cpu` the CPU
+the trainer ran on (model name, family and model; null where not recorded); the top-level `threads` and `cpu_kernels` are what the demo started the arms with
 (demo.json; `cpu_kernels` null: the CPU's own path). `call_on_target_rate` is the evaluation's
 `eval/call_on_target_rate`; null where the evaluation did not measure it. `crop_iou` is the
 evaluation's `eval/crop_iou` (the mean IoU of the tools arm's zoom crops with the task's target box,
@@ -102,6 +102,8 @@ def arm_summary(run_dir: Path, arm: str) -> dict[str, Any]:
     summary["cpu_capability"] = run.get("cpu_capability")
     # The CPU it ran on (cpu_kernels.cpu_model); None: a trainer that did not record it.
     summary["cpu"] = run.get("cpu")
+    # oneDNN's instruction-set cap the trainer was started with (cpu_kernels.ONEDNN_ISA); None: the CPU's own, or not recorded.
+    summary["onednn_max_cpu_isa"] = run.get("onednn_max_cpu_isa")
     # A stage its time cap stopped (run/time_caps.py): its outcome depends on the machine's speed.
     summary["time_caps_reached"] = run.get("time_caps_reached") or {}
     # A warm-up phase that lowered an earlier phase's skill by more than the guard's margin (warmup_guard.py).

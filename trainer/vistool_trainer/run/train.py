@@ -42,7 +42,7 @@ from .run_config import resolve_config
 from .run_directory import RunDirectory, write_json_atomic
 from .run_state import RunState, StepBudget
 from .checkpoint_policy import BASE_POLICY, load_checkpoint_policy
-from .cpu_kernels import cpu_model
+from .cpu_kernels import ONEDNN_VARIABLE, cpu_model
 from .stage_context import Interrupted, RunSetting, StageContext, TaskSets, parameter_checksum, rng_file
 from .stages import run_stages
 
@@ -166,9 +166,10 @@ def train(config: RunConfig, max_steps: int | None = None, resume: bool = False,
         run.write_config(to_dict(config))
         # The ATen kernel path this process dispatches to (AVX512, AVX2, DEFAULT...: what the CPU has, or
         # ATEN_CPU_CAPABILITY; run/cpu_kernels.py): each path rounds differently, so a run's numbers hold for it,
-        # on the CPU named beside it.
+        # on the CPU named beside it, with oneDNN's cap where one was set (null: the CPU's own).
         run.update_run(status="running", pid=os.getpid(), name=config.name, started_at=time.time(), versions=versions(), world_size=dist.world,
-                       cpu_capability=torch.backends.cpu.get_cpu_capability(), cpu=cpu_model())
+                       cpu_capability=torch.backends.cpu.get_cpu_capability(), cpu=cpu_model(),
+                       onednn_max_cpu_isa=os.environ.get(ONEDNN_VARIABLE) or None)
         events.emit("started", run_dir=str(run.root), pid=os.getpid(), name=config.name, resume=resume, world_size=dist.world)
         if dist.is_main:  # logging.report_to: TensorBoard and W&B get what the run directory writes (report_to.py)
             run.reporters = reporters_for_run(config.logging.report_to, run, config.name, to_dict(config), config.logging.wandb_project,
