@@ -43,6 +43,28 @@ def test_the_arm_environment_carries_the_threads_and_the_kernel_path_and_drops_a
     assert base["ATEN_CPU_CAPABILITY"] == "avx2"  # the caller's environment is left as it was
 
 
+# The vision tower's patch embedding is a Conv3d like this one, which torch hands to oneDNN.
+PATCH_CONVOLUTION = ("import torch; conv = torch.nn.Conv3d(3, 16, kernel_size=(2, 14, 14), stride=(2, 14, 14), bias=False); "
+                     "conv(torch.randn(4, 3, 2, 14, 14)).sum().backward()")
+
+
+def test_the_oneDNN_cap_reaches_the_convolution_that_oneDNN_runs():
+    """oneDNN says which instruction set it dispatched to (ONEDNN_VERBOSE): with `default` asked, SSE4.1,
+    its floor, whatever the CPU has; with nothing asked, the CPU's own (not capped)."""
+    import torch
+    if not torch.backends.mkldnn.is_available():
+        pytest.skip("this torch build has no oneDNN, so there is no oneDNN to cap")
+
+    def isa(cpu_kernels):
+        environment = {**arm_environment(os.environ, 1, cpu_kernels), "ONEDNN_VERBOSE": "1"}
+        run = subprocess.run([sys.executable, "-c", PATCH_CONVOLUTION], capture_output=True, text=True, env=environment, timeout=300, check=True)
+        said = [line for line in run.stdout.splitlines() if line.startswith("onednn_verbose") and ",isa:" in line]
+        assert said, run.stdout[-2000:]  # oneDNN ran the convolution and said its instruction set
+        return said[0].split("isa:")[-1]
+    assert isa("default") == "Intel SSE4.1"
+    assert isa(None) != "Intel SSE4.1"
+
+
 def test_torch_names_the_scalar_path_DEFAULT_when_told_default():
     assert _torch_capability("default") == "DEFAULT"
 
