@@ -25,7 +25,8 @@ TASK ?= bars
 # stand-in for another CPU.
 DEMO_THREADS ?=
 # `make demo DEMO_KERNELS=default`: each arm's ATen CPU kernel path (ATEN_CPU_CAPABILITY: default, avx2 or
-# avx512; default: the CPU's own). `default`, the scalar kernels, stands in for another CPU's kernels.
+# avx512; default: the CPU's own), with oneDNN capped at the same instruction set (ONEDNN_MAX_CPU_ISA). It
+# stands in for another CPU: `default` for one without AVX2, `avx2` for one without AVX-512.
 DEMO_KERNELS ?=
 # `make demo RESUME=1`: continue the interrupted demo in DEMO_DIR (finished arms kept, a stopped arm from its
 # newest checkpoint) with the settings it started with; give its SEED, TASK, DEMO_THREADS and DEMO_KERNELS

@@ -138,10 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
                       "every core on a CPU). On the machine the range was measured on, another count did not change the numbers "
                       "(docs/DEMO.md): it is no stand-in for another CPU; --cpu-kernels default stands in for another CPU's kernels")
     demo.add_argument("--cpu-kernels", default=None, choices=DEMO_CPU_KERNELS,
-                      help="the ATen CPU kernel path of each arm's trainer (make demo DEMO_KERNELS=...; sets ATEN_CPU_CAPABILITY; "
-                           "default: the CPU's own, and an ATEN_CPU_CAPABILITY in the environment is not passed on). 'default', "
-                           "the scalar kernels, stands in for another CPU's kernels; a path this CPU lacks is refused. "
-                           "--device cpu only; each arm records the path it ran (run.json cpu_capability)")
+                      help="the ATen CPU kernel path of each arm's trainer, with oneDNN capped at the same instruction set "
+                           "(make demo DEMO_KERNELS=...; sets ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA; default: the CPU's own, "
+                           "and either variable in the environment is not passed on). It stands in for another CPU: 'default' "
+                           "for one without AVX2, 'avx2' for one without AVX-512; a path this CPU lacks is refused. --device cpu "
+                           "only; each arm records the path it ran (run.json cpu_capability, onednn_max_cpu_isa, cpu)")
     demo.add_argument("--resume", action="store_true", help="continue the interrupted demo in --out with the settings it started "
                       "with (make demo RESUME=1): finished arms are kept, a stopped one continues from its newest checkpoint")
     demo.set_defaults(handler=_demo)
