@@ -30,6 +30,11 @@ def test_the_closing_lines_place_each_measure_and_compare_the_same_seed_and_thre
     assert lines[4].endswith("gave tools after RL 99.0 % on the CPU the range was measured on; here 57.7 %, not the same: "
                              "this machine follows another trajectory")
     assert range_lines(_summary(0.99), "bars", 2, ranges)[-1].endswith("here 99.0 %, the same")
+    # 173 of 300 is stored as 0.5767 (4 decimals): the run's own 0.57666... is the same measurement, 174 of 300 is not.
+    ranges["bars"]["runs"][1]["tools_after_rl"] = 0.5767
+    assert range_lines(_summary(173 / 300), "bars", 2, ranges)[-1].endswith("here 57.7 %, the same")
+    assert range_lines(_summary(174 / 300), "bars", 2, ranges)[-1].endswith("here 58.0 %, not the same: this machine follows another trajectory")
+    ranges["bars"]["runs"][1]["tools_after_rl"] = 0.99
     # A run stored without its text arm places the tools arm alone.
     ranges["bars"]["runs"][0]["text_after_rl"] = None
     assert "text after RL" in range_lines(_summary(0.99), "bars", 2, ranges)[3]

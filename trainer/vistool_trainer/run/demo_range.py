@@ -167,7 +167,8 @@ def range_lines(summary: dict[str, Any], task: str, threads: int | None, ranges:
     if same and "after_rl" in tools:
         measured = float(same[0]["tools_after_rl"])
         here = float(tools["after_rl"]["acc"])
-        verdict = "the same" if abs(measured - here) < 1e-9 else "not the same: this machine follows another trajectory"
+        # The range stores accuracies to 4 decimals (run_entry), so the run's own is compared at that precision.
+        verdict = "the same" if round(here, 4) == round(measured, 4) else "not the same: this machine follows another trajectory"
         lines.append(f"  seed {seed} at {threads} threads, kernels {kernels_label(same[0])}, gave tools after RL {100 * measured:.1f} % "
                      f"on {same[0].get('cpu') or 'the CPU the range was measured on'}; here {100 * here:.1f} %, {verdict}")
     return lines
