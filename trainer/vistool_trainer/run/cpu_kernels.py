@@ -48,7 +48,7 @@ CPUINFO = Path("/proc/cpuinfo")
 
 def cpu_model(cpuinfo: str | None = None) -> str | None:
     """The CPU a run trained on, as a range names it: the kernel path says how ATen's own kernels
-    rounded, not what else the CPU chose (the BLAS library picks its code by CPU too), and two
+    rounded, not what else the CPU chose (oneDNN and the BLAS library pick their code by CPU too), and two
     machines under one name differ: the demo's range was measured on an "AMD EPYC" without AVX-512
     and on one with it. So the model name with its family and model numbers (`/proc/cpuinfo`, the
     first processor: x86 Linux), else what `platform` says, else None."""
@@ -64,7 +64,7 @@ def cpu_model(cpuinfo: str | None = None) -> str | None:
     name = fields.get("model name") or platform.processor()
     if not name or name == "unknown":
         return None
-    if name and fields.get("cpu family") and fields.get("model"):
+    if fields.get("cpu family") and fields.get("model"):
         return f"{name} (family {fields['cpu family']}, model {fields['model']})"
     return name
 
