@@ -113,7 +113,7 @@ def kernels_label(run: dict[str, Any]) -> str:
     return (recorded + onednn) if recorded else ("not recorded" + onednn + (f" (asked {asked})" if asked else ""))
 
 
-def same_kernel_path(run: dict[str, Any], asked: str | None, recorded: str | None, onednn: str | None = None) -> bool:
+def same_kernel_path(run: dict[str, Any], asked: str | None, recorded: str | None, onednn: str | None) -> bool:
     """Whether a stored run ran the kernel path of a run that asked for `asked`, recorded `recorded`
     and capped oneDNN at `onednn`: by the recorded paths when both have one, else by the request
     (absent: the CPU's own path), and by oneDNN's cap (absent: none)."""
